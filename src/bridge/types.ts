@@ -1,0 +1,114 @@
+import type { BridgeSettings, ResolvedConfig } from "../config/model.js";
+import type { ServerStatus } from "../connection/status.js";
+import type { FlatParameters, ToolDefinition, ToolFilterCallback } from "../registry/types.js";
+import type { ToolResult } from "../results/types.js";
+import type { Logger } from "../util/logger.js";
+
+export interface Progress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+/** Per-call options, last argument of every call (as the SDK's RequestOptions). */
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+  /** Milliseconds; defaults to the server's call timeout. Includes waiting for a reconnect. */
+  readonly timeout?: number;
+  readonly onProgress?: (progress: Progress) => void;
+  /** A progress notification restarts the timeout (long tools that keep reporting are not cut off). */
+  readonly resetTimeoutOnProgress?: boolean;
+  /** Overrides the server's / global max result characters for this call. */
+  readonly maxResultChars?: number;
+  /** `throw` (default): failures throw a typed McpBridgeError. `result`: failures become an `Error: ...` result. */
+  readonly onError?: "throw" | "result";
+  /** Check arguments against the tool's inputSchema before sending. */
+  readonly validateArguments?: boolean;
+}
+
+/** One tool as the host's LLM sees it, callable. */
+export interface ToolEntry extends ToolDefinition {
+  call(args?: Record<string, unknown>, options?: CallOptions): Promise<ToolResult>;
+  /** A flat parameter list for hosts with simple parameter models. */
+  flatParameters(): FlatParameters;
+}
+
+/** Raw server entries as in an `mcpServers` map (any supported spelling of the fields). */
+export type RawServers = Record<string, Record<string, unknown>>;
+
+export interface BridgeOptions {
+  /** Path of a config file. Without `config` and `servers`, the search order is used. */
+  readonly config?: string;
+  /** Servers given in code, in `mcpServers` shape; used instead of a file. */
+  readonly servers?: RawServers;
+  /** Overrides of the global settings. */
+  readonly settings?: Partial<BridgeSettings>;
+  /** Working directory for the config search order; defaults to process.cwd(). */
+  readonly cwd?: string;
+  /** Environment for `${VAR}` expansion and the search order; defaults to process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly logger?: Logger;
+  /** Resolve `start()` only when every enabled server is connected or failed (default true). */
+  readonly wait?: boolean;
+  /** Start only these servers (by original name); the rest stay configured but idle. */
+  readonly only?: readonly string[];
+  /** The host's own tool names: an MCP tool whose exposed name collides is skipped with a warning. */
+  readonly reservedToolNames?: readonly string[];
+  readonly toolFilter?: ToolFilterCallback;
+  /** Default for CallOptions.onError. */
+  readonly onError?: "throw" | "result";
+  /** Default for CallOptions.validateArguments. */
+  readonly validateArguments?: boolean;
+  /** `clientInfo` sent to servers. */
+  readonly clientInfo?: { readonly name: string; readonly version: string };
+  /** Fail `start()` when a server marked `required` could not start (default true). */
+  readonly enforceRequired?: boolean;
+}
+
+export interface ReloadSummary {
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  readonly restarted: readonly string[];
+  readonly unchanged: readonly string[];
+}
+
+export interface ToolsChangedEvent {
+  readonly server: string;
+  readonly tools: readonly ToolEntry[];
+}
+
+export interface BridgeEventMap {
+  serverStateChanged: [status: ServerStatus];
+  toolsChanged: [event: ToolsChangedEvent];
+}
+
+export interface LatencyStats {
+  readonly calls: number;
+  readonly errors: number;
+  readonly timeouts: number;
+  readonly p50Ms?: number;
+  readonly p95Ms?: number;
+  readonly maxMs?: number;
+}
+
+export interface BridgeStats {
+  readonly servers: Readonly<Record<string, LatencyStats>>;
+  readonly tools: Readonly<Record<string, LatencyStats>>;
+}
+
+export interface Bridge extends AsyncDisposable {
+  readonly config: ResolvedConfig;
+  servers(): ServerStatus[];
+  server(name: string): ServerStatus | undefined;
+  tools(filter?: { server?: string }): ToolEntry[];
+  tool(name: string): ToolEntry | undefined;
+  /** Exposed name or `server/tool` to the original server and tool. */
+  resolve(name: string): { server: string; tool: string } | undefined;
+  call(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<ToolResult>;
+  /** Wait until every enabled, non-lazy server is connected or failed. */
+  ready(): Promise<void>;
+  reload(): Promise<ReloadSummary>;
+  stats(): BridgeStats;
+  on<E extends keyof BridgeEventMap>(event: E, listener: (...args: BridgeEventMap[E]) => void): () => void;
+  close(): Promise<void>;
+}

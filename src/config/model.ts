@@ -1,0 +1,144 @@
+/**
+ * The normalized, read-only server model. Every config format (mcpServers JSON, VS Code `servers`,
+ * TOML tables and arrays of tables, Codex `mcp_servers`) is turned into these shapes once, at the edge
+ * (`normalize.ts`); nothing downstream reads raw config.
+ */
+
+export type TransportKind = "stdio" | "http" | "sse";
+
+export interface RestartPolicy {
+  /** Reconnect after a runtime failure (crash, dropped connection, failed health check). */
+  readonly enabled: boolean;
+  /** Attempts before the server is marked `failed`; 0 means unlimited. */
+  readonly maxAttempts: number;
+  readonly initialDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+export interface ToolFilter {
+  /** Original tool names or `*` globs; when non-empty, only matching tools are exposed. */
+  readonly include: readonly string[];
+  /** Original tool names or `*` globs; matching tools are never exposed (wins over include). */
+  readonly exclude: readonly string[];
+}
+
+/** Where a server entry came from, for `config show`, `config import` and warnings. */
+export interface ConfigSource {
+  readonly file: string;
+  readonly format: ConfigFormat;
+}
+
+export type ConfigFormat =
+  | "mcpServers-json"
+  | "vscode-json"
+  | "toml-table"
+  | "toml-array"
+  | "codex-toml"
+  | "claude-code-user"
+  | "object";
+
+/** OAuth / client-credentials settings of a remote server (filled in by the auth layer). */
+export interface OAuthSettings {
+  readonly clientId?: string;
+  readonly clientSecret?: string;
+  readonly clientMetadataUrl?: string;
+  readonly scopes?: readonly string[];
+  readonly grant?: "authorization_code" | "client_credentials";
+  readonly tokenEndpointAuthMethod?:
+    | "client_secret_basic"
+    | "client_secret_post"
+    | "private_key_jwt"
+    | "none";
+  readonly privateKeyPem?: string;
+  readonly signingAlgorithm?: string;
+  readonly redirectPort?: number;
+}
+
+interface ServerDefinitionBase {
+  /** The name as written in the config (any non-empty string; normalized later for tool names). */
+  readonly name: string;
+  readonly enabled: boolean;
+  /** The host must fail when this server cannot start (Codex `required`). */
+  readonly required: boolean;
+  readonly startupTimeoutMs: number;
+  readonly callTimeoutMs: number;
+  readonly tools: ToolFilter;
+  /** Per-server cap on result text length; undefined means the global default. */
+  readonly maxResultChars?: number;
+  /** Connect on first use instead of at start. */
+  readonly lazy: boolean;
+  /** Close a connection unused for this long and reopen it on the next call; undefined means never. */
+  readonly idleTimeoutMs?: number;
+  /** Calls beyond this many in flight wait in a queue; undefined means no limit. */
+  readonly maxConcurrency?: number;
+  readonly restart: RestartPolicy;
+  /** `ping` period; 0 means off. */
+  readonly healthCheckIntervalMs: number;
+  readonly source?: ConfigSource;
+}
+
+export interface StdioServerDefinition extends ServerDefinitionBase {
+  readonly transport: "stdio";
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Configured env only; the safe inherited base (PATH, HOME, ...) is added when spawning. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+  /** Extra host variables to pass through beyond the safe base; `true` passes the whole host env. */
+  readonly inheritEnv: boolean | readonly string[];
+}
+
+export interface RemoteServerDefinition extends ServerDefinitionBase {
+  readonly transport: "http" | "sse";
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Inferred Streamable HTTP (no explicit transport): fall back to legacy SSE when the server is one. */
+  readonly fallbackToSse: boolean;
+  readonly oauth?: OAuthSettings;
+}
+
+export type ServerDefinition = StdioServerDefinition | RemoteServerDefinition;
+
+export interface BridgeSettings {
+  /** Global switch (`[mcp] enabled = false` turns every server off). */
+  readonly enabled: boolean;
+  /** Exposed tool name format; `{server}` and `{tool}` are replaced by normalized parts. */
+  readonly toolNameFormat: string;
+  /** Description prefix; `{server}` is replaced; empty string turns it off. */
+  readonly descriptionPrefix: string;
+  readonly maxResultChars: number;
+  readonly startupTimeoutMs: number;
+  readonly callTimeoutMs: number;
+  /** Default health-check period for remote servers; stdio servers default to off. */
+  readonly healthCheckIntervalMs: number;
+  readonly autoReload: boolean;
+  /** Other hosts' config files to import servers from (opt-in). */
+  readonly imports: readonly ImportSourceName[];
+}
+
+export type ImportSourceName = "claude-code" | "claude-desktop" | "cursor" | "vscode" | "codex";
+
+export interface ConfigWarning {
+  /** Stable machine-readable kind of warning. */
+  readonly kind:
+    | "invalid-entry"
+    | "unknown-key"
+    | "unset-variable"
+    | "unsupported-input"
+    | "duplicate-server"
+    | "import"
+    | "other";
+  readonly message: string;
+  readonly server?: string;
+  readonly field?: string;
+  readonly file?: string;
+}
+
+export interface ResolvedConfig {
+  readonly servers: readonly ServerDefinition[];
+  readonly settings: BridgeSettings;
+  readonly warnings: readonly ConfigWarning[];
+  /** The file that was loaded; undefined for a config given as an object or when none was found. */
+  readonly file?: string;
+  readonly format?: ConfigFormat;
+}

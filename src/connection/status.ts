@@ -1,0 +1,31 @@
+import type { TransportKind } from "../config/model.js";
+
+export type ServerState =
+  | "disabled"
+  | "idle"
+  | "connecting"
+  | "connected"
+  | "reconnecting"
+  | "failed"
+  | "closed";
+
+/** What a host can read about one configured server. Secrets are already redacted. */
+export interface ServerStatus {
+  readonly name: string;
+  readonly transport: TransportKind;
+  readonly state: ServerState;
+  readonly toolCount: number;
+  /** Protocol version negotiated with the server, once connected. */
+  readonly protocolVersion?: string;
+  /** `serverInfo` reported by the server. */
+  readonly serverInfo?: { readonly name: string; readonly version: string };
+  /** Milliseconds the last successful connect took (spawn/handshake/first tools/list). */
+  readonly connectMs?: number;
+  readonly restarts: number;
+  /** Last error, message redacted; `code` is a McpBridgeError code. */
+  readonly lastError?: { readonly code: string; readonly message: string };
+  /** Last lines written to stderr by a stdio server (bounded ring buffer). */
+  readonly stderrTail: readonly string[];
+  /** Pid of the running stdio server process, when there is one. */
+  readonly pid?: number;
+}

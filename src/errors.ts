@@ -1,0 +1,148 @@
+/**
+ * Every error mcp-bridge throws is a McpBridgeError with a stable string `code`.
+ * Classify where the error is raised; callers branch on `code`, never on message text.
+ */
+export const ErrorCode = {
+  ConfigNotFound: "CONFIG_NOT_FOUND",
+  ConfigParse: "CONFIG_PARSE",
+  ConfigInvalid: "CONFIG_INVALID",
+  ServerStartFailed: "SERVER_START_FAILED",
+  ServerStartTimeout: "SERVER_START_TIMEOUT",
+  ServerCrashed: "SERVER_CRASHED",
+  ServerUnavailable: "SERVER_UNAVAILABLE",
+  ServerRequired: "SERVER_REQUIRED",
+  ServerNotFound: "SERVER_NOT_FOUND",
+  ToolNotFound: "TOOL_NOT_FOUND",
+  ToolTimeout: "TOOL_TIMEOUT",
+  Aborted: "ABORTED",
+  ToolExecution: "TOOL_EXECUTION",
+  InvalidArguments: "INVALID_ARGUMENTS",
+  ResultTooLarge: "RESULT_TOO_LARGE",
+  BridgeClosed: "BRIDGE_CLOSED",
+  Auth: "AUTH",
+  Usage: "USAGE",
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export interface McpBridgeErrorFields {
+  server?: string;
+  tool?: string;
+  cause?: unknown;
+}
+
+export class McpBridgeError extends Error {
+  readonly code: ErrorCode;
+  readonly server?: string;
+  readonly tool?: string;
+
+  constructor(code: ErrorCode, message: string, fields: McpBridgeErrorFields = {}) {
+    super(message, fields.cause === undefined ? undefined : { cause: fields.cause });
+    this.name = new.target.name;
+    this.code = code;
+    if (fields.server !== undefined) this.server = fields.server;
+    if (fields.tool !== undefined) this.tool = fields.tool;
+  }
+
+  /** A plain, secret-free shape for JSON output (`--json`, tool error results). */
+  toJSON(): { code: ErrorCode; message: string; server?: string; tool?: string } {
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.server === undefined ? {} : { server: this.server }),
+      ...(this.tool === undefined ? {} : { tool: this.tool }),
+    };
+  }
+}
+
+export class ConfigError extends McpBridgeError {
+  readonly file?: string;
+  readonly line?: number;
+  readonly column?: number;
+
+  constructor(
+    code: typeof ErrorCode.ConfigNotFound | typeof ErrorCode.ConfigParse | typeof ErrorCode.ConfigInvalid,
+    message: string,
+    fields: McpBridgeErrorFields & { file?: string; line?: number; column?: number } = {},
+  ) {
+    super(code, message, fields);
+    if (fields.file !== undefined) this.file = fields.file;
+    if (fields.line !== undefined) this.line = fields.line;
+    if (fields.column !== undefined) this.column = fields.column;
+  }
+}
+
+/** A server could not be connected (start failure, start timeout, required server down). */
+export class ServerConnectionError extends McpBridgeError {
+  /** Last lines the server wrote to stderr (stdio only), already redacted. */
+  readonly stderrTail?: string[];
+
+  constructor(
+    code:
+      | typeof ErrorCode.ServerStartFailed
+      | typeof ErrorCode.ServerStartTimeout
+      | typeof ErrorCode.ServerUnavailable
+      | typeof ErrorCode.ServerRequired
+      | typeof ErrorCode.ServerNotFound,
+    message: string,
+    fields: McpBridgeErrorFields & { stderrTail?: string[] } = {},
+  ) {
+    super(code, message, fields);
+    if (fields.stderrTail !== undefined) this.stderrTail = fields.stderrTail;
+  }
+}
+
+/** The server process or connection died while a request was in flight. */
+export class ServerCrashedError extends McpBridgeError {
+  constructor(message: string, fields: McpBridgeErrorFields = {}) {
+    super(ErrorCode.ServerCrashed, message, fields);
+  }
+}
+
+export class ToolNotFoundError extends McpBridgeError {
+  constructor(message: string, fields: McpBridgeErrorFields = {}) {
+    super(ErrorCode.ToolNotFound, message, fields);
+  }
+}
+
+export class ToolTimeoutError extends McpBridgeError {
+  readonly timeoutMs: number;
+  constructor(message: string, fields: McpBridgeErrorFields & { timeoutMs: number }) {
+    super(ErrorCode.ToolTimeout, message, fields);
+    this.timeoutMs = fields.timeoutMs;
+  }
+}
+
+/** The caller aborted the call through its AbortSignal. */
+export class AbortError extends McpBridgeError {
+  constructor(message: string, fields: McpBridgeErrorFields = {}) {
+    super(ErrorCode.Aborted, message, fields);
+  }
+}
+
+/** The tool ran and reported an error (`isError: true`) or the server answered with a JSON-RPC error. */
+export class ToolExecutionError extends McpBridgeError {
+  /** JSON-RPC error code when the server answered with a protocol error. */
+  readonly rpcCode?: number;
+  /** The converted tool result when the tool itself reported `isError: true`. */
+  readonly result?: unknown;
+  constructor(message: string, fields: McpBridgeErrorFields & { rpcCode?: number; result?: unknown } = {}) {
+    super(ErrorCode.ToolExecution, message, fields);
+    if (fields.rpcCode !== undefined) this.rpcCode = fields.rpcCode;
+    if (fields.result !== undefined) this.result = fields.result;
+  }
+}
+
+export class InvalidArgumentsError extends McpBridgeError {
+  readonly issues: { path: string; message: string }[];
+  constructor(
+    message: string,
+    fields: McpBridgeErrorFields & { issues: { path: string; message: string }[] },
+  ) {
+    super(ErrorCode.InvalidArguments, message, fields);
+    this.issues = fields.issues;
+  }
+}
+
+export function isMcpBridgeError(value: unknown): value is McpBridgeError {
+  return value instanceof McpBridgeError;
+}

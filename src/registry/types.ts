@@ -1,0 +1,42 @@
+import type { Tool } from "@modelcontextprotocol/client";
+
+export type JsonSchema = Record<string, unknown>;
+
+/** A tool as the registry keeps it: pure data, no connection. */
+export interface ToolDefinition {
+  /** Exposed name: unique, `^[A-Za-z0-9_-]{1,64}$`. */
+  readonly name: string;
+  /** Original server name from the config. */
+  readonly server: string;
+  /** Original tool name from the server. */
+  readonly tool: string;
+  /** Description with the configured prefix. */
+  readonly description: string;
+  readonly title?: string;
+  /** The server's `inputSchema`, untouched. */
+  readonly inputSchema: JsonSchema;
+  readonly outputSchema?: JsonSchema;
+  readonly annotations?: Tool["annotations"];
+}
+
+export type FlatParameterType = "string" | "number" | "integer" | "boolean" | "array" | "object";
+
+export interface FlatParameter {
+  readonly name: string;
+  readonly type: FlatParameterType;
+  readonly description?: string;
+  readonly required: boolean;
+  readonly enum?: readonly unknown[];
+  readonly default?: unknown;
+}
+
+/** A flat parameter list; `complete: false` says the schema had parts a flat list cannot express. */
+export interface FlatParameters {
+  readonly parameters: readonly FlatParameter[];
+  readonly complete: boolean;
+  /** Why the flat view is incomplete (`anyOf`, `$ref`, nested objects, ...). */
+  readonly omitted: readonly string[];
+}
+
+/** Host-level filter: return false to hide a tool. */
+export type ToolFilterCallback = (tool: { server: string; tool: string; definition: Tool }) => boolean;
