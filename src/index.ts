@@ -1,6 +1,7 @@
 // The public API of mcp-bridge. Everything not exported here is internal.
 
 // --- bridge ---
+export { McpBridge, startBridge } from "./bridge/bridge.js";
 export type {
   Bridge,
   BridgeEventMap,

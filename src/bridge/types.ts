@@ -1,6 +1,6 @@
 import type { BridgeSettings, ResolvedConfig } from "../config/model.js";
 import type { ServerStatus } from "../connection/status.js";
-import type { FlatParameters, ToolDefinition, ToolFilterCallback } from "../registry/types.js";
+import type { BridgeStats, FlatParameters, ToolDefinition, ToolFilterCallback } from "../registry/types.js";
 import type { ToolResult } from "../results/types.js";
 import type { Logger } from "../util/logger.js";
 
@@ -82,19 +82,7 @@ export interface BridgeEventMap {
   toolsChanged: [event: ToolsChangedEvent];
 }
 
-export interface LatencyStats {
-  readonly calls: number;
-  readonly errors: number;
-  readonly timeouts: number;
-  readonly p50Ms?: number;
-  readonly p95Ms?: number;
-  readonly maxMs?: number;
-}
-
-export interface BridgeStats {
-  readonly servers: Readonly<Record<string, LatencyStats>>;
-  readonly tools: Readonly<Record<string, LatencyStats>>;
-}
+export type { BridgeStats, LatencyStats } from "../registry/types.js";
 
 export interface Bridge extends AsyncDisposable {
   readonly config: ResolvedConfig;

@@ -74,6 +74,12 @@ interface ServerDefinitionBase {
   readonly restart: RestartPolicy;
   /** `ping` period; 0 means off. */
   readonly healthCheckIntervalMs: number;
+  /**
+   * Protocol era negotiation: `legacy` is the 2024/2025 `initialize` handshake; `auto` probes with
+   * `server/discover` (2026-07-28) and falls back; `{ pin }` requires that exact revision.
+   * Defaults: `legacy` for stdio (a probe would cost a second spawn), `auto` for remote servers.
+   */
+  readonly negotiation: "legacy" | "auto" | { readonly pin: string };
   readonly source?: ConfigSource;
 }
 
@@ -86,6 +92,11 @@ export interface StdioServerDefinition extends ServerDefinitionBase {
   readonly cwd?: string;
   /** Extra host variables to pass through beyond the safe base; `true` passes the whole host env. */
   readonly inheritEnv: boolean | readonly string[];
+  /**
+   * Hard cap on one message from the server, in bytes; a larger message fails only the call it answers.
+   * Undefined: no hard cap (oversized text is cut to the result size while it streams in).
+   */
+  readonly maxMessageBytes?: number;
 }
 
 export interface RemoteServerDefinition extends ServerDefinitionBase {

@@ -40,3 +40,17 @@ export interface FlatParameters {
 
 /** Host-level filter: return false to hide a tool. */
 export type ToolFilterCallback = (tool: { server: string; tool: string; definition: Tool }) => boolean;
+
+export interface LatencyStats {
+  readonly calls: number;
+  readonly errors: number;
+  readonly timeouts: number;
+  readonly p50Ms?: number;
+  readonly p95Ms?: number;
+  readonly maxMs?: number;
+}
+
+export interface BridgeStats {
+  readonly servers: Readonly<Record<string, LatencyStats>>;
+  readonly tools: Readonly<Record<string, LatencyStats>>;
+}

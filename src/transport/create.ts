@@ -1,0 +1,72 @@
+import type { AuthProvider, FetchLike, OAuthClientProvider, Transport } from "@modelcontextprotocol/client";
+import { SdkError } from "@modelcontextprotocol/client";
+import type { ServerDefinition } from "../config/model.js";
+import { createSseTransport, createStreamableHttpTransport } from "./http.js";
+import { childEnvironment, type NoiseKind, ProcessTransport } from "./stdio.js";
+
+/** One way of reaching a server; an inferred `url` has two (Streamable HTTP, then legacy SSE). */
+export type TransportAttempt = "stdio" | "streamable-http" | "sse";
+
+export interface TransportContext {
+  readonly hostEnv?: Readonly<Record<string, string | undefined>>;
+  readonly onStderrLine?: (line: string) => void;
+  readonly onNoise?: (kind: NoiseKind, sample: string) => void;
+  readonly authProvider?: AuthProvider | OAuthClientProvider;
+  readonly fetch?: FetchLike;
+  /** Bytes kept of each string literal of an oversized stdio message. */
+  readonly stringCapBytes?: number;
+}
+
+export function transportAttempts(definition: ServerDefinition): TransportAttempt[] {
+  if (definition.transport === "stdio") return ["stdio"];
+  if (definition.transport === "sse") return ["sse"];
+  return definition.fallbackToSse ? ["streamable-http", "sse"] : ["streamable-http"];
+}
+
+/** The one place that chooses a transport implementation. */
+export function createTransport(
+  definition: ServerDefinition,
+  attempt: TransportAttempt,
+  context: TransportContext = {},
+): Transport {
+  if (definition.transport === "stdio") {
+    return new ProcessTransport({
+      command: definition.command,
+      args: definition.args,
+      env: childEnvironment(definition.env, definition.inheritEnv, context.hostEnv),
+      ...(definition.cwd === undefined ? {} : { cwd: definition.cwd }),
+      ...(definition.maxMessageBytes === undefined ? {} : { maxMessageBytes: definition.maxMessageBytes }),
+      ...(context.stringCapBytes === undefined ? {} : { stringCapBytes: context.stringCapBytes }),
+      ...(context.onStderrLine ? { onStderrLine: context.onStderrLine } : {}),
+      ...(context.onNoise ? { onNoise: context.onNoise } : {}),
+    });
+  }
+  const remote = {
+    url: definition.url,
+    headers: definition.headers,
+    ...(context.authProvider ? { authProvider: context.authProvider } : {}),
+    ...(context.fetch ? { fetch: context.fetch } : {}),
+  };
+  return attempt === "sse" ? createSseTransport(remote) : createStreamableHttpTransport(remote);
+}
+
+/**
+ * Whether a failed Streamable HTTP connect means "this is a legacy HTTP+SSE server": the spec's
+ * backwards-compatibility rule is a 4xx answer to the initializing POST (auth failures excepted).
+ */
+export function looksLikeLegacySseServer(error: unknown): boolean {
+  const status = httpStatusOf(error);
+  if (status === undefined) return false;
+  return status >= 400 && status < 500 && status !== 401 && status !== 403;
+}
+
+export function httpStatusOf(error: unknown): number | undefined {
+  for (let current: unknown = error, depth = 0; current && depth < 5; depth++) {
+    if (current instanceof SdkError) {
+      const data = current.data as { status?: unknown } | undefined;
+      if (typeof data?.status === "number") return data.status;
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

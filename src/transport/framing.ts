@@ -1,0 +1,246 @@
+/**
+ * Newline-delimited framing for stdio, owned here rather than taken from the SDK's ReadBuffer because
+ * that one re-concatenates its whole buffer on every chunk (quadratic on large messages) and closes the
+ * connection once a message passes 10 MiB. Messages themselves are still parsed by the SDK.
+ *
+ * Large lines degrade gracefully instead of killing the connection:
+ * - past `capStringsAfterBytes`, the rest of the line streams through a StringCapper that keeps at most
+ *   `stringCapBytes` of every JSON string literal, so a 50 MB tool result costs memory for what is kept;
+ * - past `maxLineBytes` (a hard limit, off by default), the line is dropped as it streams and reported
+ *   through `onOversized` with its tail, so the caller can fail only the request it answered.
+ */
+
+const NEWLINE = 0x0a;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const TAIL_BYTES = 256;
+
+export interface LineFramerOptions {
+  readonly onLine: (line: string) => void;
+  readonly onOversized?: (info: { readonly bytes: number; readonly tail: string }) => void;
+  readonly maxLineBytes?: number;
+  readonly capStringsAfterBytes?: number;
+  readonly stringCapBytes?: number;
+}
+
+const DEFAULT_CAP_AFTER = 8 * 1024 * 1024;
+const DEFAULT_STRING_CAP = 1024 * 1024;
+
+export class LineFramer {
+  readonly #options: LineFramerOptions;
+  readonly #capAfter: number;
+  #chunks: Buffer[] = [];
+  #length = 0;
+  #mode: "buffer" | "cap" | "discard" = "buffer";
+  #capper: StringCapper | undefined;
+  #tail: Buffer = Buffer.alloc(0);
+
+  constructor(options: LineFramerOptions) {
+    this.#options = options;
+    this.#capAfter = options.capStringsAfterBytes ?? DEFAULT_CAP_AFTER;
+  }
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    while (start < chunk.length) {
+      const newline = chunk.indexOf(NEWLINE, start);
+      const end = newline === -1 ? chunk.length : newline;
+      if (end > start) this.#append(chunk.subarray(start, end));
+      if (newline === -1) return;
+      this.#finishLine();
+      start = newline + 1;
+    }
+  }
+
+  /** Bytes currently held for an unfinished line. */
+  get bufferedBytes(): number {
+    return this.#mode === "buffer" ? this.#length : (this.#capper?.outputBytes ?? 0);
+  }
+
+  clear(): void {
+    this.#reset();
+  }
+
+  #append(part: Buffer): void {
+    this.#length += part.length;
+    const hardLimit = this.#options.maxLineBytes;
+    if (this.#mode === "discard" || (hardLimit !== undefined && this.#length > hardLimit)) {
+      this.#mode = "discard";
+      this.#chunks = [];
+      this.#capper = undefined;
+      this.#tail = Buffer.concat([this.#tail, part]).subarray(-TAIL_BYTES);
+      return;
+    }
+    if (this.#mode === "cap") {
+      this.#capper?.write(part);
+      return;
+    }
+    this.#chunks.push(part);
+    if (this.#length > this.#capAfter) {
+      this.#mode = "cap";
+      this.#capper = new StringCapper(this.#options.stringCapBytes ?? DEFAULT_STRING_CAP);
+      for (const chunk of this.#chunks) this.#capper.write(chunk);
+      this.#chunks = [];
+    }
+  }
+
+  #finishLine(): void {
+    const mode = this.#mode;
+    if (mode === "discard") {
+      const info = { bytes: this.#length, tail: this.#tail.toString("utf8") };
+      this.#reset();
+      this.#options.onOversized?.(info);
+      return;
+    }
+    const raw =
+      mode === "cap" && this.#capper
+        ? this.#capper.end()
+        : this.#chunks.length === 1
+          ? (this.#chunks[0] as Buffer)
+          : Buffer.concat(this.#chunks, this.#length);
+    this.#reset();
+    let line = raw.toString("utf8");
+    if (line.endsWith("\r")) line = line.slice(0, -1);
+    this.#options.onLine(line);
+  }
+
+  #reset(): void {
+    this.#chunks = [];
+    this.#length = 0;
+    this.#mode = "buffer";
+    this.#capper = undefined;
+    this.#tail = Buffer.alloc(0);
+  }
+}
+
+/**
+ * Streams JSON text and cuts every string literal after `capBytes` bytes, replacing the rest with a
+ * marker, without ever holding the dropped part. Cuts only at a UTF-8 character boundary and never
+ * inside an escape sequence, so the output stays valid JSON whenever the input was.
+ */
+export class StringCapper {
+  readonly #capBytes: number;
+  readonly #output: Buffer[] = [];
+  #outputBytes = 0;
+  #state: "outside" | "keep" | "drop" = "outside";
+  #kept = 0;
+  #dropped = 0;
+  #escapePending = false;
+  #unsafeAhead = 0;
+  #dropBackslashRun = 0;
+
+  constructor(capBytes: number) {
+    this.#capBytes = Math.max(16, capBytes);
+  }
+
+  get outputBytes(): number {
+    return this.#outputBytes;
+  }
+
+  write(chunk: Buffer): void {
+    let i = 0;
+    const length = chunk.length;
+    while (i < length) {
+      if (this.#state === "outside") {
+        const quote = chunk.indexOf(QUOTE, i);
+        const end = quote === -1 ? length : quote + 1;
+        this.#emit(chunk.subarray(i, end));
+        i = end;
+        if (quote !== -1) {
+          this.#state = "keep";
+          this.#kept = 0;
+          this.#escapePending = false;
+          this.#unsafeAhead = 0;
+        }
+        continue;
+      }
+      if (this.#state === "keep") {
+        const start = i;
+        let cutAt = -1;
+        let closed = false;
+        for (; i < length; i++) {
+          const byte = chunk[i] as number;
+          if (
+            this.#kept >= this.#capBytes &&
+            !this.#escapePending &&
+            this.#unsafeAhead === 0 &&
+            byte !== QUOTE &&
+            (byte & 0xc0) !== 0x80
+          ) {
+            cutAt = i;
+            break;
+          }
+          this.#kept++;
+          if (this.#escapePending) {
+            this.#escapePending = false;
+            if (byte === 0x75 /* u */) this.#unsafeAhead = 4;
+          } else if (this.#unsafeAhead > 0) {
+            this.#unsafeAhead--;
+          } else if (byte === BACKSLASH) {
+            this.#escapePending = true;
+          } else if (byte === QUOTE) {
+            closed = true;
+            i++;
+            break;
+          }
+        }
+        this.#emit(chunk.subarray(start, i));
+        if (closed) this.#state = "outside";
+        else if (cutAt !== -1) {
+          this.#state = "drop";
+          this.#dropped = 0;
+          this.#dropBackslashRun = 0;
+        }
+        continue;
+      }
+      // drop: find the closing quote, skipping escaped ones, without keeping anything.
+      let searchFrom = i;
+      let closedAt = -1;
+      while (searchFrom < length) {
+        const quote = chunk.indexOf(QUOTE, searchFrom);
+        if (quote === -1) break;
+        let run = 0;
+        let k = quote - 1;
+        while (k >= i && chunk[k] === BACKSLASH) {
+          run++;
+          k--;
+        }
+        if (k < i) run += this.#dropBackslashRun;
+        if (run % 2 === 0) {
+          closedAt = quote;
+          break;
+        }
+        searchFrom = quote + 1;
+      }
+      if (closedAt === -1) {
+        this.#dropped += length - i;
+        let run = 0;
+        let k = length - 1;
+        while (k >= i && chunk[k] === BACKSLASH) {
+          run++;
+          k--;
+        }
+        this.#dropBackslashRun = k < i ? this.#dropBackslashRun + run : run;
+        return;
+      }
+      this.#dropped += closedAt - i;
+      this.#emit(
+        Buffer.from(`\\n[mcp-bridge: ${this.#dropped} more bytes cut from this oversized message]"`),
+      );
+      this.#state = "outside";
+      i = closedAt + 1;
+    }
+  }
+
+  end(): Buffer {
+    return Buffer.concat(this.#output, this.#outputBytes);
+  }
+
+  #emit(part: Buffer): void {
+    if (part.length === 0) return;
+    // Copy: a view would pin the whole 64 KiB source chunk in memory.
+    const copy = Buffer.from(part);
+    this.#output.push(copy);
+    this.#outputBytes += copy.length;
+  }
+}

@@ -1,0 +1,103 @@
+import type { ChildProcess } from "node:child_process";
+
+/**
+ * Servers started through `npx`, `uvx` or a shell wrapper have children of their own, which outlive the
+ * top process when only it is signalled. Every stdio server is therefore spawned as the leader of its
+ * own process group (POSIX), and stopping it signals the whole group.
+ */
+export const useProcessGroups = process.platform !== "win32";
+
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // Last resort when the host exits without closing the bridge: nothing of ours may survive it.
+  process.once("exit", () => {
+    for (const pgid of liveGroups) signalGroup(pgid, "SIGKILL");
+  });
+}
+
+export function trackGroup(pgid: number): void {
+  if (!useProcessGroups) return;
+  liveGroups.add(pgid);
+  installExitHook();
+}
+
+export function untrackGroup(pgid: number): void {
+  liveGroups.delete(pgid);
+}
+
+/** Sends a signal to every process of the group; false when no process of the group is left. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(useProcessGroups ? -pgid : pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function groupAlive(pgid: number): boolean {
+  return signalGroup(pgid, 0);
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (condition()) return true;
+    await sleep(20);
+  }
+  return condition();
+}
+
+export interface StopOptions {
+  /** Time the server gets to exit on its own after stdin closes. */
+  readonly stdinGraceMs: number;
+  /** Time after SIGTERM before SIGKILL. */
+  readonly termGraceMs: number;
+}
+
+/**
+ * Stops a server in stages (close stdin, SIGTERM, SIGKILL), then makes sure no process of its group is
+ * left, even children that ignored the leader's exit.
+ */
+export async function stopProcessTree(child: ChildProcess, options: StopOptions): Promise<void> {
+  const pid = child.pid;
+  if (pid === undefined) return;
+  const exited = () => child.exitCode !== null || child.signalCode !== null;
+  try {
+    child.stdin?.end();
+  } catch {
+    // already closed
+  }
+  if (!exited()) await waitUntil(exited, options.stdinGraceMs);
+  if (!exited()) {
+    signalGroup(pid, "SIGTERM");
+    await waitUntil(exited, options.termGraceMs);
+  }
+  if (!exited()) {
+    signalGroup(pid, "SIGKILL");
+    await waitUntil(exited, options.termGraceMs);
+  }
+  await reapGroup(pid, options.termGraceMs);
+}
+
+/** Ends whatever is left of a group whose leader is gone (orphaned children). */
+export async function reapGroup(pgid: number, graceMs: number): Promise<void> {
+  if (!useProcessGroups) {
+    untrackGroup(pgid);
+    return;
+  }
+  if (groupAlive(pgid)) {
+    signalGroup(pgid, "SIGTERM");
+    if (!(await waitUntil(() => !groupAlive(pgid), graceMs))) {
+      signalGroup(pgid, "SIGKILL");
+      await waitUntil(() => !groupAlive(pgid), graceMs);
+    }
+  }
+  untrackGroup(pgid);
+}

@@ -1,0 +1,218 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
+import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/client";
+import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
+import { LineFramer } from "./framing.js";
+import { reapGroup, stopProcessTree, trackGroup, useProcessGroups } from "./process-tree.js";
+
+export interface StdioTransportOptions {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Complete environment of the child (see `childEnvironment`). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+  readonly maxMessageBytes?: number;
+  /** Each string literal of an oversized message is cut to this many bytes while it streams in. */
+  readonly stringCapBytes?: number;
+  readonly onStderrLine?: (line: string) => void;
+  /** Output on stdout that is not a JSON-RPC message: reported, then skipped. */
+  readonly onNoise?: (kind: NoiseKind, sample: string) => void;
+  readonly stdinGraceMs?: number;
+  readonly termGraceMs?: number;
+}
+
+export type NoiseKind = "non-json" | "not-json-rpc" | "oversized";
+
+export interface ExitInfo {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+/** JSON-RPC error code for a response dropped for exceeding `maxMessageBytes` (implementation-defined range). */
+export const RESULT_TOO_LARGE_RPC_CODE = -32099;
+
+/**
+ * The environment a stdio server gets: the SDK's safe inherited base (PATH, HOME, ...), the host
+ * variables the config opts into, then the configured env. Never the whole host environment by
+ * default, so the host's API keys do not leak into every server.
+ */
+export function childEnvironment(
+  configured: Readonly<Record<string, string>>,
+  inherit: boolean | readonly string[],
+  hostEnv: Readonly<Record<string, string | undefined>> = process.env,
+): Record<string, string> {
+  const env: Record<string, string> = inherit === true ? definedOnly(hostEnv) : getDefaultEnvironment();
+  if (Array.isArray(inherit)) {
+    for (const name of inherit) {
+      const value = hostEnv[name];
+      if (value !== undefined) env[name] = value;
+    }
+  }
+  return { ...env, ...configured };
+}
+
+function definedOnly(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) result[key] = value;
+  return result;
+}
+
+/**
+ * A stdio client transport implementing the SDK's Transport contract. Message parsing and
+ * serialization are the SDK's; what is ours is the process: its own process group (so `npx`-style
+ * wrappers leave no children behind), staged shutdown of the whole tree, stderr kept for diagnostics
+ * instead of printed over the host's terminal, and framing that survives noise and huge messages.
+ */
+export class ProcessTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  readonly #options: StdioTransportOptions;
+  #child: ChildProcess | undefined;
+  #exit: ExitInfo | undefined;
+  #closing: Promise<void> | undefined;
+  #closed = false;
+  readonly #framer: LineFramer;
+
+  constructor(options: StdioTransportOptions) {
+    this.#options = options;
+    this.#framer = new LineFramer({
+      onLine: (line) => this.#handleLine(line),
+      onOversized: (info) => this.#handleOversized(info),
+      ...(options.maxMessageBytes === undefined ? {} : { maxLineBytes: options.maxMessageBytes }),
+      ...(options.stringCapBytes === undefined ? {} : { stringCapBytes: options.stringCapBytes }),
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  /** How the process ended, once it has. */
+  get exitInfo(): ExitInfo | undefined {
+    return this.#exit;
+  }
+
+  start(): Promise<void> {
+    if (this.#child) throw new Error("ProcessTransport already started");
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.#options.command, [...this.#options.args], {
+        env: { ...this.#options.env },
+        cwd: this.#options.cwd,
+        stdio: ["pipe", "pipe", "pipe"],
+        shell: false,
+        detached: useProcessGroups,
+        windowsHide: true,
+      });
+      this.#child = child;
+      let spawned = false;
+      child.once("spawn", () => {
+        spawned = true;
+        if (child.pid !== undefined) trackGroup(child.pid);
+        resolve();
+      });
+      child.once("error", (error) => {
+        if (!spawned) {
+          reject(error);
+          this.#finish();
+        } else this.onerror?.(error);
+      });
+      child.once("exit", (code, signal) => {
+        this.#exit = { code, signal };
+        // Orphans of a crashed server must not outlive it.
+        if (child.pid !== undefined && !this.#closing) void reapGroup(child.pid, this.#termGraceMs);
+      });
+      child.once("close", () => this.#finish());
+      child.stdin?.on("error", (error) => this.onerror?.(error));
+      child.stdout?.on("data", (chunk: Buffer) => this.#framer.push(chunk));
+      child.stdout?.on("error", (error) => this.onerror?.(error));
+      let partial = "";
+      child.stderr?.setEncoding("utf8");
+      child.stderr?.on("data", (text: string) => {
+        const lines = (partial + text).split(/\r?\n/);
+        partial = lines.pop() ?? "";
+        for (const line of lines) this.#options.onStderrLine?.(line);
+        // A server that writes a huge stderr line with no newline must not grow memory without bound.
+        if (partial.length > 8192) {
+          this.#options.onStderrLine?.(partial);
+          partial = "";
+        }
+      });
+      child.stderr?.on("end", () => {
+        if (partial) this.#options.onStderrLine?.(partial);
+        partial = "";
+      });
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.#child?.stdin;
+    if (!stdin || stdin.destroyed || this.#closing) {
+      return Promise.reject(new Error("Not connected: the server process is not running"));
+    }
+    return new Promise((resolve, reject) => {
+      const ok = stdin.write(serializeMessage(message), (error) => {
+        if (error) reject(error);
+      });
+      if (ok) resolve();
+      else stdin.once("drain", resolve);
+    });
+  }
+
+  close(): Promise<void> {
+    if (!this.#closing) {
+      const child = this.#child;
+      this.#closing = (async () => {
+        if (child) {
+          await stopProcessTree(child, {
+            stdinGraceMs: this.#options.stdinGraceMs ?? 1000,
+            termGraceMs: this.#termGraceMs,
+          });
+        }
+        this.#finish();
+      })();
+    }
+    return this.#closing;
+  }
+
+  get #termGraceMs(): number {
+    return this.#options.termGraceMs ?? 1000;
+  }
+
+  #finish(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#framer.clear();
+    this.onclose?.();
+  }
+
+  #handleLine(line: string): void {
+    if (line.trim() === "") return;
+    let message: JSONRPCMessage;
+    try {
+      message = deserializeMessage(line);
+    } catch (error) {
+      this.#options.onNoise?.(error instanceof SyntaxError ? "non-json" : "not-json-rpc", line.slice(0, 200));
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  #handleOversized(info: { bytes: number; tail: string }): void {
+    this.#options.onNoise?.("oversized", `${info.bytes} bytes`);
+    // The id of a response serialized by a JSON-RPC library sits at its end; take the last match.
+    const matches = [...info.tail.matchAll(/"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)\s*[,}]/g)];
+    const id = matches.at(-1)?.[1];
+    if (id === undefined) return;
+    const limit = this.#options.maxMessageBytes ?? 0;
+    this.onmessage?.({
+      jsonrpc: "2.0",
+      id: JSON.parse(id) as string | number,
+      error: {
+        code: RESULT_TOO_LARGE_RPC_CODE,
+        message: `Response of ${info.bytes} bytes exceeds maxMessageBytes (${limit}); it was dropped. Raise maxMessageBytes for this server or ask the tool for less output.`,
+      },
+    });
+  }
+}

@@ -1,0 +1,82 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const srcDir = resolve(dirname(fileURLToPath(import.meta.url)), "../src");
+
+/** Which layers each layer may import. Imports flow one way; nothing imports the CLI. */
+const allowed: Record<string, readonly string[]> = {
+  errors: [],
+  util: ["errors"],
+  config: ["errors", "util"],
+  auth: ["errors", "util", "config"],
+  transport: ["errors", "util", "config"],
+  connection: ["errors", "util", "config", "transport"],
+  registry: ["errors", "util", "config"],
+  results: ["errors", "util"],
+  bridge: ["errors", "util", "config", "auth", "transport", "connection", "registry", "results"],
+  adapters: ["errors", "util", "registry", "results", "bridge"],
+  index: ["errors", "util", "config", "auth", "connection", "registry", "results", "bridge", "adapters"],
+  cli: [
+    "errors",
+    "util",
+    "config",
+    "auth",
+    "connection",
+    "registry",
+    "results",
+    "bridge",
+    "adapters",
+    "index",
+  ],
+};
+
+function layerOf(file: string): string {
+  const rel = relative(srcDir, file);
+  const first = rel.split(/[\\/]/)[0] ?? "";
+  return first.replace(/\.ts$/, "");
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith(".ts") ? [path] : [];
+  });
+}
+
+function relativeImports(file: string): { spec: string; typeOnly: boolean }[] {
+  const text = readFileSync(file, "utf8");
+  const found: { spec: string; typeOnly: boolean }[] = [];
+  const pattern =
+    /(?:^|\n)\s*(import|export)\s+(type\s+)?[^;]*?from\s+["'](\.[^"']+)["']|import\(\s*["'](\.[^"']+)["']\s*\)/g;
+  for (const match of text.matchAll(pattern)) {
+    const spec = match[3] ?? match[4];
+    if (spec) found.push({ spec, typeOnly: Boolean(match[2]) });
+  }
+  return found;
+}
+
+describe("architecture", () => {
+  it("keeps imports flowing one way between the layers of src/", () => {
+    const violations: string[] = [];
+    for (const file of sourceFiles(srcDir)) {
+      const from = layerOf(file);
+      for (const { spec } of relativeImports(file)) {
+        const target = resolve(dirname(file), spec.replace(/\.js$/, ".ts"));
+        const to = layerOf(target);
+        if (to === from) continue;
+        // The bridge's contract file (types only) is what adapters and the registry's stats code against.
+        if (!(allowed[from] ?? []).includes(to))
+          violations.push(`${relative(srcDir, file)} -> ${spec} (${from} -> ${to})`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it("has a layer rule for every folder of src/", () => {
+    const layers = new Set(sourceFiles(srcDir).map(layerOf));
+    for (const layer of layers) expect(Object.keys(allowed)).toContain(layer);
+  });
+});
