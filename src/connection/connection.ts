@@ -182,7 +182,6 @@ class Connection implements ServerConnection {
     options: ToolCallOptions,
   ): Promise<CallToolResult> {
     const deadline = Date.now() + options.timeoutMs;
-    const session = await this.#usableSession(deadline, options.signal, tool, options.timeoutMs);
     let release: (() => void) | undefined;
     this.#inFlight++;
     this.#clearIdleTimer();
@@ -196,24 +195,47 @@ class Connection implements ServerConnection {
           throw this.#waitFailure(tool, options, options.timeoutMs);
         });
       }
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) throw this.#timeoutError(tool, options.timeoutMs);
-      return await session.client.callTool(
-        { name: tool, ...(args === undefined ? {} : { arguments: args }) },
-        {
-          timeout: options.resetTimeoutOnProgress ? options.timeoutMs : remaining,
-          ...(options.signal ? { signal: options.signal } : {}),
-          ...(options.onProgress ? { onprogress: options.onProgress } : {}),
-          ...(options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true } : {}),
-        },
-      );
-    } catch (error) {
-      throw this.#classifyCallError(error, tool, options, session);
+      // One transparent retry when a restarted HTTP server no longer knows our session: the request
+      // never ran there, so sending it again on a fresh session is safe.
+      for (let retried = false; ; retried = true) {
+        const session = await this.#usableSession(deadline, options.signal, tool, options.timeoutMs);
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) throw this.#timeoutError(tool, options.timeoutMs);
+        try {
+          return await session.client.callTool(
+            { name: tool, ...(args === undefined ? {} : { arguments: args }) },
+            {
+              timeout: options.resetTimeoutOnProgress ? options.timeoutMs : remaining,
+              ...(options.signal ? { signal: options.signal } : {}),
+              ...(options.onProgress ? { onprogress: options.onProgress } : {}),
+              ...(options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true } : {}),
+            },
+          );
+        } catch (error) {
+          if (!retried && this.#isStaleSession(error)) {
+            this.#abandon(
+              session,
+              new ServerConnectionError(
+                ErrorCode.ServerUnavailable,
+                `Server "${this.name}" no longer knows this session (HTTP 404); reconnecting.`,
+                { server: this.name, cause: error },
+              ),
+              { immediate: true },
+            );
+            continue;
+          }
+          throw this.#classifyCallError(error, tool, options, session);
+        }
+      }
     } finally {
       release?.();
       this.#inFlight--;
       this.#armIdleTimer();
     }
+  }
+
+  #isStaleSession(error: unknown): boolean {
+    return this.definition.transport !== "stdio" && httpStatusOf(error) === 404;
   }
 
   close(): Promise<void> {
@@ -406,13 +428,16 @@ class Connection implements ServerConnection {
   }
 
   /** A session that is alive but no longer trustworthy (failed ping, fatal HTTP error): replace it. */
-  #abandon(session: Session, reason: McpBridgeError): void {
+  #abandon(session: Session, reason: McpBridgeError, options: { immediate?: boolean } = {}): void {
     if (session !== this.#session || this.#closing) return;
     this.#session = undefined;
     this.#stopHealthChecks();
     this.#lastError = reason;
     void this.#retire(session);
-    this.#afterRuntimeFailure();
+    if (options.immediate) {
+      this.#setState("reconnecting");
+      this.#connect("reconnect").catch(() => {});
+    } else this.#afterRuntimeFailure();
   }
 
   async #retire(session: Session): Promise<void> {
@@ -669,7 +694,10 @@ class Connection implements ServerConnection {
       );
     }
     if (session.dead) return this.#crashError(tool, error);
-    if (this.definition.transport !== "stdio" && isNetworkFailure(error)) {
+    if (
+      this.definition.transport !== "stdio" &&
+      (isNetworkFailure(error) || (httpStatusOf(error) ?? 0) >= 500)
+    ) {
       const crash = this.#crashError(tool, error);
       this.#abandon(session, crash);
       return crash;
@@ -681,10 +709,17 @@ class Connection implements ServerConnection {
   }
 
   #crashError(tool: string, cause: unknown): ServerCrashedError {
+    const fields = { server: this.name, tool, cause };
+    if (this.definition.transport !== "stdio") {
+      return new ServerCrashedError(
+        `Server "${this.name}" at ${this.#options.redact(this.definition.url)} became unreachable while tool "${tool}" was running (${this.#describe(cause)}). mcp-bridge reconnects automatically; retry the call.`,
+        fields,
+      );
+    }
     const exit = this.#session === undefined ? this.#lastError?.message : undefined;
     return new ServerCrashedError(
-      `Server "${this.name}" stopped while tool "${tool}" was running${exit ? `: ${exit}` : "."} mcp-bridge reconnects automatically; retry the call.`,
-      { server: this.name, tool, cause },
+      `Server "${this.name}" stopped while tool "${tool}" was running${exit ? `: ${exit}` : "."} mcp-bridge restarts it automatically; retry the call.`,
+      fields,
     );
   }
 

@@ -1,0 +1,49 @@
+import { homedir } from "node:os";
+
+export interface ExpansionContext {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** `${workspaceFolder}`: the project directory of the config file. */
+  readonly workspaceFolder?: string;
+  /** `${configDir}`: the directory of the config file. */
+  readonly configDir?: string;
+  readonly homeDir?: string;
+}
+
+export type Expansion =
+  | { readonly ok: true; readonly value: string }
+  | { readonly ok: false; readonly reason: "unset"; readonly variable: string }
+  | { readonly ok: false; readonly reason: "input"; readonly variable: string };
+
+const PATTERN = /\$\{([^}]*)\}/g;
+
+/**
+ * Expands `${VAR}`, `${VAR:-default}`, `${env:VAR}` (Cursor, VS Code), `${workspaceFolder}`,
+ * `${configDir}` and a leading `~/`. Values are substituted once, never re-expanded, so a variable
+ * whose value contains `${...}` cannot loop.
+ */
+export function expand(value: string, context: ExpansionContext): Expansion {
+  let failure: Expansion | undefined;
+  let result = value.replace(PATTERN, (whole, inner: string) => {
+    if (failure) return whole;
+    if (inner.startsWith("input:")) {
+      failure = { ok: false, reason: "input", variable: inner };
+      return whole;
+    }
+    if (inner === "workspaceFolder" && context.workspaceFolder !== undefined) return context.workspaceFolder;
+    if (inner === "configDir" && context.configDir !== undefined) return context.configDir;
+    if (inner === "userHome") return context.homeDir ?? homedir();
+    const name = inner.startsWith("env:") ? inner.slice(4) : inner;
+    const separator = name.indexOf(":-");
+    const variable = separator >= 0 ? name.slice(0, separator) : name;
+    const fallback = separator >= 0 ? name.slice(separator + 2) : undefined;
+    const found = context.env[variable];
+    if (found !== undefined && found !== "") return found;
+    if (fallback !== undefined) return fallback;
+    if (found !== undefined) return found;
+    failure = { ok: false, reason: "unset", variable };
+    return whole;
+  });
+  if (failure) return failure;
+  if (result === "~" || result.startsWith("~/")) result = (context.homeDir ?? homedir()) + result.slice(1);
+  return { ok: true, value: result };
+}

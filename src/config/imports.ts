@@ -1,0 +1,102 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ConfigError } from "../errors.js";
+import type { ConfigWarning, ImportSourceName, ServerDefinition } from "./model.js";
+import { normalizeDocument, parseConfigText, parseDocument } from "./parse.js";
+
+export interface ImportOptions {
+  readonly cwd: string;
+  readonly homeDir: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly platform?: NodeJS.Platform;
+}
+
+export interface ImportResult {
+  readonly servers: ServerDefinition[];
+  readonly warnings: ConfigWarning[];
+  /** Files that exist and were read. */
+  readonly files: string[];
+}
+
+/** Where each host keeps its MCP config on this machine, project files first. */
+export function importLocations(source: ImportSourceName, options: ImportOptions): string[] {
+  const { cwd, homeDir: home } = options;
+  const platform = options.platform ?? process.platform;
+  switch (source) {
+    case "claude-code":
+      return [join(cwd, ".mcp.json"), join(home, ".claude.json")];
+    case "claude-desktop":
+      if (platform === "darwin")
+        return [join(home, "Library", "Application Support", "Claude", "claude_desktop_config.json")];
+      if (platform === "win32") {
+        return [
+          join(
+            options.env.APPDATA ?? join(home, "AppData", "Roaming"),
+            "Claude",
+            "claude_desktop_config.json",
+          ),
+        ];
+      }
+      return [
+        join(options.env.XDG_CONFIG_HOME || join(home, ".config"), "Claude", "claude_desktop_config.json"),
+      ];
+    case "cursor":
+      return [join(cwd, ".cursor", "mcp.json"), join(home, ".cursor", "mcp.json")];
+    case "vscode":
+      return [join(cwd, ".vscode", "mcp.json")];
+    case "codex":
+      return [
+        join(cwd, ".codex", "config.toml"),
+        join(options.env.CODEX_HOME || join(home, ".codex"), "config.toml"),
+      ];
+  }
+}
+
+/**
+ * Reads another host's MCP servers from its real files. For `~/.claude.json` only the `mcpServers`
+ * maps are read (top level, then the project entry of the working directory), never its other keys.
+ * A server found in a project file wins over the same name in a user file.
+ */
+export async function importServers(source: ImportSourceName, options: ImportOptions): Promise<ImportResult> {
+  const servers: ServerDefinition[] = [];
+  const warnings: ConfigWarning[] = [];
+  const files: string[] = [];
+  const add = (found: ServerDefinition[]) => {
+    for (const server of found) if (!servers.some((s) => s.name === server.name)) servers.push(server);
+  };
+  for (const file of importLocations(source, options)) {
+    if (!existsSync(file)) continue;
+    files.push(file);
+    try {
+      const text = readFileSync(file, "utf8");
+      const expansion = { env: options.env, homeDir: options.homeDir };
+      if (source === "claude-code" && file.endsWith(".claude.json")) {
+        const data = parseDocument(text, file);
+        const projects = (data.projects ?? {}) as Record<string, { mcpServers?: unknown }>;
+        const project = projects[options.cwd]?.mcpServers;
+        for (const map of [project, data.mcpServers]) {
+          if (!map || typeof map !== "object") continue;
+          const parsed = normalizeDocument(
+            { mcpServers: map },
+            { ...expansion, file, configDir: options.cwd, workspaceFolder: options.cwd },
+          );
+          warnings.push(...parsed.warnings);
+          add(
+            parsed.servers.map((server) => ({
+              ...server,
+              source: { file, format: "claude-code-user" as const },
+            })),
+          );
+        }
+        continue;
+      }
+      const parsed = parseConfigText(text, file, expansion);
+      warnings.push(...parsed.warnings);
+      add(parsed.servers);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      warnings.push({ kind: "import", file, message: `Could not import from ${file}: ${error.message}` });
+    }
+  }
+  return { servers, warnings, files };
+}

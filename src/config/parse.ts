@@ -1,0 +1,191 @@
+import { basename, dirname } from "node:path";
+import { parse as parseToml, TomlError } from "smol-toml";
+import { ConfigError, ErrorCode } from "../errors.js";
+import type { ExpansionContext } from "./env.js";
+import type { BridgeSettings, ConfigFormat, ConfigWarning, ServerDefinition } from "./model.js";
+import { normalizeServers, normalizeSettings } from "./normalize.js";
+
+export interface ParsedConfig {
+  readonly servers: ServerDefinition[];
+  readonly settings: Partial<BridgeSettings>;
+  readonly warnings: ConfigWarning[];
+  readonly format: ConfigFormat;
+}
+
+type Raw = Record<string, unknown>;
+
+/** Parses config text (JSON or TOML, by extension, else by content); errors name file, line and column. */
+export function parseConfigText(
+  text: string,
+  file: string,
+  context: Omit<ExpansionContext, "configDir" | "workspaceFolder">,
+): ParsedConfig {
+  const data = parseDocument(text, file);
+  const configDir = dirname(file);
+  // VS Code's `.vscode/mcp.json` and Cursor's `.cursor/mcp.json` belong to the folder above.
+  const workspaceFolder = /^\.(vscode|cursor|codex)$/.test(basename(configDir))
+    ? dirname(configDir)
+    : configDir;
+  return normalizeDocument(data, { ...context, file, configDir, workspaceFolder });
+}
+
+export function parseDocument(text: string, file: string): Raw {
+  const toml = /\.toml$/i.test(file) || (!/\.json$/i.test(file) && !/^\s*[{[]/.test(text));
+  if (toml) {
+    try {
+      return parseToml(text) as Raw;
+    } catch (error) {
+      if (error instanceof TomlError) {
+        throw new ConfigError(
+          ErrorCode.ConfigParse,
+          `${file}:${error.line}:${error.column}: invalid TOML: ${error.message.split("\n")[0]}`,
+          { file, line: error.line, column: error.column, cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+  try {
+    const data: unknown = JSON.parse(stripJsonComments(text));
+    if (!data || typeof data !== "object" || Array.isArray(data)) {
+      throw new ConfigError(ErrorCode.ConfigParse, `${file}: the config must be a JSON object`, { file });
+    }
+    return data as Raw;
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+    const { line, column } = positionOf(text, error.message);
+    throw new ConfigError(
+      ErrorCode.ConfigParse,
+      `${file}:${line}:${column}: invalid JSON: ${error.message.replace(/ in JSON at position \d+.*$/, "")}`,
+      { file, line, column, cause: error },
+    );
+  }
+}
+
+/**
+ * JSON with comments and trailing commas, as VS Code and Cursor write their config files. Strings are
+ * left alone; comments become spaces so error positions still point at the original text.
+ */
+function stripJsonComments(text: string): string {
+  let out = "";
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i] as string;
+    const next = text[i + 1];
+    if (inString) {
+      out += char;
+      if (char === "\\") {
+        out += next ?? "";
+        i++;
+      } else if (char === '"') inString = false;
+      continue;
+    }
+    if (char === '"') {
+      inString = true;
+      out += char;
+    } else if (char === "/" && next === "/") {
+      while (i < text.length && text[i] !== "\n") {
+        out += " ";
+        i++;
+      }
+      out += "\n";
+    } else if (char === "/" && next === "*") {
+      const end = text.indexOf("*/", i + 2);
+      const stop = end === -1 ? text.length : end + 2;
+      out += text.slice(i, stop).replace(/[^\n]/g, " ");
+      i = stop - 1;
+    } else out += char;
+  }
+  return out.replace(/,(\s*[}\]])/g, " $1");
+}
+
+function positionOf(text: string, message: string): { line: number; column: number } {
+  const explicit = /line (\d+) column (\d+)/.exec(message);
+  if (explicit) return { line: Number(explicit[1]), column: Number(explicit[2]) };
+  const position = /position (\d+)/.exec(message);
+  const offset = position ? Number(position[1]) : text.length;
+  const before = text.slice(0, offset);
+  const line = before.split("\n").length;
+  return { line, column: offset - before.lastIndexOf("\n") };
+}
+
+/** Finds the servers map in any supported document shape and normalizes it. */
+export function normalizeDocument(
+  data: Raw,
+  context: ExpansionContext & { file?: string; settings?: Partial<BridgeSettings> },
+): ParsedConfig {
+  const warnings: ConfigWarning[] = [];
+  const mcp = isTable(data.mcp) ? data.mcp : undefined;
+  const settingsTable = isTable(data.settings)
+    ? data.settings
+    : isTable(data.mcpBridge)
+      ? data.mcpBridge
+      : undefined;
+  const settings = {
+    ...normalizeSettings(
+      mcp && !isTable(mcp.servers) && !Array.isArray(mcp.servers)
+        ? mcp
+        : mcp
+          ? omit(mcp, "servers")
+          : undefined,
+      warnings,
+      context.file,
+    ),
+    ...normalizeSettings(settingsTable, warnings, context.file),
+    ...context.settings,
+  };
+  let format: ConfigFormat;
+  let entries: [string, unknown][];
+  if (isTable(data.mcpServers)) {
+    format = "mcpServers-json";
+    entries = Object.entries(data.mcpServers);
+  } else if (isTable(data.mcp_servers)) {
+    format = "codex-toml";
+    entries = Object.entries(data.mcp_servers);
+  } else if (mcp && Array.isArray(mcp.servers)) {
+    format = "toml-array";
+    entries = mcp.servers.map((entry, index) => {
+      const name = isTable(entry) && typeof entry.name === "string" ? entry.name : "";
+      if (!name)
+        warnings.push({
+          kind: "invalid-entry",
+          field: "name",
+          message: `[[mcp.servers]] entry #${index + 1} has no "name"; it was skipped`,
+          ...(context.file ? { file: context.file } : {}),
+        });
+      return [name, isTable(entry) ? omit(entry, "name") : entry] as [string, unknown];
+    });
+  } else if (mcp && isTable(mcp.servers)) {
+    format = "toml-table";
+    entries = Object.entries(mcp.servers);
+  } else if (isTable(data.servers)) {
+    format = "vscode-json";
+    entries = Object.entries(data.servers);
+  } else {
+    format = /\.toml$/i.test(context.file ?? "") ? "toml-table" : "mcpServers-json";
+    entries = [];
+    if (
+      Object.keys(data).some((key) => !["settings", "mcpBridge", "mcp", "inputs", "$schema"].includes(key))
+    ) {
+      warnings.push({
+        kind: "other",
+        message: `${context.file ?? "The config"} has no "mcpServers", "servers", [mcp.servers] or [mcp_servers] section; no servers were loaded`,
+        ...(context.file ? { file: context.file } : {}),
+      });
+    }
+  }
+  const normalized = normalizeServers(
+    entries.filter(([name]) => name !== ""),
+    { ...context, format, settings },
+  );
+  return { servers: normalized.servers, settings, warnings: [...warnings, ...normalized.warnings], format };
+}
+
+function isTable(value: unknown): value is Raw {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function omit(table: Raw, key: string): Raw {
+  const { [key]: _dropped, ...rest } = table;
+  return rest;
+}

@@ -1,0 +1,69 @@
+import type { FlatParameter, FlatParameters, FlatParameterType, JsonSchema } from "./types.js";
+
+const FLAT_TYPES = new Set<FlatParameterType>(["string", "number", "integer", "boolean", "array", "object"]);
+const UNFLATTENABLE = ["anyOf", "oneOf", "allOf", "$ref", "not", "if", "patternProperties"] as const;
+
+/**
+ * A flat parameter list (seed 000's `_extract_mcp_tool_parameters`) for hosts whose tool model has
+ * only named, typed parameters. What a flat list cannot express is named in `omitted` and makes
+ * `complete` false; the whole schema still goes out untouched in every other export.
+ */
+export function flattenParameters(schema: JsonSchema): FlatParameters {
+  const omitted: string[] = [];
+  for (const keyword of UNFLATTENABLE) {
+    if (schema[keyword] !== undefined) omitted.push(`the schema uses "${keyword}" at the top level`);
+  }
+  const properties = isObject(schema.properties) ? schema.properties : {};
+  const required = new Set(
+    Array.isArray(schema.required) ? schema.required.filter((r) => typeof r === "string") : [],
+  );
+  const parameters: FlatParameter[] = [];
+  for (const [name, raw] of Object.entries(properties)) {
+    const property = isObject(raw) ? raw : {};
+    const type = flatType(property);
+    if (type === undefined) {
+      omitted.push(`"${name}" has no single JSON type (${describeShape(property)}); treated as string`);
+    }
+    for (const keyword of UNFLATTENABLE) {
+      if (property[keyword] !== undefined && type !== undefined) omitted.push(`"${name}" uses "${keyword}"`);
+    }
+    if (type === "object" && isObject(property.properties)) omitted.push(`"${name}" is a nested object`);
+    if (type === "array" && isObject(property.items) && flatType(property.items) === "object") {
+      omitted.push(`"${name}" is an array of objects`);
+    }
+    parameters.push({
+      name,
+      type: type ?? "string",
+      required: required.has(name),
+      ...(typeof property.description === "string" ? { description: property.description } : {}),
+      ...(Array.isArray(property.enum) ? { enum: property.enum } : {}),
+      ...(property.default !== undefined ? { default: property.default } : {}),
+    });
+  }
+  return { parameters, complete: omitted.length === 0, omitted };
+}
+
+function flatType(property: Record<string, unknown>): FlatParameterType | undefined {
+  const type = property.type;
+  if (typeof type === "string")
+    return FLAT_TYPES.has(type as FlatParameterType) ? (type as FlatParameterType) : undefined;
+  if (Array.isArray(type)) {
+    const nonNull = type.filter((t) => t !== "null");
+    if (nonNull.length === 1 && FLAT_TYPES.has(nonNull[0] as FlatParameterType))
+      return nonNull[0] as FlatParameterType;
+    return undefined;
+  }
+  if (Array.isArray(property.enum) && property.enum.every((value) => typeof value === "string"))
+    return "string";
+  return undefined;
+}
+
+function describeShape(property: Record<string, unknown>): string {
+  const keys = UNFLATTENABLE.filter((keyword) => property[keyword] !== undefined);
+  if (keys.length > 0) return keys.join(", ");
+  return property.type === undefined ? "no type" : `type ${JSON.stringify(property.type)}`;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,76 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
+import { McpServer } from "@modelcontextprotocol/server";
+import * as z from "zod";
+
+/** An HTTP server on 127.0.0.1, port 0, closed (connections included) by `close()` or `await using`. */
+export interface LocalHttpServer extends AsyncDisposable {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export async function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  path = "/mcp",
+): Promise<LocalHttpServer> {
+  const server: Server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return { url: `http://127.0.0.1:${port}${path}`, close, [Symbol.asyncDispose]: close };
+}
+
+/** A real Streamable HTTP MCP server (stateful sessions) with an `add` tool, in this process. */
+export function startMcpHttpServer(name = "http-calc"): Promise<LocalHttpServer> {
+  const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
+  return listen(async (req, res) => {
+    const sessionId = req.headers["mcp-session-id"];
+    let transport = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
+    if (typeof sessionId === "string" && !transport) {
+      res.writeHead(404).end();
+      return;
+    }
+    if (!transport) {
+      const created = new NodeStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          sessions.set(id, created);
+        },
+      });
+      transport = created;
+      const server = new McpServer({ name, version: "1.0.0" });
+      server.registerTool(
+        "add",
+        { description: "Add two numbers", inputSchema: z.object({ a: z.number(), b: z.number() }) },
+        async ({ a, b }) => ({ content: [{ type: "text", text: String(a + b) }] }),
+      );
+      await server.connect(transport);
+    }
+    await transport.handleRequest(req, res);
+  });
+}
+
+/** Answers every request with HTTP 500. */
+export function startFailingHttpServer(): Promise<LocalHttpServer> {
+  return listen((_req, res) => {
+    res.writeHead(500, { "content-type": "text/plain" }).end("internal error (fixture)");
+  });
+}
+
+/** Answers 200 with a body that is not MCP. */
+export function startGarbageHttpServer(): Promise<LocalHttpServer> {
+  return listen((_req, res) => {
+    res.writeHead(200, { "content-type": "application/json" }).end('{"hello": "not json-rpc"');
+  });
+}
+
+/** Accepts requests and never answers them. */
+export function startSilentHttpServer(): Promise<LocalHttpServer> {
+  return listen(() => {});
+}
