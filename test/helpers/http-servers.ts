@@ -74,3 +74,29 @@ export function startGarbageHttpServer(): Promise<LocalHttpServer> {
 export function startSilentHttpServer(): Promise<LocalHttpServer> {
   return listen(() => {});
 }
+
+/** A legacy HTTP+SSE server (protocol 2024-11-05), built with the v1 SDK's SSEServerTransport. */
+export async function startLegacySseServer(): Promise<LocalHttpServer> {
+  const { McpServer: LegacyMcpServer } = await import("@modelcontextprotocol/sdk/server/mcp.js");
+  const { SSEServerTransport } = await import("@modelcontextprotocol/sdk/server/sse.js");
+  const transports = new Map<string, InstanceType<typeof SSEServerTransport>>();
+  return listen(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (req.method === "GET" && url.pathname === "/sse") {
+      const transport = new SSEServerTransport("/messages", res);
+      transports.set(transport.sessionId, transport);
+      const server = new LegacyMcpServer({ name: "legacy-sse", version: "0.9.0" });
+      server.tool("add", { a: z.number(), b: z.number() }, async ({ a, b }) => ({
+        content: [{ type: "text", text: String(a + b) }],
+      }));
+      await server.connect(transport);
+      return;
+    }
+    const transport = transports.get(url.searchParams.get("sessionId") ?? "");
+    if (req.method === "POST" && url.pathname === "/messages" && transport) {
+      await transport.handlePostMessage(req, res);
+      return;
+    }
+    res.writeHead(404).end("not found");
+  }, "/sse");
+}
