@@ -1,5 +1,18 @@
 // The public API of mcp-bridge. Everything not exported here is internal.
 
+// --- adapters (vendor-free; the Vercel AI SDK adapter is the `mcp-bridge/ai-sdk` subpath) ---
+export type { AnthropicTool } from "./adapters/anthropic.js";
+export { toAnthropicTools } from "./adapters/anthropic.js";
+export type {
+  AnthropicToolResultBlock,
+  AnthropicToolUse,
+  ExecuteOptions,
+  OpenAIToolCall,
+  OpenAIToolMessage,
+} from "./adapters/execute.js";
+export { executeAnthropicToolUses, executeOpenAIToolCalls, executeToolCalls } from "./adapters/execute.js";
+export type { OpenAITool, OpenAIToolOptions } from "./adapters/openai.js";
+export { fromOpenAIStrictArguments, toOpenAITools, toStrictSchema } from "./adapters/openai.js";
 // --- bridge ---
 export { McpBridge, startBridge } from "./bridge/bridge.js";
 export type {
@@ -16,6 +29,10 @@ export type {
   ToolsChangedEvent,
 } from "./bridge/types.js";
 export { DEFAULT_RESTART_POLICY, DEFAULT_SETTINGS } from "./config/defaults.js";
+export { diffServers, type ServerDiff } from "./config/diff.js";
+export { type ImportResult, importLocations, importServers } from "./config/imports.js";
+// --- config loading, registry and result helpers for hosts that build their own pipeline ---
+export { configSearchPaths, type LoadConfigOptions, loadConfig, type SearchPath } from "./config/load.js";
 // --- config ---
 export type {
   BridgeSettings,
@@ -31,6 +48,8 @@ export type {
   ToolFilter,
   TransportKind,
 } from "./config/model.js";
+export { parseConfigText } from "./config/parse.js";
+export { redactConfig, redactServer } from "./config/redact.js";
 // --- connection ---
 export type { ServerState, ServerStatus } from "./connection/status.js";
 // --- core ---
@@ -47,6 +66,14 @@ export {
   ToolNotFoundError,
   ToolTimeoutError,
 } from "./errors.js";
+export { flattenParameters } from "./registry/flatten.js";
+export {
+  baseToolName,
+  normalizeServerPart,
+  normalizeToolPart,
+  TOOL_NAME_PATTERN,
+} from "./registry/naming.js";
+export { ToolRegistry, type ToolRegistryOptions } from "./registry/registry.js";
 // --- registry and results ---
 export type {
   FlatParameter,
@@ -56,6 +83,11 @@ export type {
   ToolDefinition,
   ToolFilterCallback,
 } from "./registry/types.js";
+export { type ArgumentIssue, validateArguments } from "./registry/validate.js";
+export { errorToolResult, toToolResult } from "./results/convert.js";
+export { truncateText } from "./results/truncate.js";
 export type { ToolResult } from "./results/types.js";
+export { parseDuration } from "./util/duration.js";
 export type { LogFields, Logger, LogLevel } from "./util/logger.js";
 export { silentLogger } from "./util/logger.js";
+export { redactText, redactUrl, secretsOf } from "./util/redact.js";

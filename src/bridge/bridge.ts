@@ -212,13 +212,15 @@ class BridgeRuntime implements Bridge {
 
   #newRegistry(): ToolRegistry {
     const settings = this.config.settings;
-    return new ToolRegistry({
+    const registry = new ToolRegistry({
       toolNameFormat: settings.toolNameFormat,
       descriptionPrefix: settings.descriptionPrefix,
       reservedNames: this.#options.reservedToolNames ?? [],
       ...(this.#options.toolFilter ? { filter: this.#options.toolFilter } : {}),
       logger: this.#logger,
     });
+    registry.declareServers(this.config.servers.map((server) => server.name));
+    return registry;
   }
 
   #selected(definition: ServerDefinition): boolean {
@@ -249,8 +251,7 @@ class BridgeRuntime implements Bridge {
     if (this.#connections.get(connection.name) !== connection) return;
     if (tools.length === 0) this.#registry.removeServer(connection.name);
     else {
-      const { warnings } = this.#registry.setServerTools(connection.name, connection.definition.tools, tools);
-      for (const warning of warnings) this.#logger.warn(warning, { server: connection.name });
+      this.#registry.setServerTools(connection.name, connection.definition.tools, tools);
     }
     this.#events.emit("toolsChanged", {
       server: connection.name,

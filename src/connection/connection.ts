@@ -282,7 +282,7 @@ class Connection implements ServerConnection {
         if (this.#closing) throw failure;
         if (reason === "reconnect") this.#scheduleReconnect();
         else this.#setState("failed");
-        this.#options.logger.warn(`Server "${this.name}" could not be connected`, {
+        this.#options.logger.info(`Server "${this.name}" could not be connected`, {
           server: this.name,
           code: failure.code,
           error: this.#options.redact(failure.message),

@@ -74,12 +74,21 @@ export class ToolRegistry {
       accepted.push({ server, tool, base: baseToolName(this.#options.toolNameFormat, server, tool.name) });
     }
     this.#servers.set(server, accepted);
+    for (const warning of warnings) this.#logger.warn(warning, { server });
     warnings.push(...this.#rebuild());
     return { definitions: this.forServer(server), warnings };
   }
 
+  /** Fixes the order in which servers' tools are listed (the config's order), whatever order they connect in. */
+  declareServers(servers: readonly string[]): void {
+    for (const server of servers) if (!this.#servers.has(server)) this.#servers.set(server, []);
+  }
+
   removeServer(server: string): void {
-    if (this.#servers.delete(server)) this.#rebuild();
+    const had = (this.#servers.get(server)?.length ?? 0) > 0;
+    // Keep the server's place in the order; it may come back.
+    if (this.#servers.has(server)) this.#servers.set(server, []);
+    if (had) this.#rebuild();
   }
 
   list(): ToolDefinition[] {

@@ -43,7 +43,8 @@ export function groupAlive(pgid: number): boolean {
   return signalGroup(pgid, 0);
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+// Not unref'd: a host awaiting close() must not see its event loop drain before the processes are gone.
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;

@@ -1,0 +1,117 @@
+import type { Bridge, CallOptions } from "../bridge/types.js";
+import { errorToolResult } from "../results/convert.js";
+import type { ToolResult } from "../results/types.js";
+
+/** A tool call as in an OpenAI Chat Completions assistant message (`message.tool_calls[]`). */
+export interface OpenAIToolCall {
+  readonly id: string;
+  readonly type?: "function";
+  readonly function: { readonly name: string; readonly arguments: string };
+}
+
+/** A `tool_use` block of an Anthropic Messages API response. */
+export interface AnthropicToolUse {
+  readonly type: "tool_use";
+  readonly id: string;
+  readonly name: string;
+  readonly input: unknown;
+}
+
+export interface OpenAIToolMessage {
+  readonly role: "tool";
+  readonly tool_call_id: string;
+  readonly content: string;
+}
+
+export interface AnthropicToolResultBlock {
+  readonly type: "tool_result";
+  readonly tool_use_id: string;
+  readonly content: string;
+  readonly is_error: boolean;
+}
+
+export interface ExecuteOptions extends Omit<CallOptions, "onError"> {
+  /** Maps arguments before the call (e.g. `fromOpenAIStrictArguments` for strict-mode schemas). */
+  readonly mapArguments?: (name: string, args: Record<string, unknown>) => Record<string, unknown>;
+}
+
+type Caller = Pick<Bridge, "call">;
+
+/**
+ * Runs the model's tool calls concurrently and returns the messages to send back. Never throws for a
+ * failed tool: failures (bad JSON arguments included) become error results the LLM can read.
+ */
+export function executeOpenAIToolCalls(
+  bridge: Caller,
+  calls: readonly OpenAIToolCall[],
+  options: ExecuteOptions = {},
+): Promise<OpenAIToolMessage[]> {
+  return Promise.all(
+    calls.map(async (call) => {
+      const result = await run(bridge, call.function.name, parseArguments(call.function.arguments), options);
+      return { role: "tool" as const, tool_call_id: call.id, content: result.text };
+    }),
+  );
+}
+
+export function executeAnthropicToolUses(
+  bridge: Caller,
+  blocks: readonly { readonly type: string }[],
+  options: ExecuteOptions = {},
+): Promise<AnthropicToolResultBlock[]> {
+  const uses = blocks.filter((block): block is AnthropicToolUse => block.type === "tool_use");
+  return Promise.all(
+    uses.map(async (use) => {
+      const args =
+        use.input && typeof use.input === "object" && !Array.isArray(use.input)
+          ? { ok: true as const, value: use.input as Record<string, unknown> }
+          : { ok: false as const, error: "the tool input must be a JSON object" };
+      const result = await run(bridge, use.name, args, options);
+      return {
+        type: "tool_result" as const,
+        tool_use_id: use.id,
+        content: result.text,
+        is_error: result.isError,
+      };
+    }),
+  );
+}
+
+/** Either shape: OpenAI tool calls or Anthropic content blocks. */
+export function executeToolCalls(
+  bridge: Caller,
+  calls: readonly OpenAIToolCall[] | readonly { readonly type: string }[],
+  options: ExecuteOptions = {},
+): Promise<OpenAIToolMessage[] | AnthropicToolResultBlock[]> {
+  const first = calls[0] as { function?: unknown } | undefined;
+  if (first && "function" in first) return executeOpenAIToolCalls(bridge, calls as OpenAIToolCall[], options);
+  return executeAnthropicToolUses(bridge, calls as { type: string }[], options);
+}
+
+type Parsed = { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
+
+function parseArguments(text: string): Parsed {
+  if (text.trim() === "") return { ok: true, value: {} };
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value && typeof value === "object" && !Array.isArray(value))
+      return { ok: true, value: value as Record<string, unknown> };
+    return { ok: false, error: "the arguments must be a JSON object" };
+  } catch (error) {
+    return { ok: false, error: `the arguments are not valid JSON (${(error as Error).message})` };
+  }
+}
+
+async function run(bridge: Caller, name: string, args: Parsed, options: ExecuteOptions): Promise<ToolResult> {
+  if (!args.ok)
+    return errorToolResult(new Error(`Cannot call tool "${name}": ${args.error}. Send a JSON object.`), {
+      tool: name,
+    });
+  const { mapArguments, ...callOptions } = options;
+  const value = mapArguments ? mapArguments(name, args.value) : args.value;
+  try {
+    return await bridge.call(name, value, { ...callOptions, onError: "result" });
+  } catch (error) {
+    return errorToolResult(error, { tool: name });
+  }
+}

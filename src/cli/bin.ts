@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+import { runCli } from "./main.js";
+
+// The only place that reads process.argv / process.env and calls process.exit.
+const controller = new AbortController();
+let signals = 0;
+const onSignal = (signal: NodeJS.Signals) => {
+  signals++;
+  // A second Ctrl-C does not wait for a graceful shutdown.
+  if (signals > 1) process.exit(130);
+  controller.abort(new Error(`received ${signal}`));
+};
+process.on("SIGINT", onSignal);
+process.on("SIGTERM", onSignal);
+
+const code = await runCli(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  cwd: process.cwd(),
+  signal: controller.signal,
+});
+process.exitCode = controller.signal.aborted ? 130 : code;
+// Let stdout drain, then leave even if a misbehaving server keeps a handle open.
+setTimeout(() => process.exit(process.exitCode), 100).unref();

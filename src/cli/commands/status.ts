@@ -1,0 +1,65 @@
+import type { ServerStatus } from "../../connection/status.js";
+import { type CommandContext, openBridge } from "../context.js";
+import { table, writeJson } from "../output.js";
+
+/** `mcp-bridge status`: start every enabled server, one row each; exit 1 when any failed. */
+export async function statusCommand(context: CommandContext): Promise<number> {
+  const bridge = await openBridge(context);
+  try {
+    const servers = bridge.servers();
+    if (context.global.json) {
+      writeJson(context.io, {
+        servers: servers.map((s) => ({
+          name: s.name,
+          transport: s.transport,
+          state: s.state,
+          tools: s.toolCount,
+          protocolVersion: s.protocolVersion ?? null,
+          startMs: s.connectMs ?? null,
+          error: s.lastError ? { code: s.lastError.code, message: s.lastError.message } : null,
+          ...(context.global.verbose ? { stderr: s.stderrTail } : {}),
+        })),
+      });
+    } else {
+      context.io.stdout.write(`${render(context, servers)}\n`);
+    }
+    return servers.some((s) => s.state === "failed") ? 1 : 0;
+  } finally {
+    await bridge.close();
+  }
+}
+
+function render(context: CommandContext, servers: readonly ServerStatus[]): string {
+  const { style } = context;
+  if (servers.length === 0) return "No servers configured.";
+  const stateText = (state: ServerStatus["state"]) =>
+    state === "connected" ? style.green(state) : state === "failed" ? style.red(state) : style.dim(state);
+  const rows = servers.map((s) => [
+    s.name,
+    s.transport,
+    stateText(s.state),
+    s.state === "connected" ? String(s.toolCount) : "-",
+    s.protocolVersion ?? "-",
+    s.connectMs === undefined ? "-" : String(s.connectMs),
+    s.lastError?.message ?? "",
+  ]);
+  const lines = [
+    table(["SERVER", "TRANSPORT", "STATE", "TOOLS", "PROTOCOL", "START MS", "ERROR"], rows, style),
+  ];
+  if (context.global.verbose) {
+    for (const s of servers) {
+      if (s.state !== "failed" || s.stderrTail.length === 0) continue;
+      lines.push("", style.bold(`stderr of ${s.name} (last ${s.stderrTail.length} lines):`));
+      lines.push(...s.stderrTail.map((line) => `  ${line}`));
+    }
+  }
+  const connected = servers.filter((s) => s.state === "connected");
+  const tools = connected.reduce((sum, s) => sum + s.toolCount, 0);
+  lines.push(
+    "",
+    style.dim(
+      `${connected.length}/${servers.filter((s) => s.state !== "disabled").length} servers connected, ${tools} tools`,
+    ),
+  );
+  return lines.join("\n");
+}

@@ -1,0 +1,129 @@
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startBridge } from "../bridge/bridge.js";
+import type { Bridge, BridgeOptions } from "../bridge/types.js";
+import { configSearchPaths } from "../config/load.js";
+import type { ServerStatus } from "../connection/status.js";
+import type { LogFields, Logger } from "../util/logger.js";
+import type { GlobalOptions } from "./args.js";
+import type { CliIO } from "./io.js";
+import { type Style, styleFor } from "./output.js";
+
+export interface CommandContext {
+  readonly io: CliIO;
+  readonly global: GlobalOptions;
+  readonly options: Record<string, string | boolean | undefined>;
+  readonly positionals: readonly string[];
+  readonly style: Style;
+  readonly errStyle: Style;
+  readonly logger: Logger;
+}
+
+export function createContext(
+  io: CliIO,
+  global: GlobalOptions,
+  options: CommandContext["options"],
+  positionals: readonly string[],
+): CommandContext {
+  return {
+    io,
+    global,
+    options,
+    positionals,
+    style: styleFor(io.stdout, io.env, global.color),
+    errStyle: styleFor(io.stderr, io.env, global.color),
+    logger: stderrLogger(io, global),
+  };
+}
+
+/** Diagnostics on stderr: warnings and errors by default, everything with --verbose, errors with --quiet. */
+function stderrLogger(io: CliIO, global: GlobalOptions): Logger {
+  const style = styleFor(io.stderr, io.env, global.color);
+  const write = (label: string, message: string, fields?: LogFields) => {
+    const detail = global.verbose && fields ? ` ${JSON.stringify(fields)}` : "";
+    io.stderr.write(`${label} ${message}${detail}\n`);
+  };
+  return {
+    debug: (m, f) => global.verbose && write(style.dim("debug:"), m, f),
+    info: (m, f) => global.verbose && write(style.dim("info:"), m, f),
+    warn: (m, f) => !global.quiet && write(style.yellow("warning:"), m, f),
+    error: (m, f) => write(style.red("error:"), m, f),
+  };
+}
+
+/** The example config shipped with the package (examples/mcp.json beside dist/). */
+export function bundledExampleConfig(): string {
+  return resolve(dirname(fileURLToPath(import.meta.url)), "../../../examples/mcp.json");
+}
+
+/** The config to use: --config, else the search order, else the bundled example (said on stderr). */
+export function chooseConfig(context: CommandContext): string | undefined {
+  if (context.global.config) return context.global.config;
+  const found = configSearchPaths({ cwd: context.io.cwd, env: context.io.env }).some(
+    (candidate) => candidate.used,
+  );
+  if (found) return undefined;
+  if (!context.global.quiet) {
+    const userConfig = configSearchPaths({ cwd: context.io.cwd, env: context.io.env }).find(
+      (c) => c.origin === "user",
+    );
+    context.io.stderr.write(
+      `No config found; using the bundled example servers. Put your own in ./mcp.json or ${userConfig?.path ?? "~/.config/mcp-bridge/mcp.json"} (see \`mcp-bridge config paths\`).\n`,
+    );
+  }
+  return bundledExampleConfig();
+}
+
+/** Starts the bridge, showing live progress on stderr when it is a terminal. */
+export async function openBridge(
+  context: CommandContext,
+  extra: Partial<BridgeOptions> = {},
+): Promise<Bridge> {
+  const config = chooseConfig(context);
+  const bridge = await startBridge({
+    ...(config === undefined ? {} : { config }),
+    cwd: context.io.cwd,
+    env: context.io.env,
+    logger: context.logger,
+    wait: false,
+    enforceRequired: false,
+    ...extra,
+  });
+  const abort = () => void bridge.close();
+  context.io.signal?.addEventListener("abort", abort, { once: true });
+  const stop = showProgress(context, bridge);
+  try {
+    await bridge.ready();
+  } finally {
+    stop();
+  }
+  return bridge;
+}
+
+const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+function showProgress(context: CommandContext, bridge: Bridge): () => void {
+  const { stderr } = context.io;
+  if (!stderr.isTTY || context.global.quiet) return () => {};
+  const style = context.errStyle;
+  let frame = 0;
+  const render = () => {
+    const servers = bridge.servers().filter((s) => s.state !== "disabled" && s.state !== "idle");
+    const done = servers.filter((s) => s.state === "connected" || s.state === "failed");
+    const pending = servers.filter((s) => !done.includes(s)).map((s) => s.name);
+    const spinner = style.dim(FRAMES[frame++ % FRAMES.length] ?? "");
+    stderr.write(
+      `\r\u001b[2K${spinner} Starting servers: ${done.length}/${servers.length} ready${pending.length ? style.dim(` (waiting for ${pending.slice(0, 3).join(", ")}${pending.length > 3 ? ", ..." : ""})`) : ""}`,
+    );
+  };
+  const unsubscribe = bridge.on("serverStateChanged", (status: ServerStatus) => {
+    if (status.state === "connected" || status.state === "failed") render();
+  });
+  const timer = setInterval(render, 80);
+  render();
+  return () => {
+    clearInterval(timer);
+    unsubscribe();
+    stderr.write("\r\u001b[2K");
+  };
+}

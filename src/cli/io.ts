@@ -1,0 +1,9 @@
+/** Everything the CLI touches of the outside world, so tests can run it in-process. */
+export interface CliIO {
+  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  /** Aborted on SIGINT/SIGTERM: commands close their bridge and return. */
+  readonly signal?: AbortSignal;
+}
