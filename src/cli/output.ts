@@ -24,6 +24,7 @@ export function styleFor(stream: { isTTY?: boolean }, env: CliIO["env"], color?:
   return stream.isTTY ? colored : plain;
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching ANSI escape codes is the point.
 const ANSI_PATTERN = /\u001b\[[0-9;]*m/g;
 const visibleLength = (text: string) => text.replace(ANSI_PATTERN, "").length;
 

@@ -1,0 +1,247 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseKeyValues } from "../../src/cli/args.js";
+import { alive, stdioEntry, waitForExit } from "../fixtures/servers/index.js";
+import { cliEnv, emptyHome, runCli, spawnCli } from "../helpers/cli.js";
+
+let home: string;
+let env: Record<string, string>;
+let config: string;
+
+beforeAll(() => {
+  home = emptyHome();
+  env = cliEnv(home);
+  config = join(home, "servers.json");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: {
+        calc: stdioEntry("normal"),
+        broken: stdioEntry("exits-at-start"),
+        off: { ...stdioEntry("normal"), enabled: false },
+      },
+    }),
+  );
+});
+
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+describe("key=value arguments", () => {
+  it("parses JSON values and keeps the rest as strings", () => {
+    expect(
+      parseKeyValues(["a=5", "flag=true", 's="5"', "name=Ada Lovelace", 'obj={"x":1}', "empty="]),
+    ).toEqual({
+      a: 5,
+      flag: true,
+      s: "5",
+      name: "Ada Lovelace",
+      obj: { x: 1 },
+      empty: "",
+    });
+    expect(() => parseKeyValues(["novalue"])).toThrow(/key=value/);
+  });
+});
+
+describe("mcp-bridge CLI (built, as a child process)", () => {
+  it("status: a table, exit 1 when a server failed, the failure's stderr under --verbose", async () => {
+    const run = await runCli(["status", "--config", config, "--verbose"], { cwd: home, env });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/calc\s+stdio\s+connected\s+6/);
+    expect(run.stdout).toMatch(/broken\s+stdio\s+failed/);
+    expect(run.stdout).toContain("fatal: cannot start (fixture)");
+    expect(run.stdout).toMatch(/off\s+stdio\s+disabled/);
+  });
+
+  it("status --json: one JSON document on stdout, nothing else", async () => {
+    const run = await runCli(["status", "--config", config, "--json"], { cwd: home, env });
+    expect(run.code).toBe(1);
+    const doc = JSON.parse(run.stdout) as { servers: Record<string, unknown>[] };
+    expect(doc.servers.map((s) => s.name)).toEqual(["calc", "broken", "off"]);
+    expect(doc.servers[0]).toMatchObject({
+      name: "calc",
+      transport: "stdio",
+      state: "connected",
+      tools: 6,
+      error: null,
+    });
+    expect(doc.servers[0]?.protocolVersion).toMatch(/^\d{4}-/);
+    expect(doc.servers[0]?.startMs).toBeTypeOf("number");
+    expect(doc.servers[1]).toMatchObject({ state: "failed", error: { code: "SERVER_START_FAILED" } });
+    expect(Object.keys(doc.servers[0] ?? {}).sort()).toEqual(
+      ["error", "name", "protocolVersion", "startMs", "state", "tools", "transport"].sort(),
+    );
+  });
+
+  it("status exits 0 when every enabled server connects", async () => {
+    const good = join(home, "good.json");
+    writeFileSync(good, JSON.stringify({ mcpServers: { calc: stdioEntry("normal") } }));
+    const run = await runCli(["status", "--config", good], { cwd: home, env });
+    expect(run.code).toBe(0);
+  });
+
+  it("tools: table, --server, json and the export formats", async () => {
+    const table = await runCli(["tools", "--config", config, "--server", "calc"], { cwd: home, env });
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(
+      /mcp_calc_add\s+calc\s+add\s+\[MCP:calc\] Add two numbers\s+a: number, b: number/,
+    );
+    const json = await runCli(["tools", "--config", config, "--server", "calc", "--json"], {
+      cwd: home,
+      env,
+    });
+    const doc = JSON.parse(json.stdout) as { tools: Record<string, unknown>[] };
+    expect(doc.tools[0]).toEqual({
+      name: "mcp_calc_add",
+      server: "calc",
+      tool: "add",
+      description: "[MCP:calc] Add two numbers",
+      inputSchema: expect.objectContaining({ type: "object" }),
+    });
+    const openai = JSON.parse(
+      (
+        await runCli(["tools", "-c", config, "-s", "calc", "--format", "openai", "--json"], {
+          cwd: home,
+          env,
+        })
+      ).stdout,
+    );
+    expect(openai[0]).toMatchObject({ type: "function", function: { name: "mcp_calc_add" } });
+    const anthropic = JSON.parse(
+      (await runCli(["tools", "-c", config, "-s", "calc", "--format", "anthropic"], { cwd: home, env }))
+        .stdout,
+    );
+    expect(anthropic[0]).toMatchObject({ name: "mcp_calc_add", input_schema: { type: "object" } });
+    const bad = await runCli(["tools", "-c", config, "--format", "yaml"], { cwd: home, env });
+    expect(bad.code).toBe(2);
+  });
+
+  it("call: prints the result, parses key=value, exit codes 0/1/2", async () => {
+    const ok = await runCli(["call", "mcp_calc_add", "a=5", "b=3", "-c", config], { cwd: home, env });
+    expect(ok).toMatchObject({ code: 0, stdout: "8\n" });
+    const bySlash = await runCli(
+      ["call", "calc/greet", "name=Ada", "--args", '{"polite": true}', "-c", config],
+      { cwd: home, env },
+    );
+    expect(bySlash.stdout).toBe("Good day, Ada.\n");
+    const unknown = await runCli(["call", "mcp_calc_nope", "-c", config, "--json"], { cwd: home, env });
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stdout)).toMatchObject({
+      name: "mcp_calc_nope",
+      isError: true,
+      error: { code: "TOOL_NOT_FOUND" },
+    });
+    const usage = await runCli(["call", "mcp_calc_add", "oops", "-c", config], { cwd: home, env });
+    expect(usage.code).toBe(2);
+    const json = await runCli(["call", "calc/divide", "a=1", "b=4", "-c", config, "--json"], {
+      cwd: home,
+      env,
+    });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      name: "calc/divide",
+      server: "calc",
+      tool: "divide",
+      isError: false,
+      structuredContent: { quotient: 0.25 },
+    });
+  });
+
+  it("call starts only the server that owns the tool", async () => {
+    const run = await runCli(["call", "mcp_calc_echo", "text=only", "-c", config, "--verbose"], {
+      cwd: home,
+      env,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("only\n");
+    // The failing server was never started, so nothing about it was logged.
+    expect(run.stderr).not.toContain("broken");
+  });
+
+  it("a missing or malformed config is a usage error (exit 2) naming the file", async () => {
+    const missing = await runCli(["status", "-c", join(home, "nope.json")], { cwd: home, env });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("nope.json");
+    const broken = join(home, "broken.json");
+    writeFileSync(broken, '{"mcpServers": {\n  "a": { "command": "x", }\n  oops\n}');
+    const parsed = await runCli(["config", "validate", "-c", broken], { cwd: home, env });
+    expect(parsed.code).toBe(2);
+    expect(parsed.stderr).toMatch(/broken\.json:\d+:\d+/);
+  });
+
+  it("without any config, status/tools/call use the bundled examples and say so on stderr", async () => {
+    const status = await runCli(["status"], { cwd: home, env });
+    expect(status.code).toBe(0);
+    expect(status.stderr).toContain("No config found; using the bundled example servers");
+    expect(status.stdout).toMatch(/calculator\s+stdio\s+connected/);
+    expect(status.stdout).toMatch(/notes\s+stdio\s+connected/);
+    const call = await runCli(["call", "mcp_calculator_add", "a=5", "b=3"], { cwd: home, env });
+    expect(call.stdout).toBe("8\n");
+    const divide = await runCli(["call", "mcp_calculator_divide", "a=1", "b=0"], { cwd: home, env });
+    expect(divide.code).toBe(1);
+    expect(divide.stderr).toContain("Cannot divide by zero");
+  });
+
+  it("config show redacts secrets; paths, schema and validate work", async () => {
+    const secretConfig = join(home, "secret.json");
+    writeFileSync(
+      secretConfig,
+      JSON.stringify({
+        mcpServers: {
+          api: {
+            url: "https://user:hunter2-password@example.com/mcp?token=tok-123456",
+            headers: { Authorization: "Bearer sk-SECRET-abcdef" },
+          },
+          local: { command: "node", args: ["x.js"], env: { API_KEY: "sk-LOCAL-999999" } },
+          bad: { transport: "carrier-pigeon" },
+        },
+      }),
+    );
+    const show = await runCli(["config", "show", "-c", secretConfig, "--json"], { cwd: home, env });
+    expect(show.code).toBe(0);
+    for (const secret of ["hunter2-password", "tok-123456", "sk-SECRET-abcdef", "sk-LOCAL-999999"]) {
+      expect(show.stdout + show.stderr).not.toContain(secret);
+    }
+    const doc = JSON.parse(show.stdout) as { servers: { name: string; env?: Record<string, string> }[] };
+    expect(doc.servers.find((s) => s.name === "local")?.env).toEqual({ API_KEY: "***" });
+    const validate = await runCli(["config", "validate", "-c", secretConfig], { cwd: home, env });
+    expect(validate.code).toBe(1);
+    expect(validate.stderr).toContain('Server "bad" was skipped');
+    const schema = JSON.parse((await runCli(["config", "schema"], { cwd: home, env })).stdout);
+    expect(schema.properties.mcpServers).toBeDefined();
+    const paths = JSON.parse((await runCli(["config", "paths", "--json"], { cwd: home, env })).stdout);
+    expect(paths.paths.map((p: { origin: string }) => p.origin)).toEqual([
+      "cwd",
+      "cwd",
+      "cwd",
+      "user",
+      "user",
+    ]);
+  });
+
+  it("--help and --version", async () => {
+    expect((await runCli(["--help"], { cwd: home, env })).stdout).toContain("Usage: mcp-bridge");
+    expect((await runCli(["--version"], { cwd: home, env })).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    expect((await runCli(["frobnicate"], { cwd: home, env })).code).toBe(2);
+  });
+
+  it("SIGINT while a call runs: the CLI exits 130 and leaves no process of the server tree", async () => {
+    const pidsFile = join(home, "pids.json");
+    const treeConfig = join(home, "tree.json");
+    writeFileSync(
+      treeConfig,
+      JSON.stringify({
+        mcpServers: { parent: stdioEntry("spawns-child", { env: { PIDS_FILE: pidsFile } }) },
+      }),
+    );
+    const child = spawnCli(["call", "parent/sleep", "ms=20000", "-c", treeConfig], { cwd: home, env });
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    const deadline = Date.now() + 10_000;
+    while (!existsSync(pidsFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    const { pid, childPid } = JSON.parse(readFileSync(pidsFile, "utf8")) as { pid: number; childPid: number };
+    expect(alive(pid) && alive(childPid)).toBe(true);
+    await new Promise((r) => setTimeout(r, 300));
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(await waitForExit([pid, childPid])).toEqual([]);
+  });
+});

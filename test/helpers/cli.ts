@@ -1,0 +1,64 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const CLI = resolve("dist/src/cli/bin.js");
+
+export interface CliRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** A fresh HOME/cwd with no config anywhere, so only what a test writes is found. */
+export function emptyHome(): string {
+  return mkdtempSync(join(tmpdir(), "mcp-bridge-cli-"));
+}
+
+export function cliEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const key of ["PATH", "SYSTEMROOT", "TMPDIR"]) {
+    const value = process.env[key];
+    if (value !== undefined) env[key] = value;
+  }
+  return { ...env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), NO_COLOR: "1", ...extra };
+}
+
+/** Runs the built CLI as a child process, bounded in time. */
+export function runCli(
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string>; timeoutMs?: number },
+): Promise<CliRun> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: options.env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`mcp-bridge ${args.join(" ")} did not finish in time\nstderr: ${stderr}`));
+    }, options.timeoutMs ?? 20_000);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Starts the CLI without waiting for it (for signal tests). */
+export function spawnCli(
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string> },
+): ChildProcess {
+  return spawn(process.execPath, [CLI, ...args], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
