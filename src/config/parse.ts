@@ -96,17 +96,71 @@ function stripJsonComments(text: string): string {
       i = stop - 1;
     } else out += char;
   }
-  return out.replace(/,(\s*[}\]])/g, " $1");
+  return removeTrailingCommas(out);
+}
+
+/** Drops commas that close a list or object (outside strings), keeping every other character's position. */
+function removeTrailingCommas(text: string): string {
+  let out = "";
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i] as string;
+    if (inString) {
+      out += char;
+      if (char === "\\") {
+        out += text[i + 1] ?? "";
+        i++;
+      } else if (char === '"') inString = false;
+      continue;
+    }
+    if (char === '"') inString = true;
+    if (char === ",") {
+      let j = i + 1;
+      while (j < text.length && /\s/.test(text[j] as string)) j++;
+      if (text[j] === "}" || text[j] === "]") {
+        out += " ";
+        continue;
+      }
+    }
+    out += char;
+  }
+  return out;
 }
 
 function positionOf(text: string, message: string): { line: number; column: number } {
   const explicit = /line (\d+) column (\d+)/.exec(message);
   if (explicit) return { line: Number(explicit[1]), column: Number(explicit[2]) };
   const position = /position (\d+)/.exec(message);
-  const offset = position ? Number(position[1]) : text.length;
+  const offset = position ? Number(position[1]) : firstBadOffset(text);
   const before = text.slice(0, offset);
   const line = before.split("\n").length;
   return { line, column: offset - before.lastIndexOf("\n") };
+}
+
+/**
+ * Some V8 versions (Node 20) omit the position for "Unexpected token" errors. A prefix of valid JSON
+ * fails only with "unexpected end", so the shortest prefix failing otherwise ends at the bad token.
+ */
+function firstBadOffset(text: string): number {
+  const failsBeforeEnd = (length: number): boolean => {
+    const prefix = text.slice(0, length);
+    try {
+      JSON.parse(prefix);
+      return false;
+    } catch (error) {
+      const message = (error as Error).message;
+      const at = /position (\d+)/.exec(message);
+      return !/end of JSON input/.test(message) && !(at && Number(at[1]) >= prefix.length);
+    }
+  };
+  let low = 0;
+  let high = text.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (failsBeforeEnd(middle)) high = middle;
+    else low = middle + 1;
+  }
+  return Math.max(0, low - 1);
 }
 
 /** Finds the servers map in any supported document shape and normalizes it. */
