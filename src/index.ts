@@ -50,6 +50,7 @@ export type {
 } from "./config/model.js";
 export { parseConfigText } from "./config/parse.js";
 export { redactConfig, redactServer } from "./config/redact.js";
+export { secretsOf } from "./config/secrets.js";
 // --- connection ---
 export type { ServerState, ServerStatus } from "./connection/status.js";
 // --- core ---
@@ -90,4 +91,4 @@ export type { ToolResult } from "./results/types.js";
 export { parseDuration } from "./util/duration.js";
 export type { LogFields, Logger, LogLevel } from "./util/logger.js";
 export { silentLogger } from "./util/logger.js";
-export { redactText, redactUrl, secretsOf } from "./util/redact.js";
+export { redactText, redactUrl } from "./util/redact.js";

@@ -3,6 +3,7 @@ import type { Tool } from "@modelcontextprotocol/client";
 import { diffServers } from "../config/diff.js";
 import { loadConfig } from "../config/load.js";
 import type { ResolvedConfig, ServerDefinition } from "../config/model.js";
+import { secretsOf } from "../config/secrets.js";
 import { createConnection, type ServerConnection } from "../connection/connection.js";
 import type { ServerStatus } from "../connection/status.js";
 import {
@@ -22,7 +23,7 @@ import { errorToolResult, toToolResult } from "../results/convert.js";
 import type { ToolResult } from "../results/types.js";
 import { TypedEmitter } from "../util/events.js";
 import { type Logger, silentLogger } from "../util/logger.js";
-import { redactText, secretsOf } from "../util/redact.js";
+import { redactText } from "../util/redact.js";
 import type {
   Bridge,
   BridgeEventMap,
@@ -278,7 +279,8 @@ class BridgeRuntime implements Bridge {
 
   /** `server/tool` with original names, for servers whose tools are not listed yet (lazy, idle, failed). */
   #splitServerTool(name: string): { server: string; tool: string } | undefined {
-    for (let index = name.indexOf("/"); index > 0; index = name.indexOf("/", index + 1)) {
+    for (let index = name.indexOf("/"); index !== -1; index = name.indexOf("/", index + 1)) {
+      if (index === 0) continue;
       const server = name.slice(0, index);
       if (this.#connections.has(server)) return { server, tool: name.slice(index + 1) };
     }

@@ -1,5 +1,6 @@
-import { redactText, redactUrl, secretsOf } from "../util/redact.js";
+import { redactText, redactUrl } from "../util/redact.js";
 import type { ResolvedConfig, ServerDefinition } from "./model.js";
+import { secretsOf } from "./secrets.js";
 
 const MASK = "***";
 

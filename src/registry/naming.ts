@@ -17,8 +17,8 @@ export function normalizeToolPart(tool: string): string {
 /** The exposed name before collision handling: the format with both parts normalized. */
 export function baseToolName(format: string, server: string, tool: string): string {
   const name = format
-    .replaceAll("{server}", normalizeServerPart(server))
-    .replaceAll("{tool}", normalizeToolPart(tool))
+    .replaceAll("{server}", () => normalizeServerPart(server))
+    .replaceAll("{tool}", () => normalizeToolPart(tool))
     .replace(/[^A-Za-z0-9_-]/g, "_");
   return name.length > 0 ? name : "_";
 }

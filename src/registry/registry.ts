@@ -107,7 +107,8 @@ export class ToolRegistry {
   resolve(name: string): ToolDefinition | undefined {
     const exact = this.#byName.get(name);
     if (exact) return exact;
-    for (let index = name.indexOf("/"); index > 0; index = name.indexOf("/", index + 1)) {
+    for (let index = name.indexOf("/"); index !== -1; index = name.indexOf("/", index + 1)) {
+      if (index === 0) continue;
       const found = this.#byOriginal.get(`${name.slice(0, index)}\0${name.slice(index + 1)}`);
       if (found) return found;
     }
@@ -155,12 +156,13 @@ export class ToolRegistry {
   }
 
   #define(name: string, server: string, tool: Tool): ToolDefinition {
-    const prefix = this.#options.descriptionPrefix.replaceAll("{server}", server);
+    // A function replacement: a server name may contain `$&` and the like.
+    const prefix = this.#options.descriptionPrefix.replaceAll("{server}", () => server);
     return {
       name,
       server,
       tool: tool.name,
-      description: `${prefix}${tool.description ?? ""}`.trim() || tool.name,
+      description: `${prefix}${tool.description ?? ""}`.trimEnd() || tool.name,
       inputSchema: tool.inputSchema as JsonSchema,
       ...(tool.title === undefined ? {} : { title: tool.title }),
       ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema as JsonSchema }),

@@ -99,7 +99,7 @@ async function owningServers(context: CommandContext, name: string): Promise<str
   const [before] = resolved.settings.toolNameFormat.split("{tool}");
   if (before === undefined || !before.includes("{server}")) return undefined;
   const matching = names.filter((server) =>
-    name.startsWith(before.replaceAll("{server}", normalizeServerPart(server))),
+    name.startsWith(before.replaceAll("{server}", () => normalizeServerPart(server))),
   );
   return matching.length > 0 ? matching : undefined;
 }
