@@ -1,0 +1,381 @@
+/**
+ * `npm run bench [-- --quick]`: mcp-bridge against the plain official SDK client in the same run, on
+ * the same benchmark server. Hand-written loops with process.hrtime.bigint() and process.cpuUsage()
+ * rather than tinybench: we need per-call percentiles and client CPU per call, and a harness whose
+ * own overhead is one hrtime read per call. Prints a table, then one `name: bridge=X unit,
+ * baseline=Y unit, ratio=Z` line per figure, then whether each target holds.
+ */
+import { spawn } from "node:child_process";
+import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { toOpenAITools } from "../src/adapters/openai.js";
+import { startBridge } from "../src/bridge/bridge.js";
+import type { Bridge } from "../src/bridge/types.js";
+import { ToolRegistry } from "../src/registry/registry.js";
+import { fmt, measureSequential, measureThroughput, percentile } from "./stats.js";
+
+const quick = process.argv.includes("--quick");
+const here = dirname(fileURLToPath(import.meta.url));
+const SERVER = join(here, "servers/bench-server.js");
+const N = quick ? 300 : 2000;
+
+interface Figure {
+  readonly name: string;
+  readonly unit: string;
+  readonly bridge: number;
+  readonly baseline: number;
+  readonly baselineName: string;
+  readonly detail?: string;
+  /** When set: does the figure meet its target? */
+  readonly target?: { readonly text: string; readonly met: boolean };
+}
+const figures: Figure[] = [];
+const notes: string[] = [];
+
+function record(figure: Figure): void {
+  figures.push(figure);
+  process.stderr.write(`  ${figure.name}: done\n`);
+}
+
+async function plainStdioClient(args: string[] = []): Promise<Client> {
+  const client = new Client({ name: "bench-baseline", version: "1" });
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [SERVER, ...args], stderr: "ignore" }),
+  );
+  return client;
+}
+
+async function startHttpServer(): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(process.execPath, [SERVER, "--http"], { stdio: ["ignore", "pipe", "ignore"] });
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const url = await new Promise<string>((resolve) =>
+    lines.on("line", (l) => l.startsWith("LISTENING ") && resolve(l.slice(10))),
+  );
+  return { url, stop: () => child.kill("SIGTERM") };
+}
+
+const stdioServers = (count: number, args: string[] = []) =>
+  Object.fromEntries(
+    Array.from({ length: count }, (_, i) => [
+      `s${i}`,
+      { command: process.execPath, args: [SERVER, ...args] },
+    ]),
+  );
+
+async function latency(kind: "stdio" | "http"): Promise<void> {
+  const http = kind === "http" ? await startHttpServer() : undefined;
+  const bridge = await startBridge({
+    servers: http
+      ? { b: { type: "http", url: http.url } }
+      : { b: stdioServers(1).s0 as Record<string, unknown> },
+    env: process.env,
+  });
+  const client = http ? new Client({ name: "bench-baseline", version: "1" }) : await plainStdioClient();
+  if (http) await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+  const warm = quick ? 50 : 200;
+  // Alternate the two so that machine noise hits both alike.
+  const ours = await measureSequential(N, warm, (i) => bridge.call("mcp_b_add", { a: i, b: 1 }));
+  const theirs = await measureSequential(N, warm, (i) =>
+    client.callTool({ name: "add", arguments: { a: i, b: 1 } }),
+  );
+  const ours2 = await measureSequential(N, 0, (i) => bridge.call("mcp_b_add", { a: i, b: 1 }));
+  const theirs2 = await measureSequential(N, 0, (i) =>
+    client.callTool({ name: "add", arguments: { a: i, b: 1 } }),
+  );
+  const ourWall = [...ours.wallUs, ...ours2.wallUs];
+  const theirWall = [...theirs.wallUs, ...theirs2.wallUs];
+  const p50 = percentile(ourWall, 0.5);
+  const base50 = percentile(theirWall, 0.5);
+  record({
+    name: `warm_call_${kind}_p50`,
+    unit: "us",
+    bridge: p50,
+    baseline: base50,
+    baselineName: "sdk",
+    detail: `p99 ${fmt(percentile(ourWall, 0.99))} vs ${fmt(percentile(theirWall, 0.99))} us; run-to-run p50 ${fmt(percentile(ours.wallUs, 0.5))}/${fmt(percentile(ours2.wallUs, 0.5))} vs ${fmt(percentile(theirs.wallUs, 0.5))}/${fmt(percentile(theirs2.wallUs, 0.5))}`,
+    target: { text: "<= 1.10x sdk", met: p50 / base50 <= 1.1 },
+  });
+  record({
+    name: `warm_call_${kind}_cpu`,
+    unit: "us/call",
+    bridge: (ours.cpuUs + ours2.cpuUs) / 2,
+    baseline: (theirs.cpuUs + theirs2.cpuUs) / 2,
+    baselineName: "sdk",
+  });
+  await client.close();
+  await bridge.close();
+  http?.stop();
+}
+
+async function throughput(): Promise<void> {
+  const bridge = await startBridge({
+    servers: { b: stdioServers(1).s0 as Record<string, unknown> },
+    env: process.env,
+  });
+  const client = await plainStdioClient();
+  const count = quick ? 1000 : 5000;
+  for (const inFlight of [1, 8, 64]) {
+    const ours = await measureThroughput(count, inFlight, (i) => bridge.call("mcp_b_add", { a: i, b: 1 }));
+    const theirs = await measureThroughput(count, inFlight, (i) =>
+      client.callTool({ name: "add", arguments: { a: i, b: 1 } }),
+    );
+    record({
+      name: `throughput_${inFlight}_in_flight`,
+      unit: "calls/s",
+      bridge: ours.perSecond,
+      baseline: theirs.perSecond,
+      baselineName: "sdk",
+      detail: `client cpu ${fmt(ours.cpuUs)} vs ${fmt(theirs.cpuUs)} us/call`,
+      ...(inFlight === 64
+        ? { target: { text: ">= 0.95x sdk", met: ours.perSecond / theirs.perSecond >= 0.95 } }
+        : {}),
+    });
+  }
+  await client.close();
+  await bridge.close();
+
+  const many = await startBridge({ servers: stdioServers(8), env: process.env });
+  const clients = await Promise.all(Array.from({ length: 8 }, () => plainStdioClient()));
+  const total = quick ? 2000 : 8000;
+  const ours = await measureThroughput(total, 64, (i) => many.call(`mcp_s${i % 8}_add`, { a: i, b: 1 }));
+  const theirs = await measureThroughput(total, 64, (i) =>
+    (clients[i % 8] as Client).callTool({ name: "add", arguments: { a: i, b: 1 } }),
+  );
+  record({
+    name: "throughput_8_servers_x_8",
+    unit: "calls/s",
+    bridge: ours.perSecond,
+    baseline: theirs.perSecond,
+    baselineName: "sdk",
+  });
+  await Promise.all(clients.map((c) => c.close()));
+  await many.close();
+}
+
+async function largeResults(): Promise<void> {
+  const bridge = await startBridge({
+    servers: { b: stdioServers(1).s0 as Record<string, unknown> },
+    env: process.env,
+  });
+  const client = await plainStdioClient();
+  for (const [label, chars] of [
+    ["100kb", 100_000],
+    ["5mb", 5_000_000],
+  ] as const) {
+    const count = chars > 1_000_000 ? (quick ? 5 : 20) : quick ? 50 : 200;
+    const ours = await measureSequential(count, 2, () => bridge.call("mcp_b_text", { chars }));
+    const theirs = await measureSequential(count, 2, () =>
+      client.callTool({ name: "text", arguments: { chars } }),
+    );
+    record({
+      name: `large_result_${label}_p50`,
+      unit: "ms",
+      bridge: percentile(ours.wallUs, 0.5) / 1000,
+      baseline: percentile(theirs.wallUs, 0.5) / 1000,
+      baselineName: "sdk",
+      detail: "bridge includes conversion and truncation to 5000 chars",
+    });
+  }
+  await client.close();
+  await bridge.close();
+}
+
+async function startup(): Promise<void> {
+  const delay = 300;
+  const args = ["--startup-delay", String(delay)];
+  const single = performance.now();
+  const one = await startBridge({ servers: stdioServers(1, args), env: process.env });
+  const slowest = performance.now() - single;
+  await one.close();
+
+  const started = performance.now();
+  const bridge = await startBridge({ servers: stdioServers(10, args), env: process.env });
+  const ours = performance.now() - started;
+  const tools = bridge.tools().length;
+  await bridge.close();
+
+  const sequentialStart = performance.now();
+  const clients: Client[] = [];
+  for (let i = 0; i < 10; i++) {
+    const client = await plainStdioClient(args);
+    await client.listTools();
+    clients.push(client);
+  }
+  const sequential = performance.now() - sequentialStart;
+  await Promise.all(clients.map((c) => c.close()));
+  record({
+    name: "startup_10_stdio_vs_sequential_sdk",
+    unit: "ms",
+    bridge: ours,
+    baseline: sequential,
+    baselineName: "sdk one after another",
+    detail: `${tools} tools registered; each server waits ${delay} ms before answering`,
+    target: { text: ">= 5x faster than sequential", met: sequential / ours >= 5 },
+  });
+  record({
+    name: "startup_10_stdio_vs_ideal_parallel",
+    unit: "ms",
+    bridge: ours,
+    baseline: slowest,
+    baselineName: "one server alone",
+    target: { text: "<= 1.3x the slowest single server", met: ours / slowest <= 1.3 },
+  });
+}
+
+async function catalog(): Promise<void> {
+  const client = await plainStdioClient(["--tools", "2000"]);
+  const { tools } = await client.listTools();
+  await client.close();
+  const registry = new ToolRegistry({
+    toolNameFormat: "mcp_{server}_{tool}",
+    descriptionPrefix: "[MCP:{server}] ",
+  });
+  const t0 = performance.now();
+  registry.setServerTools("catalog", { include: [], exclude: [] }, tools);
+  const registryMs = performance.now() - t0;
+  record({
+    name: "registry_ready_2000_tools",
+    unit: "ms",
+    bridge: registryMs,
+    baseline: 50,
+    baselineName: "target",
+    target: { text: "< 50 ms after tools/list", met: registryMs < 50 },
+  });
+  const big = new ToolRegistry({ toolNameFormat: "mcp_{server}_{tool}", descriptionPrefix: "" });
+  for (let s = 0; s < 5; s++) big.setServerTools(`srv${s}`, { include: [], exclude: [] }, tools);
+  const entries = big.list();
+  const t1 = performance.now();
+  toOpenAITools(entries);
+  const exportMs = performance.now() - t1;
+  record({
+    name: "to_openai_tools_10000",
+    unit: "ms",
+    bridge: exportMs,
+    baseline: 50,
+    baselineName: "target",
+    detail: `${entries.length} entries, first export (uncached)`,
+    target: { text: "< 50 ms", met: exportMs < 50 },
+  });
+}
+
+async function connectPerCall(): Promise<void> {
+  const count = quick ? 5 : 20;
+  const perCall = await measureSequential(count, 1, async () => {
+    const client = await plainStdioClient();
+    await client.callTool({ name: "add", arguments: { a: 1, b: 2 } });
+    await client.close();
+  });
+  const bridge = await startBridge({
+    servers: { b: stdioServers(1).s0 as Record<string, unknown> },
+    env: process.env,
+  });
+  const warm = await measureSequential(quick ? 200 : 1000, 50, () =>
+    bridge.call("mcp_b_add", { a: 1, b: 2 }),
+  );
+  await bridge.close();
+  const slow = percentile(perCall.wallUs, 0.5);
+  const fast = percentile(warm.wallUs, 0.5);
+  record({
+    name: "connect_per_call_vs_warm",
+    unit: "us",
+    bridge: fast,
+    baseline: slow,
+    baselineName: "spawn+initialize+call+close",
+    target: { text: "connect-per-call >= 50x slower", met: slow / fast >= 50 },
+  });
+}
+
+async function memory(): Promise<void> {
+  const bridge: Bridge = await startBridge({ servers: stdioServers(10), env: process.env });
+  global.gc?.();
+  const rss10 = process.memoryUsage().rss / 1e6;
+  const calls = quick ? 10_000 : 100_000;
+  for (let i = 0; i < 2000; i++) await bridge.call(`mcp_s${i % 10}_add`, { a: i, b: 1 });
+  global.gc?.();
+  const before = process.memoryUsage().rss / 1e6;
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < calls) {
+        const i = next++;
+        await bridge.call(`mcp_s${i % 10}_add`, { a: i, b: 1 });
+      }
+    }),
+  );
+  global.gc?.();
+  const after = process.memoryUsage().rss / 1e6;
+  await bridge.close();
+  record({
+    name: "rss_10_servers",
+    unit: "MB",
+    bridge: rss10,
+    baseline: rss10,
+    baselineName: "(absolute)",
+  });
+  record({
+    name: `rss_growth_${calls}_calls`,
+    unit: "MB",
+    bridge: after - before,
+    baseline: 20,
+    baselineName: "target",
+    detail: global.gc ? "after gc" : "run with --expose-gc for steadier figures",
+    target: { text: "< 20 MB", met: after - before < 20 },
+  });
+}
+
+const sections: [string, () => Promise<void>][] = [
+  ["warm latency stdio", () => latency("stdio")],
+  ["warm latency http", () => latency("http")],
+  ["throughput", throughput],
+  ["large results", largeResults],
+  ["startup", startup],
+  ["catalog", catalog],
+  ["connect per call", connectPerCall],
+  ["memory", memory],
+];
+
+const started = performance.now();
+for (const [name, run] of sections) {
+  process.stderr.write(`${name}...\n`);
+  try {
+    await run();
+  } catch (error) {
+    notes.push(`${name}: failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+notes.push(
+  "peers (@langchain/mcp-adapters, @mastra/mcp, mcporter): not measured in this harness yet (see the note on issue 7)",
+);
+
+const rows = figures.map((f) => [
+  f.name,
+  `${fmt(f.bridge)} ${f.unit}`,
+  `${fmt(f.baseline)} ${f.unit} (${f.baselineName})`,
+  fmt(f.bridge / f.baseline, 2),
+  f.detail ?? "",
+]);
+const headers = ["figure", "mcp-bridge", "baseline", "ratio", "detail"];
+const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+const line = (cells: readonly string[]) =>
+  cells
+    .map((c, i) => c.padEnd(widths[i] ?? 0))
+    .join("  ")
+    .trimEnd();
+console.log(line(headers));
+for (const row of rows) console.log(line(row));
+console.log("");
+for (const f of figures)
+  console.log(
+    `${f.name}: bridge=${fmt(f.bridge, 2)} ${f.unit}, baseline=${fmt(f.baseline, 2)} ${f.unit}, ratio=${fmt(f.bridge / f.baseline, 3)}`,
+  );
+console.log("");
+for (const f of figures)
+  if (f.target) console.log(`target ${f.target.met ? "MET   " : "MISSED"} ${f.name}: ${f.target.text}`);
+for (const note of notes) console.log(`note: ${note}`);
+console.log(
+  `\n${quick ? "quick" : "full"} run, ${fmt((performance.now() - started) / 1000)} s, node ${process.version}`,
+);
+process.exit(0);
