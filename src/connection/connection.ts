@@ -7,6 +7,7 @@ import type {
   Transport,
 } from "@modelcontextprotocol/client";
 import { Client, ProtocolError, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
+import * as z from "zod";
 import type { ServerDefinition } from "../config/model.js";
 import {
   AbortError,
@@ -95,6 +96,8 @@ interface Session {
 }
 
 const STDERR_LINES = 50;
+
+const LENIENT_TOOL_PAGE = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
 const STDERR_LINE_CHARS = 1000;
 
 class Connection implements ServerConnection {
@@ -198,7 +201,11 @@ class Connection implements ServerConnection {
       // One transparent retry when a restarted HTTP server no longer knows our session: the request
       // never ran there, so sending it again on a fresh session is safe.
       for (let retried = false; ; retried = true) {
-        const session = await this.#usableSession(deadline, options.signal, tool, options.timeoutMs);
+        const current = this.#session;
+        const session =
+          this.#state === "connected" && current && !current.dead && !options.signal?.aborted
+            ? current
+            : await this.#usableSession(deadline, options.signal, tool, options.timeoutMs);
         const remaining = deadline - Date.now();
         if (remaining <= 0) throw this.#timeoutError(tool, options.timeoutMs);
         try {
@@ -354,19 +361,24 @@ class Connection implements ServerConnection {
         listMaxPages: 0,
         listChanged: {
           tools: {
-            onChanged: (error, tools) => {
+            // We list ourselves (see #listTools) so that one malformed tool cannot hide all the others.
+            autoRefresh: false,
+            debounceMs: 50,
+            onChanged: () => {
               if (client !== this.#session?.client) return;
-              if (error) {
-                this.#options.logger.warn(
-                  `Server "${this.name}" announced new tools, but listing them failed`,
-                  {
-                    server: this.name,
-                    error: this.#options.redact(String(error)),
-                  },
-                );
-                return;
-              }
-              if (tools) this.#setTools(tools);
+              this.#listTools(client, this.definition.startupTimeoutMs).then(
+                (tools) => {
+                  if (client === this.#session?.client) this.#setTools(tools);
+                },
+                (error: unknown) =>
+                  this.#options.logger.warn(
+                    `Server "${this.name}" announced new tools, but listing them failed`,
+                    {
+                      server: this.name,
+                      error: this.#describe(error),
+                    },
+                  ),
+              );
             },
           },
         },
@@ -378,8 +390,32 @@ class Connection implements ServerConnection {
 
   async #listTools(client: Client, timeoutMs: number): Promise<Tool[]> {
     if (!client.getServerCapabilities()?.tools) return [];
-    const result = await client.listTools(undefined, { timeout: timeoutMs });
-    return result.tools;
+    try {
+      return (await client.listTools(undefined, { timeout: timeoutMs })).tools;
+    } catch (error) {
+      if (!(SdkError.isInstance(error) && error.code === SdkErrorCode.InvalidResult)) throw error;
+    }
+    // The SDK rejects a whole list for one bad entry; take the pages as they are and let the registry
+    // skip the bad entries one by one, with a warning naming each.
+    this.#options.logger.warn(
+      `Server "${this.name}" sent a malformed tool list; skipping the invalid entries`,
+      {
+        server: this.name,
+      },
+    );
+    const tools: unknown[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 1000; page++) {
+      const result = await client.request(
+        { method: "tools/list", ...(cursor === undefined ? {} : { params: { cursor } }) },
+        LENIENT_TOOL_PAGE,
+        { timeout: timeoutMs },
+      );
+      tools.push(...result.tools);
+      cursor = result.nextCursor;
+      if (!cursor) break;
+    }
+    return tools as Tool[];
   }
 
   #setTools(tools: readonly Tool[]): void {

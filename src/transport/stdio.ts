@@ -151,13 +151,10 @@ export class ProcessTransport implements Transport {
     if (!stdin || stdin.destroyed || this.#closing) {
       return Promise.reject(new Error("Not connected: the server process is not running"));
     }
-    return new Promise((resolve, reject) => {
-      const ok = stdin.write(serializeMessage(message), (error) => {
-        if (error) reject(error);
-      });
-      if (ok) resolve();
-      else stdin.once("drain", resolve);
-    });
+    // Write errors surface through stdin's "error" listener (and then the process's exit), which fails
+    // every pending request; a per-write callback would cost a closure on the hot path for nothing.
+    if (stdin.write(serializeMessage(message))) return Promise.resolve();
+    return new Promise((resolve) => stdin.once("drain", resolve));
   }
 
   close(): Promise<void> {

@@ -234,6 +234,20 @@ describe("remote servers", () => {
     expect((await bridge.call("b/add", { a: 2, b: 2 })).text).toBe("4");
   });
 
+  it("negotiates the 2026-07-28 stateless protocol (auto and pinned) and needs no session", async () => {
+    await using modern = await startHttpFixture("normal", ["--modern"]);
+    await using bridge = await startBridge({
+      servers: {
+        auto: { type: "http", url: modern.url },
+        pinned: { type: "http", url: modern.url, negotiation: "2026-07-28" },
+      },
+    });
+    expect(bridge.server("auto")?.protocolVersion).toBe("2026-07-28");
+    expect(bridge.server("pinned")?.protocolVersion).toBe("2026-07-28");
+    expect((await bridge.call("auto/add", { a: 1, b: 2 })).text).toBe("3");
+    expect((await bridge.call("pinned/echo", { text: "x" })).text).toBe("x");
+  });
+
   it("falls back to legacy SSE for a url with no declared transport, and uses SSE when declared", async () => {
     await using legacy = await startLegacySseServer();
     const base = legacy.url.replace(/\/sse$/, "");
