@@ -324,6 +324,7 @@ class Connection implements ServerConnection {
         await client.connect(transport, { timeout: remaining });
         const tools = await this.#listTools(client, Math.max(1, deadline - Date.now()));
         client.onclose = () => this.#onSessionClosed(session);
+        client.onerror = (error) => this.#onSessionError(session, error);
         if (transport instanceof ProcessTransport) this.#pid = transport.pid;
         this.#protocolVersion = client.getNegotiatedProtocolVersion();
         const info = client.getServerVersion();
@@ -439,6 +440,28 @@ class Connection implements ServerConnection {
     );
     this.#options.logger.warn(`Server "${this.name}" connection closed unexpectedly`, { server: this.name });
     this.#afterRuntimeFailure();
+  }
+
+  /**
+   * Transport errors outside any request. Over HTTP a dead server shows up only here (the SDK keeps
+   * retrying the stream while requests wait for their timeout), so a network failure ends the session
+   * at once: in-flight calls fail now, and the reconnect path takes over.
+   */
+  #onSessionError(session: Session, error: Error): void {
+    if (session.retired || session !== this.#session) return;
+    this.#options.logger.debug(`Server "${this.name}" transport error: ${this.#describe(error)}`, {
+      server: this.name,
+    });
+    if (this.definition.transport === "stdio") return;
+    if (isNetworkFailure(error) || /Maximum reconnection attempts/.test(error.message)) {
+      this.#abandon(
+        session,
+        new ServerCrashedError(
+          `Server "${this.name}" at ${this.#options.redact(this.definition.url)} became unreachable (${this.#describe(error)}); reconnecting.`,
+          { server: this.name, cause: error },
+        ),
+      );
+    }
   }
 
   #afterRuntimeFailure(): void {
