@@ -1,4 +1,5 @@
 import type { ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 
 /**
  * Servers started through `npx`, `uvx` or a shell wrapper have children of their own, which outlive the
@@ -39,8 +40,31 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
+/**
+ * Whether any process of the group still runs. kill(-pgid, 0) also counts zombies, and a server's
+ * children that died with it are zombies until the machine's init reaps them, which in containers can
+ * take seconds; on Linux /proc tells the living from the dead.
+ */
 export function groupAlive(pgid: number): boolean {
-  return signalGroup(pgid, 0);
+  if (!signalGroup(pgid, 0)) return false;
+  if (process.platform !== "linux") return true;
+  try {
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      } catch {
+        continue;
+      }
+      // pid (comm) state ppid pgrp ...; comm may contain spaces and parentheses.
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
+    }
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 // Not unref'd: a host awaiting close() must not see its event loop drain before the processes are gone.
