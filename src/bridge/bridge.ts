@@ -1,5 +1,6 @@
 import { type FSWatcher, watch } from "node:fs";
 import type { Tool } from "@modelcontextprotocol/client";
+import { createAuthHandle } from "../auth/index.js";
 import { diffServers } from "../config/diff.js";
 import { loadConfig } from "../config/load.js";
 import type { ResolvedConfig, ServerDefinition } from "../config/model.js";
@@ -24,6 +25,7 @@ import type { ToolResult } from "../results/types.js";
 import { TypedEmitter } from "../util/events.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { redactText } from "../util/redact.js";
+import { applySchemaDefaults, registerElicitation } from "./elicitation.js";
 import type {
   Bridge,
   BridgeEventMap,
@@ -82,11 +84,11 @@ class BridgeRuntime implements Bridge {
     );
     this.#registry = this.#newRegistry();
     for (const warning of config.warnings) this.#logger.warn(warning.message, { ...warning });
-    for (const definition of config.servers) this.#addConnection(definition);
   }
 
   /** Starts every selected server in parallel. */
   async startAll(): Promise<void> {
+    for (const definition of this.config.servers) await this.#addConnection(definition);
     const starting = [...this.#connections.values()].map((connection) => connection.start());
     this.#watchConfig();
     if (this.#options.wait === false) return;
@@ -180,7 +182,7 @@ class BridgeRuntime implements Bridge {
     );
     const starting: ServerConnection[] = [];
     for (const definition of [...diff.changed, ...diff.added]) {
-      const connection = this.#addConnection(definition);
+      const connection = await this.#addConnection(definition);
       if (connection) starting.push(connection);
     }
     const pending = Promise.all(starting.map((connection) => connection.start()));
@@ -229,19 +231,33 @@ class BridgeRuntime implements Bridge {
     return only === undefined || only.includes(definition.name);
   }
 
-  #addConnection(definition: ServerDefinition): ServerConnection | undefined {
+  async #addConnection(definition: ServerDefinition): Promise<ServerConnection | undefined> {
     if (!this.#selected(definition)) return undefined;
     const enabled = definition.enabled && this.config.settings.enabled;
     const secrets = secretsOf(definition);
     const maxResultChars = definition.maxResultChars ?? this.config.settings.maxResultChars;
+    const auth =
+      enabled && definition.transport !== "stdio"
+        ? await createAuthHandle(definition, { ...this.#options.auth, env: this.#options.env ?? process.env })
+        : undefined;
     const connection = createConnection(enabled ? definition : { ...definition, enabled: false }, {
       logger: this.#logger,
       clientInfo: this.#options.clientInfo ?? PACKAGE_CLIENT_INFO,
       redact: (text) => redactText(text, secrets),
       ...(this.#options.env ? { hostEnv: this.#options.env } : {}),
+      ...(auth ? { auth } : {}),
       // Keep comfortably more than the result will show, so truncation (not the transport) decides.
       stringCapBytes: Math.max(1024 * 1024, maxResultChars * 8),
+      configureClient: (client) =>
+        registerElicitation(client, this.#options.onElicitation ?? applySchemaDefaults),
     });
+    if (auth) {
+      const close = connection.close.bind(connection);
+      connection.close = async () => {
+        await close();
+        await auth.close();
+      };
+    }
     connection.on("toolsChanged", (tools) => this.#publishTools(connection, tools));
     connection.on("stateChanged", (status) => this.#events.emit("serverStateChanged", status));
     this.#connections.set(definition.name, connection);

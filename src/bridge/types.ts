@@ -1,3 +1,4 @@
+import type { AuthOptions } from "../auth/index.js";
 import type { BridgeSettings, ResolvedConfig } from "../config/model.js";
 import type { ServerStatus } from "../connection/status.js";
 import type { BridgeStats, FlatParameters, ToolDefinition, ToolFilterCallback } from "../registry/types.js";
@@ -61,6 +62,13 @@ export interface BridgeOptions {
   readonly validateArguments?: boolean;
   /** `clientInfo` sent to servers. */
   readonly clientInfo?: { readonly name: string; readonly version: string };
+  /** OAuth for remote servers: token storage and how the authorization step runs (see auth/). */
+  readonly auth?: AuthOptions;
+  /**
+   * Answers a server's `elicitation/create`. Default: accept with the schema's defaults when every
+   * required field has one, otherwise decline (a library host has no person to ask).
+   */
+  readonly onElicitation?: ElicitationHandler;
   /** Fail `start()` when a server marked `required` could not start (default true). */
   readonly enforceRequired?: boolean;
 }
@@ -100,3 +108,17 @@ export interface Bridge extends AsyncDisposable {
   on<E extends keyof BridgeEventMap>(event: E, listener: (...args: BridgeEventMap[E]) => void): () => void;
   close(): Promise<void>;
 }
+
+export interface ElicitationRequest {
+  readonly server: string;
+  readonly message: string;
+  readonly requestedSchema?: Record<string, unknown>;
+}
+
+export type ElicitationResponse =
+  | { readonly action: "accept"; readonly content: Record<string, unknown> }
+  | { readonly action: "decline" | "cancel" };
+
+export type ElicitationHandler = (
+  request: ElicitationRequest,
+) => Promise<ElicitationResponse> | ElicitationResponse;

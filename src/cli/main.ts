@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { ErrorCode, isMcpBridgeError, McpBridgeError } from "../errors.js";
 import { parseCommandLine } from "./args.js";
+import { authCommand } from "./commands/auth.js";
 import { callCommand } from "./commands/call.js";
 import { configCommand } from "./commands/config.js";
 import { statusCommand } from "./commands/status.js";
@@ -24,6 +25,9 @@ Commands:
                                   the JSON Schema, or a validation report (exit 1 if an entry is skipped)
   config import --from claude-code|claude-desktop|cursor|vscode|codex
                                   servers found in another host's config files
+  auth login|logout|status [SERVER]
+                                  OAuth login for a remote server (browser + 127.0.0.1 callback);
+                                  tokens are kept per server, mode 0600, and refreshed
 
 Options:
   -c, --config PATH   config file (default: the search order, see \`config paths\`)
@@ -72,6 +76,8 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
         return await callCommand(context);
       case "config":
         return await configCommand(context);
+      case "auth":
+        return await authCommand(context);
       default:
         throw new McpBridgeError(
           ErrorCode.Usage,

@@ -6,7 +6,13 @@ import type {
   Tool,
   Transport,
 } from "@modelcontextprotocol/client";
-import { Client, ProtocolError, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
+import {
+  Client,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  UnauthorizedError,
+} from "@modelcontextprotocol/client";
 import * as z from "zod";
 import type { ServerDefinition } from "../config/model.js";
 import {
@@ -39,7 +45,11 @@ export interface ConnectionOptions {
   /** Redacts secrets of this server out of free text (errors, stderr lines). */
   readonly redact: (text: string) => string;
   readonly hostEnv?: Readonly<Record<string, string | undefined>>;
-  readonly authProvider?: AuthProvider | OAuthClientProvider;
+  /** Authentication to a remote server (see auth/): the SDK provider and the authorization step's result. */
+  readonly auth?: {
+    readonly provider: AuthProvider | OAuthClientProvider;
+    authorizationResult(): Promise<URLSearchParams | undefined>;
+  };
   readonly fetch?: FetchLike;
   /** Bytes kept of each string of an oversized stdio message (see transport/framing.ts). */
   readonly stringCapBytes?: number;
@@ -307,12 +317,14 @@ class Connection implements ServerConnection {
     const deadline = Date.now() + timeoutMs;
     const attempts = transportAttempts(this.definition);
     let lastError: unknown;
-    for (const [index, attempt] of attempts.entries()) {
+    let authorizations = 0;
+    for (let index = 0; index < attempts.length; index++) {
+      const attempt = attempts[index] as (typeof attempts)[number];
       const remaining = deadline - Date.now();
       if (remaining <= 0) break;
       const transport = createTransport(this.definition, attempt, {
         ...(this.#options.hostEnv ? { hostEnv: this.#options.hostEnv } : {}),
-        ...(this.#options.authProvider ? { authProvider: this.#options.authProvider } : {}),
+        ...(this.#options.auth ? { authProvider: this.#options.auth.provider } : {}),
         ...(this.#options.fetch ? { fetch: this.#options.fetch } : {}),
         ...(this.#options.stringCapBytes ? { stringCapBytes: this.#options.stringCapBytes } : {}),
         onStderrLine: (line) => this.#stderr.push(line.slice(0, STDERR_LINE_CHARS)),
@@ -333,6 +345,18 @@ class Connection implements ServerConnection {
         this.#setTools(tools);
         return session;
       } catch (error) {
+        if (
+          UnauthorizedError.isInstance(error) &&
+          authorizations < 2 &&
+          (await this.#finishAuthorization(transport))
+        ) {
+          authorizations++;
+          session.retired = true;
+          await client.close().catch(() => {});
+          // The same transport kind again, now with a token.
+          index--;
+          continue;
+        }
         lastError = this.#startError(error, transport, timeoutMs);
         session.retired = true;
         await client.close().catch(() => {});
@@ -351,6 +375,26 @@ class Connection implements ServerConnection {
       lastError ??
       this.#startError(new SdkError(SdkErrorCode.RequestTimeout, "startup timeout"), undefined, timeoutMs)
     );
+  }
+
+  /** Completes an OAuth authorization the SDK started during connect; true when there is a new token. */
+  async #finishAuthorization(transport: Transport): Promise<boolean> {
+    const params = await this.#options.auth?.authorizationResult().catch((error: unknown) => {
+      this.#lastError = new McpBridgeError(
+        ErrorCode.Auth,
+        `Server "${this.name}": authorization failed: ${this.#describe(error)}`,
+        {
+          server: this.name,
+          cause: error,
+        },
+      );
+      return undefined;
+    });
+    if (!params) return false;
+    const finish = (transport as { finishAuth?: (params: URLSearchParams) => Promise<void> }).finishAuth;
+    if (!finish) return false;
+    await finish.call(transport, params);
+    return true;
   }
 
   #newClient(): Client {
@@ -705,6 +749,13 @@ class Connection implements ServerConnection {
     const status = httpStatusOf(error);
     const where =
       this.definition.transport === "stdio" ? "" : ` at ${this.#options.redact(this.definition.url)}`;
+    if (status === 401 || UnauthorizedError.isInstance(error)) {
+      return new ServerConnectionError(
+        ErrorCode.ServerStartFailed,
+        `Server "${this.name}"${where} requires authorization: run \`mcp-bridge auth login ${this.name}\`, or configure its oauth settings or an Authorization header.`,
+        fields,
+      );
+    }
     return new ServerConnectionError(
       ErrorCode.ServerStartFailed,
       `Server "${this.name}"${where} could not be connected${status ? ` (HTTP ${status})` : ""}: ${this.#describe(error)}${this.#stderrHint()}`,

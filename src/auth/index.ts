@@ -1,0 +1,89 @@
+import type { AuthProvider, OAuthClientProvider } from "@modelcontextprotocol/client";
+import { ClientCredentialsProvider, PrivateKeyJwtProvider } from "@modelcontextprotocol/client";
+import type { RemoteServerDefinition } from "../config/model.js";
+import { BridgeOAuthProvider } from "./provider.js";
+import { type AuthorizationStep, headlessStep, loopbackStep } from "./redirect.js";
+import { AuthStore, defaultAuthDir } from "./store.js";
+
+export interface AuthOptions {
+  /** Where tokens and registrations are kept (default `$XDG_CONFIG_HOME/mcp-bridge/auth`). */
+  readonly storageDir?: string;
+  /**
+   * How the authorization step runs: `none` (default for hosts: a server that needs a login fails
+   * with a message saying to run `mcp-bridge auth login`), `headless` (follow the redirects without a
+   * browser), `loopback` (a browser and a 127.0.0.1 callback, for people).
+   */
+  readonly authorization?: "none" | "headless" | "loopback";
+  /** Shows the authorization URL in loopback mode (open a browser, print it). */
+  readonly present?: (authorizationUrl: URL) => void | Promise<void>;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** What a connection needs to authenticate to one remote server. */
+export interface AuthHandle {
+  readonly provider: AuthProvider | OAuthClientProvider;
+  /** After the SDK started an authorization: the callback's query, to finish it. */
+  authorizationResult(): Promise<URLSearchParams | undefined>;
+  close(): Promise<void>;
+}
+
+const HEADLESS_REDIRECT = "http://127.0.0.1:1/callback";
+
+/**
+ * The auth provider for a remote server, or undefined when it needs none: client credentials
+ * (client_secret_basic, private_key_jwt) from the server's `oauth` settings, else the authorization
+ * code flow when the server has `oauth` settings or a login was stored by `mcp-bridge auth login`.
+ */
+export async function createAuthHandle(
+  definition: RemoteServerDefinition,
+  options: AuthOptions = {},
+): Promise<AuthHandle | undefined> {
+  const settings = definition.oauth ?? {};
+  if (settings.grant === "client_credentials") {
+    if (!settings.clientId)
+      throw new Error(`Server "${definition.name}": oauth.grant = "client_credentials" needs oauth.clientId`);
+    const provider = settings.privateKeyPem
+      ? new PrivateKeyJwtProvider({
+          clientId: settings.clientId,
+          privateKey: settings.privateKeyPem,
+          algorithm: settings.signingAlgorithm ?? "ES256",
+        })
+      : new ClientCredentialsProvider({
+          clientId: settings.clientId,
+          clientSecret: settings.clientSecret ?? "",
+        });
+    return { provider, authorizationResult: async () => undefined, close: async () => {} };
+  }
+  const store = new AuthStore(
+    options.storageDir ?? defaultAuthDir(options.env),
+    definition.name,
+    definition.url,
+  );
+  const mode = options.authorization ?? "none";
+  if (!definition.oauth && !store.read().tokens && mode === "none") return undefined;
+  let step: AuthorizationStep;
+  if (mode === "loopback") {
+    const stored = store.read().redirectUri;
+    const port = settings.redirectPort ?? (stored ? Number(new URL(stored).port) : 0);
+    step = await loopbackStep({ port, present: options.present ?? (() => {}) }).catch(() =>
+      loopbackStep({ port: 0, present: options.present ?? (() => {}) }),
+    );
+  } else if (mode === "headless") {
+    step = headlessStep(HEADLESS_REDIRECT);
+  } else {
+    step = {
+      redirectUrl: store.read().redirectUri ?? HEADLESS_REDIRECT,
+      start: async () => {
+        throw new Error(
+          `Server "${definition.name}" needs an OAuth login: run \`mcp-bridge auth login ${definition.name}\``,
+        );
+      },
+      result: async () => undefined,
+      close: async () => {},
+    };
+  }
+  const provider = new BridgeOAuthProvider(settings, store, step);
+  return { provider, authorizationResult: () => step.result(), close: () => step.close() };
+}
+
+export { AuthStore, defaultAuthDir } from "./store.js";

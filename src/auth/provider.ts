@@ -1,0 +1,126 @@
+import type {
+  OAuthClientInformationContext,
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from "@modelcontextprotocol/client";
+import type { OAuthSettings } from "../config/model.js";
+import type { AuthorizationStep } from "./redirect.js";
+import type { AuthStore, StoredAuth } from "./store.js";
+
+/**
+ * OAuth 2.1 authorization code + PKCE for one server. The SDK does discovery, dynamic registration,
+ * scope selection, step-up, the `resource` parameter and refresh; this provider keeps what must
+ * survive (registration, tokens) in the AuthStore and hands the browser step to an AuthorizationStep.
+ */
+export class BridgeOAuthProvider implements OAuthClientProvider {
+  readonly clientMetadataUrl?: string;
+  #codeVerifier: string | undefined;
+  #discovery: OAuthDiscoveryState | undefined;
+
+  constructor(
+    private readonly settings: OAuthSettings,
+    private readonly store: AuthStore,
+    private readonly step: AuthorizationStep,
+  ) {
+    if (settings.clientMetadataUrl) this.clientMetadataUrl = settings.clientMetadataUrl;
+  }
+
+  get redirectUrl(): string {
+    return this.step.redirectUrl;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    const method =
+      this.settings.tokenEndpointAuthMethod ?? (this.settings.clientSecret ? "client_secret_basic" : "none");
+    return {
+      client_name: "mcp-bridge",
+      redirect_uris: [this.redirectUrl],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: method,
+      ...(this.settings.scopes?.length ? { scope: this.settings.scopes.join(" ") } : {}),
+    };
+  }
+
+  /**
+   * A registration (and its tokens) belongs to the authorization server that issued it: when the
+   * resource moves to another one (SEP-2352), the client registers again there.
+   */
+  #sameIssuer(stored: StoredAuth, context: OAuthClientInformationContext | undefined): boolean {
+    return !context?.issuer || !stored.issuer || stored.issuer === context.issuer;
+  }
+
+  clientInformation(context?: OAuthClientInformationContext): StoredOAuthClientInformation | undefined {
+    if (this.settings.clientId) {
+      return {
+        client_id: this.settings.clientId,
+        ...(this.settings.clientSecret ? { client_secret: this.settings.clientSecret } : {}),
+      } as StoredOAuthClientInformation;
+    }
+    const stored = this.store.read();
+    // A registration made for another redirect URI (the loopback port changed) cannot be used.
+    if (stored.client && stored.redirectUri === this.redirectUrl && this.#sameIssuer(stored, context)) {
+      return stored.client as StoredOAuthClientInformation;
+    }
+    return undefined;
+  }
+
+  saveClientInformation(
+    information: StoredOAuthClientInformation,
+    context?: OAuthClientInformationContext,
+  ): void {
+    if (this.settings.clientId) return;
+    this.store.update((current) => ({
+      ...current,
+      client: information as unknown as Record<string, unknown>,
+      redirectUri: this.redirectUrl,
+      ...(context?.issuer ? { issuer: context.issuer } : {}),
+    }));
+  }
+
+  tokens(context?: OAuthClientInformationContext): StoredOAuthTokens | undefined {
+    const stored = this.store.read();
+    return this.#sameIssuer(stored, context) ? (stored.tokens as StoredOAuthTokens | undefined) : undefined;
+  }
+
+  saveTokens(tokens: StoredOAuthTokens, context?: OAuthClientInformationContext): void {
+    this.store.update((current) => ({
+      ...current,
+      tokens: tokens as unknown as Record<string, unknown>,
+      ...(context?.issuer ? { issuer: context.issuer } : {}),
+    }));
+  }
+
+  async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    await this.step.start(authorizationUrl);
+  }
+
+  saveCodeVerifier(codeVerifier: string): void {
+    this.#codeVerifier = codeVerifier;
+  }
+
+  codeVerifier(): string {
+    if (!this.#codeVerifier)
+      throw new Error("No PKCE code verifier: the authorization was not started by this process");
+    return this.#codeVerifier;
+  }
+
+  invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): void {
+    if (scope === "verifier" || scope === "all") this.#codeVerifier = undefined;
+    if (scope === "discovery" || scope === "all") this.#discovery = undefined;
+    if (scope === "all") this.store.clear();
+    else if (scope === "tokens") this.store.update(({ tokens: _dropped, ...rest }) => rest);
+    else if (scope === "client") this.store.update(({ client: _dropped, ...rest }) => rest);
+  }
+
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.#discovery = state;
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.#discovery;
+  }
+}
