@@ -15,6 +15,7 @@ import { toOpenAITools } from "../src/adapters/openai.js";
 import { startBridge } from "../src/bridge/bridge.js";
 import type { Bridge } from "../src/bridge/types.js";
 import { ToolRegistry } from "../src/registry/registry.js";
+import { measurePeers } from "./peers.js";
 import { fmt, measureSequential, measureThroughput, percentile } from "./stats.js";
 
 const quick = process.argv.includes("--quick");
@@ -326,6 +327,49 @@ async function memory(): Promise<void> {
   });
 }
 
+async function peers(): Promise<void> {
+  const count = quick ? 300 : 2000;
+  const bridge = await startBridge({
+    servers: { b: stdioServers(1).s0 as Record<string, unknown> },
+    env: process.env,
+  });
+  const ours = await measureSequential(count, 100, (i) => bridge.call("mcp_b_add", { a: i, b: 1 }));
+  await bridge.close();
+  const started = performance.now();
+  const ten = await startBridge({ servers: stdioServers(10), env: process.env });
+  const ourStartup = performance.now() - started;
+  await ten.close();
+  const ourP50 = percentile(ours.wallUs, 0.5);
+  for (const peer of measurePeers(join(here, "../.."), SERVER, count)) {
+    if (peer.error || peer.warmP50Us === undefined) {
+      notes.push(`peer ${peer.peer}: not measured (${peer.error ?? "no figures"})`);
+      continue;
+    }
+    record({
+      name: `peer_warm_call_${peer.peer.replace(/[^a-z]+/gi, "_")}`,
+      unit: "us",
+      bridge: ourP50,
+      baseline: peer.warmP50Us,
+      baselineName: peer.peer,
+      detail: `client cpu ${fmt(ours.cpuUs)} vs ${fmt(peer.cpuUsPerCall ?? Number.NaN)} us/call`,
+      target: {
+        text: "faster than the peer",
+        met: ourP50 < peer.warmP50Us && ours.cpuUs < (peer.cpuUsPerCall ?? Number.POSITIVE_INFINITY),
+      },
+    });
+    if (peer.startup10Ms !== undefined) {
+      record({
+        name: `peer_startup_10_${peer.peer.replace(/[^a-z]+/gi, "_")}`,
+        unit: "ms",
+        bridge: ourStartup,
+        baseline: peer.startup10Ms,
+        baselineName: peer.peer,
+        target: { text: "faster than the peer", met: ourStartup < peer.startup10Ms },
+      });
+    }
+  }
+}
+
 const sections: [string, () => Promise<void>][] = [
   ["warm latency stdio", () => latency("stdio")],
   ["warm latency http", () => latency("http")],
@@ -335,6 +379,7 @@ const sections: [string, () => Promise<void>][] = [
   ["catalog", catalog],
   ["connect per call", connectPerCall],
   ["memory", memory],
+  ["peers", peers],
 ];
 
 const started = performance.now();
@@ -346,9 +391,6 @@ for (const [name, run] of sections) {
     notes.push(`${name}: failed: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
-notes.push(
-  "peers (@langchain/mcp-adapters, @mastra/mcp, mcporter): not measured in this harness yet (see the note on issue 7)",
-);
 
 const rows = figures.map((f) => [
   f.name,

@@ -6,6 +6,7 @@ import type {
   StoredOAuthClientInformation,
   StoredOAuthTokens,
 } from "@modelcontextprotocol/client";
+import { DPOP_SUPPORTED_ALGS, DpopSession } from "@modelcontextprotocol/client";
 import type { OAuthSettings } from "../config/model.js";
 import type { AuthorizationStep } from "./redirect.js";
 import type { AuthStore, StoredAuth } from "./store.js";
@@ -19,6 +20,7 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
   readonly clientMetadataUrl?: string;
   #codeVerifier: string | undefined;
   #discovery: OAuthDiscoveryState | undefined;
+  #dpop: Promise<DpopSession> | undefined;
 
   constructor(
     private readonly settings: OAuthSettings,
@@ -114,6 +116,30 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
     if (scope === "all") this.store.clear();
     else if (scope === "tokens") this.store.update(({ tokens: _dropped, ...rest }) => rest);
     else if (scope === "client") this.store.update(({ client: _dropped, ...rest }) => rest);
+  }
+
+  /**
+   * DPoP (RFC 9449) when the authorization server advertises it: tokens are then bound to a key held
+   * for this process's lifetime. A DPoP-bound token stored by an earlier run cannot be presented
+   * without that key, so it is dropped and the next use logs in again.
+   */
+  async dpop(): Promise<DpopSession | undefined> {
+    const metadata = this.#discovery?.authorizationServerMetadata as
+      | { dpop_signing_alg_values_supported?: string[] }
+      | undefined;
+    const supported = metadata?.dpop_signing_alg_values_supported;
+    if (!supported?.length) return undefined;
+    if (!this.#dpop) {
+      const alg = (["ES256", ...DPOP_SUPPORTED_ALGS] as const).find((candidate) =>
+        supported.includes(candidate),
+      );
+      if (!alg) return undefined;
+      this.#dpop = DpopSession.create({ alg });
+      const stored = this.store.read().tokens as { token_type?: string } | undefined;
+      if (stored?.token_type?.toLowerCase() === "dpop")
+        this.store.update(({ tokens: _dropped, ...rest }) => rest);
+    }
+    return this.#dpop;
   }
 
   saveDiscoveryState(state: OAuthDiscoveryState): void {
