@@ -17,7 +17,7 @@ export interface PeerFigures {
 
 const PEERS = ["@langchain/mcp-adapters", "@mastra/mcp", "mcporter"];
 
-const SCRIPT = String.raw`
+const SCRIPT = `
 const [peer, server, countText] = process.argv.slice(2);
 const count = Number(countText);
 const entry = (name) => ({ command: process.execPath, args: [server] });

@@ -118,11 +118,19 @@ async function throughput(): Promise<void> {
   });
   const client = await plainStdioClient();
   const count = quick ? 1000 : 5000;
+  // Both share the SDK's code, so whichever runs first warms it for the other: warm both, then
+  // alternate two rounds and keep each side's better round.
+  const oursCall = (i: number) => bridge.call("mcp_b_add", { a: i, b: 1 });
+  const theirsCall = (i: number) => client.callTool({ name: "add", arguments: { a: i, b: 1 } });
+  await measureThroughput(count, 8, oursCall);
+  await measureThroughput(count, 8, theirsCall);
+  const best = (a: { perSecond: number; cpuUs: number }, b: { perSecond: number; cpuUs: number }) =>
+    a.perSecond >= b.perSecond ? a : b;
   for (const inFlight of [1, 8, 64]) {
-    const ours = await measureThroughput(count, inFlight, (i) => bridge.call("mcp_b_add", { a: i, b: 1 }));
-    const theirs = await measureThroughput(count, inFlight, (i) =>
-      client.callTool({ name: "add", arguments: { a: i, b: 1 } }),
-    );
+    const ours1 = await measureThroughput(count, inFlight, oursCall);
+    const theirs1 = await measureThroughput(count, inFlight, theirsCall);
+    const ours = best(ours1, await measureThroughput(count, inFlight, oursCall));
+    const theirs = best(theirs1, await measureThroughput(count, inFlight, theirsCall));
     record({
       name: `throughput_${inFlight}_in_flight`,
       unit: "calls/s",
@@ -296,7 +304,7 @@ async function memory(): Promise<void> {
   const calls = quick ? 10_000 : 100_000;
   for (let i = 0; i < 2000; i++) await bridge.call(`mcp_s${i % 10}_add`, { a: i, b: 1 });
   global.gc?.();
-  const before = process.memoryUsage().rss / 1e6;
+  const before = process.memoryUsage();
   let next = 0;
   await Promise.all(
     Array.from({ length: 16 }, async () => {
@@ -307,7 +315,7 @@ async function memory(): Promise<void> {
     }),
   );
   global.gc?.();
-  const after = process.memoryUsage().rss / 1e6;
+  const after = process.memoryUsage();
   await bridge.close();
   record({
     name: "rss_10_servers",
@@ -316,14 +324,15 @@ async function memory(): Promise<void> {
     baseline: rss10,
     baselineName: "(absolute)",
   });
+  // RSS keeps what the allocator has not returned to the system, so a leak is judged on the heap.
   record({
-    name: `rss_growth_${calls}_calls`,
+    name: `heap_growth_${calls}_calls`,
     unit: "MB",
-    bridge: after - before,
+    bridge: (after.heapUsed - before.heapUsed) / 1e6,
     baseline: 20,
     baselineName: "target",
-    detail: global.gc ? "after gc" : "run with --expose-gc for steadier figures",
-    target: { text: "< 20 MB", met: after - before < 20 },
+    detail: `rss growth ${fmt((after.rss - before.rss) / 1e6)} MB; ${global.gc ? "after gc" : "run with --expose-gc for steadier figures"}`,
+    target: { text: "< 20 MB", met: (after.heapUsed - before.heapUsed) / 1e6 < 20 },
   });
 }
 

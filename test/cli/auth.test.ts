@@ -16,7 +16,7 @@ beforeAll(async () => {
   writeFileSync(
     config,
     JSON.stringify({
-      mcpServers: { remote: { type: "http", url: oauth.url.replace(/\/mcp$/, "") + "/mcp" } },
+      mcpServers: { remote: { type: "http", url: oauth.url } },
     }),
   );
 });

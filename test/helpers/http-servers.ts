@@ -1,9 +1,8 @@
-import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
 import { McpServer } from "@modelcontextprotocol/server";
 import * as z from "zod";
+import { statefulHandler } from "../fixtures/servers/lib.js";
 
 /** An HTTP server on 127.0.0.1, port 0, closed (connections included) by `close()` or `await using`. */
 export interface LocalHttpServer extends AsyncDisposable {
@@ -28,32 +27,17 @@ export async function listen(
 
 /** A real Streamable HTTP MCP server (stateful sessions) with an `add` tool, in this process. */
 export function startMcpHttpServer(name = "http-calc"): Promise<LocalHttpServer> {
-  const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
-  return listen(async (req, res) => {
-    const sessionId = req.headers["mcp-session-id"];
-    let transport = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
-    if (typeof sessionId === "string" && !transport) {
-      res.writeHead(404).end();
-      return;
-    }
-    if (!transport) {
-      const created = new NodeStreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => {
-          sessions.set(id, created);
-        },
-      });
-      transport = created;
+  return listen(
+    statefulHandler(() => {
       const server = new McpServer({ name, version: "1.0.0" });
       server.registerTool(
         "add",
         { description: "Add two numbers", inputSchema: z.object({ a: z.number(), b: z.number() }) },
         async ({ a, b }) => ({ content: [{ type: "text", text: String(a + b) }] }),
       );
-      await server.connect(transport);
-    }
-    await transport.handleRequest(req, res);
-  });
+      return server;
+    }),
+  );
 }
 
 /** Answers every request with HTTP 500. */

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { type Bridge, McpBridge, type ServerStatus, startBridge } from "../../src/index.js";
 import { alive, startHttpFixture, stdioEntry, waitForExit } from "../fixtures/servers/index.js";
 import { startLegacySseServer } from "../helpers/http-servers.js";
+import { until } from "../helpers/wait.js";
 
 const tempDirs: string[] = [];
 afterAll(() => {
@@ -14,14 +15,6 @@ afterAll(() => {
 function pidOf(status: ServerStatus | undefined): number {
   expect(status?.pid).toBeTypeOf("number");
   return status?.pid as number;
-}
-
-async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe("stdio servers", () => {

@@ -4,19 +4,12 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ServerStatus, startBridge } from "../../src/index.js";
 import { startHttpFixture, stdioEntry, waitForExit } from "../fixtures/servers/index.js";
+import { until } from "../helpers/wait.js";
 
 const temps: string[] = [];
 afterAll(() => {
   for (const dir of temps) rmSync(dir, { recursive: true, force: true });
 });
-
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe("lifecycle", () => {
   it("wait: false resolves at once; tools arrive with toolsChanged; ready() waits for the rest", async () => {

@@ -7,6 +7,7 @@ import { loadConfig, McpBridgeError, startBridge } from "../../src/index.js";
 import { alive, startHttpFixture, stdioEntry, waitForExit } from "../fixtures/servers/index.js";
 import { cliEnv, spawnCli } from "../helpers/cli.js";
 import { listen } from "../helpers/http-servers.js";
+import { capturingLogger, until } from "../helpers/wait.js";
 
 const temps: string[] = [];
 const tempDir = () => {
@@ -17,14 +18,6 @@ const tempDir = () => {
 afterAll(() => {
   for (const dir of temps) rmSync(dir, { recursive: true, force: true });
 });
-
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe("fault 4: a tool that hangs", () => {
   it("times out alone; the server is told to cancel; other calls on the same server complete", async () => {
@@ -43,13 +36,7 @@ describe("fault 4: a tool that hangs", () => {
 
 describe("fault 5: noise on stdout", () => {
   it("is logged once per kind and skipped; no call is lost", async () => {
-    const warnings: string[] = [];
-    const logger = {
-      debug() {},
-      info() {},
-      warn: (m: string) => warnings.push(m),
-      error: (m: string) => warnings.push(m),
-    };
+    const { logger, messages: warnings } = capturingLogger();
     await using bridge = await startBridge({ servers: { noisy: stdioEntry("garbage-stdout") }, logger });
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) => bridge.call("noisy/add", { a: i, b: i })),
@@ -244,13 +231,7 @@ describe("fault 9: process trees", () => {
 
 describe("fault 10: malformed tool lists from a real (broken) server", () => {
   it("skips bad entries with a warning naming server and tool; registers the rest, 5,000 of them", async () => {
-    const warnings: string[] = [];
-    const logger = {
-      debug() {},
-      info() {},
-      warn: (m: string) => warnings.push(m),
-      error: (m: string) => warnings.push(m),
-    };
+    const { logger, messages: warnings } = capturingLogger();
     await using bridge = await startBridge({
       servers: { broken: stdioEntry("malformed-tools" as never, {}, ["--count", "5000"]) },
       logger,
