@@ -1,5 +1,11 @@
 import type { AuthProvider, OAuthClientProvider } from "@modelcontextprotocol/client";
-import { ClientCredentialsProvider, PrivateKeyJwtProvider } from "@modelcontextprotocol/client";
+import {
+  ClientCredentialsProvider,
+  CrossAppAccessProvider,
+  discoverAndRequestJwtAuthGrant,
+  PrivateKeyJwtProvider,
+  requestJwtAuthorizationGrant,
+} from "@modelcontextprotocol/client";
 import type { RemoteServerDefinition } from "../config/model.js";
 import { BridgeOAuthProvider } from "./provider.js";
 import { type AuthorizationStep, headlessStep, loopbackStep } from "./redirect.js";
@@ -52,6 +58,35 @@ export async function createAuthHandle(
           clientId: settings.clientId,
           clientSecret: settings.clientSecret ?? "",
         });
+    return { provider, authorizationResult: async () => undefined, close: async () => {} };
+  }
+  if (settings.grant === "cross_app_access") {
+    const idp = settings.idp;
+    if (!idp || !settings.clientId) {
+      throw new Error(
+        `Server "${definition.name}": oauth.grant = "cross_app_access" needs oauth.clientId and oauth.idp`,
+      );
+    }
+    const provider = new CrossAppAccessProvider({
+      clientId: settings.clientId,
+      clientSecret: settings.clientSecret ?? "",
+      // The ID-JAG comes from the enterprise identity provider, for this authorization server and resource.
+      assertion: async (context) => {
+        const common = {
+          audience: context.authorizationServerUrl,
+          resource: context.resourceUrl,
+          idToken: idp.idToken,
+          clientId: idp.clientId,
+          ...(idp.clientSecret ? { clientSecret: idp.clientSecret } : {}),
+          ...(context.scope ? { scope: context.scope } : {}),
+          fetchFn: context.fetchFn,
+        };
+        const grant = idp.tokenEndpoint
+          ? await requestJwtAuthorizationGrant({ ...common, tokenEndpoint: idp.tokenEndpoint })
+          : await discoverAndRequestJwtAuthGrant({ ...common, idpUrl: idp.issuer ?? "" });
+        return grant.jwtAuthGrant;
+      },
+    });
     return { provider, authorizationResult: async () => undefined, close: async () => {} };
   }
   const store = new AuthStore(

@@ -43,7 +43,15 @@ export interface OAuthSettings {
   readonly clientSecret?: string;
   readonly clientMetadataUrl?: string;
   readonly scopes?: readonly string[];
-  readonly grant?: "authorization_code" | "client_credentials";
+  readonly grant?: "authorization_code" | "client_credentials" | "cross_app_access";
+  /** Enterprise-managed authorization (SEP-990): the identity provider that issues the ID-JAG. */
+  readonly idp?: {
+    readonly tokenEndpoint?: string;
+    readonly issuer?: string;
+    readonly idToken: string;
+    readonly clientId: string;
+    readonly clientSecret?: string;
+  };
   readonly tokenEndpointAuthMethod?:
     | "client_secret_basic"
     | "client_secret_post"

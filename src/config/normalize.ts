@@ -572,11 +572,42 @@ function normalizeOAuth(
   };
   const scopes = get("scopes", "scope");
   const grant = get("grant", "grantType", "grant_type");
-  if (grant !== undefined && grant !== "authorization_code" && grant !== "client_credentials") {
+  if (
+    grant !== undefined &&
+    grant !== "authorization_code" &&
+    grant !== "client_credentials" &&
+    grant !== "cross_app_access"
+  ) {
     throw new EntryProblem(
       "oauth.grant",
-      '"oauth.grant" must be "authorization_code" or "client_credentials"',
+      '"oauth.grant" must be "authorization_code", "client_credentials" or "cross_app_access"',
     );
+  }
+  const idpRaw = raw.idp;
+  let idp: Record<string, string> | undefined;
+  if (idpRaw !== undefined) {
+    if (!idpRaw || typeof idpRaw !== "object" || Array.isArray(idpRaw)) {
+      throw new EntryProblem("oauth.idp", '"oauth.idp" must be a table');
+    }
+    const table = idpRaw as Raw;
+    const field = (name: string, ...keys: string[]) => {
+      const found = keys.map((key) => table[key]).find((v) => v !== undefined);
+      return found === undefined ? undefined : text(`oauth.idp.${name}`, found);
+    };
+    const entries = {
+      tokenEndpoint: field("tokenEndpoint", "tokenEndpoint", "token_endpoint"),
+      issuer: field("issuer", "issuer"),
+      idToken: field("idToken", "idToken", "id_token"),
+      clientId: field("clientId", "clientId", "client_id"),
+      clientSecret: field("clientSecret", "clientSecret", "client_secret"),
+    };
+    if (!entries.idToken || !entries.clientId || !(entries.tokenEndpoint || entries.issuer)) {
+      throw new EntryProblem("oauth.idp", '"oauth.idp" needs idToken, clientId and tokenEndpoint or issuer');
+    }
+    idp = Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined)) as Record<
+      string,
+      string
+    >;
   }
   const method = get("tokenEndpointAuthMethod", "token_endpoint_auth_method");
   const port = get("redirectPort", "redirect_port");
@@ -595,6 +626,7 @@ function normalizeOAuth(
     privateKeyPem: optional("privateKeyPem", "privateKeyPem", "private_key_pem"),
     signingAlgorithm: optional("signingAlgorithm", "signingAlgorithm", "signing_algorithm"),
     redirectPort: typeof port === "number" ? port : undefined,
+    idp,
   };
   return Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)) as OAuthSettings;
 }

@@ -29,6 +29,15 @@ export function redactServer(definition: ServerDefinition): ServerDefinition {
             ...oauth,
             ...(oauth.clientSecret ? { clientSecret: MASK } : {}),
             ...(oauth.privateKeyPem ? { privateKeyPem: MASK } : {}),
+            ...(oauth.idp
+              ? {
+                  idp: {
+                    ...oauth.idp,
+                    idToken: MASK,
+                    ...(oauth.idp.clientSecret ? { clientSecret: MASK } : {}),
+                  },
+                }
+              : {}),
           },
         }
       : {}),

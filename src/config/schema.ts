@@ -73,7 +73,17 @@ export const rawServerSchema = z
         clientSecret: z.string().optional(),
         clientMetadataUrl: z.string().optional(),
         scopes: z.union([z.string(), z.array(z.string())]).optional(),
-        grant: z.enum(["authorization_code", "client_credentials"]).optional(),
+        grant: z.enum(["authorization_code", "client_credentials", "cross_app_access"]).optional(),
+        idp: z
+          .object({
+            tokenEndpoint: z.string().optional(),
+            issuer: z.string().optional(),
+            idToken: z.string(),
+            clientId: z.string(),
+            clientSecret: z.string().optional(),
+          })
+          .optional()
+          .describe("Enterprise-managed authorization (SEP-990): the identity provider issuing the ID-JAG"),
         tokenEndpointAuthMethod: z
           .enum(["client_secret_basic", "client_secret_post", "private_key_jwt", "none"])
           .optional(),

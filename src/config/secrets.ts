@@ -23,6 +23,8 @@ export function secretsOf(definition: ServerDefinition): string[] {
     const oauth = definition.oauth;
     if (oauth?.clientSecret) secrets.push(oauth.clientSecret);
     if (oauth?.privateKeyPem) secrets.push(oauth.privateKeyPem);
+    if (oauth?.idp?.idToken) secrets.push(oauth.idp.idToken);
+    if (oauth?.idp?.clientSecret) secrets.push(oauth.idp.clientSecret);
   }
   return [...new Set(secrets.filter((secret) => secret.trim().length >= 4))].sort(
     (a, b) => b.length - a.length,

@@ -20,6 +20,15 @@ function oauthSettings(): Record<string, unknown> | undefined {
   if (context.private_key_pem) oauth.privateKeyPem = context.private_key_pem;
   if (context.signing_algorithm) oauth.signingAlgorithm = context.signing_algorithm;
   if (scenario.startsWith("auth/client-credentials")) oauth.grant = "client_credentials";
+  if (context.idp_id_token && context.idp_client_id) {
+    oauth.grant = "cross_app_access";
+    oauth.idp = {
+      idToken: context.idp_id_token,
+      clientId: context.idp_client_id,
+      ...(context.idp_token_endpoint ? { tokenEndpoint: context.idp_token_endpoint } : {}),
+      ...(context.idp_issuer ? { issuer: context.idp_issuer } : {}),
+    };
+  }
   if (scenario.startsWith("auth/"))
     oauth.clientMetadataUrl = "https://conformance-test.local/client-metadata.json";
   return Object.keys(oauth).length > 0 ? oauth : undefined;
