@@ -1,12 +1,14 @@
-import type { AuthProvider, OAuthClientProvider } from "@modelcontextprotocol/client";
+import type { AuthProvider, FetchLike, OAuthClientProvider } from "@modelcontextprotocol/client";
 import {
   ClientCredentialsProvider,
   CrossAppAccessProvider,
   discoverAndRequestJwtAuthGrant,
+  isDpopNonceChallenge,
   PrivateKeyJwtProvider,
   requestJwtAuthorizationGrant,
 } from "@modelcontextprotocol/client";
 import type { RemoteServerDefinition } from "../config/model.js";
+import { JwtBearerProvider } from "./jwt-bearer.js";
 import { BridgeOAuthProvider } from "./provider.js";
 import { type AuthorizationStep, headlessStep, loopbackStep } from "./redirect.js";
 import { AuthStore, defaultAuthDir } from "./store.js";
@@ -28,6 +30,8 @@ export interface AuthOptions {
 /** What a connection needs to authenticate to one remote server. */
 export interface AuthHandle {
   readonly provider: AuthProvider | OAuthClientProvider;
+  /** The fetch the transport should use (it watches for a 401 on a request that carried a token). */
+  readonly fetch?: FetchLike;
   /** After the SDK started an authorization: the callback's query, to finish it. */
   authorizationResult(): Promise<URLSearchParams | undefined>;
   close(): Promise<void>;
@@ -48,16 +52,29 @@ export async function createAuthHandle(
   if (settings.grant === "client_credentials") {
     if (!settings.clientId)
       throw new Error(`Server "${definition.name}": oauth.grant = "client_credentials" needs oauth.clientId`);
+    // Without an expected issuer the SDK sends the credentials wherever the server points (and warns).
+    const expected = settings.issuer ? { expectedIssuer: settings.issuer } : {};
     const provider = settings.privateKeyPem
       ? new PrivateKeyJwtProvider({
           clientId: settings.clientId,
           privateKey: settings.privateKeyPem,
           algorithm: settings.signingAlgorithm ?? "ES256",
+          ...expected,
         })
       : new ClientCredentialsProvider({
           clientId: settings.clientId,
           clientSecret: settings.clientSecret ?? "",
+          ...expected,
         });
+    return { provider, authorizationResult: async () => undefined, close: async () => {} };
+  }
+  if (settings.grant === "jwt_bearer") {
+    if (!settings.clientId || !settings.assertion) {
+      throw new Error(
+        `Server "${definition.name}": oauth.grant = "jwt_bearer" needs oauth.clientId and oauth.assertion`,
+      );
+    }
+    const provider = new JwtBearerProvider(settings.clientId, settings.assertion, settings.scopes?.join(" "));
     return { provider, authorizationResult: async () => undefined, close: async () => {} };
   }
   if (settings.grant === "cross_app_access") {
@@ -118,7 +135,26 @@ export async function createAuthHandle(
     };
   }
   const provider = new BridgeOAuthProvider(settings, store, step);
-  return { provider, authorizationResult: () => step.result(), close: () => step.close() };
+  // A 401 while holding a token can mean the resource moved to another authorization server
+  // (SEP-2352): forget the cached discovery so the SDK looks again instead of reusing the old one.
+  const watchingFetch: FetchLike = async (url, init) => {
+    const response = await fetch(url, init);
+    // A DPoP nonce challenge is a 401 too, but only asks for a retry with the server's nonce.
+    if (
+      response.status === 401 &&
+      new Headers(init?.headers).has("authorization") &&
+      !isDpopNonceChallenge(response)
+    ) {
+      provider.invalidateCredentials("discovery");
+    }
+    return response;
+  };
+  return {
+    provider,
+    fetch: watchingFetch,
+    authorizationResult: () => step.result(),
+    close: () => step.close(),
+  };
 }
 
 export { AuthStore, defaultAuthDir } from "./store.js";

@@ -245,7 +245,7 @@ class BridgeRuntime implements Bridge {
       clientInfo: this.#options.clientInfo ?? PACKAGE_CLIENT_INFO,
       redact: (text) => redactText(text, secrets),
       ...(this.#options.env ? { hostEnv: this.#options.env } : {}),
-      ...(auth ? { auth } : {}),
+      ...(auth ? { auth, ...(auth.fetch ? { fetch: auth.fetch } : {}) } : {}),
       // Keep comfortably more than the result will show, so truncation (not the transport) decides.
       stringCapBytes: Math.max(1024 * 1024, maxResultChars * 8),
       configureClient: (client) =>

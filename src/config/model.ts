@@ -43,7 +43,11 @@ export interface OAuthSettings {
   readonly clientSecret?: string;
   readonly clientMetadataUrl?: string;
   readonly scopes?: readonly string[];
-  readonly grant?: "authorization_code" | "client_credentials" | "cross_app_access";
+  readonly grant?: "authorization_code" | "client_credentials" | "cross_app_access" | "jwt_bearer";
+  /** The workload's JWT for the jwt_bearer grant (workload identity federation). */
+  readonly assertion?: string;
+  /** The authorization server's issuer, when known: client credentials are only sent there. */
+  readonly issuer?: string;
   /** Enterprise-managed authorization (SEP-990): the identity provider that issues the ID-JAG. */
   readonly idp?: {
     readonly tokenEndpoint?: string;

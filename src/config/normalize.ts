@@ -576,11 +576,12 @@ function normalizeOAuth(
     grant !== undefined &&
     grant !== "authorization_code" &&
     grant !== "client_credentials" &&
-    grant !== "cross_app_access"
+    grant !== "cross_app_access" &&
+    grant !== "jwt_bearer"
   ) {
     throw new EntryProblem(
       "oauth.grant",
-      '"oauth.grant" must be "authorization_code", "client_credentials" or "cross_app_access"',
+      '"oauth.grant" must be "authorization_code", "client_credentials", "cross_app_access" or "jwt_bearer"',
     );
   }
   const idpRaw = raw.idp;
@@ -627,6 +628,8 @@ function normalizeOAuth(
     signingAlgorithm: optional("signingAlgorithm", "signingAlgorithm", "signing_algorithm"),
     redirectPort: typeof port === "number" ? port : undefined,
     idp,
+    assertion: optional("assertion", "assertion"),
+    issuer: optional("issuer", "issuer"),
   };
   return Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)) as OAuthSettings;
 }

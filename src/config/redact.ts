@@ -29,6 +29,7 @@ export function redactServer(definition: ServerDefinition): ServerDefinition {
             ...oauth,
             ...(oauth.clientSecret ? { clientSecret: MASK } : {}),
             ...(oauth.privateKeyPem ? { privateKeyPem: MASK } : {}),
+            ...(oauth.assertion ? { assertion: MASK } : {}),
             ...(oauth.idp
               ? {
                   idp: {

@@ -73,7 +73,14 @@ export const rawServerSchema = z
         clientSecret: z.string().optional(),
         clientMetadataUrl: z.string().optional(),
         scopes: z.union([z.string(), z.array(z.string())]).optional(),
-        grant: z.enum(["authorization_code", "client_credentials", "cross_app_access"]).optional(),
+        grant: z
+          .enum(["authorization_code", "client_credentials", "cross_app_access", "jwt_bearer"])
+          .optional(),
+        assertion: z.string().optional().describe("jwt_bearer: the workload's JWT (use ${VAR})"),
+        issuer: z
+          .string()
+          .optional()
+          .describe("The authorization server's issuer: credentials are only sent there"),
         idp: z
           .object({
             tokenEndpoint: z.string().optional(),

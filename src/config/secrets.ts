@@ -24,6 +24,7 @@ export function secretsOf(definition: ServerDefinition): string[] {
     if (oauth?.clientSecret) secrets.push(oauth.clientSecret);
     if (oauth?.privateKeyPem) secrets.push(oauth.privateKeyPem);
     if (oauth?.idp?.idToken) secrets.push(oauth.idp.idToken);
+    if (oauth?.assertion) secrets.push(oauth.assertion);
     if (oauth?.idp?.clientSecret) secrets.push(oauth.idp.clientSecret);
   }
   return [...new Set(secrets.filter((secret) => secret.trim().length >= 4))].sort(

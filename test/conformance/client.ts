@@ -10,7 +10,12 @@ import { type JsonSchema, startBridge, type ToolEntry } from "../../src/index.js
 
 const url = process.argv.at(-1) ?? "";
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
-const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as Record<string, string | undefined>;
+const rawContext = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as Record<string, unknown>;
+const context = rawContext as Record<string, string | undefined>;
+/** Some scenarios name the exact calls to make (and their arguments). */
+const scriptedCalls = Array.isArray(rawContext.toolCalls)
+  ? (rawContext.toolCalls as { name: string; arguments?: Record<string, unknown> }[])
+  : undefined;
 
 /** Scenario data becomes ordinary `oauth` settings of the server entry, as a user would write them. */
 function oauthSettings(): Record<string, unknown> | undefined {
@@ -20,6 +25,10 @@ function oauthSettings(): Record<string, unknown> | undefined {
   if (context.private_key_pem) oauth.privateKeyPem = context.private_key_pem;
   if (context.signing_algorithm) oauth.signingAlgorithm = context.signing_algorithm;
   if (scenario.startsWith("auth/client-credentials")) oauth.grant = "client_credentials";
+  if (context.valid_jwt) {
+    oauth.grant = "jwt_bearer";
+    oauth.assertion = context.valid_jwt;
+  }
   if (context.idp_id_token && context.idp_client_id) {
     oauth.grant = "cross_app_access";
     oauth.idp = {
@@ -84,7 +93,13 @@ try {
     },
     env: {},
   });
-  for (const tool of bridge.tools()) {
+  if (scriptedCalls) {
+    for (const call of scriptedCalls) {
+      const result = await bridge.call(`test/${call.name}`, call.arguments ?? {}, { onError: "result" });
+      process.stdout.write(`${call.name}: ${result.text.slice(0, 200)}\n`);
+    }
+  }
+  for (const tool of scriptedCalls ? [] : bridge.tools()) {
     const result = await bridge.call(tool.name, sampleArguments(tool.inputSchema, bridge.tools()), {
       onError: "result",
     });

@@ -58,11 +58,11 @@ describe("calls: timeouts, cancellation, progress", () => {
     const kept = await bridge.call(
       "slow/progress",
       { steps: 5, intervalMs: 150 },
-      { timeout: 400, resetTimeoutOnProgress: true, onProgress: () => {} },
+      { timeout: 600, resetTimeoutOnProgress: true, onProgress: () => {} },
     );
     expect(kept.text).toBe("done after 5 steps");
     await expect(
-      bridge.call("slow/progress", { steps: 5, intervalMs: 150 }, { timeout: 400, onProgress: () => {} }),
+      bridge.call("slow/progress", { steps: 5, intervalMs: 150 }, { timeout: 600, onProgress: () => {} }),
     ).rejects.toMatchObject({ code: "TOOL_TIMEOUT" });
   });
 });

@@ -109,7 +109,7 @@ describe("stdio servers", () => {
 
   it("starts servers in parallel: every start window overlaps", async () => {
     const servers = Object.fromEntries(
-      Array.from({ length: 5 }, (_, i) => [`slow${i}`, stdioEntry("slow-start", {}, ["--delay", "700"])]),
+      Array.from({ length: 5 }, (_, i) => [`slow${i}`, stdioEntry("slow-start", {}, ["--delay", "1500"])]),
     );
     await using bridge = await startBridge({ servers });
     const windows = bridge.servers().map((status) => {
@@ -199,14 +199,15 @@ describe("stdio servers", () => {
     await using bridge = await startBridge({
       servers: {
         lazy: stdioEntry("normal", { lazy: true }),
-        sleepy: stdioEntry("normal", { idleTimeout: "200ms" }),
+        sleepy: stdioEntry("normal", { idleTimeout: "600ms" }),
       },
     });
+    // Read before anything else: the idle timer runs from the moment the server connected.
+    const firstPid = pidOf(bridge.server("sleepy"));
     expect(bridge.server("lazy")?.state).toBe("idle");
     expect(bridge.tools({ server: "lazy" })).toEqual([]);
     expect((await bridge.call("lazy/add", { a: 1, b: 2 })).text).toBe("3");
     expect(bridge.server("lazy")?.state).toBe("connected");
-    const firstPid = pidOf(bridge.server("sleepy"));
     await until(() => bridge.server("sleepy")?.state === "idle");
     expect(await waitForExit([firstPid])).toEqual([]);
     expect(bridge.tool("mcp_sleepy_add")).toBeDefined();
