@@ -11,7 +11,7 @@ export type {
   OpenAIToolMessage,
 } from "./adapters/execute.js";
 export { executeAnthropicToolUses, executeOpenAIToolCalls, executeToolCalls } from "./adapters/execute.js";
-export type { OpenAITool, OpenAIToolOptions } from "./adapters/openai.js";
+export type { OpenAITool, OpenAIToolOptions, StrictSchema } from "./adapters/openai.js";
 export { fromOpenAIStrictArguments, toOpenAITools, toStrictSchema } from "./adapters/openai.js";
 // --- bridge ---
 export { McpBridge, startBridge } from "./bridge/bridge.js";
@@ -67,14 +67,18 @@ export {
   ToolNotFoundError,
   ToolTimeoutError,
 } from "./errors.js";
+export { matchesToolFilter } from "./registry/filter.js";
 export { flattenParameters } from "./registry/flatten.js";
 export {
   baseToolName,
+  formatToolName,
+  normalizeNamePart,
   normalizeServerPart,
   normalizeToolPart,
   TOOL_NAME_PATTERN,
 } from "./registry/naming.js";
 export { ToolRegistry, type ToolRegistryOptions } from "./registry/registry.js";
+export { type CallOutcome, CallStats } from "./registry/stats.js";
 // --- registry and results ---
 export type {
   FlatParameter,
@@ -85,7 +89,7 @@ export type {
   ToolFilterCallback,
 } from "./registry/types.js";
 export { type ArgumentIssue, validateArguments } from "./registry/validate.js";
-export { errorToolResult, toToolResult } from "./results/convert.js";
+export { type ConvertOptions, errorToolResult, textForModel, toToolResult } from "./results/convert.js";
 export { truncateText } from "./results/truncate.js";
 export type { ToolResult } from "./results/types.js";
 export { parseDuration } from "./util/duration.js";

@@ -1,24 +1,38 @@
 import { jsonSchema, type Tool, tool } from "ai";
-import type { ToolEntry } from "../bridge/types.js";
+import type { CallOptions, ToolEntry } from "../bridge/types.js";
+import { textForModel } from "../results/convert.js";
 import { objectSchema } from "./anthropic.js";
+
+/** Call options for every tool; the signal comes from the AI SDK and failures always become results. */
+export type AiSdkToolOptions = Omit<CallOptions, "signal" | "onError">;
 
 /**
  * Vercel AI SDK tools (`generateText({ tools })`), keyed by exposed name, each executing through the
- * bridge. Exposed as the `mcp-bridge/ai-sdk` subpath so that only hosts using `ai` load it. A failed
- * call resolves to the error text the model should read rather than throwing into the SDK's loop.
+ * bridge. Exposed only as the `mcp-bridge/ai-sdk` subpath, so hosts without `ai` never load it.
+ *
+ * `execute` resolves to the result text (truncated, with media as placeholders): a plain string is
+ * what every AI SDK version since 5 turns into a text tool result for any provider. A failed call
+ * resolves to text starting with `Error:` rather than throwing into the SDK's loop, so the model can
+ * react.
  */
-export function toAiSdkTools(entries: readonly ToolEntry[]): Record<string, Tool> {
-  const tools: Record<string, Tool> = {};
+export function toAiSdkTools(
+  entries: readonly ToolEntry[],
+  options: AiSdkToolOptions = {},
+): Record<string, Tool<Record<string, unknown>, string>> {
+  const tools: Record<string, Tool<Record<string, unknown>, string>> = {};
   for (const entry of entries) {
     tools[entry.name] = tool({
       description: entry.description,
-      inputSchema: jsonSchema(objectSchema(entry.inputSchema) as Parameters<typeof jsonSchema>[0]),
-      execute: async (args: unknown, { abortSignal }: { abortSignal?: AbortSignal }) => {
-        const result = await entry.call(args as Record<string, unknown>, {
+      inputSchema: jsonSchema<Record<string, unknown>>(
+        objectSchema(entry.inputSchema) as Parameters<typeof jsonSchema>[0],
+      ),
+      execute: async (args: Record<string, unknown>, { abortSignal }: { abortSignal?: AbortSignal }) => {
+        const result = await entry.call(args ?? {}, {
+          ...options,
           onError: "result",
           ...(abortSignal ? { signal: abortSignal } : {}),
         });
-        return result.text;
+        return textForModel(result);
       },
     });
   }

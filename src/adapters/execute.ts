@@ -1,6 +1,9 @@
 import type { Bridge, CallOptions } from "../bridge/types.js";
-import { errorToolResult } from "../results/convert.js";
+import { InvalidArgumentsError, ToolNotFoundError } from "../errors.js";
+import type { ToolDefinition } from "../registry/types.js";
+import { errorToolResult, textForModel } from "../results/convert.js";
 import type { ToolResult } from "../results/types.js";
+import { fromOpenAIStrictArguments } from "./openai.js";
 
 /** A tool call as in an OpenAI Chat Completions assistant message (`message.tool_calls[]`). */
 export interface OpenAIToolCall {
@@ -31,11 +34,20 @@ export interface AnthropicToolResultBlock {
 }
 
 export interface ExecuteOptions extends Omit<CallOptions, "onError"> {
-  /** Maps arguments before the call (e.g. `fromOpenAIStrictArguments` for strict-mode schemas). */
+  /**
+   * The tools were exported with `toOpenAITools(entries, { strict: true })`: `null` for an argument
+   * that was optional means "not given" and is removed before the call. Needs `bridge.tool`.
+   */
+  readonly strict?: boolean;
+  /** Maps arguments before the call (after the strict-mode mapping). */
   readonly mapArguments?: (name: string, args: Record<string, unknown>) => Record<string, unknown>;
 }
 
-type Caller = Pick<Bridge, "call">;
+/** Anything that calls tools by exposed name: a Bridge, or a host's own wrapper around one. */
+type Caller = Pick<Bridge, "call"> & {
+  /** Only needed for `strict`: the exported definition of a tool by exposed name. */
+  readonly tool?: (name: string) => Pick<ToolDefinition, "inputSchema"> | undefined;
+};
 
 /**
  * Runs the model's tool calls concurrently and returns the messages to send back. Never throws for a
@@ -48,8 +60,14 @@ export function executeOpenAIToolCalls(
 ): Promise<OpenAIToolMessage[]> {
   return Promise.all(
     calls.map(async (call) => {
-      const result = await run(bridge, call.function.name, parseArguments(call.function.arguments), options);
-      return { role: "tool" as const, tool_call_id: call.id, content: result.text };
+      const result = await run(
+        bridge,
+        call.function?.name,
+        parseArguments(call.function?.arguments),
+        options,
+      );
+      // Chat Completions has no error flag on tool messages: the text itself must say it failed.
+      return { role: "tool" as const, tool_call_id: call.id, content: textForModel(result) };
     }),
   );
 }
@@ -90,7 +108,10 @@ export function executeToolCalls(
 
 type Parsed = { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
 
-function parseArguments(text: string): Parsed {
+function parseArguments(text: unknown): Parsed {
+  if (text !== null && typeof text === "object" && !Array.isArray(text))
+    return { ok: true, value: text as Record<string, unknown> };
+  if (typeof text !== "string") return { ok: false, error: "the arguments must be a JSON object" };
   if (text.trim() === "") return { ok: true, value: {} };
   try {
     const value: unknown = JSON.parse(text);
@@ -102,14 +123,26 @@ function parseArguments(text: string): Parsed {
   }
 }
 
-async function run(bridge: Caller, name: string, args: Parsed, options: ExecuteOptions): Promise<ToolResult> {
-  if (!args.ok)
-    return errorToolResult(new Error(`Cannot call tool "${name}": ${args.error}. Send a JSON object.`), {
-      tool: name,
-    });
-  const { mapArguments, ...callOptions } = options;
-  const value = mapArguments ? mapArguments(name, args.value) : args.value;
+async function run(
+  bridge: Caller,
+  name: string | undefined,
+  args: Parsed,
+  options: ExecuteOptions,
+): Promise<ToolResult> {
+  if (typeof name !== "string" || name === "")
+    return errorToolResult(new ToolNotFoundError("The tool call has no tool name."));
+  if (!args.ok) {
+    const message = `Cannot call tool "${name}": ${args.error}. Send the arguments as one JSON object.`;
+    return errorToolResult(
+      new InvalidArgumentsError(message, { tool: name, issues: [{ path: "", message: args.error }] }),
+    );
+  }
+  const { mapArguments, strict, ...callOptions } = options;
   try {
+    let value = args.value;
+    const entry = strict ? bridge.tool?.(name) : undefined;
+    if (entry) value = fromOpenAIStrictArguments(entry, value);
+    if (mapArguments) value = mapArguments(name, value);
     return await bridge.call(name, value, { ...callOptions, onError: "result" });
   } catch (error) {
     return errorToolResult(error, { tool: name });

@@ -13,6 +13,12 @@ export function flattenParameters(schema: JsonSchema): FlatParameters {
   for (const keyword of UNFLATTENABLE) {
     if (schema[keyword] !== undefined) omitted.push(`the schema uses "${keyword}" at the top level`);
   }
+  if (schema.type !== undefined && schema.type !== "object") {
+    omitted.push(`the schema is not an object schema (type ${JSON.stringify(schema.type)})`);
+  }
+  if (isObject(schema.additionalProperties)) {
+    omitted.push("the schema accepts additional properties of any name");
+  }
   const properties = isObject(schema.properties) ? schema.properties : {};
   const required = new Set(
     Array.isArray(schema.required) ? schema.required.filter((r) => typeof r === "string") : [],

@@ -2,7 +2,7 @@ import type { Tool } from "@modelcontextprotocol/client";
 import type { ToolFilter } from "../config/model.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { matchesToolFilter } from "./filter.js";
-import { baseToolName, MAX_TOOL_NAME_LENGTH, suffixedName } from "./naming.js";
+import { baseToolName, MAX_TOOL_NAME_LENGTH, NAME_HASH_LENGTH, suffixedName } from "./naming.js";
 import type { JsonSchema, ToolDefinition, ToolFilterCallback } from "./types.js";
 
 export interface ToolRegistryOptions {
@@ -18,16 +18,25 @@ interface Candidate {
   readonly server: string;
   readonly tool: Tool;
   readonly base: string;
+  /** `server\0tool`: the identity of a tool, and the tie-break order when hashes clash. */
+  readonly key: string;
 }
 
 /**
- * All tools of all servers under exposed names, as pure data.
+ * All tools of all servers under exposed names, as pure data: no I/O, no connection.
  *
- * Naming is deterministic: a tool keeps its base name (`mcp_{server}_{tool}` normalized) unless that
- * base is longer than 64 characters or shared with another registered tool; then every tool sharing it
- * gets `_<hash>` of its ORIGINAL server and tool names. The result depends only on the set of tools
- * registered, never on the order in which servers came up. Names map back through a table, never by
- * splitting on `_`.
+ * Naming rule (deterministic: it depends only on the set of tools registered, never on the order in
+ * which servers came up or were set):
+ * 1. Each tool has a base name: the format with server and tool parts normalized.
+ * 2. A tool whose base name is one of the host's reserved names is skipped with a warning; it is never
+ *    renamed around the host's tool.
+ * 3. A base name held by exactly one tool and at most 64 characters long is used as is.
+ * 4. Every other tool (its base is shared with another tool, or too long) gets `_<hash>`: 6 hex digits
+ *    of sha256(original server + "\0" + original tool), the base cut to fit 64 characters. In the
+ *    astronomically rare case that such a name is already taken (by a plain name, a reserved name or an
+ *    earlier suffixed one in `server\0tool` order), the hash grows by two digits until it is free.
+ *
+ * Names map back to the original server and tool through a table, never by splitting on `_`.
  */
 export class ToolRegistry {
   readonly #options: ToolRegistryOptions;
@@ -38,6 +47,8 @@ export class ToolRegistry {
   #byName = new Map<string, ToolDefinition>();
   #byOriginal = new Map<string, ToolDefinition>();
   #list: ToolDefinition[] = [];
+  /** The raw tool each definition was made from. */
+  readonly #sources = new WeakMap<ToolDefinition, Tool>();
 
   constructor(options: ToolRegistryOptions) {
     this.#options = options;
@@ -45,7 +56,11 @@ export class ToolRegistry {
     this.#reserved = new Set(options.reservedNames ?? []);
   }
 
-  /** Replaces a server's tools. Malformed entries are skipped with a warning naming server and tool. */
+  /**
+   * Replaces a server's tools. Malformed entries (no string name, an inputSchema that is not an
+   * object, a name listed twice) and tools named like one of the host's own are skipped with a warning
+   * naming server and tool; the rest are kept. The warnings are also logged.
+   */
   setServerTools(
     server: string,
     toolFilter: ToolFilter,
@@ -57,25 +72,35 @@ export class ToolRegistry {
     for (const [index, raw] of tools.entries()) {
       const problem = toolProblem(raw);
       if (problem) {
-        const label =
-          typeof (raw as { name?: unknown })?.name === "string" ? `"${(raw as Tool).name}"` : `#${index}`;
-        warnings.push(`Server "${server}": skipped tool ${label}: ${problem}`);
+        const name = (raw as { name?: unknown } | null)?.name;
+        const label = typeof name === "string" && name.length > 0 ? `"${name}"` : `#${index}`;
+        warnings.push(`Server "${server}": skipped tool ${label}: ${problem}.`);
         continue;
       }
       const tool = raw as Tool;
       if (seen.has(tool.name)) {
-        warnings.push(`Server "${server}": skipped duplicate tool "${tool.name}"`);
+        warnings.push(
+          `Server "${server}": skipped duplicate tool "${tool.name}" (the server lists it twice).`,
+        );
         continue;
       }
       seen.add(tool.name);
       if (!matchesToolFilter(toolFilter, tool.name)) continue;
       if (this.#options.filter && !this.#options.filter({ server, tool: tool.name, definition: tool }))
         continue;
-      accepted.push({ server, tool, base: baseToolName(this.#options.toolNameFormat, server, tool.name) });
+      const base = baseToolName(this.#options.toolNameFormat, server, tool.name);
+      if (this.#reserved.has(base)) {
+        warnings.push(
+          `Server "${server}": skipped tool "${tool.name}": its name "${base}" is one of the host's own tools. ` +
+            "Change toolNameFormat or exclude the tool to silence this.",
+        );
+        continue;
+      }
+      accepted.push({ server, tool, base, key: `${server}\0${tool.name}` });
     }
     this.#servers.set(server, accepted);
     for (const warning of warnings) this.#logger.warn(warning, { server });
-    warnings.push(...this.#rebuild());
+    this.#rebuild();
     return { definitions: this.forServer(server), warnings };
   }
 
@@ -91,6 +116,7 @@ export class ToolRegistry {
     if (had) this.#rebuild();
   }
 
+  /** Every tool: servers in declared (else first-seen) order, each server's tools in its own order. */
   list(): ToolDefinition[] {
     return this.#list;
   }
@@ -103,66 +129,82 @@ export class ToolRegistry {
     return this.#list.filter((definition) => definition.server === server);
   }
 
-  /** An exposed name, or `server/tool` with the original names (either may contain `/`). */
+  /**
+   * An exposed name, or `server/tool` with the original names. Either may contain `/`, so every split
+   * is tried, the shortest server name first.
+   */
   resolve(name: string): ToolDefinition | undefined {
     const exact = this.#byName.get(name);
     if (exact) return exact;
     for (let index = name.indexOf("/"); index !== -1; index = name.indexOf("/", index + 1)) {
-      if (index === 0) continue;
       const found = this.#byOriginal.get(`${name.slice(0, index)}\0${name.slice(index + 1)}`);
       if (found) return found;
     }
     return undefined;
   }
 
-  #rebuild(): string[] {
-    const warnings: string[] = [];
+  #rebuild(): void {
     const all = [...this.#servers.values()].flat();
     const baseCount = new Map<string, number>();
     for (const candidate of all) baseCount.set(candidate.base, (baseCount.get(candidate.base) ?? 0) + 1);
+    const names = new Map<Candidate, string>();
+    const taken = new Set(this.#reserved);
+    const suffixed: Candidate[] = [];
+    for (const candidate of all) {
+      if (baseCount.get(candidate.base) === 1 && candidate.base.length <= MAX_TOOL_NAME_LENGTH) {
+        names.set(candidate, candidate.base);
+        taken.add(candidate.base);
+      } else suffixed.push(candidate);
+    }
+    // Code-unit order of the original names: the same for every start order.
+    suffixed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    for (const candidate of suffixed) {
+      let hashLength = NAME_HASH_LENGTH;
+      let name = suffixedName(candidate.base, candidate.server, candidate.tool.name, hashLength);
+      while (taken.has(name) && hashLength < 32) {
+        hashLength += 2;
+        name = suffixedName(candidate.base, candidate.server, candidate.tool.name, hashLength);
+      }
+      names.set(candidate, name);
+      taken.add(name);
+    }
+
     const previous = this.#byOriginal;
     const byName = new Map<string, ToolDefinition>();
     const byOriginal = new Map<string, ToolDefinition>();
     const list: ToolDefinition[] = [];
     for (const candidate of all) {
-      const { server, tool, base } = candidate;
-      const shared = (baseCount.get(base) ?? 0) > 1 || base.length > MAX_TOOL_NAME_LENGTH;
-      let name = shared ? suffixedName(base, server, tool.name) : base;
-      for (let hashLength = 8; byName.has(name) && hashLength <= 16; hashLength += 2) {
-        name = suffixedName(base, server, tool.name, hashLength);
+      const name = names.get(candidate) as string;
+      const old = previous.get(candidate.key);
+      let definition: ToolDefinition;
+      // Other servers' tools are the same objects as last time: nothing to rebuild for them.
+      if (old && old.name === name && this.#sources.get(old) === candidate.tool) definition = old;
+      else {
+        const fresh = this.#define(name, candidate);
+        definition = old && sameDefinition(old, fresh) ? old : fresh;
+        this.#sources.set(definition, candidate.tool);
       }
-      if (this.#reserved.has(name)) {
-        warnings.push(
-          `Server "${server}": skipped tool "${tool.name}": its name "${name}" is one of the host's own tools`,
-        );
-        continue;
-      }
-      const key = `${server}\0${tool.name}`;
-      const old = previous.get(key);
-      const fresh = this.#define(name, server, tool);
-      const definition =
-        old && old.name === name && old.description === fresh.description && sameTool(old, tool)
-          ? old
-          : fresh;
       byName.set(name, definition);
-      byOriginal.set(key, definition);
+      byOriginal.set(candidate.key, definition);
       list.push(definition);
     }
     this.#byName = byName;
     this.#byOriginal = byOriginal;
     this.#list = list;
-    for (const warning of warnings) this.#logger.warn(warning);
-    return warnings;
   }
 
-  #define(name: string, server: string, tool: Tool): ToolDefinition {
-    // A function replacement: a server name may contain `$&` and the like.
+  #define(name: string, { server, tool }: Candidate): ToolDefinition {
     const prefix = this.#options.descriptionPrefix.replaceAll("{server}", () => server);
+    const description = tool.description?.trim()
+      ? tool.description
+      : typeof tool.title === "string" && tool.title.trim()
+        ? tool.title
+        : tool.name;
     return {
       name,
       server,
       tool: tool.name,
-      description: `${prefix}${tool.description ?? ""}`.trimEnd() || tool.name,
+      description: `${prefix}${description}`,
       inputSchema: tool.inputSchema as JsonSchema,
       ...(tool.title === undefined ? {} : { title: tool.title }),
       ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema as JsonSchema }),
@@ -180,18 +222,15 @@ function toolProblem(raw: unknown): string | undefined {
     return "its inputSchema is not an object";
   if (tool.description !== undefined && typeof tool.description !== "string")
     return "its description is not a string";
+  if (tool.title !== undefined && typeof tool.title !== "string") return "its title is not a string";
   return undefined;
 }
 
 /** Keeps definition objects stable across refreshes, so caches keyed on them (exports) stay warm. */
-function sameTool(definition: ToolDefinition, tool: Tool): boolean {
-  return (
-    definition.inputSchema === tool.inputSchema ||
-    JSON.stringify([
-      definition.inputSchema,
-      definition.outputSchema,
-      definition.annotations,
-      definition.title,
-    ]) === JSON.stringify([tool.inputSchema, tool.outputSchema, tool.annotations, tool.title])
+function sameDefinition(old: ToolDefinition, fresh: ToolDefinition): boolean {
+  if (old.name !== fresh.name || old.description !== fresh.description || old.title !== fresh.title)
+    return false;
+  return (["inputSchema", "outputSchema", "annotations"] as const).every(
+    (field) => old[field] === fresh[field] || JSON.stringify(old[field]) === JSON.stringify(fresh[field]),
   );
 }

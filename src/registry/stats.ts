@@ -1,6 +1,9 @@
 import type { BridgeStats, LatencyStats } from "./types.js";
 
+/** Latency samples kept per server and per tool: 8 KB each, whatever the call volume. */
 const SAMPLES_PER_KEY = 1024;
+
+export type CallOutcome = "ok" | "error" | "timeout";
 
 class Series {
   calls = 0;
@@ -11,7 +14,9 @@ class Series {
   readonly samples = new Float64Array(SAMPLES_PER_KEY);
   next = 0;
 
-  add(ms: number, outcome: "ok" | "error" | "timeout"): void {
+  add(ms: number, outcome: CallOutcome): void {
+    // A clock oddity must not poison the percentiles.
+    if (!Number.isFinite(ms) || ms < 0) ms = 0;
     this.calls++;
     if (outcome === "error") this.errors++;
     if (outcome === "timeout") this.timeouts++;
@@ -24,20 +29,25 @@ class Series {
     const count = Math.min(this.next, SAMPLES_PER_KEY);
     const base = { calls: this.calls, errors: this.errors, timeouts: this.timeouts };
     if (count === 0) return base;
-    const sorted = Array.from(this.samples.subarray(0, count)).sort((a, b) => a - b);
-    const at = (q: number) => round(sorted[Math.min(count - 1, Math.floor(q * count))] as number);
+    // A typed-array copy sorts numerically without a comparator.
+    const sorted = this.samples.slice(0, count).sort();
+    // Nearest rank: the smallest sample with at least q of the samples at or below it.
+    const at = (q: number) => round(sorted[Math.max(0, Math.ceil(q * count) - 1)] as number);
     return { ...base, p50Ms: at(0.5), p95Ms: at(0.95), maxMs: round(this.max) };
   }
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
-/** Calls, errors, timeouts and latency per server and per exposed tool name. */
+/**
+ * Calls, errors, timeouts and latency per server and per exposed tool name. Counts are exact; the
+ * percentiles describe the last 1,024 calls of each key (max is over all calls).
+ */
 export class CallStats {
   readonly #servers = new Map<string, Series>();
   readonly #tools = new Map<string, Series>();
 
-  record(server: string, exposedName: string, ms: number, outcome: "ok" | "error" | "timeout"): void {
+  record(server: string, exposedName: string, ms: number, outcome: CallOutcome): void {
     seriesOf(this.#servers, server).add(ms, outcome);
     seriesOf(this.#tools, exposedName).add(ms, outcome);
   }

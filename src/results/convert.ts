@@ -1,5 +1,5 @@
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/client";
-import { McpBridgeError } from "../errors.js";
+import { ErrorCode, McpBridgeError } from "../errors.js";
 import { truncateText } from "./truncate.js";
 import type { ToolResult } from "./types.js";
 
@@ -13,14 +13,17 @@ export function toToolResult(result: CallToolResult, options: ConvertOptions): T
   const parts: string[] = [];
   let hasText = false;
   for (const block of content) {
-    if (block.type === "text") hasText = true;
+    if ((block as { type?: unknown } | null)?.type === "text") hasText = true;
     const part = blockText(block);
     if (part !== undefined) parts.push(part);
   }
   const structured = result.structuredContent;
   if (!hasText && structured !== undefined) parts.push(stringifySafe(structured));
-  const full = parts.join("\n");
   const isError = result.isError === true;
+  // An error the LLM cannot see is worse than none: say that the tool failed silently.
+  if (isError && parts.every((part) => part.trim() === ""))
+    parts.push("Error: the tool failed without a message.");
+  const full = parts.join("\n");
   const { text, droppedChars } = truncateText(full, options.maxResultChars);
   return {
     text,
@@ -31,27 +34,43 @@ export function toToolResult(result: CallToolResult, options: ConvertOptions): T
   };
 }
 
-function blockText(block: ContentBlock): string | undefined {
+/** One block's contribution to the text. Servers send odd things: nothing here may throw. */
+function blockText(raw: ContentBlock): string | undefined {
+  if (!raw || typeof raw !== "object") return `[${raw === null ? "null" : typeof raw} content]`;
+  const block = raw as ContentBlock & Record<string, unknown>;
   switch (block.type) {
     case "text":
-      return block.text;
+      return typeof block.text === "string" ? block.text : String(block.text ?? "");
     case "image":
-      return `[image: ${block.mimeType}, ${formatBytes(base64Bytes(block.data))}]`;
     case "audio":
-      return `[audio: ${block.mimeType}, ${formatBytes(base64Bytes(block.data))}]`;
+      return `[${block.type}: ${mediaDescription(block.mimeType, block.data)}]`;
     case "resource": {
-      const resource = block.resource as { uri: string; mimeType?: string; text?: string; blob?: string };
+      const resource = (block.resource ?? {}) as {
+        uri?: unknown;
+        mimeType?: unknown;
+        text?: unknown;
+        blob?: unknown;
+      };
       if (typeof resource.text === "string") return resource.text;
-      const size = typeof resource.blob === "string" ? `, ${formatBytes(base64Bytes(resource.blob))}` : "";
-      return `[resource: ${resource.uri}${resource.mimeType ? ` (${resource.mimeType}${size})` : size ? ` (${size.slice(2)})` : ""}]`;
+      const details = [
+        typeof resource.mimeType === "string" ? resource.mimeType : undefined,
+        typeof resource.blob === "string" ? formatBytes(base64Bytes(resource.blob)) : undefined,
+      ].filter(Boolean);
+      return `[resource: ${String(resource.uri ?? "unknown")}${details.length > 0 ? ` (${details.join(", ")})` : ""}]`;
     }
     case "resource_link":
-      return `[resource: ${block.name} <${block.uri}>]`;
+      return `[resource: ${String(block.name ?? block.title ?? "link")} <${String(block.uri)}>]`;
     default:
-      return `[${String((block as { type?: unknown }).type ?? "unknown")} content]`;
+      return `[${String((block as { type?: unknown }).type ?? "unknown").slice(0, 40)} content]`;
   }
 }
 
+function mediaDescription(mimeType: unknown, data: unknown): string {
+  const type = typeof mimeType === "string" && mimeType ? mimeType : "unknown type";
+  return typeof data === "string" ? `${type}, ${formatBytes(base64Bytes(data))}` : type;
+}
+
+/** Decoded size from the base64 length, without decoding a possibly large payload. */
 function base64Bytes(data: string): number {
   const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
   return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
@@ -72,18 +91,50 @@ function stringifySafe(value: unknown): string {
 }
 
 /**
- * A failure as a result the LLM can read (`onError: "result"`): text starting with `Error:` that says
- * what failed and what to do, never an empty string.
+ * The text for a host whose tool-result message has no error flag (OpenAI Chat Completions, the AI
+ * SDK's string output): a failed result says so in its first word.
+ */
+export function textForModel(result: Pick<ToolResult, "text" | "isError">): string {
+  return result.isError && !result.text.startsWith("Error") ? `Error: ${result.text}` : result.text;
+}
+
+/** What the model can do about each failure, said once here rather than at every throw site. */
+const ADVICE: Partial<Record<string, string>> = {
+  [ErrorCode.ToolTimeout]: "The tool took too long; retry with a smaller request, or later.",
+  [ErrorCode.Aborted]: "The call was cancelled before it finished.",
+  [ErrorCode.InvalidArguments]: "Fix the listed arguments and call the tool again.",
+  [ErrorCode.ToolNotFound]: "Call one of the tools you were given instead.",
+  [ErrorCode.ServerUnavailable]: "The tool's server is not reachable now; retry later or use another tool.",
+  [ErrorCode.ServerCrashed]: "The tool's server stopped during the call; retry once, then use another tool.",
+  [ErrorCode.ResultTooLarge]: "Ask the tool for less data at once.",
+};
+
+/**
+ * A failure as a result the LLM can read (`onError: "result"`): `Error: <what failed, where>
+ * <what to do> [<code>]`. Never an empty string.
  */
 export function errorToolResult(
   error: unknown,
   context: { server?: string; tool?: string } = {},
 ): ToolResult {
   const code = error instanceof McpBridgeError ? error.code : "ERROR";
-  const message = error instanceof Error ? error.message : String(error);
   const where = [context.tool && `tool "${context.tool}"`, context.server && `server "${context.server}"`]
     .filter(Boolean)
     .join(" on ");
-  const text = `Error: ${message || `the call${where ? ` to ${where}` : ""} failed`} [${code}]`;
+  let message = messageOf(error).trim();
+  if (!message) message = `The call${where ? ` to ${where}` : ""} failed without a message.`;
+  // Typed errors already name server and tool; anything else gets them here.
+  else if (!(error instanceof McpBridgeError) && where) message = `The call to ${where} failed: ${message}`;
+  if (!/[.!?)\]]$/.test(message)) message += ".";
+  const advice = ADVICE[code];
+  const text = `Error: ${message}${advice ? ` ${advice}` : ""} [${code}]`;
   return { text, content: [{ type: "text", text }], isError: true };
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === "string") return error;
+  const message = (error as { message?: unknown } | null)?.message;
+  if (typeof message === "string") return message;
+  return error === undefined || error === null ? "" : stringifySafe(error);
 }

@@ -7,6 +7,7 @@ import { validateArguments } from "../../src/registry/validate.js";
 
 const noFilter = { include: [], exclude: [] };
 const object = { type: "object" };
+const tools = (...names: string[]) => names.map((name) => ({ name, inputSchema: object }));
 
 describe("ToolRegistry", () => {
   it("skips malformed tools with a warning naming server and tool, and keeps the rest", () => {
@@ -124,10 +125,156 @@ describe("CallStats", () => {
       calls: 100,
       errors: 9,
       timeouts: 1,
-      p50Ms: 51,
-      p95Ms: 96,
+      p50Ms: 50,
+      p95Ms: 95,
       maxMs: 100,
     });
     expect(snapshot.servers.s?.calls).toBe(100);
+  });
+});
+
+describe("ToolRegistry details", () => {
+  const make = (logger?: { warn: (m: string) => void }) =>
+    new ToolRegistry({
+      toolNameFormat: "mcp_{server}_{tool}",
+      descriptionPrefix: "[MCP:{server}] ",
+      ...(logger ? { logger: { debug() {}, info() {}, error() {}, warn: logger.warn } } : {}),
+    });
+
+  it("handles 5,000 tools with malformed ones mixed in, keeping order and logging each problem once", () => {
+    const logged: string[] = [];
+    const reg = make({ warn: (message) => logged.push(message) });
+    const raw: unknown[] = [];
+    for (let i = 0; i < 5000; i++) {
+      if (i % 500 === 1) raw.push({ name: 42, inputSchema: object });
+      else if (i % 500 === 2) raw.push({ name: `t${i}`, inputSchema: [] });
+      else if (i % 500 === 3) raw.push({ name: "t0", inputSchema: object });
+      else
+        raw.push({
+          name: `t${i}`,
+          description: `tool ${i}`,
+          inputSchema: { type: "object", properties: {} },
+        });
+    }
+    const { definitions, warnings } = reg.setServerTools("big", noFilter, raw);
+    expect(definitions).toHaveLength(5000 - 30);
+    expect(warnings).toHaveLength(30);
+    expect(warnings.filter((w) => w.includes("#1:") && w.includes("no name"))).toHaveLength(1);
+    expect(warnings.some((w) => w.includes('"t2"') && w.includes("inputSchema"))).toBe(true);
+    expect(definitions.slice(0, 3).map((d) => d.tool)).toEqual(["t0", "t4", "t5"]);
+    reg.setServerTools("other", noFilter, tools("x"));
+    expect(logged).toHaveLength(30);
+  });
+
+  it("lists servers in declared order and keeps definition objects while tools are unchanged", () => {
+    const reg = make();
+    reg.declareServers(["first", "second"]);
+    reg.setServerTools("second", noFilter, tools("b"));
+    reg.setServerTools("first", noFilter, tools("a2", "a1"));
+    expect(reg.list().map((d) => d.name)).toEqual(["mcp_first_a2", "mcp_first_a1", "mcp_second_b"]);
+    const before = reg.get("mcp_first_a1");
+    reg.setServerTools("first", noFilter, tools("a2", "a1"));
+    expect(reg.get("mcp_first_a1")).toBe(before);
+    reg.setServerTools("first", noFilter, [{ name: "a1", description: "changed", inputSchema: object }]);
+    expect(reg.get("mcp_first_a1")).not.toBe(before);
+    expect(reg.get("mcp_first_a1")?.description).toBe("[MCP:first] changed");
+  });
+
+  it("carries title, outputSchema and annotations, and describes a tool without a description", () => {
+    const reg = make();
+    const outputSchema = { type: "object", properties: { n: { type: "number" } } };
+    const [entry, bare] = reg.setServerTools("s", noFilter, [
+      { name: "t", title: "Counter", inputSchema: object, outputSchema, annotations: { readOnlyHint: true } },
+      { name: "bare", description: "  ", inputSchema: object },
+    ]).definitions;
+    expect(entry).toMatchObject({ title: "Counter", outputSchema, annotations: { readOnlyHint: true } });
+    expect(entry?.description).toBe("[MCP:s] Counter");
+    expect(bare?.description).toBe("[MCP:s] bare");
+  });
+});
+
+describe("matchesToolFilter", () => {
+  it("matches exact names and `*` globs anywhere, treats other characters literally, exclude wins", () => {
+    const f = (include: string[], exclude: string[] = []) => ({ include, exclude });
+    expect(matchesToolFilter(f([]), "anything")).toBe(true);
+    expect(matchesToolFilter(f(["read_file"]), "read_file")).toBe(true);
+    expect(matchesToolFilter(f(["read_file"]), "read_files")).toBe(false);
+    expect(matchesToolFilter(f(["*_file"]), "write_file")).toBe(true);
+    expect(matchesToolFilter(f(["a*c*e"]), "abcde")).toBe(true);
+    expect(matchesToolFilter(f(["a*c*e"]), "abcd")).toBe(false);
+    expect(matchesToolFilter(f(["(x)+[y]?"]), "(x)+[y]?")).toBe(true);
+    expect(matchesToolFilter(f(["*"]), "multi\nline")).toBe(true);
+    expect(matchesToolFilter(f(["read_*"], ["read_secret"]), "read_secret")).toBe(false);
+    expect(matchesToolFilter(f([], ["*"]), "x")).toBe(false);
+  });
+});
+
+describe("validateArguments details", () => {
+  it("gives dotted paths for nested fields, follows $ref, and catches 2020-12-only keywords", () => {
+    const schema = {
+      type: "object",
+      $defs: { Point: { type: "object", properties: { x: { type: "number" } }, required: ["x"] } },
+      properties: {
+        at: { $ref: "#/$defs/Point" },
+        list: { type: "array", items: { type: "integer" } },
+        "a/b": { type: "string" },
+      },
+      additionalProperties: false,
+    };
+    const issues = validateArguments(schema, { at: {}, list: [1, "2"], "a/b": 3, extra: true });
+    expect(issues.map((i) => i.path).sort()).toEqual(["", "a/b", "at.x", "list.1"]);
+    expect(issues.find((i) => i.path === "at.x")?.message).toMatch(/required/);
+    const tuple = {
+      type: "object",
+      properties: { pair: { type: "array", prefixItems: [{ type: "string" }] } },
+    };
+    expect(validateArguments(tuple, { pair: ["ok"] })).toEqual([]);
+    const [issue] = validateArguments(tuple, { pair: [1] });
+    expect(issue?.message).toContain("must be string");
+  });
+
+  it("honours a draft-07 `$schema`, and does not hold an unusable schema against the arguments", () => {
+    const draft7 = {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: { n: { type: "number" } },
+    };
+    expect(validateArguments(draft7, { n: "x" }).map((i) => i.path)).toEqual(["n"]);
+    expect(validateArguments({ type: "object", properties: { r: { $ref: "#/nowhere" } } }, { r: 1 })).toEqual(
+      [],
+    );
+  });
+});
+
+describe("flattenParameters edge cases", () => {
+  it("flags what a flat list cannot say: unions of types, arrays of objects, open maps, top-level unions", () => {
+    const flat = flattenParameters({
+      type: "object",
+      properties: {
+        tags: { type: "array", items: { type: "string" }, description: "labels" },
+        rows: { type: "array", items: { type: "object", properties: { id: { type: "string" } } } },
+        either: { type: ["string", "number"] },
+        level: { enum: ["low", "high"] },
+      },
+      required: ["tags", "missing"],
+      additionalProperties: { type: "string" },
+    });
+    expect(flat.parameters).toEqual([
+      { name: "tags", type: "array", description: "labels", required: true },
+      { name: "rows", type: "array", required: false },
+      { name: "either", type: "string", required: false },
+      { name: "level", type: "string", enum: ["low", "high"], required: false },
+    ]);
+    expect(flat.complete).toBe(false);
+    expect(flat.omitted).toEqual([
+      "the schema accepts additional properties of any name",
+      '"rows" is an array of objects',
+      '"either" has no single JSON type (type ["string","number"]); treated as string',
+    ]);
+    expect(flattenParameters({ anyOf: [{ type: "object" }] }).omitted).toEqual([
+      'the schema uses "anyOf" at the top level',
+    ]);
+    expect(flattenParameters({ type: "array" }).complete).toBe(false);
+    expect(flattenParameters({ type: "object" })).toEqual({ parameters: [], complete: true, omitted: [] });
   });
 });

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ToolTimeoutError } from "../../src/errors.js";
 import { errorToolResult, toToolResult } from "../../src/results/convert.js";
-import { truncateText } from "../../src/results/truncate.js";
+import { truncateText, truncationMarker } from "../../src/results/truncate.js";
 
 const textBlock = fc.string({ maxLength: 200 }).map((text) => ({ type: "text" as const, text }));
 const otherBlock = fc.oneof(
@@ -57,6 +57,29 @@ describe("truncation", () => {
     );
   });
 
+  it("keeps the head, cuts a 5 MB text in one slice, and never splits a surrogate pair", () => {
+    const huge = "a".repeat(5 * 1024 * 1024);
+    const cut = truncateText(huge, 5000);
+    expect(cut.text.length).toBeLessThanOrEqual(5000);
+    expect(cut.text).toBe(
+      `${"a".repeat(5000 - truncationMarker(cut.droppedChars).length)}${truncationMarker(cut.droppedChars)}`,
+    );
+    expect(cut.droppedChars).toBe(huge.length - cut.text.indexOf("\n[..."));
+    const emoji = "😀".repeat(100);
+    for (let max = 40; max < 120; max++) {
+      const { text } = truncateText(emoji, max);
+      const head = text.slice(0, text.indexOf("\n[..."));
+      expect(head.length % 2).toBe(0);
+    }
+  });
+
+  it("treats a limit that is not a positive number as no limit, and fits tiny limits", () => {
+    expect(truncateText("abc", 0)).toEqual({ text: "abc", droppedChars: 0 });
+    expect(truncateText("abc", Number.NaN)).toEqual({ text: "abc", droppedChars: 0 });
+    expect(truncateText("abc", Number.POSITIVE_INFINITY)).toEqual({ text: "abc", droppedChars: 0 });
+    expect(truncateText("x".repeat(100), 10)).toEqual({ text: "[... trunc", droppedChars: 100 });
+  });
+
   it("reports the original size in the result", () => {
     const result = toToolResult(
       { content: [{ type: "text", text: "y".repeat(10_000) }] },
@@ -99,12 +122,81 @@ describe("content blocks", () => {
     expect(structured.structuredContent).toEqual({ a: 1 });
   });
 
-  it("turns a failure into an `Error:` result an LLM can read", () => {
+  it("never throws on malformed blocks, and says so for unknown ones", () => {
+    const result = toToolResult(
+      {
+        content: [
+          { type: "text", text: "ok" },
+          null,
+          { type: "image" },
+          { type: "resource", resource: { uri: "mem://x" } },
+          { type: "video", data: "..." },
+          { type: "resource_link", uri: "u" },
+        ],
+      } as never,
+      { maxResultChars: 5000 },
+    );
+    expect(result.text.split("\n")).toEqual([
+      "ok",
+      "[null content]",
+      "[image: unknown type]",
+      "[resource: mem://x]",
+      "[video content]",
+      "[resource: link <u>]",
+    ]);
+    expect(toToolResult({} as CallToolResult, { maxResultChars: 10 })).toEqual({
+      text: "",
+      content: [],
+      isError: false,
+    });
+  });
+
+  it("renders structuredContent only when there is no text block, and keeps it whole", () => {
+    const withText = toToolResult(
+      { content: [{ type: "text", text: "21.5 C" }], structuredContent: { t: 21.5 } },
+      { maxResultChars: 5000 },
+    );
+    expect(withText.text).toBe("21.5 C");
+    expect(withText.structuredContent).toEqual({ t: 21.5 });
+    const big = { rows: Array.from({ length: 500 }, (_, i) => ({ i })) };
+    const cut = toToolResult({ content: [], structuredContent: big }, { maxResultChars: 200 });
+    expect(cut.text.length).toBeLessThanOrEqual(200);
+    expect(cut.structuredContent).toBe(big);
+  });
+});
+
+describe("error results", () => {
+  it("turns a typed failure into `Error: <message> <advice> [CODE]`", () => {
     const result = errorToolResult(
-      new ToolTimeoutError('Tool "t" timed out', { server: "s", tool: "t", timeoutMs: 5 }),
+      new ToolTimeoutError('Tool "t" on server "s" timed out after 5 ms', {
+        server: "s",
+        tool: "t",
+        timeoutMs: 5,
+      }),
+      { server: "s", tool: "t" },
     );
     expect(result.isError).toBe(true);
-    expect(result.text).toMatch(/^Error: Tool "t" timed out \[TOOL_TIMEOUT\]$/);
-    expect(errorToolResult("").text.length).toBeGreaterThan(7);
+    expect(result.text).toMatch(
+      /^Error: Tool "t" on server "s" timed out after 5 ms\. .*retry.* \[TOOL_TIMEOUT\]$/,
+    );
+    expect(result.content).toEqual([{ type: "text", text: result.text }]);
+  });
+
+  it("names server and tool for untyped failures, and is never empty", () => {
+    expect(errorToolResult(new Error("boom"), { server: "s", tool: "t" }).text).toBe(
+      'Error: The call to tool "t" on server "s" failed: boom. [ERROR]',
+    );
+    expect(errorToolResult("", { tool: "t" }).text).toBe(
+      'Error: The call to tool "t" failed without a message. [ERROR]',
+    );
+    expect(errorToolResult(undefined).text).toBe("Error: The call failed without a message. [ERROR]");
+    expect(errorToolResult({ message: "plain object" }).text).toBe("Error: plain object. [ERROR]");
+    expect(errorToolResult({ reason: 1 }).text).toContain('"reason": 1');
+  });
+
+  it("gives a silent isError result a message", () => {
+    const result = toToolResult({ content: [], isError: true }, { maxResultChars: 100 });
+    expect(result.isError).toBe(true);
+    expect(result.text).toMatch(/^Error: /);
   });
 });
