@@ -1,6 +1,7 @@
 // A complete agent loop: the bridge's tools offered to any OpenAI-compatible Chat Completions endpoint.
 // Run: OPENAI_BASE_URL=https://api.openai.com/v1 OPENAI_API_KEY=... OPENAI_MODEL=gpt-4o-mini \
 //      node dist/examples/agent-loop.js "What is 12 times 7, and then plus 3?"
+import { fileURLToPath } from "node:url";
 import { executeOpenAIToolCalls, McpBridge, type OpenAIToolCall, toOpenAITools } from "../src/index.js";
 
 const { OPENAI_BASE_URL: baseUrl, OPENAI_API_KEY: apiKey, OPENAI_MODEL: model = "gpt-4o-mini" } = process.env;
@@ -13,9 +14,9 @@ if (!baseUrl || !apiKey) {
 
 type Message = { role: string; content: string | null; tool_calls?: OpenAIToolCall[]; tool_call_id?: string };
 
-await using bridge = await McpBridge.start({
-  config: new URL("./mcp.json", import.meta.url).pathname.replace("/dist/examples/", "/examples/"),
-});
+// The bundled example servers (this file runs from dist/examples/); $MCP_BRIDGE_CONFIG overrides them.
+const config = fileURLToPath(new URL("../../examples/mcp.json", import.meta.url));
+await using bridge = await McpBridge.start({ config });
 const tools = toOpenAITools(bridge.tools());
 const messages: Message[] = [
   { role: "user", content: process.argv[2] ?? "What is 12 times 7, and then plus 3?" },

@@ -2,6 +2,7 @@
 // A notes MCP server over stdio: notes live in one JSON file under $NOTES_DIR (default: a folder in the
 // system temp directory). Tools create/list/read/delete notes; each note is also a resource, and a
 // `summarize` prompt asks a model to summarize them.
+import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -49,7 +50,8 @@ server.registerTool(
   async ({ title, body }) => {
     const notes = load();
     const note: Note = {
-      id: String(Date.now().toString(36)),
+      // Random, not time-based: two notes made in the same millisecond must not share an id.
+      id: randomUUID().slice(0, 8),
       title,
       body,
       createdAt: new Date().toISOString(),

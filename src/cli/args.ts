@@ -52,7 +52,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
       strict: true,
     });
   } catch (error) {
-    throw usageError((error as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, ""));
+    const message = (error as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, "");
+    throw usageError(`${message} Run \`mcp-bridge --help\` for the options.`);
   }
   const { values, positionals } = parsed;
   const [command, ...rest] = positionals;

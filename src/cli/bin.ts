@@ -1,13 +1,17 @@
 #!/usr/bin/env node
+import { constants } from "node:os";
 import { runCli } from "./main.js";
 
 // The only place that reads process.argv / process.env and calls process.exit.
 const controller = new AbortController();
 let signals = 0;
+// The shell convention for "ended by signal N": 130 after SIGINT, 143 after SIGTERM.
+let signalExitCode = 130;
 const onSignal = (signal: NodeJS.Signals) => {
   signals++;
   // A second Ctrl-C does not wait for a graceful shutdown.
-  if (signals > 1) process.exit(130);
+  if (signals > 1) process.exit(signalExitCode);
+  signalExitCode = 128 + (constants.signals[signal] ?? 2);
   controller.abort(new Error(`received ${signal}`));
 };
 process.on("SIGINT", onSignal);
@@ -20,6 +24,6 @@ const code = await runCli(process.argv.slice(2), {
   cwd: process.cwd(),
   signal: controller.signal,
 });
-process.exitCode = controller.signal.aborted ? 130 : code;
+process.exitCode = controller.signal.aborted ? signalExitCode : code;
 // Let stdout drain, then leave even if a misbehaving server keeps a handle open.
 setTimeout(() => process.exit(process.exitCode), 100).unref();

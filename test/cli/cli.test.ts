@@ -25,7 +25,12 @@ beforeAll(() => {
   );
 });
 
-afterAll(() => rmSync(home, { recursive: true, force: true }));
+/** Server pids a test saw; any still alive after the file (a failed assertion) are killed. */
+const seen: number[] = [];
+afterAll(() => {
+  for (const pid of seen) if (alive(pid)) process.kill(pid, "SIGKILL");
+  rmSync(home, { recursive: true, force: true });
+});
 
 describe("key=value arguments", () => {
   it("parses JSON values and keeps the rest as strings", () => {
@@ -78,6 +83,22 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
     writeFileSync(good, JSON.stringify({ mcpServers: { calc: stdioEntry("normal") } }));
     const run = await runCli(["status", "--config", good], { cwd: home, env });
     expect(run.code).toBe(0);
+    // stderr is not a terminal here: no progress, no escape codes, nothing at all.
+    expect(run.stderr).toBe("");
+    expect(run.stdout).not.toContain("\u001b[");
+  });
+
+  it("tools with a failing server among good ones: the good tools, a warning, exit 1", async () => {
+    const run = await runCli(["tools", "--config", config, "--json"], { cwd: home, env });
+    expect(run.code).toBe(1);
+    const doc = JSON.parse(run.stdout) as { tools: { server: string }[] };
+    expect(new Set(doc.tools.map((t) => t.server))).toEqual(new Set(["calc"]));
+    expect(doc.tools).toHaveLength(6);
+    expect(run.stderr).toMatch(/Server "broken" is not connected/);
+    const table = await runCli(["tools", "--config", config], { cwd: home, env });
+    expect(table.code).toBe(1);
+    expect(table.stdout).toMatch(/^NAME\s+SERVER\s+TOOL\s+DESCRIPTION\s+PARAMETERS$/m);
+    expect(table.stdout).toMatch(/mcp_calc_divide\s+calc\s+divide/);
   });
 
   it("tools: table, --server, json and the export formats", async () => {
@@ -146,6 +167,55 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
     });
   });
 
+  it("call failures without a tool result: exit 1 and the error contract; bad usage: exit 2", async () => {
+    const slow = join(home, "slow.json");
+    writeFileSync(
+      slow,
+      JSON.stringify({
+        mcpServers: {
+          slow: stdioEntry("slow-tool"),
+          kinds: stdioEntry("content-types"),
+          broken: stdioEntry("exits-at-start"),
+        },
+      }),
+    );
+    const run = (args: string[]) => runCli([...args, "-c", slow], { cwd: home, env });
+    const timedOut = await run(["call", "slow/sleep", "ms=20000", "--timeout", "300ms", "--json"]);
+    expect(timedOut.code).toBe(1);
+    expect(Object.keys(JSON.parse(timedOut.stdout)).sort()).toEqual(["error", "isError", "name"]);
+    expect(JSON.parse(timedOut.stdout)).toMatchObject({
+      name: "slow/sleep",
+      isError: true,
+      error: { code: "TOOL_TIMEOUT", message: expect.stringContaining("300 ms") },
+    });
+    const down = await run(["call", "mcp_broken_anything", "--json"]);
+    expect(down.code).toBe(1);
+    expect(JSON.parse(down.stdout)).toMatchObject({
+      isError: true,
+      error: { code: "SERVER_UNAVAILABLE", message: expect.stringContaining("cannot start") },
+    });
+    const noServer = await run(["call", "nope/add"]);
+    expect(noServer.code).toBe(1);
+    expect(noServer.stdout).toBe("");
+    expect(noServer.stderr).toContain('No server named "nope"');
+    const toolError = await run(["call", "kinds/fails", "--json"]);
+    expect(toolError.code).toBe(1);
+    expect(JSON.parse(toolError.stdout)).toMatchObject({
+      server: "kinds",
+      tool: "fails",
+      isError: true,
+      text: "the thing went wrong",
+    });
+    expect((await run(["call", "slow/sleep", "--timeout", "soon"])).code).toBe(2);
+    const badArgs = await run(["call", "slow/sleep", "--args", "[1]", "--json"]);
+    expect(badArgs.code).toBe(2);
+    expect(JSON.parse(badArgs.stdout)).toMatchObject({ error: { code: "USAGE" } });
+    expect((await run(["call"])).code).toBe(2);
+    const badOption = await run(["status", "--bogus"]);
+    expect(badOption.code).toBe(2);
+    expect(badOption.stderr).toContain("--bogus");
+  });
+
   it("call starts only the server that owns the tool", async () => {
     const run = await runCli(["call", "mcp_calc_echo", "text=only", "-c", config, "--verbose"], {
       cwd: home,
@@ -179,6 +249,16 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
     const divide = await runCli(["call", "mcp_calculator_divide", "a=1", "b=0"], { cwd: home, env });
     expect(divide.code).toBe(1);
     expect(divide.stderr).toContain("Cannot divide by zero");
+    // Under --json the notice stays on stderr; stdout holds the one document.
+    const json = await runCli(["tools", "--json"], { cwd: home, env });
+    expect(json.code).toBe(0);
+    expect(json.stderr).toContain("No config found");
+    expect(json.stderr).toContain(join(home, ".config"));
+    const names = (JSON.parse(json.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(["mcp_calculator_add", "mcp_notes_create"]));
+    const quiet = await runCli(["status", "--quiet", "--json"], { cwd: home, env });
+    expect(quiet.stderr).toBe("");
+    expect(JSON.parse(quiet.stdout).servers).toHaveLength(2);
   });
 
   it("config show redacts secrets; paths, schema and validate work", async () => {
@@ -238,10 +318,56 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
     const deadline = Date.now() + 10_000;
     while (!existsSync(pidsFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
     const { pid, childPid } = JSON.parse(readFileSync(pidsFile, "utf8")) as { pid: number; childPid: number };
+    seen.push(pid, childPid);
     expect(alive(pid) && alive(childPid)).toBe(true);
     await new Promise((r) => setTimeout(r, 300));
     child.kill("SIGINT");
     expect(await exited).toBe(130);
     expect(await waitForExit([pid, childPid])).toEqual([]);
+  });
+
+  it("SIGTERM with a server that ignores SIGTERM: the CLI exits 143 and still leaves no process", async () => {
+    const pidFile = join(home, "stubborn.pid");
+    const stubborn = join(home, "stubborn.json");
+    writeFileSync(
+      stubborn,
+      JSON.stringify({
+        mcpServers: { stubborn: stdioEntry("ignores-sigterm", { env: { PID_FILE: pidFile } }) },
+      }),
+    );
+    const child = spawnCli(["call", "stubborn/sleep", "ms=20000", "-c", stubborn], { cwd: home, env });
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    const deadline = Date.now() + 10_000;
+    while (!existsSync(pidFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    seen.push(pid);
+    expect(alive(pid)).toBe(true);
+    await new Promise((r) => setTimeout(r, 300));
+    child.kill("SIGTERM");
+    expect(await exited).toBe(143);
+    expect(await waitForExit([pid])).toEqual([]);
+  });
+
+  it("a second SIGINT ends the CLI without the graceful wait, and still no process is left", async () => {
+    const pidFile = join(home, "stubborn2.pid");
+    const stubborn = join(home, "stubborn2.json");
+    writeFileSync(
+      stubborn,
+      JSON.stringify({
+        mcpServers: { stubborn: stdioEntry("ignores-sigterm", { env: { PID_FILE: pidFile } }) },
+      }),
+    );
+    const child = spawnCli(["call", "stubborn/sleep", "ms=20000", "-c", stubborn], { cwd: home, env });
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    const deadline = Date.now() + 10_000;
+    while (!existsSync(pidFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    seen.push(pid);
+    await new Promise((r) => setTimeout(r, 300));
+    child.kill("SIGINT");
+    await new Promise((r) => setTimeout(r, 50));
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(await waitForExit([pid])).toEqual([]);
   });
 });

@@ -1,6 +1,11 @@
 import { spawn } from "node:child_process";
-import { resolve } from "node:path";
-import { describe, expect, it } from "vitest";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { afterAll, describe, expect, it } from "vitest";
+import { cliEnv, emptyHome, runCli } from "../helpers/cli.js";
 import { listen } from "../helpers/http-servers.js";
 
 /** A scripted OpenAI-compatible endpoint: first asks for a tool call, then answers with what it got. */
@@ -74,5 +79,78 @@ describe("examples/agent-loop", () => {
     });
     expect(output.code).toBe(0);
     expect(output.stderr).toContain("Set OPENAI_BASE_URL and OPENAI_API_KEY");
+  });
+});
+
+describe("bundled example servers and configs", () => {
+  const home = emptyHome();
+  const notesDir = mkdtempSync(join(tmpdir(), "mcp-bridge-notes-"));
+  afterAll(() => {
+    rmSync(home, { recursive: true, force: true });
+    rmSync(notesDir, { recursive: true, force: true });
+  });
+  const env = cliEnv(home, { MCP_BRIDGE_NOTES_DIR: notesDir });
+  const cli = (args: string[]) => runCli(args, { cwd: home, env });
+
+  it.each(["mcp.json", "mcp.toml", "mcp.array.toml"])(
+    "examples/%s is valid and both servers connect",
+    async (file) => {
+      const config = resolve("examples", file);
+      const validate = await cli(["config", "validate", "-c", config, "--json"]);
+      expect(JSON.parse(validate.stdout)).toMatchObject({ valid: true, servers: ["calculator", "notes"] });
+      const status = await cli(["status", "-c", config, "--json"]);
+      expect(status.code).toBe(0);
+      expect(JSON.parse(status.stdout).servers).toEqual([
+        expect.objectContaining({ name: "calculator", state: "connected", tools: 5 }),
+        expect.objectContaining({ name: "notes", state: "connected", tools: 4 }),
+      ]);
+    },
+  );
+
+  it("calculator and notes tools work through the CLI", async () => {
+    const config = resolve("examples/mcp.json");
+    const call = async (...args: string[]) => cli(["call", ...args, "-c", config]);
+    expect((await call("mcp_calculator_subtract", "a=5", "b=8")).stdout).toBe("-3\n");
+    expect((await call("mcp_calculator_multiply", "a=1.5", "b=4")).stdout).toBe("6\n");
+    expect((await call("calculator/greet", "name=Ada")).stdout).toBe("Hello, Ada!\n");
+    expect((await call("mcp_notes_list")).stdout).toBe("No notes yet.\n");
+    const created = await call("mcp_notes_create", "title=Groceries", "body=milk, eggs");
+    const id = /Created note (\S+):/.exec(created.stdout)?.[1] ?? "";
+    expect(id).not.toBe("");
+    // The config's ${MCP_BRIDGE_NOTES_DIR:-} reached the server as NOTES_DIR.
+    expect(existsSync(join(notesDir, "notes.json"))).toBe(true);
+    expect((await call("mcp_notes_list")).stdout).toBe(`${id}  Groceries\n`);
+    expect((await call("mcp_notes_read", `id=${id}`)).stdout).toBe("# Groceries\n\nmilk, eggs\n");
+    expect((await call("mcp_notes_delete", `id=${id}`)).code).toBe(0);
+    const gone = await call("mcp_notes_read", `id=${id}`);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain(`No note with id ${id}`);
+  });
+
+  it("notes offers its notes as resources and a summarize prompt", async () => {
+    const client = new Client({ name: "examples-test", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [resolve("dist/examples/servers/notes.js")],
+        env: { NOTES_DIR: notesDir },
+        stderr: "pipe",
+      }),
+    );
+    try {
+      await client.callTool({ name: "create", arguments: { title: "Plan", body: "ship it" } });
+      const { resources } = await client.listResources();
+      const plan = resources.find((r) => r.name === "Plan");
+      expect(plan?.uri).toMatch(/^note:\/\//);
+      const read = await client.readResource({ uri: plan?.uri ?? "" });
+      expect(read.contents[0]).toMatchObject({ mimeType: "text/markdown", text: "# Plan\n\nship it" });
+      const prompt = await client.getPrompt({ name: "summarize" });
+      expect(prompt.messages[0]?.content).toMatchObject({
+        type: "text",
+        text: expect.stringContaining("Plan: ship it"),
+      });
+    } finally {
+      await client.close();
+    }
   });
 });

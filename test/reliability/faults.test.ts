@@ -211,7 +211,7 @@ describe("fault 9: process trees", () => {
     const { pid, childPid } = JSON.parse(readFileSync(pidsFile, "utf8")) as { pid: number; childPid: number };
     await new Promise((r) => setTimeout(r, 300));
     child.kill("SIGTERM");
-    expect(await exited).toBe(130);
+    expect(await exited).toBe(143);
     expect(await waitForExit([pid, childPid])).toEqual([]);
   });
 

@@ -1,5 +1,5 @@
 import { loadConfig } from "../../config/load.js";
-import { isMcpBridgeError } from "../../errors.js";
+import { ErrorCode, isMcpBridgeError, McpBridgeError } from "../../errors.js";
 import { normalizeServerPart } from "../../registry/naming.js";
 import type { ToolResult } from "../../results/types.js";
 import { parseDuration } from "../../util/duration.js";
@@ -21,10 +21,36 @@ export async function callCommand(context: CommandContext): Promise<number> {
       throw usageError(`--timeout ${(error as Error).message}`);
     }
   }
-  const only = await owningServers(context, name);
+  const owners = await owningServers(context, name);
+  if (owners.unknownServer !== undefined) {
+    const known = owners.servers.length ? owners.servers.join(", ") : "none";
+    return fail(
+      context,
+      name,
+      new McpBridgeError(
+        ErrorCode.ServerNotFound,
+        `No server named "${owners.unknownServer}" in the config (servers: ${known}). Check \`mcp-bridge status\`.`,
+      ),
+    );
+  }
+  const only = owners.only;
   const bridge = await openBridge(context, only ? { only } : {});
   try {
     const target = bridge.resolve(name);
+    if (!target) {
+      // The tool is unknown because the server that would own it is down: say that, not "unknown tool".
+      const down = (only ?? []).map((server) => bridge.server(server)).find((s) => s?.state === "failed");
+      if (down)
+        return fail(
+          context,
+          name,
+          new McpBridgeError(
+            ErrorCode.ServerUnavailable,
+            `Server "${down.name}", which would own "${name}", is not connected: ${down.lastError?.message ?? "it failed to start"}`,
+            { server: down.name },
+          ),
+        );
+    }
     let result: ToolResult;
     try {
       result = await bridge.call(name, args, {
@@ -34,16 +60,21 @@ export async function callCommand(context: CommandContext): Promise<number> {
     } catch (error) {
       const toolResult = (error as { result?: ToolResult }).result;
       if (toolResult) return report(context, name, target, toolResult);
-      const code = isMcpBridgeError(error) ? error.code : "ERROR";
-      const message = error instanceof Error ? error.message : String(error);
-      if (context.global.json) writeJson(context.io, { name, isError: true, error: { code, message } });
-      else context.io.stderr.write(`${context.errStyle.red("error:")} ${message}\n`);
-      return 1;
+      return fail(context, name, error);
     }
     return report(context, name, target, result);
   } finally {
     await bridge.close();
   }
+}
+
+/** A call that produced no tool result (unknown tool, server down, timeout): exit 1. */
+function fail(context: CommandContext, name: string, error: unknown): number {
+  const code = isMcpBridgeError(error) ? error.code : "ERROR";
+  const message = error instanceof Error ? error.message : String(error);
+  if (context.global.json) writeJson(context.io, { name, isError: true, error: { code, message } });
+  else context.io.stderr.write(`${context.errStyle.red("error:")} ${message}\n`);
+  return 1;
 }
 
 function report(
@@ -82,24 +113,36 @@ function parseJsonArgs(value: string | boolean | undefined): Record<string, unkn
   throw usageError(`--args must be a JSON object, got: ${value}`);
 }
 
+interface Owners {
+  /** The configured server names. */
+  readonly servers: readonly string[];
+  /** Servers to start; undefined means all of them. */
+  readonly only?: string[];
+  /** Set when TOOL is `server/tool` and no configured server has that name. */
+  readonly unknownServer?: string;
+}
+
 /**
  * The servers that can own TOOL, so only they are started: `server/tool` names its server; an exposed
- * name can only belong to servers whose name prefix it carries. Undefined means "start them all".
+ * name can only belong to servers whose name prefix it carries.
  */
-async function owningServers(context: CommandContext, name: string): Promise<string[] | undefined> {
+async function owningServers(context: CommandContext, name: string): Promise<Owners> {
   const config = chooseConfig({ ...context, global: { ...context.global, quiet: true } });
   const resolved = await loadConfig({
     ...(config ? { path: config } : {}),
     cwd: context.io.cwd,
     env: context.io.env,
   });
-  const names = resolved.servers.map((server) => server.name);
-  const bySlash = names.filter((server) => name.startsWith(`${server}/`));
-  if (bySlash.length > 0) return bySlash;
+  const servers = resolved.servers.map((server) => server.name);
+  const bySlash = servers.filter((server) => name.startsWith(`${server}/`));
+  if (bySlash.length > 0) return { servers, only: bySlash };
+  // Exposed names never contain "/", so a slash means `server/tool` with a server that does not exist.
+  const slash = name.indexOf("/");
+  if (slash > 0) return { servers, unknownServer: name.slice(0, slash) };
   const [before] = resolved.settings.toolNameFormat.split("{tool}");
-  if (before === undefined || !before.includes("{server}")) return undefined;
-  const matching = names.filter((server) =>
+  if (before === undefined || !before.includes("{server}")) return { servers };
+  const matching = servers.filter((server) =>
     name.startsWith(before.replaceAll("{server}", () => normalizeServerPart(server))),
   );
-  return matching.length > 0 ? matching : undefined;
+  return matching.length > 0 ? { servers, only: matching } : { servers };
 }

@@ -1,0 +1,156 @@
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { parseCommandLine, parseKeyValues } from "../../src/cli/args.js";
+import type { CliIO } from "../../src/cli/io.js";
+import { runCli } from "../../src/cli/main.js";
+import { shorten, styleFor, table } from "../../src/cli/output.js";
+import { stdioEntry } from "../fixtures/servers/index.js";
+import { emptyHome } from "../helpers/cli.js";
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escape codes are what is checked.
+const ANSI = /\u001b\[/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escape codes are what is removed.
+const ANSI_CODES = /\u001b\[[0-9;]*m/g;
+
+/** A stream that keeps what is written, optionally claiming to be a terminal. */
+function capture(isTTY: boolean): Writable & { isTTY: boolean; text(): string } {
+  let text = "";
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      text += String(chunk);
+      done();
+    },
+  });
+  return Object.assign(stream, { isTTY, text: () => text });
+}
+
+describe("key=value parsing", () => {
+  it("gives back any JSON value written as key=<json>", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const written = JSON.stringify(value);
+        expect(parseKeyValues([`key=${written}`])).toEqual({ key: JSON.parse(written) });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("keeps text that is not JSON as the string itself, '=' included", () => {
+    const notJson = fc.string().filter((text) => {
+      try {
+        JSON.parse(text);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    fc.assert(
+      fc.property(fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,10}$/), notJson, (key, text) => {
+        expect(parseKeyValues([`${key}=${text}`])).toEqual({ [key]: text });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("later pairs win, and a pair without a key is a usage error", () => {
+    expect(parseKeyValues(["a=1", "a=2"])).toEqual({ a: 2 });
+    expect(() => parseKeyValues(["=5"])).toThrow(expect.objectContaining({ code: "USAGE" }));
+  });
+});
+
+describe("command line", () => {
+  it("splits the command, its positionals and the global options wherever they appear", () => {
+    const parsed = parseCommandLine(["call", "-c", "x.json", "calc/add", "a=1", "--json", "--timeout", "2s"]);
+    expect(parsed).toMatchObject({
+      command: "call",
+      positionals: ["calc/add", "a=1"],
+      global: { config: "x.json", json: true, quiet: false, verbose: false },
+      options: { timeout: "2s" },
+    });
+    expect(parseCommandLine(["status", "--no-color"]).global.color).toBe(false);
+  });
+
+  it("an unknown option is a usage error that points at --help", () => {
+    expect(() => parseCommandLine(["status", "--frobnicate"])).toThrow(/--frobnicate.*--help/s);
+  });
+});
+
+describe("output", () => {
+  it("aligns table columns on visible width, colors ignored", () => {
+    const colored = styleFor({ isTTY: true }, {});
+    const text = table(
+      ["A", "BB", "C"],
+      [
+        [colored.green("long-cell"), "x", "last"],
+        ["s", "yyyy", ""],
+      ],
+      colored,
+    );
+    const plainLines = text.replace(ANSI_CODES, "").split("\n");
+    expect(plainLines).toEqual(["A          BB    C", "long-cell  x     last", "s          yyyy"]);
+  });
+
+  it("colors only on a terminal, never with NO_COLOR, TERM=dumb or --no-color", () => {
+    expect(styleFor({ isTTY: true }, {}).red("x")).toMatch(ANSI);
+    expect(styleFor({ isTTY: false }, {}).red("x")).toBe("x");
+    expect(styleFor({ isTTY: true }, { NO_COLOR: "" }).red("x")).toBe("x");
+    expect(styleFor({ isTTY: true }, { TERM: "dumb" }).red("x")).toBe("x");
+    expect(styleFor({ isTTY: true }, {}, false).red("x")).toBe("x");
+  });
+
+  it("shortens descriptions to one line of at most the given width", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), fc.integer({ min: 2, max: 80 }), (text, max) => {
+        const short = shorten(text, max);
+        expect(short.length).toBeLessThanOrEqual(max);
+        expect(short).not.toMatch(/\n/);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe("runCli in-process", () => {
+  const home = emptyHome();
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+  const config = join(home, "mcp.json");
+  writeFileSync(config, JSON.stringify({ mcpServers: { calc: stdioEntry("normal") } }));
+
+  const run = async (args: string[], tty: boolean, env: Record<string, string> = {}) => {
+    const stdout = capture(tty);
+    const stderr = capture(tty);
+    const io: CliIO = { stdout, stderr, env: { HOME: home, PATH: process.env.PATH, ...env }, cwd: home };
+    const code = await runCli(args, io);
+    return { code, stdout: stdout.text(), stderr: stderr.text() };
+  };
+
+  it("shows live progress on a terminal's stderr, and colors on its stdout", async () => {
+    const result = await run(["status", "-c", config], true);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("Starting servers");
+    expect(result.stdout).toMatch(ANSI);
+    expect(result.stdout).toContain("connected");
+  });
+
+  it("no progress and no colors when not a terminal; NO_COLOR keeps a terminal plain", async () => {
+    const piped = await run(["status", "-c", config], false);
+    expect(piped.stderr).toBe("");
+    expect(piped.stdout).not.toMatch(ANSI);
+    const noColor = await run(["status", "-c", config], true, { NO_COLOR: "1" });
+    expect(noColor.stdout).not.toMatch(ANSI);
+    expect(noColor.stdout).toMatch(/calc\s+stdio\s+connected\s+6/);
+  });
+
+  it("--json on a terminal: stdout holds the one JSON document, progress stays on stderr", async () => {
+    const result = await run(["tools", "-c", config, "--json"], true);
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toMatch(ANSI);
+    expect(JSON.parse(result.stdout).tools).toHaveLength(6);
+    expect(result.stderr).toContain("Starting servers");
+    const quiet = await run(["tools", "-c", config, "--json", "--quiet"], true);
+    expect(quiet.stderr).toBe("");
+  });
+});
