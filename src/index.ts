@@ -11,6 +11,8 @@ export type {
   OpenAIToolMessage,
 } from "./adapters/execute.js";
 export { executeAnthropicToolUses, executeOpenAIToolCalls, executeToolCalls } from "./adapters/execute.js";
+export type { GeminiFunctionDeclaration, GeminiSchema, GeminiType } from "./adapters/gemini.js";
+export { toGeminiTools } from "./adapters/gemini.js";
 export type { OpenAITool, OpenAIToolOptions, StrictSchema } from "./adapters/openai.js";
 export { fromOpenAIStrictArguments, toOpenAITools, toStrictSchema } from "./adapters/openai.js";
 // --- bridge ---
