@@ -3,6 +3,8 @@
 // --- adapters (vendor-free; the Vercel AI SDK adapter is the `mcp-bridge/ai-sdk` subpath) ---
 export type { AnthropicTool } from "./adapters/anthropic.js";
 export { toAnthropicTools } from "./adapters/anthropic.js";
+export type { CatalogCaller, CatalogOptions, ToolCatalog, ToolCatalogSource } from "./adapters/catalog.js";
+export { catalogCaller, catalogTools, definitionTokens, toolCatalog } from "./adapters/catalog.js";
 export type {
   AnthropicToolResultBlock,
   AnthropicToolUse,

@@ -3,6 +3,7 @@ import type { BridgeSettings, ResolvedConfig } from "../config/model.js";
 import type { ServerStatus } from "../connection/status.js";
 import type { BridgeStats, FlatParameters, ToolDefinition, ToolFilterCallback } from "../registry/types.js";
 import type { ToolResult } from "../results/types.js";
+import type { ToolSearchOptions } from "../search/index.js";
 import type { Logger } from "../util/logger.js";
 
 export interface Progress {
@@ -98,6 +99,11 @@ export interface Bridge extends AsyncDisposable {
   server(name: string): ServerStatus | undefined;
   tools(filter?: { server?: string }): ToolEntry[];
   tool(name: string): ToolEntry | undefined;
+  /**
+   * The tools that best match a task described in words, best first (BM25 over names, titles,
+   * descriptions and parameters; an exact tool name ranks first). `limit` defaults to 5.
+   */
+  searchTools(query: string, options?: ToolSearchOptions): ToolEntry[];
   /** Exposed name or `server/tool` to the original server and tool. */
   resolve(name: string): { server: string; tool: string } | undefined;
   call(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<ToolResult>;
