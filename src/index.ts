@@ -6,6 +6,15 @@ export { toAnthropicTools } from "./adapters/anthropic.js";
 export type { CatalogCaller, CatalogOptions, ToolCatalog, ToolCatalogSource } from "./adapters/catalog.js";
 export { catalogCaller, catalogTools, definitionTokens, toolCatalog } from "./adapters/catalog.js";
 export type {
+  AnthropicDeferredOptions,
+  AnthropicDeferredTool,
+  AnthropicToolSearchTool,
+  DeferredOptions,
+  ResponsesFunctionTool,
+  ResponsesNamespace,
+} from "./adapters/deferred.js";
+export { toAnthropicDeferredTools, toOpenAIResponsesDeferredTools } from "./adapters/deferred.js";
+export type {
   AnthropicToolResultBlock,
   AnthropicToolUse,
   ExecuteOptions,
