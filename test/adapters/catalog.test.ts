@@ -8,8 +8,8 @@ import { startBridge } from "../../src/bridge/bridge.js";
 import type { Bridge, ToolEntry } from "../../src/bridge/types.js";
 import { flattenParameters } from "../../src/registry/flatten.js";
 import { ToolSearchIndex } from "../../src/search/index.js";
+import { realCatalog } from "../fixtures/catalogs/index.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
-import { realCatalog } from "../search/catalog.js";
 import { anthropicProblems, geminiProblems, openAIProblems } from "./vendor-constraints.js";
 
 let bridge: Bridge;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { toAnthropicDeferredTools, toOpenAIResponsesDeferredTools } from "../../src/adapters/deferred.js";
 import type { ToolDefinition } from "../../src/registry/types.js";
-import { realCatalog } from "../search/catalog.js";
+import { realCatalog } from "../fixtures/catalogs/index.js";
 import { anthropicProblems } from "./vendor-constraints.js";
 
 const catalog = realCatalog();

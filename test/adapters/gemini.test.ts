@@ -4,7 +4,7 @@ import { toAnthropicTools } from "../../src/adapters/anthropic.js";
 import { toGeminiTools } from "../../src/adapters/gemini.js";
 import { toOpenAITools } from "../../src/adapters/openai.js";
 import type { ToolDefinition } from "../../src/registry/types.js";
-import { realCatalog } from "../search/catalog.js";
+import { realCatalog } from "../fixtures/catalogs/index.js";
 import { anthropicProblems, geminiProblems, openAIProblems } from "./vendor-constraints.js";
 
 const tool = (inputSchema: Record<string, unknown>, name = "mcp_s_t"): ToolDefinition => ({

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { ToolDefinition } from "../../src/registry/types.js";
 import { MAX_QUERY_CHARS, ToolSearchIndex } from "../../src/search/index.js";
 import { stem, terms, words } from "../../src/search/terms.js";
-import { realCatalog, realQueries } from "./catalog.js";
+import { realCatalog, realQueries } from "../fixtures/catalogs/index.js";
 
 const catalog = realCatalog();
 const index = new ToolSearchIndex(catalog);
