@@ -1,3 +1,5 @@
+import { RE2JS } from "re2js";
+import { ErrorCode, McpBridgeError } from "../errors.js";
 import type { JsonSchema, ToolDefinition } from "../registry/types.js";
 import { meaningfulWords, relatedTerms, term, terms } from "./terms.js";
 
@@ -8,7 +10,9 @@ import { meaningfulWords, relatedTerms, term, terms } from "./terms.js";
  * Fields and weights: the tool's name counts most (authors put the action and object there), then
  * its title, the server's name, the description, and the parameters' names and descriptions. A query
  * word's synonyms count at a lower weight, so a user's phrasing meets a tool author's. A query that is
- * exactly a tool's name (exposed, original, or `server/tool`) ranks that tool first.
+ * exactly a tool's name (exposed, original, or `server/tool`) ranks that tool first. A query written
+ * `/pattern/` (or `/pattern/i`) is a regular expression over names, titles and descriptions, run by
+ * RE2 (linear time): a model or server cannot stall the host with a backtracking pattern.
  */
 
 export interface ToolSearchOptions {
@@ -86,6 +90,9 @@ export class ToolSearchIndex<T extends ToolDefinition> {
     const allowed = (index: number) =>
       options.server === undefined || this.#docs[index]?.entry.server === options.server;
 
+    const regex = /^\/(.+)\/([i]?)$/s.exec(text);
+    if (regex) return this.#searchRegex(regex[1] as string, regex[2] === "i", limit, allowed);
+
     const scores = new Map<number, number>();
     const exact = this.#byName.get(text.toLowerCase());
     if (exact !== undefined && allowed(exact)) scores.set(exact, Number.POSITIVE_INFINITY);
@@ -107,6 +114,37 @@ export class ToolSearchIndex<T extends ToolDefinition> {
       .sort((a, b) => b[1] - a[1] || a[0] - b[0])
       .slice(0, limit)
       .map(([index]) => (this.#docs[index] as Document<T>).entry);
+  }
+
+  /** Tools whose name, title or description the pattern matches, in catalog order. */
+  #searchRegex(
+    pattern: string,
+    ignoreCase: boolean,
+    limit: number,
+    allowed: (index: number) => boolean,
+  ): T[] {
+    const regex = compileRegex(pattern, ignoreCase);
+    const found: T[] = [];
+    for (const [index, doc] of this.#docs.entries()) {
+      if (found.length >= limit) break;
+      if (!allowed(index)) continue;
+      const { entry } = doc;
+      const fields = [entry.name, `${entry.server}/${entry.tool}`, entry.title ?? "", entry.description];
+      if (fields.some((field) => regex.matcher(field.slice(0, MAX_FIELD_CHARS)).find())) found.push(entry);
+    }
+    return found;
+  }
+}
+
+function compileRegex(pattern: string, ignoreCase: boolean): RE2JS {
+  try {
+    return RE2JS.compile(pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new McpBridgeError(
+      ErrorCode.InvalidArguments,
+      `Invalid regular expression /${pattern.slice(0, 100)}/: ${reason}. Use RE2 syntax (no backreferences or lookaround), or plain words.`,
+    );
   }
 }
 

@@ -63,6 +63,36 @@ describe("ToolSearchIndex over real servers' tools", () => {
     expect(hits[0]?.tool).toBe("create_issue");
   });
 
+  it("answers /regex/ queries over names and descriptions, case-insensitive with /i", () => {
+    const hits = index.search("/^mcp_github_.*pull_request/", { limit: 50 });
+    expect(hits.length).toBeGreaterThan(5);
+    expect(hits.every((hit) => hit.server === "github" && hit.tool.includes("pull_request"))).toBe(true);
+    expect(index.search("/SCREENSHOT/i", { limit: 50 }).map((h) => h.server)).toEqual(
+      expect.arrayContaining(["playwright", "puppeteer"]),
+    );
+    expect(index.search("/SCREENSHOT/", { limit: 50 })).toEqual([]);
+    expect(() => index.search("/(a)\\1/")).toThrow(/Invalid regular expression.*RE2 syntax/);
+    try {
+      index.search("/(/");
+    } catch (error) {
+      expect(error).toMatchObject({ code: "INVALID_ARGUMENTS" });
+    }
+  });
+
+  it("a backtracking pattern over a huge description is bounded (RE2, linear time)", () => {
+    const victim: ToolDefinition = {
+      name: "mcp_x_y",
+      server: "x",
+      tool: "y",
+      description: `${"a".repeat(7_000)}!`,
+      inputSchema: {},
+    };
+    const small = new ToolSearchIndex([victim]);
+    // With a backtracking engine this pattern on 7,000 'a's followed by '!' never finishes.
+    expect(small.search("/^(a+)+$/")).toEqual([]);
+    expect(small.search("/^(a+)+!$/")).toEqual([victim]);
+  });
+
   it("finds nothing for empty, blank or stop-word-only queries, and respects the limit", () => {
     expect(index.search("")).toEqual([]);
     expect(index.search("   \n\t")).toEqual([]);
