@@ -21,6 +21,8 @@ export const ErrorCode = {
   BridgeClosed: "BRIDGE_CLOSED",
   Auth: "AUTH",
   Usage: "USAGE",
+  /** The model endpoint of the agent failed: unreachable, an HTTP error, a malformed stream. */
+  ModelRequest: "MODEL_REQUEST",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -17,7 +17,8 @@ const allowed: Record<string, readonly string[]> = {
   results: ["errors", "util"],
   search: ["errors", "util", "registry"],
   bridge: ["errors", "util", "config", "auth", "transport", "connection", "registry", "results", "search"],
-  adapters: ["errors", "util", "registry", "results", "bridge"],
+  adapters: ["errors", "util", "registry", "results", "search", "bridge"],
+  agent: ["errors", "util", "registry", "results", "bridge", "adapters"],
   index: [
     "errors",
     "util",
@@ -40,6 +41,7 @@ const allowed: Record<string, readonly string[]> = {
     "results",
     "bridge",
     "adapters",
+    "agent",
     "index",
   ],
 };
