@@ -34,6 +34,12 @@ const COMMAND_OPTIONS = {
   args: { type: "string" },
   timeout: { type: "string", short: "t" },
   from: { type: "string" },
+  model: { type: "string", short: "m" },
+  provider: { type: "string" },
+  "base-url": { type: "string" },
+  system: { type: "string" },
+  print: { type: "string", short: "p" },
+  yes: { type: "boolean", short: "y" },
 } as const;
 
 export function usageError(message: string): McpBridgeError {
@@ -69,13 +75,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
       version: values.version ?? false,
       ...(values["no-color"] ? { color: false } : {}),
     },
-    options: {
-      server: values.server,
-      format: values.format,
-      args: values.args,
-      timeout: values.timeout,
-      from: values.from,
-    },
+    options: Object.fromEntries(
+      Object.keys(COMMAND_OPTIONS).map((key) => [key, values[key as keyof typeof values]]),
+    ),
   };
 }
 

@@ -20,6 +20,7 @@ process.on("SIGTERM", onSignal);
 const code = await runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
+  stdin: process.stdin,
   env: process.env,
   cwd: process.cwd(),
   signal: controller.signal,

@@ -3,6 +3,7 @@ import { ErrorCode, isMcpBridgeError, McpBridgeError } from "../errors.js";
 import { parseCommandLine } from "./args.js";
 import { authCommand } from "./commands/auth.js";
 import { callCommand } from "./commands/call.js";
+import { chatCommand } from "./commands/chat.js";
 import { configCommand } from "./commands/config.js";
 import { statusCommand } from "./commands/status.js";
 import { toolsCommand } from "./commands/tools.js";
@@ -25,6 +26,9 @@ Commands:
                                   the JSON Schema, or a validation report (exit 1 if an entry is skipped)
   config import --from claude-code|claude-desktop|cursor|vscode|codex
                                   servers found in another host's config files
+  chat [--model M] [--provider openai|anthropic] [--base-url URL] [--system TEXT] [--yes]
+                                  talk to a model that uses every server's tools (/help inside);
+                                  -p QUESTION prints one answer and exits (--json: the transcript)
   auth login|logout|status [SERVER]
                                   OAuth login for a remote server (browser + 127.0.0.1 callback);
                                   tokens are kept per server, mode 0600, and refreshed
@@ -78,6 +82,8 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
         return await configCommand(context);
       case "auth":
         return await authCommand(context);
+      case "chat":
+        return await chatCommand(context);
       default:
         throw new McpBridgeError(
           ErrorCode.Usage,
