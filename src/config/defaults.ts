@@ -18,4 +18,5 @@ export const DEFAULT_RESTART_POLICY: RestartPolicy = {
   maxAttempts: 5,
   initialDelayMs: 250,
   maxDelayMs: 30_000,
+  stablePeriodMs: 10_000,
 };

@@ -13,6 +13,11 @@ export interface RestartPolicy {
   readonly maxAttempts: number;
   readonly initialDelayMs: number;
   readonly maxDelayMs: number;
+  /**
+   * A restarted server counts as recovered only after staying up this long; one that dies sooner
+   * counts as another failed attempt, so the backoff grows and `maxAttempts` ends a crash loop.
+   */
+  readonly stablePeriodMs: number;
 }
 
 export interface ToolFilter {

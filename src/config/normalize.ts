@@ -382,6 +382,7 @@ function normalizeEntry(
       maxAttempts: (attempts as number | undefined) ?? DEFAULT_RESTART_POLICY.maxAttempts,
       initialDelayMs: asDuration(["initialDelay", "initial_delay"], DEFAULT_RESTART_POLICY.initialDelayMs),
       maxDelayMs: asDuration(["maxDelay", "max_delay"], DEFAULT_RESTART_POLICY.maxDelayMs),
+      stablePeriodMs: asDuration(["stablePeriod", "stable_period"], DEFAULT_RESTART_POLICY.stablePeriodMs),
     };
   } else if (restartRaw !== undefined && restartRaw !== true) {
     throw new EntryProblem("restart", '"restart" must be true, false or a table');
