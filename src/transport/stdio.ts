@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { statSync } from "node:fs";
 import type { Writable } from "node:stream";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
@@ -6,6 +6,7 @@ import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/clie
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import { DEFAULT_MAX_KEPT_BYTES, LineFramer, type OversizedLine } from "./framing.js";
 import { reapGroup, stopProcessTree, trackGroup, useProcessGroups } from "./process-tree.js";
+import { spawnServer } from "./supervisor.js";
 
 export interface StdioTransportOptions {
   readonly command: string;
@@ -24,6 +25,8 @@ export interface StdioTransportOptions {
    * swallow the next answer into that line, and every pending call would wait for its timeout.
    */
   readonly stalledLineMs?: number;
+  /** Run the server under the supervisor that ends its tree when the host dies (POSIX; see supervisor.ts). */
+  readonly supervise?: boolean;
   readonly onStderrLine?: (line: string) => void;
   /** Output on stdout that is not a JSON-RPC message: reported, then skipped. */
   readonly onNoise?: (kind: NoiseKind, sample: string) => void;
@@ -124,6 +127,7 @@ export class ProcessTransport implements Transport {
   readonly #framer: LineFramer;
   #stallTimer: NodeJS.Timeout | undefined;
   #drained: Promise<unknown> | undefined;
+  #serverPid: number | undefined;
 
   constructor(options: StdioTransportOptions) {
     this.#options = options;
@@ -136,8 +140,9 @@ export class ProcessTransport implements Transport {
     });
   }
 
+  /** The server's own pid (not its supervisor's). */
   get pid(): number | undefined {
-    return this.#child?.pid;
+    return this.#serverPid ?? this.#child?.pid;
   }
 
   /** How the process ended, once it has. */
@@ -150,27 +155,36 @@ export class ProcessTransport implements Transport {
     // spawn() reports a missing cwd as ENOENT of the command, which reads as "command not on PATH".
     const cwd = this.#options.cwd;
     if (cwd !== undefined && !isDirectory(cwd)) return Promise.reject(new WorkingDirectoryError(cwd));
+    const options = this.#options;
+    const { child, started } = spawnServer(
+      {
+        command: options.command,
+        args: options.args,
+        env: options.env,
+        ...(cwd === undefined ? {} : { cwd }),
+        graceMs: this.#termGraceMs,
+      },
+      options.supervise ?? useProcessGroups,
+    );
+    this.#child = child;
+    if (child.pid !== undefined) trackGroup(child.pid);
     return new Promise((resolve, reject) => {
-      const child = spawn(this.#options.command, [...this.#options.args], {
-        env: { ...this.#options.env },
-        cwd: this.#options.cwd,
-        stdio: ["pipe", "pipe", "pipe"],
-        shell: false,
-        detached: useProcessGroups,
-        windowsHide: true,
-      });
-      this.#child = child;
-      let spawned = false;
-      child.once("spawn", () => {
-        spawned = true;
-        if (child.pid !== undefined) trackGroup(child.pid);
-        resolve();
-      });
-      child.once("error", (error) => {
-        if (!spawned) {
+      let running = false;
+      started.then(
+        (pid) => {
+          running = true;
+          this.#serverPid = pid;
+          resolve();
+        },
+        (error: unknown) => {
           reject(error);
-          this.#finish();
-        } else this.onerror?.(error);
+          // A server that never started has nothing to stop; the supervisor, if any, exits by itself.
+          if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+        },
+      );
+      child.once("error", (error) => {
+        if (running) this.onerror?.(error);
+        else this.#finish();
       });
       child.once("exit", (code, signal) => {
         this.#exit = { code, signal };
