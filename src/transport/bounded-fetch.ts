@@ -155,12 +155,14 @@ function capStream(
   let count = 0;
   let lineBytes = 0;
   let lastByte = 0;
-  const measure = (chunk: Uint8Array) => {
+  /** Counts a chunk; returns where in it the current SSE event began (0: in an earlier chunk). */
+  const measure = (chunk: Uint8Array): number => {
     if (!sse) {
       count += chunk.length;
-      return;
+      return 0;
     }
     // An event ends at a blank line ("\n\n" or "\r\n\r\n"); count only the bytes of the current event.
+    let eventStart = 0;
     for (let i = 0; i < chunk.length; ) {
       const newline = chunk.indexOf(0x0a, i);
       const end = newline === -1 ? chunk.length : newline;
@@ -169,11 +171,15 @@ function capStream(
         lineBytes += end - i;
         lastByte = chunk[end - 1] as number;
       }
-      if (newline === -1) return;
-      if (lineBytes === 0 || (lineBytes === 1 && lastByte === 0x0d)) count = 0;
+      if (newline === -1) break;
+      if (lineBytes === 0 || (lineBytes === 1 && lastByte === 0x0d)) {
+        count = 0;
+        eventStart = newline + 1;
+      }
       lineBytes = 0;
       i = newline + 1;
     }
+    return eventStart;
   };
   return new ReadableStream<Uint8Array>({
     async pull(output) {
@@ -192,11 +198,13 @@ function capStream(
         output.close();
         return;
       }
-      measure(result.value);
+      const eventStart = measure(result.value);
       if (count > limit) {
         controller.abort();
         void reader.cancel().catch(() => {});
         release();
+        // The events that ended before the oversized one still count.
+        if (eventStart > 0) output.enqueue(result.value.subarray(0, eventStart));
         const text = replacement();
         if (text !== undefined) output.enqueue(Buffer.from(text));
         output.close();

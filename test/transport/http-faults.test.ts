@@ -19,12 +19,21 @@ describe.runIf(process.platform === "linux")("Streamable HTTP against misbehavin
       ),
     );
     expect(outcomes.every((e) => e instanceof McpBridgeError && e.code === "TOOL_TIMEOUT")).toBe(true);
+    // A caller's abort takes the same path (the SDK sends notifications/cancelled).
+    const aborted = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        bridge.call("stall/stall", {}, { signal: AbortSignal.timeout(500) }).catch((e: unknown) => e),
+      ),
+    );
+    expect(aborted.every((e) => e instanceof McpBridgeError && e.code === "ABORTED")).toBe(true);
     let after = openFds();
     await until(() => {
       after = openFds();
       return after - before < 20;
     }, 10_000).catch(() => {});
-    process.stdout.write(`stalled streams: ${before} fds before 200 timed-out calls, ${after} after\n`);
+    process.stdout.write(
+      `stalled streams: ${before} fds before 200 timed-out and 50 aborted calls, ${after} after\n`,
+    );
     expect(after - before).toBeLessThan(20);
     expect((await bridge.call("stall/ping_tool")).text).toBe("pong");
   }, 60_000);
