@@ -31,14 +31,20 @@ export function boundedFetch(inner: FetchLike, options: BoundedFetchOptions): Fe
       inFlight.delete(id);
     }
     const controller = new AbortController();
-    const signal = init?.signal ? AbortSignal.any([init.signal, controller.signal]) : controller.signal;
+    // Linked by hand rather than with AbortSignal.any: the SDK's signal lives as long as the session,
+    // and every request would otherwise hang a dependent signal on it.
+    const outer = init?.signal ?? undefined;
+    const onOuterAbort = () => controller.abort(outer?.reason);
+    if (outer?.aborted) controller.abort(outer.reason);
+    else outer?.addEventListener("abort", onOuterAbort, { once: true });
     for (const id of requests) inFlight.set(id, controller);
     const release = () => {
+      outer?.removeEventListener("abort", onOuterAbort);
       for (const id of requests) if (inFlight.get(id) === controller) inFlight.delete(id);
     };
     let response: Response;
     try {
-      response = await inner(url, { ...init, signal });
+      response = await inner(url, { ...init, signal: controller.signal });
     } catch (error) {
       release();
       throw error;
