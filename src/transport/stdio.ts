@@ -25,6 +25,8 @@ export interface StdioTransportOptions {
    * swallow the next answer into that line, and every pending call would wait for its timeout.
    */
   readonly stalledLineMs?: number;
+  /** A line being dropped that grows past this without a newline breaks the stream (default 2 GiB). */
+  readonly brokenLineBytes?: number;
   /** Run the server under the supervisor that ends its tree when the host dies (POSIX; see supervisor.ts). */
   readonly supervise?: boolean;
   readonly onStderrLine?: (line: string) => void;
@@ -40,6 +42,9 @@ export interface ExitInfo {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
 }
+
+/** Past V8's string limit four times over: no real message is that long; a stream without newlines is. */
+const DEFAULT_BROKEN_LINE_BYTES = 2 * 1024 * 1024 * 1024;
 
 /** JSON-RPC error code for a response dropped for exceeding `maxMessageBytes` (implementation-defined range). */
 export const RESULT_TOO_LARGE_RPC_CODE = -32099;
@@ -291,30 +296,36 @@ export class ProcessTransport implements Transport {
   }
 
   /**
-   * A line being dropped for its size normally ends soon with a newline; one that stops growing
-   * without ending means the stream is broken (see `stalledLineMs`). The check runs after a timer and
-   * then once more after pending I/O, so a host whose event loop was merely busy does not misjudge it.
+   * A line being dropped for its size normally ends soon with a newline. One that stops growing
+   * without ending (see `stalledLineMs`), or grows past `brokenLineBytes`, means the stream is broken:
+   * every answer would be swallowed into it. The stall check runs after a timer and once more after
+   * pending I/O, so a host whose event loop was merely busy does not misjudge a slow line.
    */
   #watchDroppedLine(): void {
-    if (!this.#framer.dropping) {
-      if (this.#stallTimer) clearTimeout(this.#stallTimer);
-      this.#stallTimer = undefined;
+    if (!this.#framer.dropping || this.#closing) return;
+    const bytes = this.#framer.lineBytes;
+    if (bytes > (this.#options.brokenLineBytes ?? DEFAULT_BROKEN_LINE_BYTES)) {
+      this.#breakStream(`wrote more than ${bytes} bytes on stdout without a newline`);
       return;
     }
-    const seen = this.#framer.lineBytes;
-    if (this.#stallTimer) clearTimeout(this.#stallTimer);
-    this.#stallTimer = setTimeout(() => {
-      setImmediate(() => {
-        this.#stallTimer = undefined;
-        if (!this.#framer.dropping || this.#framer.lineBytes !== seen || this.#closing) return;
-        this.onerror?.(
-          new Error(
-            `The server wrote ${seen} bytes on stdout without a newline and stopped: the stream is broken, so the server is restarted.`,
-          ),
-        );
-        void this.close();
-      });
-    }, this.#options.stalledLineMs ?? 3000);
-    this.#stallTimer.unref();
+    if (this.#stallTimer) return;
+    const check = (seen: number) => {
+      this.#stallTimer = setTimeout(() => {
+        setImmediate(() => {
+          this.#stallTimer = undefined;
+          if (!this.#framer.dropping || this.#closing) return;
+          const now = this.#framer.lineBytes;
+          if (now === seen) this.#breakStream(`wrote ${now} bytes on stdout without a newline and stopped`);
+          else check(now);
+        });
+      }, this.#options.stalledLineMs ?? 3000);
+      this.#stallTimer.unref();
+    };
+    check(bytes);
+  }
+
+  #breakStream(what: string): void {
+    this.onerror?.(new Error(`The server ${what}: the stream is broken, so the server is restarted.`));
+    void this.close();
   }
 }

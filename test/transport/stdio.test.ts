@@ -50,3 +50,27 @@ describe.each(modes)("ProcessTransport (supervised: %s)", (supervise) => {
     await transport.close();
   });
 });
+
+describe("ProcessTransport against a stream without newlines", () => {
+  it("a dropped line growing past brokenLineBytes breaks the stream even while bytes keep coming", async () => {
+    const transport = new ProcessTransport({
+      command: process.execPath,
+      args: [fixturePath("floods-stdout")],
+      env: { PATH: process.env.PATH ?? "" },
+      maxKeptBytes: 1024 * 1024,
+      brokenLineBytes: 8 * 1024 * 1024,
+    });
+    const errors: string[] = [];
+    const client = new Client({ name: "test", version: "1.0.0" });
+    await client.connect(transport);
+    transport.onerror = (error) => errors.push(error.message);
+    try {
+      // 64 MB written without a pause; the answer would come after it, on the same line.
+      const call = client.callTool({ name: "flood", arguments: { bytes: 64_000_000 } }, { timeout: 30_000 });
+      await expect(call).rejects.toMatchObject({ code: "CONNECTION_CLOSED" });
+      expect(errors.some((message) => message.includes("without a newline"))).toBe(true);
+    } finally {
+      await client.close();
+    }
+  }, 40_000);
+});
