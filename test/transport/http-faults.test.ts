@@ -7,36 +7,41 @@ import { until } from "../helpers/wait.js";
 const MiB = 1024 * 1024;
 const openFds = () => readdirSync("/proc/self/fd").length;
 
-describe.runIf(process.platform === "linux")("Streamable HTTP against misbehaving servers", () => {
-  it("timed-out calls whose response stream stalled give their sockets back", async () => {
-    await using server = await startHttpFixture("stalls-response-stream");
-    await using bridge = await startBridge({ servers: { stall: { type: "http", url: server.url } } });
-    expect((await bridge.call("stall/ping_tool")).text).toBe("pong");
-    const before = openFds();
-    const outcomes = await Promise.all(
-      Array.from({ length: 200 }, () =>
-        bridge.call("stall/stall", {}, { timeout: 1000 }).catch((e: unknown) => e),
-      ),
-    );
-    expect(outcomes.every((e) => e instanceof McpBridgeError && e.code === "TOOL_TIMEOUT")).toBe(true);
-    // A caller's abort takes the same path (the SDK sends notifications/cancelled).
-    const aborted = await Promise.all(
-      Array.from({ length: 50 }, () =>
-        bridge.call("stall/stall", {}, { signal: AbortSignal.timeout(500) }).catch((e: unknown) => e),
-      ),
-    );
-    expect(aborted.every((e) => e instanceof McpBridgeError && e.code === "ABORTED")).toBe(true);
-    let after = openFds();
-    await until(() => {
-      after = openFds();
-      return after - before < 20;
-    }, 10_000).catch(() => {});
-    process.stdout.write(
-      `stalled streams: ${before} fds before 200 timed-out and 50 aborted calls, ${after} after\n`,
-    );
-    expect(after - before).toBeLessThan(20);
-    expect((await bridge.call("stall/ping_tool")).text).toBe("pong");
-  }, 60_000);
+describe("Streamable HTTP against misbehaving servers", () => {
+  // Open file descriptors are counted in /proc/self/fd.
+  it.runIf(process.platform === "linux")(
+    "timed-out calls whose response stream stalled give their sockets back",
+    async () => {
+      await using server = await startHttpFixture("stalls-response-stream");
+      await using bridge = await startBridge({ servers: { stall: { type: "http", url: server.url } } });
+      expect((await bridge.call("stall/ping_tool")).text).toBe("pong");
+      const before = openFds();
+      const outcomes = await Promise.all(
+        Array.from({ length: 200 }, () =>
+          bridge.call("stall/stall", {}, { timeout: 1000 }).catch((e: unknown) => e),
+        ),
+      );
+      expect(outcomes.every((e) => e instanceof McpBridgeError && e.code === "TOOL_TIMEOUT")).toBe(true);
+      // A caller's abort takes the same path (the SDK sends notifications/cancelled).
+      const aborted = await Promise.all(
+        Array.from({ length: 50 }, () =>
+          bridge.call("stall/stall", {}, { signal: AbortSignal.timeout(500) }).catch((e: unknown) => e),
+        ),
+      );
+      expect(aborted.every((e) => e instanceof McpBridgeError && e.code === "ABORTED")).toBe(true);
+      let after = openFds();
+      await until(() => {
+        after = openFds();
+        return after - before < 20;
+      }, 10_000).catch(() => {});
+      process.stdout.write(
+        `stalled streams: ${before} fds before 200 timed-out and 50 aborted calls, ${after} after\n`,
+      );
+      expect(after - before).toBeLessThan(20);
+      expect((await bridge.call("stall/ping_tool")).text).toBe("pong");
+    },
+    60_000,
+  );
 
   it("a gzip bomb fails only its call, with bounded memory; the server stays usable", async () => {
     // 256 MiB once decoded (from about 270 KB on the wire): four times the decoded bound.
