@@ -5,7 +5,7 @@ import { runCli } from "./main.js";
 // The only place that reads process.argv / process.env and calls process.exit.
 const controller = new AbortController();
 let signals = 0;
-// The shell convention for "ended by signal N": 130 after SIGINT, 143 after SIGTERM.
+// The shell convention for "ended by signal N": 130 after SIGINT, 143 after SIGTERM, 129 after SIGHUP.
 let signalExitCode = 130;
 const onSignal = (signal: NodeJS.Signals) => {
   signals++;
@@ -16,6 +16,8 @@ const onSignal = (signal: NodeJS.Signals) => {
 };
 process.on("SIGINT", onSignal);
 process.on("SIGTERM", onSignal);
+// Closing the terminal: shut down as for SIGTERM (servers run in their own sessions and never see it).
+process.on("SIGHUP", onSignal);
 
 const code = await runCli(process.argv.slice(2), {
   stdout: process.stdout,
