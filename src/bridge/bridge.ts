@@ -25,7 +25,7 @@ import type { ToolResult } from "../results/types.js";
 import { TypedEmitter } from "../util/events.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { redactText } from "../util/redact.js";
-import { applySchemaDefaults, registerElicitation } from "./elicitation.js";
+import { declineElicitation, registerElicitation } from "./elicitation.js";
 import type {
   Bridge,
   BridgeEventMap,
@@ -249,7 +249,7 @@ class BridgeRuntime implements Bridge {
       // Keep comfortably more than the result will show, so truncation (not the transport) decides.
       stringCapBytes: Math.max(1024 * 1024, maxResultChars * 8),
       configureClient: (client) =>
-        registerElicitation(client, this.#options.onElicitation ?? applySchemaDefaults),
+        registerElicitation(client, this.#options.onElicitation ?? declineElicitation),
     });
     if (auth) {
       const close = connection.close.bind(connection);

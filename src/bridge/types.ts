@@ -65,8 +65,8 @@ export interface BridgeOptions {
   /** OAuth for remote servers: token storage and how the authorization step runs (see auth/). */
   readonly auth?: AuthOptions;
   /**
-   * Answers a server's `elicitation/create`. Default: accept with the schema's defaults when every
-   * required field has one, otherwise decline (a library host has no person to ask).
+   * Answers a server's `elicitation/create`. Default: decline (a library host has no person to ask,
+   * and a server's schema defaults are not the user's consent).
    */
   readonly onElicitation?: ElicitationHandler;
   /** Fail `start()` when a server marked `required` could not start (default true). */
