@@ -21,6 +21,8 @@ export const ErrorCode = {
   BridgeClosed: "BRIDGE_CLOSED",
   Auth: "AUTH",
   Usage: "USAGE",
+  /** A project-level config defines servers the user has not approved (and no terminal to ask). */
+  ProjectNotTrusted: "PROJECT_NOT_TRUSTED",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

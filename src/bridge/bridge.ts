@@ -60,6 +60,7 @@ function loadOptionsOf(options: BridgeOptions) {
     ...(options.settings === undefined ? {} : { settings: options.settings }),
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.admitProjectServer === undefined ? {} : { admitProjectServer: options.admitProjectServer }),
   };
 }
 

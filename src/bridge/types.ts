@@ -1,5 +1,5 @@
 import type { AuthOptions } from "../auth/index.js";
-import type { BridgeSettings, ResolvedConfig } from "../config/model.js";
+import type { AdmitProjectServer, BridgeSettings, ResolvedConfig } from "../config/model.js";
 import type { ServerStatus } from "../connection/status.js";
 import type { BridgeStats, FlatParameters, ToolDefinition, ToolFilterCallback } from "../registry/types.js";
 import type { ToolResult } from "../results/types.js";
@@ -69,6 +69,11 @@ export interface BridgeOptions {
    * and a server's schema defaults are not the user's consent).
    */
   readonly onElicitation?: ElicitationHandler;
+  /**
+   * Consent for servers of project-level config files found in `cwd` (see LoadConfigOptions), asked
+   * before their `${VAR}`s are expanded, at start and on reload. Default: all admitted.
+   */
+  readonly admitProjectServer?: AdmitProjectServer;
   /** Fail `start()` when a server marked `required` could not start (default true). */
   readonly enforceRequired?: boolean;
 }

@@ -18,6 +18,7 @@ process.on("SIGINT", onSignal);
 process.on("SIGTERM", onSignal);
 
 const code = await runCli(process.argv.slice(2), {
+  stdin: process.stdin,
   stdout: process.stdout,
   stderr: process.stderr,
   env: process.env,

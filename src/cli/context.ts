@@ -6,6 +6,7 @@ import { configSearchPaths } from "../config/load.js";
 import type { ServerStatus } from "../connection/status.js";
 import type { LogFields, Logger } from "../util/logger.js";
 import type { GlobalOptions } from "./args.js";
+import { projectConsent } from "./commands/trust.js";
 import type { CliIO } from "./io.js";
 import { type Style, styleFor } from "./output.js";
 
@@ -80,8 +81,10 @@ export async function openBridge(
   extra: Partial<BridgeOptions> = {},
 ): Promise<Bridge> {
   const config = chooseConfig(context);
+  const admitProjectServer = await projectConsent(context, config);
   const bridge = await startBridge({
     ...(config === undefined ? {} : { config }),
+    ...(admitProjectServer ? { admitProjectServer } : {}),
     cwd: context.io.cwd,
     env: context.io.env,
     logger: context.logger,

@@ -6,6 +6,7 @@ import { callCommand } from "./commands/call.js";
 import { configCommand } from "./commands/config.js";
 import { statusCommand } from "./commands/status.js";
 import { toolsCommand } from "./commands/tools.js";
+import { trustCommand } from "./commands/trust.js";
 import { createContext } from "./context.js";
 import type { CliIO } from "./io.js";
 import { writeJson } from "./output.js";
@@ -28,6 +29,9 @@ Commands:
   auth login|logout|status [SERVER]
                                   OAuth login for a remote server (browser + 127.0.0.1 callback);
                                   tokens are kept per server, mode 0600, and refreshed
+  trust [list|revoke]             approve the servers of this folder's project config files
+                                  (./mcp.json, ./.mcp.json, ./.vscode/mcp.json, ...); they are
+                                  not started before approval, and a changed definition asks again
 
 Options:
   -c, --config PATH   config file (default: the search order, see \`config paths\`)
@@ -35,6 +39,8 @@ Options:
   -q, --quiet         only errors on stderr
   -v, --verbose       more detail (stderr of failed servers, debug logs)
       --no-color      no colors
+      --trust-project start this folder's project-config servers without asking (this run
+                      only; or set MCP_BRIDGE_TRUST_PROJECT=1, e.g. in CI)
   -h, --help          this help
   -V, --version       the version
 
@@ -78,6 +84,8 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
         return await configCommand(context);
       case "auth":
         return await authCommand(context);
+      case "trust":
+        return await trustCommand(context);
       default:
         throw new McpBridgeError(
           ErrorCode.Usage,
@@ -93,7 +101,8 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       code === ErrorCode.Usage ||
       code === ErrorCode.ConfigNotFound ||
       code === ErrorCode.ConfigParse ||
-      code === ErrorCode.ConfigInvalid;
+      code === ErrorCode.ConfigInvalid ||
+      code === ErrorCode.ProjectNotTrusted;
     return usage ? 2 : 1;
   }
 }

@@ -93,7 +93,15 @@ interface ServerDefinitionBase {
    */
   readonly negotiation: "legacy" | "auto" | { readonly pin: string };
   readonly source?: ConfigSource;
+  readonly [VALUES_FROM_ENV]?: readonly string[];
 }
+
+/**
+ * The values a definition took from the environment through `${VAR}` expansion (and `env_http_headers`,
+ * `bearer_token_env_var`), kept under a symbol: spreads copy it along, while JSON output and
+ * fingerprints never see it. Redaction masks these wherever they appear.
+ */
+export const VALUES_FROM_ENV: unique symbol = Symbol("mcp-bridge.valuesFromEnv");
 
 export interface StdioServerDefinition extends ServerDefinitionBase {
   readonly transport: "stdio";
@@ -150,6 +158,7 @@ export interface ConfigWarning {
     | "unsupported-input"
     | "duplicate-server"
     | "import"
+    | "untrusted"
     | "other";
   readonly message: string;
   readonly server?: string;
@@ -165,3 +174,14 @@ export interface ResolvedConfig {
   readonly file?: string;
   readonly format?: ConfigFormat;
 }
+
+/** A server entry of a project-level config file, as written (nothing expanded), awaiting consent. */
+export interface ProjectServerRequest {
+  readonly file: string;
+  readonly name: string;
+  /** The raw entry exactly as in the file; its `${VAR}`s are not expanded. */
+  readonly definition: unknown;
+}
+
+/** Says whether a project-level server may be loaded (and so started); false leaves it out. */
+export type AdmitProjectServer = (request: ProjectServerRequest) => boolean;
