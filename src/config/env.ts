@@ -22,7 +22,11 @@ const PATTERN = /\$\{([^}]*)\}/g;
  * whose value contains `${...}` cannot loop. Each value substituted from the environment (not a
  * default, not a folder) is pushed onto `fromEnv`, so output can mask it wherever it ends up.
  */
-export function expand(value: string, context: ExpansionContext, fromEnv?: string[]): Expansion {
+export function expand(
+  value: string,
+  context: ExpansionContext,
+  fromEnv?: { variable: string; value: string }[],
+): Expansion {
   let failure: Expansion | undefined;
   let result = value.replace(PATTERN, (whole, inner: string) => {
     if (failure) return whole;
@@ -39,7 +43,7 @@ export function expand(value: string, context: ExpansionContext, fromEnv?: strin
     const fallback = separator >= 0 ? name.slice(separator + 2) : undefined;
     const found = context.env[variable];
     if (found !== undefined && found !== "") {
-      fromEnv?.push(found);
+      fromEnv?.push({ variable, value: found });
       return found;
     }
     if (fallback !== undefined) return fallback;

@@ -93,7 +93,7 @@ interface ServerDefinitionBase {
    */
   readonly negotiation: "legacy" | "auto" | { readonly pin: string };
   readonly source?: ConfigSource;
-  readonly [VALUES_FROM_ENV]?: readonly string[];
+  readonly [VALUES_FROM_ENV]?: readonly EnvValue[];
 }
 
 /**
@@ -102,6 +102,12 @@ interface ServerDefinitionBase {
  * fingerprints never see it. Redaction masks these wherever they appear.
  */
 export const VALUES_FROM_ENV: unique symbol = Symbol("mcp-bridge.valuesFromEnv");
+
+/** One substitution from the environment: which variable, and the value it put into the definition. */
+export interface EnvValue {
+  readonly variable: string;
+  readonly value: string;
+}
 
 export interface StdioServerDefinition extends ServerDefinitionBase {
   readonly transport: "stdio";

@@ -7,6 +7,7 @@ import {
   type BridgeSettings,
   type ConfigFormat,
   type ConfigWarning,
+  type EnvValue,
   type ImportSourceName,
   type OAuthSettings,
   type RestartPolicy,
@@ -272,7 +273,7 @@ function normalizeEntry(
       ...(context.file ? { file: context.file } : {}),
     });
   }
-  const fromEnv: string[] = [];
+  const fromEnv: EnvValue[] = [];
   const text = (field: string, value: unknown): string => {
     if (typeof value !== "string") throw new EntryProblem(field, `"${field}" must be a string`);
     const expanded = expand(value, context, fromEnv);
@@ -538,7 +539,7 @@ function normalizeEntry(
           "unset-variable",
         );
       headers[header] = value;
-      fromEnv.push(value);
+      fromEnv.push({ variable, value });
     }
   }
   const bearer = pick("bearerToken", "bearer_token");
@@ -555,7 +556,7 @@ function normalizeEntry(
         "unset-variable",
       );
     headers.Authorization = `Bearer ${token}`;
-    fromEnv.push(token);
+    fromEnv.push({ variable, value: token });
   }
   const oauth = normalizeOAuth(raw.oauth, text);
   return {
