@@ -35,6 +35,9 @@ export function definitionHash(request: Pick<ProjectServerRequest, "name" | "def
     .digest("hex");
 }
 
+// The approvals file sits in the user's config folder beside their own config: its permissions are theirs.
+const KEEP_FOLDER = { tightenFolder: false } as const;
+
 interface TrustFileShape {
   readonly version: 1;
   /** Absolute config file path -> hashes of the approved definitions. */
@@ -45,7 +48,7 @@ export class TrustStore {
   constructor(readonly file: string) {}
 
   #read(): TrustFileShape {
-    const text = readPrivateFile(this.file);
+    const text = readPrivateFile(this.file, KEEP_FOLDER);
     try {
       const data = text === undefined ? undefined : (JSON.parse(text) as Partial<TrustFileShape>);
       if (data?.approvals && typeof data.approvals === "object")
@@ -70,11 +73,7 @@ export class TrustStore {
       const current = approvals[request.file] ?? [];
       if (!current.includes(hash)) approvals[request.file] = [...current, hash];
     }
-    writePrivateFile(
-      this.file,
-      `${JSON.stringify({ version: 1, approvals }, null, 2)}\n`,
-      "project approvals",
-    );
+    this.#write(approvals);
   }
 
   /** Forgets every approval of the given config files. */
@@ -83,11 +82,12 @@ export class TrustStore {
     const approvals = Object.fromEntries(
       Object.entries(data.approvals).filter(([file]) => !files.includes(file)),
     );
-    writePrivateFile(
-      this.file,
-      `${JSON.stringify({ version: 1, approvals }, null, 2)}\n`,
-      "project approvals",
-    );
+    this.#write(approvals);
+  }
+
+  #write(approvals: Record<string, string[]>): void {
+    const text = `${JSON.stringify({ version: 1, approvals }, null, 2)}\n`;
+    writePrivateFile(this.file, text, "project approvals", KEEP_FOLDER);
   }
 }
 

@@ -35,10 +35,18 @@ export function isRegularOrAbsent(file: string): boolean {
   }
 }
 
+export interface PrivateFileOptions {
+  /**
+   * Remove group/other access from an existing folder (default true). Off for a file kept in a folder
+   * the user also keeps other things in (their config folder), whose permissions are theirs to choose.
+   */
+  readonly tightenFolder?: boolean;
+}
+
 /** The file's text; undefined when it is absent, unreadable or a symbolic link (refused). */
-export function readPrivateFile(file: string): string | undefined {
+export function readPrivateFile(file: string, options: PrivateFileOptions = {}): string | undefined {
   if (!isRegularOrAbsent(file)) return undefined;
-  tightenDir(dirname(file), false);
+  if (options.tightenFolder !== false) tightenDir(dirname(file), false);
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | NO_FOLLOW);
@@ -58,7 +66,12 @@ export function readPrivateFile(file: string): string | undefined {
  * Writes a fresh 0600 file and renames it over `file`: the rename replaces a link placed meanwhile
  * instead of following it, and a crash never leaves a half-written file. Refuses when `file` is a link.
  */
-export function writePrivateFile(file: string, text: string, what: string): void {
+export function writePrivateFile(
+  file: string,
+  text: string,
+  what: string,
+  options: PrivateFileOptions = {},
+): void {
   if (!isRegularOrAbsent(file)) {
     throw new McpBridgeError(
       ErrorCode.Usage,
@@ -66,7 +79,8 @@ export function writePrivateFile(file: string, text: string, what: string): void
     );
   }
   const dir = dirname(file);
-  tightenDir(dir, true);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (options.tightenFolder !== false) tightenDir(dir, true);
   const temporary = join(dir, `.${randomBytes(6).toString("hex")}.tmp`);
   const fd = openSync(
     temporary,
@@ -86,9 +100,8 @@ export function writePrivateFile(file: string, text: string, what: string): void
   }
 }
 
-/** Creates the folder 0700, or removes group/other access from one that exists. */
+/** Removes group/other access from a folder (created 0700 by the caller when `create`). */
 function tightenDir(dir: string, create: boolean): void {
-  if (create) mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (isWindows) return;
   try {
     if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -7,7 +7,7 @@ import { runCli as runCliInProcess } from "../../src/cli/main.js";
 import { loadConfig } from "../../src/config/load.js";
 import type { ProjectServerRequest } from "../../src/config/model.js";
 import { isProjectFile } from "../../src/config/project.js";
-import { definitionHash } from "../../src/config/trust.js";
+import { definitionHash, TrustStore } from "../../src/config/trust.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { cliEnv, emptyHome, runCli } from "../helpers/cli.js";
 
@@ -110,6 +110,21 @@ describe("loadConfig with a consent predicate", () => {
     expect(definitionHash({ name: "s", definition: { args: ["1"], command: "x" } })).toBe(a);
     expect(definitionHash({ name: "s", definition: { command: "x", args: ["2"] } })).not.toBe(a);
     expect(definitionHash({ name: "t", definition: { command: "x", args: ["1"] } })).not.toBe(a);
+  });
+});
+
+describe.skipIf(process.platform === "win32")("the approvals file", () => {
+  it("is written 0600, and one that is a symbolic link is neither believed nor written through", () => {
+    const request = { file: join(home, "mcp.json"), name: "s", definition: { command: "x" } };
+    const real = new TrustStore(join(home, "real.json"));
+    real.approve([request]);
+    expect(statSync(real.file).mode & 0o777).toBe(0o600);
+    expect(real.isApproved(request)).toBe(true);
+    const planted = join(home, "planted.json");
+    symlinkSync(real.file, planted);
+    const store = new TrustStore(planted);
+    expect(store.isApproved(request)).toBe(false);
+    expect(() => store.approve([{ ...request, name: "t" }])).toThrow(/symbolic link/);
   });
 });
 
