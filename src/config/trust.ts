@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { readPrivateFile, writePrivateFile } from "../util/private-file.js";
-import { isSecretName, redactUrl } from "../util/redact.js";
+import { isSecretName, redactText } from "../util/redact.js";
 import { type LoadConfigOptions, loadConfig } from "./load.js";
 import type { AdmitProjectServer, ProjectServerRequest } from "./model.js";
 
@@ -140,7 +140,7 @@ export function describeRequest(request: ProjectServerRequest, clean: (text: str
     const args = Array.isArray(raw.args) ? raw.args.map(show) : [];
     lines.push(`    command: ${clean(JSON.stringify([...command, ...args]))}`);
   }
-  if (typeof raw.url === "string") lines.push(`    url: ${clean(redactUrl(raw.url))}`);
+  if (typeof raw.url === "string") lines.push(`    url: ${clean(maskUrlText(raw.url))}`);
   for (const key of ["env", "headers", "http_headers", "env_http_headers"]) {
     const table = raw[key];
     if (table && typeof table === "object" && !Array.isArray(table)) {
@@ -154,4 +154,11 @@ export function describeRequest(request: ProjectServerRequest, clean: (text: str
   const secretKeys = Object.keys(raw).filter((key) => isSecretName(key) && key !== "oauth");
   if (secretKeys.length > 0) lines.push(`    also sets: ${clean(secretKeys.join(", "))}`);
   return lines.join("\n");
+}
+
+/** The URL as written (`${VAR}` left readable, no re-encoding), with its password and secret query values masked. */
+function maskUrlText(url: string): string {
+  return redactText(url, []).replace(/([?&])([^=&#]+)=([^&#]*)/g, (whole, separator: string, key: string) =>
+    isSecretName(key) ? `${separator}${key}=***` : whole,
+  );
 }

@@ -7,7 +7,7 @@ import { runCli as runCliInProcess } from "../../src/cli/main.js";
 import { loadConfig } from "../../src/config/load.js";
 import type { ProjectServerRequest } from "../../src/config/model.js";
 import { isProjectFile } from "../../src/config/project.js";
-import { definitionHash, TrustStore } from "../../src/config/trust.js";
+import { definitionHash, describeRequest, TrustStore } from "../../src/config/trust.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { cliEnv, emptyHome, runCli } from "../helpers/cli.js";
 
@@ -103,6 +103,25 @@ describe("loadConfig with a consent predicate", () => {
   it("the library default (no predicate) keeps loading ./mcp.json as before", async () => {
     writeJson(join(home, "mcp.json"), { mcpServers: { project: { command: "tool" } } });
     expect((await loadConfig({ cwd: home, env: { HOME: home } })).servers).toHaveLength(1);
+  });
+
+  it("the prompt shows the definition as written: ${VAR} unexpanded, env and header names, no literal secrets", () => {
+    const text = describeRequest(
+      {
+        file: "/repo/.mcp.json",
+        name: "web",
+        definition: {
+          url: "https://u:pw-literal@example.test/${TENANT}/mcp?api_key=key-literal&page=2",
+          headers: { Authorization: "Bearer token-literal" },
+          env: { SECRET_THING: "env-literal" },
+        },
+      },
+      (t) => t,
+    );
+    expect(text).toContain("https://u:***@example.test/${TENANT}/mcp?api_key=***&page=2");
+    expect(text).toContain("headers names: Authorization");
+    expect(text).toContain("env names: SECRET_THING");
+    expect(text).not.toMatch(/literal/);
   });
 
   it("the approval hash follows the exact definition, not its key order", () => {
