@@ -54,7 +54,10 @@ export function readPrivateFile(file: string, options: PrivateFileOptions = {}):
     return undefined;
   }
   try {
-    return fstatSync(fd).isFile() ? readFileSync(fd, "utf8") : undefined;
+    const stat = fstatSync(fd);
+    // A file someone else owns was planted, not written by us: not believed.
+    const mine = process.getuid === undefined || stat.uid === process.getuid();
+    return stat.isFile() && mine ? readFileSync(fd, "utf8") : undefined;
   } catch {
     return undefined;
   } finally {

@@ -1,5 +1,6 @@
 import {
   chmodSync,
+  chownSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -55,5 +56,14 @@ describe.skipIf(process.platform === "win32")("OAuth token store permissions", (
     );
     expect(readFileSync(target, "utf8")).toBe(original);
     expect(modeOf(target)).toBe(0o644);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)("a token file owned by another user (planted) is not believed", () => {
+    const dir = join(root, "auth");
+    mkdirSync(dir, { mode: 0o700 });
+    const store = new AuthStore(dir, "remote", "https://example.test/mcp");
+    store.update(() => ({ tokens: { access_token: "planted" } }));
+    chownSync(store.file, 65534, 65534);
+    expect(store.read()).toEqual({});
   });
 });
