@@ -7,6 +7,7 @@ import type { ServerStatus } from "../connection/status.js";
 import type { LogFields, Logger } from "../util/logger.js";
 import type { GlobalOptions } from "./args.js";
 import { projectConsent } from "./commands/trust.js";
+import { terminalElicitation } from "./elicit.js";
 import type { CliIO } from "./io.js";
 import { type Style, styleFor } from "./output.js";
 
@@ -82,9 +83,11 @@ export async function openBridge(
 ): Promise<Bridge> {
   const config = chooseConfig(context);
   const admitProjectServer = await projectConsent(context, config);
+  const onElicitation = terminalElicitation(context.io);
   const bridge = await startBridge({
     ...(config === undefined ? {} : { config }),
     ...(admitProjectServer ? { admitProjectServer } : {}),
+    ...(onElicitation ? { onElicitation } : {}),
     cwd: context.io.cwd,
     env: context.io.env,
     logger: context.logger,

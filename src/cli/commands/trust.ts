@@ -1,4 +1,3 @@
-import { createInterface } from "node:readline";
 import type { LoadConfigOptions } from "../../config/load.js";
 import type { AdmitProjectServer, ProjectServerRequest } from "../../config/model.js";
 import {
@@ -13,13 +12,10 @@ import { ErrorCode, McpBridgeError } from "../../errors.js";
 import { usageError } from "../args.js";
 import type { CommandContext } from "../context.js";
 import { writeJson } from "../output.js";
+import { canAsk, clean, confirm } from "../prompt.js";
 
 /** Set to 1/true in CI to start project-level servers without asking (like --trust-project). */
 export const TRUST_ENV = "MCP_BRIDGE_TRUST_PROJECT";
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point.
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-const clean = (text: string) => text.replace(CONTROL, "");
 
 const HOW =
   "Review the definitions, then run `mcp-bridge trust` in this folder to approve them (remembered until a definition changes), " +
@@ -49,8 +45,8 @@ export async function projectConsent(
   const pending = await pendingProjectServers(loadOptionsOf(context, config), store);
   if (pending.length === 0) return approvedBy(store);
   const listing = pending.map((request) => describeRequest(request, clean)).join("\n");
-  const { stdin, stderr } = context.io;
-  if (!stdin?.isTTY || !stderr.isTTY) {
+  const { stderr } = context.io;
+  if (!canAsk(context.io)) {
     throw new McpBridgeError(
       ErrorCode.ProjectNotTrusted,
       `Servers defined by this project's config files have not been approved, and there is no terminal to ask:\n${listing}\n${HOW}`,
@@ -59,34 +55,13 @@ export async function projectConsent(
   stderr.write(
     `This project's config files define servers that will run commands or contact URLs on your behalf:\n${listing}\n`,
   );
-  if (await confirm(context, "Approve and start them? [y/N] ")) {
+  if (await confirm(context.io, "Approve and start them? [y/N] ")) {
     store.approve(pending);
     stderr.write(`Approved; remembered in ${store.file}.\n`);
   } else {
     stderr.write("Not approved; those servers are left out.\n");
   }
   return approvedBy(store);
-}
-
-async function confirm(context: CommandContext, question: string): Promise<boolean> {
-  const input = context.io.stdin;
-  if (!input) return false;
-  const lines = createInterface({ input, terminal: false });
-  context.io.stderr.write(question);
-  try {
-    const answer = await new Promise<string>((resolve) => {
-      const onAbort = () => resolve("");
-      context.io.signal?.addEventListener("abort", onAbort, { once: true });
-      lines.once("line", (line) => {
-        context.io.signal?.removeEventListener("abort", onAbort);
-        resolve(line);
-      });
-      lines.once("close", () => resolve(""));
-    });
-    return /^\s*y(es)?\s*$/i.test(answer);
-  } finally {
-    lines.close();
-  }
 }
 
 /**
