@@ -4,8 +4,8 @@ import { type ServerDefinition, VALUES_FROM_ENV } from "./model.js";
 /**
  * Which values of a definition are masked wherever they appear in output (errors, logs, stderr tails,
  * `config show`). Two sources:
- * - secret-bearing fields: env values whose NAME looks secret (API_TOKEN, ...), every header value and
- *   the token of an `Authorization` scheme, URL credentials, secret-named query values, OAuth secrets;
+ * - secret-bearing fields: env values whose NAME looks secret (API_TOKEN, ...), header values (but for
+ *   standard headers that carry none, like Accept or User-Agent) and the token of an `Authorization` scheme, URL credentials, secret-named query values, OAuth secrets;
  * - values that came from the environment through `${VAR}` (or `env_http_headers`,
  *   `bearer_token_env_var`), whatever field they landed in: URL path, query, args, command, cwd.
  * Ordinary values are left alone so output stays readable: an env value under a plain name
@@ -20,6 +20,9 @@ const MIN_SECRET = 4;
 const MIN_ENV_VALUE = 8;
 /** Flags and small numbers: never credentials, and masking them would mangle ordinary output. */
 const ORDINARY = /^(true|false|yes|no|on|off|null|none|\d{1,7})$/i;
+/** Standard headers that never carry credentials; their values ("application/json") are everywhere. */
+const PUBLIC_HEADERS =
+  /^(accept(-[a-z]+)?|content-(type|language|encoding)|user-agent|cache-control|pragma|mcp-protocol-version|x-request-id)$/i;
 const PUBLIC_VARIABLES =
   /^(HOME|USER|USERNAME|LOGNAME|PWD|OLDPWD|SHELL|PATH|TMPDIR|TEMP|TMP|LANG|LC_[A-Z]+|TERM|USERPROFILE|APPDATA|LOCALAPPDATA|XDG_[A-Z_]+)$/i;
 
@@ -41,7 +44,8 @@ export function secretsOf(definition: ServerDefinition): string[] {
     for (const [name, value] of Object.entries(definition.env))
       if (isSecretName(name)) add(value, MIN_SECRET);
   } else {
-    for (const value of Object.values(definition.headers)) {
+    for (const [name, value] of Object.entries(definition.headers)) {
+      if (PUBLIC_HEADERS.test(name)) continue;
       add(value, MIN_SECRET);
       add(/^\s*(?:Bearer|Basic|Token)\s+(.+)$/i.exec(value)?.[1], MIN_SECRET);
     }

@@ -65,6 +65,27 @@ describe("what is masked", () => {
     );
   });
 
+  it("header values are secrets, except standard headers that carry none", async () => {
+    const [server] = await serversWith(
+      {},
+      {
+        s: {
+          url: "https://example.test/mcp",
+          headers: {
+            Accept: "application/json",
+            "X-Custom": "custom-value",
+            Authorization: "Bearer tok-123456",
+          },
+        },
+      },
+    );
+    if (!server) throw new Error("server not loaded");
+    expect(secretsOf(server)).toEqual(
+      expect.arrayContaining(["custom-value", "Bearer tok-123456", "tok-123456"]),
+    );
+    expect(secretsOf(server)).not.toContain("application/json");
+  });
+
   it("the record of values from the environment never reaches JSON output", async () => {
     const [server] = await serversWith(
       { LICENSE_ID: "lic-0123456789" },
