@@ -3,6 +3,7 @@ import {
   chmodSync,
   closeSync,
   constants,
+  fchmodSync,
   fstatSync,
   lstatSync,
   mkdirSync,
@@ -57,7 +58,9 @@ export function readPrivateFile(file: string, options: PrivateFileOptions = {}):
     const stat = fstatSync(fd);
     // A file someone else owns was planted, not written by us: not believed.
     const mine = process.getuid === undefined || stat.uid === process.getuid();
-    return stat.isFile() && mine ? readFileSync(fd, "utf8") : undefined;
+    if (!stat.isFile() || !mine) return undefined;
+    if (!isWindows && options.tightenFolder !== false && (stat.mode & 0o077) !== 0) fchmodSync(fd, 0o600);
+    return readFileSync(fd, "utf8");
   } catch {
     return undefined;
   } finally {

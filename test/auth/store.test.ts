@@ -34,12 +34,15 @@ describe.skipIf(process.platform === "win32")("OAuth token store permissions", (
     expect(store.read().tokens).toEqual({ access_token: "at-1" });
   });
 
-  it("reading tightens a loose folder too", () => {
+  it("reading tightens a loose folder and a loose token file too", () => {
     const dir = join(root, "auth");
     mkdirSync(dir);
     chmodSync(dir, 0o755);
-    new AuthStore(dir, "remote", "https://example.test/mcp").read();
+    const store = new AuthStore(dir, "remote", "https://example.test/mcp");
+    writeFileSync(store.file, JSON.stringify({ tokens: { access_token: "at" } }), { mode: 0o644 });
+    expect(store.read().tokens).toEqual({ access_token: "at" });
     expect(modeOf(dir)).toBe(0o700);
+    expect(modeOf(store.file)).toBe(0o600);
   });
 
   it("refuses a token file that is a symbolic link: never reads nor writes through it", () => {
