@@ -48,11 +48,13 @@ export { type ImportResult, importLocations, importServers } from "./config/impo
 export { configSearchPaths, type LoadConfigOptions, loadConfig, type SearchPath } from "./config/load.js";
 // --- config ---
 export type {
+  AdmitProjectServer,
   BridgeSettings,
   ConfigFormat,
   ConfigSource,
   ConfigWarning,
   ImportSourceName,
+  ProjectServerRequest,
   RemoteServerDefinition,
   ResolvedConfig,
   RestartPolicy,
@@ -62,8 +64,10 @@ export type {
   TransportKind,
 } from "./config/model.js";
 export { parseConfigText } from "./config/parse.js";
+export { isProjectFile } from "./config/project.js";
 export { redactConfig, redactServer } from "./config/redact.js";
 export { secretsOf } from "./config/secrets.js";
+export { defaultTrustFile, projectServerRequests, TrustStore } from "./config/trust.js";
 // --- connection ---
 export type { ServerState, ServerStatus } from "./connection/status.js";
 // --- core ---

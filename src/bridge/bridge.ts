@@ -26,7 +26,7 @@ import { ToolSearchIndex, type ToolSearchOptions } from "../search/index.js";
 import { TypedEmitter } from "../util/events.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { redactText } from "../util/redact.js";
-import { applySchemaDefaults, registerElicitation } from "./elicitation.js";
+import { declineElicitation, registerElicitation } from "./elicitation.js";
 import type {
   Bridge,
   BridgeEventMap,
@@ -61,6 +61,7 @@ function loadOptionsOf(options: BridgeOptions) {
     ...(options.settings === undefined ? {} : { settings: options.settings }),
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.admitProjectServer === undefined ? {} : { admitProjectServer: options.admitProjectServer }),
   };
 }
 
@@ -263,7 +264,7 @@ class BridgeRuntime implements Bridge {
       // Keep comfortably more than the result will show, so truncation (not the transport) decides.
       stringCapBytes: Math.max(1024 * 1024, maxResultChars * 8),
       configureClient: (client) =>
-        registerElicitation(client, this.#options.onElicitation ?? applySchemaDefaults),
+        registerElicitation(client, this.#options.onElicitation ?? declineElicitation),
     });
     if (auth) {
       const close = connection.close.bind(connection);

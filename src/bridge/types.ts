@@ -1,5 +1,5 @@
 import type { AuthOptions } from "../auth/index.js";
-import type { BridgeSettings, ResolvedConfig } from "../config/model.js";
+import type { AdmitProjectServer, BridgeSettings, ResolvedConfig } from "../config/model.js";
 import type { ServerStatus } from "../connection/status.js";
 import type { BridgeStats, FlatParameters, ToolDefinition, ToolFilterCallback } from "../registry/types.js";
 import type { ToolResult } from "../results/types.js";
@@ -66,10 +66,15 @@ export interface BridgeOptions {
   /** OAuth for remote servers: token storage and how the authorization step runs (see auth/). */
   readonly auth?: AuthOptions;
   /**
-   * Answers a server's `elicitation/create`. Default: accept with the schema's defaults when every
-   * required field has one, otherwise decline (a library host has no person to ask).
+   * Answers a server's `elicitation/create`. Default: decline (a library host has no person to ask,
+   * and a server's schema defaults are not the user's consent).
    */
   readonly onElicitation?: ElicitationHandler;
+  /**
+   * Consent for servers of project-level config files found in `cwd` (see LoadConfigOptions), asked
+   * before their `${VAR}`s are expanded, at start and on reload. Default: all admitted.
+   */
+  readonly admitProjectServer?: AdmitProjectServer;
   /** Fail `start()` when a server marked `required` could not start (default true). */
   readonly enforceRequired?: boolean;
 }

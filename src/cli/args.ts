@@ -9,6 +9,8 @@ export interface GlobalOptions {
   readonly help: boolean;
   readonly version: boolean;
   readonly color?: boolean;
+  /** Start servers of project-level config files without asking (this run only). */
+  readonly trustProject: boolean;
 }
 
 export interface ParsedCommandLine {
@@ -26,6 +28,7 @@ const GLOBAL = {
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
   "no-color": { type: "boolean" },
+  "trust-project": { type: "boolean" },
 } as const;
 
 const COMMAND_OPTIONS = {
@@ -74,6 +77,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
       help: values.help ?? false,
       version: values.version ?? false,
       ...(values["no-color"] ? { color: false } : {}),
+      trustProject: values["trust-project"] ?? false,
     },
     options: Object.fromEntries(
       Object.keys(COMMAND_OPTIONS).map((key) => [key, values[key as keyof typeof values]]),

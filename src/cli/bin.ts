@@ -20,9 +20,9 @@ process.on("SIGTERM", onSignal);
 process.on("SIGHUP", onSignal);
 
 const code = await runCli(process.argv.slice(2), {
+  stdin: process.stdin,
   stdout: process.stdout,
   stderr: process.stderr,
-  stdin: process.stdin,
   env: process.env,
   cwd: process.cwd(),
   signal: controller.signal,

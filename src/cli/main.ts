@@ -7,6 +7,7 @@ import { chatCommand } from "./commands/chat.js";
 import { configCommand } from "./commands/config.js";
 import { statusCommand } from "./commands/status.js";
 import { toolsCommand } from "./commands/tools.js";
+import { trustCommand } from "./commands/trust.js";
 import { createContext } from "./context.js";
 import type { CliIO } from "./io.js";
 import { writeJson } from "./output.js";
@@ -32,6 +33,9 @@ Commands:
   auth login|logout|status [SERVER]
                                   OAuth login for a remote server (browser + 127.0.0.1 callback);
                                   tokens are kept per server, mode 0600, and refreshed
+  trust [list|revoke]             approve the servers of this folder's project config files
+                                  (./mcp.json, ./.mcp.json, ./.vscode/mcp.json, ...); they are
+                                  not started before approval, and a changed definition asks again
 
 Options:
   -c, --config PATH   config file (default: the search order, see \`config paths\`)
@@ -39,6 +43,8 @@ Options:
   -q, --quiet         only errors on stderr
   -v, --verbose       more detail (stderr of failed servers, debug logs)
       --no-color      no colors
+      --trust-project start this folder's project-config servers without asking (this run
+                      only; or set MCP_BRIDGE_TRUST_PROJECT=1, e.g. in CI)
   -h, --help          this help
   -V, --version       the version
 
@@ -84,6 +90,8 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
         return await authCommand(context);
       case "chat":
         return await chatCommand(context);
+      case "trust":
+        return await trustCommand(context);
       default:
         throw new McpBridgeError(
           ErrorCode.Usage,
@@ -99,7 +107,8 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       code === ErrorCode.Usage ||
       code === ErrorCode.ConfigNotFound ||
       code === ErrorCode.ConfigParse ||
-      code === ErrorCode.ConfigInvalid;
+      code === ErrorCode.ConfigInvalid ||
+      code === ErrorCode.ProjectNotTrusted;
     return usage ? 2 : 1;
   }
 }

@@ -6,7 +6,7 @@ import type { ServerStatus } from "../../connection/status.js";
 import { usageError } from "../args.js";
 import { ChatSession, type ChatSession as Session } from "../chat/session.js";
 import { ChatView, terminalText } from "../chat/view.js";
-import { type CommandContext, chooseConfig } from "../context.js";
+import { type CommandContext, cliBridgeOptions } from "../context.js";
 import { writeJson } from "../output.js";
 
 /**
@@ -29,15 +29,7 @@ export async function chatCommand(context: CommandContext): Promise<number> {
     io.env,
   );
   const question = str("print");
-  const config = chooseConfig(context);
-  const bridge = await startBridge({
-    ...(config === undefined ? {} : { config }),
-    cwd: io.cwd,
-    env: io.env,
-    logger: context.logger,
-    wait: false,
-    enforceRequired: false,
-  });
+  const bridge = await startBridge(await cliBridgeOptions(context));
   const closing = () => void bridge.close();
   io.signal?.addEventListener("abort", closing, { once: true });
   const view = new ChatView(
