@@ -10,6 +10,7 @@ import { projectConsent } from "./commands/trust.js";
 import { terminalElicitation } from "./elicit.js";
 import type { CliIO } from "./io.js";
 import { type Style, styleFor } from "./output.js";
+import { stopAsking } from "./prompt.js";
 
 export interface CommandContext {
   readonly io: CliIO;
@@ -83,6 +84,8 @@ export function chooseConfig(context: CommandContext): string | undefined {
 export async function cliBridgeOptions(context: CommandContext): Promise<BridgeOptions> {
   const config = chooseConfig(context);
   const admitProjectServer = await projectConsent(context, config);
+  // Let go of the terminal: the next reader (an elicitation prompt, chat's own) starts afresh.
+  stopAsking(context.io);
   const onElicitation = terminalElicitation(context.io);
   return {
     ...(config === undefined ? {} : { config }),

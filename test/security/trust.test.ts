@@ -223,7 +223,8 @@ describe("the CLI asks before starting a project's servers", () => {
 describe("on a terminal the CLI asks and remembers the answer", () => {
   const terminal = (answer: string) => {
     const stdin = Object.assign(new PassThrough(), { isTTY: true });
-    stdin.end(`${answer}\n`);
+    // Written but not ended: a terminal stays open, so a reader left attached would show.
+    stdin.write(`${answer}\n`);
     let err = "";
     let out = "";
     const stderr = Object.assign(new PassThrough(), { isTTY: true });
@@ -241,7 +242,7 @@ describe("on a terminal the CLI asks and remembers the answer", () => {
       env: { HOME: home, XDG_CONFIG_HOME: join(home, ".config"), PATH: process.env.PATH, NO_COLOR: "1" },
       cwd: home,
     };
-    return { io, output: () => ({ out, err }) };
+    return { io, stdin, output: () => ({ out, err }) };
   };
 
   it("'n' leaves the servers out; 'y' approves, starts them and is not asked again", async () => {
@@ -254,6 +255,8 @@ describe("on a terminal the CLI asks and remembers the answer", () => {
     const yes = terminal("y");
     expect(await runCliInProcess(["call", "calc/add", "a=4", "b=4"], yes.io)).toBe(0);
     expect(yes.output().out.trim()).toBe("8");
+    // The consent prompt let go of the terminal: nothing else (chat, an elicitation) competes with it.
+    expect(yes.stdin.listenerCount("data")).toBe(0);
 
     const again = terminal("n");
     expect(await runCliInProcess(["call", "calc/add", "a=1", "b=4"], again.io)).toBe(0);
