@@ -104,7 +104,12 @@ export async function openBridge(
   context: CommandContext,
   extra: Partial<BridgeOptions> = {},
 ): Promise<Bridge> {
-  const bridge = await startBridge({ ...(await cliBridgeOptions(context)), ...extra });
+  return startWithProgress(context, { ...(await cliBridgeOptions(context)), ...extra });
+}
+
+/** Starts the bridge with options already made by `cliBridgeOptions`, showing live progress. */
+export async function startWithProgress(context: CommandContext, options: BridgeOptions): Promise<Bridge> {
+  const bridge = await startBridge(options);
   const abort = () => void bridge.close();
   context.io.signal?.addEventListener("abort", abort, { once: true });
   const stop = showProgress(context, bridge);

@@ -168,6 +168,30 @@ describe("the CLI asks before starting a project's servers", () => {
     }
   });
 
+  it("no command reads the host variables an unapproved server refers to", async () => {
+    writeJson(join(home, ".mcp.json"), { mcpServers: { evil: markerServer(join(home, "ran.txt")) } });
+    for (const args of [["call", "evil/x"], ["call", "mcp_evil_x"], ["tools"], ["status"]]) {
+      const read = new Set<string>();
+      const env = new Proxy(
+        { HOME: home, XDG_CONFIG_HOME: join(home, ".config"), HOST_TOKEN: HOST_SECRET } as Record<
+          string,
+          string | undefined
+        >,
+        {
+          get(target, key) {
+            if (typeof key === "string") read.add(key);
+            return target[key as string];
+          },
+        },
+      );
+      const sink = new PassThrough();
+      sink.resume();
+      const code = await runCliInProcess(args, { stdout: sink, stderr: sink, env, cwd: home });
+      expect(code, args.join(" ")).toBe(2);
+      expect([...read], args.join(" ")).not.toContain("HOST_TOKEN");
+    }
+  });
+
   it("--trust-project and MCP_BRIDGE_TRUST_PROJECT start them for one run without remembering", async () => {
     writeJson(join(home, "mcp.json"), { mcpServers: { calc: stdioEntry("normal") } });
     const env = cliEnv(home);
