@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { constants } from "node:os";
 import { runCli } from "./main.js";
+import { guardTerminal } from "./terminal.js";
 
 // The only place that reads process.argv / process.env and calls process.exit.
 const controller = new AbortController();
@@ -21,8 +22,9 @@ process.on("SIGHUP", onSignal);
 
 const code = await runCli(process.argv.slice(2), {
   stdin: process.stdin,
-  stdout: process.stdout,
-  stderr: process.stderr,
+  // On a terminal, nothing but the CLI's own colors and line editing gets through (see terminal.ts).
+  stdout: guardTerminal(process.stdout),
+  stderr: guardTerminal(process.stderr),
   env: process.env,
   cwd: process.cwd(),
   signal: controller.signal,

@@ -11,6 +11,7 @@ import { terminalElicitation } from "./elicit.js";
 import type { CliIO } from "./io.js";
 import { type Style, styleFor } from "./output.js";
 import { stopAsking } from "./prompt.js";
+import { terminalText } from "./terminal.js";
 
 export interface CommandContext {
   readonly io: CliIO;
@@ -44,7 +45,7 @@ function stderrLogger(io: CliIO, global: GlobalOptions): Logger {
   const style = styleFor(io.stderr, io.env, global.color);
   const write = (label: string, message: string, fields?: LogFields) => {
     const detail = global.verbose && fields ? ` ${JSON.stringify(fields)}` : "";
-    io.stderr.write(`${label} ${message}${detail}\n`);
+    io.stderr.write(`${label} ${terminalText(message)}${terminalText(detail)}\n`);
   };
   return {
     debug: (m, f) => global.verbose && write(style.dim("debug:"), m, f),

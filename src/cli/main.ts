@@ -11,6 +11,7 @@ import { trustCommand } from "./commands/trust.js";
 import { createContext } from "./context.js";
 import type { CliIO } from "./io.js";
 import { writeJson } from "./output.js";
+import { terminalText } from "./terminal.js";
 
 const HELP = `mcp-bridge: the tools of any MCP server as native tools of an LLM agent
 
@@ -102,7 +103,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     const code = isMcpBridgeError(error) ? error.code : "INTERNAL";
     const message = error instanceof Error ? error.message : String(error);
     if (json) writeJson(io, { error: { code, message } });
-    else io.stderr.write(`error: ${message}\n`);
+    else io.stderr.write(`error: ${terminalText(message)}\n`);
     const usage =
       code === ErrorCode.Usage ||
       code === ErrorCode.ConfigNotFound ||

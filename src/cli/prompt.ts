@@ -1,11 +1,10 @@
 import { createInterface, type Interface } from "node:readline";
 import type { CliIO } from "./io.js";
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point.
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+import { terminalText } from "./terminal.js";
 
 /** Server-controlled text made safe for a terminal (no escape sequences, no carriage returns). */
-export const clean = (text: string): string => text.replace(CONTROL, "");
+export const clean = terminalText;
 
 /** Asking needs a person: stdin and stderr both terminals. */
 export function canAsk(io: CliIO): boolean {

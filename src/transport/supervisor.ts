@@ -165,6 +165,8 @@ export function spawnServer(spec: SupervisedSpec, supervise: boolean): ServerPro
       const report = parseReport(input.slice(0, newline));
       if (report && "pid" in report) {
         control.off("data", onData);
+        // Keep it flowing: the child's "close" (and so the transport's) waits for this pipe's EOF.
+        control.resume();
         resolve(report.pid);
       } else fail(Object.assign(new Error(report?.error.message ?? "invalid report"), report?.error ?? {}));
     };

@@ -1,5 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 /**
  * A real terminal for terminal-UI tests: a detached tmux session of a fixed size on a private
@@ -8,13 +10,23 @@ import { readdirSync, readFileSync } from "node:fs";
  */
 export class TmuxSession {
   readonly #socket: string;
+  readonly #config: string;
   readonly name = "t";
 
   constructor(
     argv: readonly string[],
-    options: { cwd: string; env: Record<string, string>; width?: number; height?: number },
+    options: {
+      cwd: string;
+      env: Record<string, string>;
+      width?: number;
+      height?: number;
+      /** Keep the pane (and its screen) after the program exits. */
+      remainOnExit?: boolean;
+    },
   ) {
     this.#socket = `mcpb-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+    this.#config = join(mkdtempSync(join(tmpdir(), "mcpb-tmux-")), "tmux.conf");
+    writeFileSync(this.#config, options.remainOnExit ? "set -g remain-on-exit on\n" : "");
     const env = Object.entries(options.env).flatMap(([key, value]) => ["-e", `${key}=${value}`]);
     this.#tmux([
       "new-session",
@@ -56,6 +68,16 @@ export class TmuxSession {
     return this.#tmux(["capture-pane", "-p", "-J", "-S", "-200", "-t", this.name]);
   }
 
+  /** Whether the program in the pane has exited (with remain-on-exit the pane stays). */
+  dead(): boolean {
+    return this.#tmux(["display-message", "-p", "-t", this.name, "#{pane_dead}"]).trim() === "1";
+  }
+
+  /** The pane's title, which programs can set with OSC 0/2 escape sequences. */
+  title(): string {
+    return this.#tmux(["display-message", "-p", "-t", this.name, "#{pane_title}"]).trim();
+  }
+
   /** The pid of the program running in the pane (tmux executed it directly). */
   panePid(): number {
     return Number(this.#tmux(["list-panes", "-t", this.name, "-F", "#{pane_pid}"]).trim());
@@ -90,7 +112,7 @@ export class TmuxSession {
   }
 
   #tmux(args: readonly string[]): string {
-    return execFileSync("tmux", ["-L", this.#socket, "-f", "/dev/null", ...args], {
+    return execFileSync("tmux", ["-L", this.#socket, "-f", this.#config, ...args], {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "pipe"],
       timeout: 10_000,

@@ -4,7 +4,8 @@ import type { Bridge, ToolEntry } from "../../bridge/types.js";
 import { isMcpBridgeError } from "../../errors.js";
 import type { Style } from "../output.js";
 import { shorten, table } from "../output.js";
-import { type ChatView, terminalText } from "./view.js";
+import { terminalText } from "../terminal.js";
+import type { ChatView } from "./view.js";
 
 /**
  * One chat: the conversation, the servers switched off for this session, and the tools the person

@@ -4,6 +4,7 @@ import type { ToolEntry } from "../../bridge/types.js";
 import type { ToolResult } from "../../results/types.js";
 import type { Style } from "../output.js";
 import { shorten } from "../output.js";
+import { terminalText } from "../terminal.js";
 
 /**
  * What the chat shows: the model's streamed text, one line per tool call (server, tool, shortened
@@ -11,14 +12,6 @@ import { shorten } from "../output.js";
  * a server or the model goes through `terminalText` first: no escape sequence from them reaches the
  * terminal. On a terminal the progress line is redrawn in place; otherwise each update is a line.
  */
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point.
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-/** Server or model text made safe for a terminal: control characters (ESC, CSI, OSC...) removed, newlines and tabs kept. */
-export function terminalText(text: string): string {
-  return text.replace(/\r\n?/g, "\n").replace(CONTROL, "");
-}
 
 export interface ChatOutput {
   write(text: string): void;

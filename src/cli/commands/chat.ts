@@ -5,10 +5,11 @@ import type { Bridge, ElicitationHandler } from "../../bridge/types.js";
 import type { ServerStatus } from "../../connection/status.js";
 import { usageError } from "../args.js";
 import { ChatSession, type ChatSession as Session } from "../chat/session.js";
-import { ChatView, terminalText } from "../chat/view.js";
+import { ChatView } from "../chat/view.js";
 import { type CommandContext, cliBridgeOptions } from "../context.js";
 import { type AskLine, terminalElicitation } from "../elicit.js";
 import { writeJson } from "../output.js";
+import { terminalText } from "../terminal.js";
 
 /**
  * `mcp-bridge chat [--model M] [--provider openai|anthropic] [--base-url URL] [--system TEXT] [--yes]`
