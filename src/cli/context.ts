@@ -10,6 +10,7 @@ import { projectConsent } from "./commands/trust.js";
 import { terminalElicitation } from "./elicit.js";
 import type { CliIO } from "./io.js";
 import { type Style, styleFor } from "./output.js";
+import { stopAsking } from "./prompt.js";
 import { terminalText } from "./terminal.js";
 
 export interface CommandContext {
@@ -84,6 +85,8 @@ export function chooseConfig(context: CommandContext): string | undefined {
 export async function cliBridgeOptions(context: CommandContext): Promise<BridgeOptions> {
   const config = chooseConfig(context);
   const admitProjectServer = await projectConsent(context, config);
+  // Let go of the terminal: the next reader (an elicitation prompt, chat's own) starts afresh.
+  stopAsking(context.io);
   const onElicitation = terminalElicitation(context.io);
   return {
     ...(config === undefined ? {} : { config }),
@@ -102,7 +105,12 @@ export async function openBridge(
   context: CommandContext,
   extra: Partial<BridgeOptions> = {},
 ): Promise<Bridge> {
-  const bridge = await startBridge({ ...(await cliBridgeOptions(context)), ...extra });
+  return startWithProgress(context, { ...(await cliBridgeOptions(context)), ...extra });
+}
+
+/** Starts the bridge with options already made by `cliBridgeOptions`, showing live progress. */
+export async function startWithProgress(context: CommandContext, options: BridgeOptions): Promise<Bridge> {
+  const bridge = await startBridge(options);
   const abort = () => void bridge.close();
   context.io.signal?.addEventListener("abort", abort, { once: true });
   const stop = showProgress(context, bridge);

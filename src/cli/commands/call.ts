@@ -1,10 +1,11 @@
+import type { BridgeOptions } from "../../bridge/types.js";
 import { loadConfig } from "../../config/load.js";
 import { ErrorCode, isMcpBridgeError, McpBridgeError } from "../../errors.js";
 import { normalizeServerPart } from "../../registry/naming.js";
 import type { ToolResult } from "../../results/types.js";
 import { parseDuration } from "../../util/duration.js";
 import { parseKeyValues, usageError } from "../args.js";
-import { type CommandContext, chooseConfig, openBridge } from "../context.js";
+import { type CommandContext, cliBridgeOptions, startWithProgress } from "../context.js";
 import { writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
 
@@ -22,7 +23,9 @@ export async function callCommand(context: CommandContext): Promise<number> {
       throw usageError(`--timeout ${(error as Error).message}`);
     }
   }
-  const owners = await owningServers(context, name);
+  // Consent first: even finding the owning server reads (and expands) the project's definitions.
+  const options = await cliBridgeOptions(context);
+  const owners = await owningServers(context, name, options);
   if (owners.unknownServer !== undefined) {
     const known = owners.servers.length ? owners.servers.join(", ") : "none";
     return fail(
@@ -35,7 +38,7 @@ export async function callCommand(context: CommandContext): Promise<number> {
     );
   }
   const only = owners.only;
-  const bridge = await openBridge(context, only ? { only } : {});
+  const bridge = await startWithProgress(context, { ...options, ...(only ? { only } : {}) });
   try {
     const target = bridge.resolve(name);
     if (!target) {
@@ -130,12 +133,12 @@ interface Owners {
  * The servers that can own TOOL, so only they are started: `server/tool` names its server; an exposed
  * name can only belong to servers whose name prefix it carries.
  */
-async function owningServers(context: CommandContext, name: string): Promise<Owners> {
-  const config = chooseConfig({ ...context, global: { ...context.global, quiet: true } });
+async function owningServers(context: CommandContext, name: string, options: BridgeOptions): Promise<Owners> {
   const resolved = await loadConfig({
-    ...(config ? { path: config } : {}),
+    ...(options.config ? { path: options.config } : {}),
     cwd: context.io.cwd,
     env: context.io.env,
+    ...(options.admitProjectServer ? { admitProjectServer: options.admitProjectServer } : {}),
   });
   const servers = resolved.servers.map((server) => server.name);
   const bySlash = servers.filter((server) => name.startsWith(`${server}/`));
