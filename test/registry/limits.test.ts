@@ -39,7 +39,8 @@ describe("bounded tool definitions", () => {
   });
 
   it("a huge parameter description is cut inside the schema; everything else stays", () => {
-    const q = (flood?.inputSchema.properties as Record<string, { type: string; description: string }>).q;
+    const properties = flood?.inputSchema.properties as Record<string, { type: string; description: string }>;
+    const q = properties.q;
     expect(q?.type).toBe("string");
     expect(q?.description.length).toBeLessThanOrEqual(MAX_SCHEMA_DESCRIPTION_CHARS);
     const sent = JSON.stringify([
