@@ -21,11 +21,13 @@ import { CallStats } from "../registry/stats.js";
 import type { ToolDefinition } from "../registry/types.js";
 import { validateArguments } from "../registry/validate.js";
 import { errorToolResult, toToolResult } from "../results/convert.js";
+import { writeOverflow } from "../results/overflow.js";
 import type { ToolResult } from "../results/types.js";
 import { ToolSearchIndex, type ToolSearchOptions } from "../search/index.js";
 import { TypedEmitter } from "../util/events.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { redactText } from "../util/redact.js";
+import { loadTokenizer } from "../util/tokens.js";
 import { declineElicitation, registerElicitation } from "./elicitation.js";
 import type {
   Bridge,
@@ -357,9 +359,16 @@ class BridgeRuntime implements Bridge {
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
         ...(options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true } : {}),
       });
+      const maxResultTokens = options.maxResultTokens ?? this.#options.results?.maxTokens;
       const result = toToolResult(raw, {
         maxResultChars:
           options.maxResultChars ?? server.maxResultChars ?? this.config.settings.maxResultChars,
+        ...(maxResultTokens === undefined ? {} : { maxResultTokens, tokenizer: await loadTokenizer() }),
+        ...(this.#options.results?.overflow === "file"
+          ? {
+              overflow: (full: string) => writeOverflow(full, definition, this.#options.results?.overflowDir),
+            }
+          : {}),
       });
       this.#stats.record(
         definition.server,

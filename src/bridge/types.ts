@@ -22,6 +22,8 @@ export interface CallOptions {
   readonly resetTimeoutOnProgress?: boolean;
   /** Overrides the server's / global max result characters for this call. */
   readonly maxResultChars?: number;
+  /** Also limit the result text in tokens (o200k tokenizer); overrides `results.maxTokens`. */
+  readonly maxResultTokens?: number;
   /** `throw` (default): failures throw a typed McpBridgeError. `result`: failures become an `Error: ...` result. */
   readonly onError?: "throw" | "result";
   /** Check arguments against the tool's inputSchema before sending. */
@@ -77,6 +79,21 @@ export interface BridgeOptions {
   readonly admitProjectServer?: AdmitProjectServer;
   /** Fail `start()` when a server marked `required` could not start (default true). */
   readonly enforceRequired?: boolean;
+  /** How large results reach the model (besides each server's `maxResultChars`). */
+  readonly results?: ResultOptions;
+}
+
+export interface ResultOptions {
+  /** Cut result text at this many tokens (counted with a real tokenizer), as well as at the character limit. */
+  readonly maxTokens?: number;
+  /**
+   * `truncate` (default): a result over a limit is cut with a marker. `file`: the whole result is
+   * also written to a file (mode 0600) under `overflowDir`, and the model reads the head plus the
+   * file's path.
+   */
+  readonly overflow?: "truncate" | "file";
+  /** Folder for overflow files (default: `mcp-bridge-results-<uid>` in the system temp folder). */
+  readonly overflowDir?: string;
 }
 
 export interface ReloadSummary {
