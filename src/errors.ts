@@ -21,6 +21,10 @@ export const ErrorCode = {
   BridgeClosed: "BRIDGE_CLOSED",
   Auth: "AUTH",
   Usage: "USAGE",
+  /** The model endpoint of the agent failed: unreachable, an HTTP error, a malformed stream. */
+  ModelRequest: "MODEL_REQUEST",
+  /** A project-level config defines servers the user has not approved (and no terminal to ask). */
+  ProjectNotTrusted: "PROJECT_NOT_TRUSTED",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

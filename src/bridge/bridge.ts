@@ -8,6 +8,7 @@ import { CallStats } from "../registry/stats.js";
 import type { ToolDefinition } from "../registry/types.js";
 import { errorToolResult } from "../results/convert.js";
 import type { ToolResult } from "../results/types.js";
+import { ToolSearchIndex, type ToolSearchOptions } from "../search/index.js";
 import { TypedEmitter } from "../util/events.js";
 import type { Logger } from "../util/logger.js";
 import { callOnRecord } from "./call.js";
@@ -55,6 +56,7 @@ class BridgeRuntime implements Bridge {
   readonly #retiring = new Set<ServerRecord>();
   readonly #stats = new CallStats();
   readonly #entries = new WeakMap<ToolDefinition, ToolEntry>();
+  #searchIndex: { list: readonly ToolDefinition[]; index: ToolSearchIndex<ToolDefinition> } | undefined;
   #registry: ToolRegistry;
   #stopWatching: (() => void) | undefined;
   /** The tail of the reload queue: one reload changes the servers at a time. */
@@ -113,6 +115,18 @@ class BridgeRuntime implements Bridge {
     const definitions =
       filter.server === undefined ? this.#registry.list() : this.#registry.forServer(filter.server);
     return definitions.map((definition) => this.#entryOf(definition));
+  }
+
+  /** The tools that best match a task described in words (or a tool's name), best first. */
+  searchTools(query: string, options: ToolSearchOptions = {}): ToolEntry[] {
+    const definitions = this.#registry.list();
+    // The registry keeps one list object until its tools change, so the index is rebuilt only then.
+    let index = this.#searchIndex?.list === definitions ? this.#searchIndex.index : undefined;
+    if (!index) {
+      index = new ToolSearchIndex(definitions);
+      this.#searchIndex = { list: definitions, index };
+    }
+    return index.search(query, options).map((definition) => this.#entryOf(definition));
   }
 
   tool(name: string): ToolEntry | undefined {

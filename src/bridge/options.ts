@@ -4,7 +4,7 @@ import type { LoadConfigOptions } from "../config/load.js";
 import type { ToolFilterCallback } from "../registry/types.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { packageInfo } from "../util/package-info.js";
-import { applySchemaDefaults } from "./elicitation.js";
+import { declineElicitation } from "./elicitation.js";
 import type { BridgeOptions, ElicitationHandler } from "./types.js";
 
 /** `BridgeOptions` with every default applied, once, where the library is entered. */
@@ -36,6 +36,7 @@ export function resolveBridgeOptions(options: BridgeOptions): ResolvedBridgeOpti
       settings: options.settings,
       cwd: options.cwd,
       env,
+      admitProjectServer: options.admitProjectServer,
     },
     env,
     logger: options.logger ?? silentLogger,
@@ -47,7 +48,7 @@ export function resolveBridgeOptions(options: BridgeOptions): ResolvedBridgeOpti
     validateArguments: options.validateArguments ?? DEFAULT_BRIDGE_OPTIONS.validateArguments,
     clientInfo: options.clientInfo ?? packageInfo(),
     auth: { ...options.auth, env },
-    onElicitation: options.onElicitation ?? applySchemaDefaults,
+    onElicitation: options.onElicitation ?? declineElicitation,
     enforceRequired: options.enforceRequired ?? DEFAULT_BRIDGE_OPTIONS.enforceRequired,
   };
 }

@@ -1,8 +1,9 @@
 import type { AuthOptions } from "../auth/index.js";
-import type { BridgeSettings, ResolvedConfig } from "../config/model.js";
+import type { AdmitProjectServer, BridgeSettings, ResolvedConfig } from "../config/model.js";
 import type { ServerStatus } from "../connection/status.js";
 import type { BridgeStats, FlatParameters, ToolDefinition, ToolFilterCallback } from "../registry/types.js";
 import type { ToolResult } from "../results/types.js";
+import type { ToolSearchOptions } from "../search/index.js";
 import type { Logger } from "../util/logger.js";
 
 export interface Progress {
@@ -65,10 +66,15 @@ export interface BridgeOptions {
   /** OAuth for remote servers: token storage and how the authorization step runs (see auth/). */
   readonly auth?: AuthOptions;
   /**
-   * Answers a server's `elicitation/create`. Default: accept with the schema's defaults when every
-   * required field has one, otherwise decline (a library host has no person to ask).
+   * Answers a server's `elicitation/create`. Default: decline (a library host has no person to ask,
+   * and a server's schema defaults are not the user's consent).
    */
   readonly onElicitation?: ElicitationHandler;
+  /**
+   * Consent for servers of project-level config files found in `cwd` (see LoadConfigOptions), asked
+   * before their `${VAR}`s are expanded, at start and on reload. Default: all admitted.
+   */
+  readonly admitProjectServer?: AdmitProjectServer;
   /** Fail `start()` when a server marked `required` could not start (default true). */
   readonly enforceRequired?: boolean;
 }
@@ -106,6 +112,11 @@ export interface Bridge extends AsyncDisposable {
   server(name: string): ServerStatus | undefined;
   tools(filter?: { server?: string }): ToolEntry[];
   tool(name: string): ToolEntry | undefined;
+  /**
+   * The tools that best match a task described in words, best first (BM25 over names, titles,
+   * descriptions and parameters; an exact tool name ranks first). `limit` defaults to 5.
+   */
+  searchTools(query: string, options?: ToolSearchOptions): ToolEntry[];
   /** Exposed name or `server/tool` to the original server and tool. */
   resolve(name: string): { server: string; tool: string } | undefined;
   call(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<ToolResult>;

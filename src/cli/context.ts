@@ -6,8 +6,11 @@ import { configSearchPaths } from "../config/load.js";
 import type { ServerStatus } from "../connection/status.js";
 import type { LogFields, Logger } from "../util/logger.js";
 import type { GlobalOptions } from "./args.js";
+import { projectConsent } from "./commands/trust.js";
+import { terminalElicitation } from "./elicit.js";
 import type { CliIO } from "./io.js";
 import { type Style, styleFor } from "./output.js";
+import { terminalText } from "./terminal.js";
 
 export interface CommandContext {
   readonly io: CliIO;
@@ -41,7 +44,7 @@ function stderrLogger(io: CliIO, global: GlobalOptions): Logger {
   const style = styleFor(io.stderr, io.env, global.color);
   const write = (label: string, message: string, fields?: LogFields) => {
     const detail = global.verbose && fields ? ` ${JSON.stringify(fields)}` : "";
-    io.stderr.write(`${label} ${message}${detail}\n`);
+    io.stderr.write(`${label} ${terminalText(message)}${terminalText(detail)}\n`);
   };
   return {
     debug: (m, f) => global.verbose && write(style.dim("debug:"), m, f),
@@ -74,21 +77,32 @@ export function chooseConfig(context: CommandContext): string | undefined {
   return bundledExampleConfig();
 }
 
-/** Starts the bridge, showing live progress on stderr when it is a terminal. */
-export async function openBridge(
-  context: CommandContext,
-  extra: Partial<BridgeOptions> = {},
-): Promise<Bridge> {
+/**
+ * What every command's bridge gets: the chosen config, consent for project-level servers, the
+ * terminal's elicitation prompt, and a start that does not wait (commands show progress or go on).
+ */
+export async function cliBridgeOptions(context: CommandContext): Promise<BridgeOptions> {
   const config = chooseConfig(context);
-  const bridge = await startBridge({
+  const admitProjectServer = await projectConsent(context, config);
+  const onElicitation = terminalElicitation(context.io);
+  return {
     ...(config === undefined ? {} : { config }),
+    ...(admitProjectServer ? { admitProjectServer } : {}),
+    ...(onElicitation ? { onElicitation } : {}),
     cwd: context.io.cwd,
     env: context.io.env,
     logger: context.logger,
     wait: false,
     enforceRequired: false,
-    ...extra,
-  });
+  };
+}
+
+/** Starts the bridge, showing live progress on stderr when it is a terminal. */
+export async function openBridge(
+  context: CommandContext,
+  extra: Partial<BridgeOptions> = {},
+): Promise<Bridge> {
+  const bridge = await startBridge({ ...(await cliBridgeOptions(context)), ...extra });
   const abort = () => void bridge.close();
   context.io.signal?.addEventListener("abort", abort, { once: true });
   const stop = showProgress(context, bridge);

@@ -18,6 +18,7 @@ export const DEFAULT_RESTART_POLICY: RestartPolicy = {
   maxAttempts: 5,
   initialDelayMs: 250,
   maxDelayMs: 30_000,
+  stablePeriodMs: 10_000,
 };
 
 /** Library options of `startBridge` that are plain values (see bridge/options.ts for the rest). */

@@ -6,6 +6,7 @@ import { parseDuration } from "../../util/duration.js";
 import { parseKeyValues, usageError } from "../args.js";
 import { type CommandContext, chooseConfig, openBridge } from "../context.js";
 import { writeJson } from "../output.js";
+import { terminalText } from "../terminal.js";
 
 /** `mcp-bridge call TOOL [key=value ...]`: starts only the server that owns TOOL. */
 export async function callCommand(context: CommandContext): Promise<number> {
@@ -73,7 +74,7 @@ function fail(context: CommandContext, name: string, error: unknown): number {
   const code = isMcpBridgeError(error) ? error.code : "ERROR";
   const message = error instanceof Error ? error.message : String(error);
   if (context.global.json) writeJson(context.io, { name, isError: true, error: { code, message } });
-  else context.io.stderr.write(`${context.errStyle.red("error:")} ${message}\n`);
+  else context.io.stderr.write(`${context.errStyle.red("error:")} ${terminalText(message)}\n`);
   return 1;
 }
 
@@ -94,9 +95,12 @@ function report(
       structuredContent: result.structuredContent ?? null,
     });
   } else if (result.isError) {
-    context.io.stderr.write(`${context.errStyle.red("tool error:")} ${result.text}\n`);
+    const text = context.io.stderr.isTTY ? terminalText(result.text) : result.text;
+    context.io.stderr.write(`${context.errStyle.red("tool error:")} ${text}\n`);
   } else {
-    context.io.stdout.write(result.text.endsWith("\n") ? result.text : `${result.text}\n`);
+    // A terminal gets the result without control characters; a pipe or file gets it byte for byte.
+    const text = context.io.stdout.isTTY ? terminalText(result.text) : result.text;
+    context.io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
   }
   return result.isError ? 1 : 0;
 }
