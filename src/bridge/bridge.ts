@@ -335,12 +335,25 @@ class BridgeRuntime implements Bridge {
     const definition = this.#registry.resolve(name) ?? (await this.#resolveLate(name, options));
     const record = this.#records.get(definition.server);
     if (!record) throw this.#unknownTool(name, undefined);
-    return callOnRecord(record, definition, args, options, {
+    const context = {
       stats: this.#stats,
       maxResultChars: this.config.settings.maxResultChars,
       onError: this.#options.onError,
       validateArguments: this.#options.validateArguments,
-    });
+    };
+    const started = Date.now();
+    try {
+      return await callOnRecord(record, definition, args, options, context);
+    } catch (error) {
+      // A call that was still waiting for its server when a reload replaced that server was never
+      // sent (the replaced connection reports itself closed): send it on the new connection instead.
+      const current = this.#records.get(definition.server);
+      const replaced = current !== undefined && current !== record && !this.#closing;
+      if (!(replaced && error instanceof McpBridgeError && error.code === ErrorCode.BridgeClosed))
+        throw error;
+      const timeout = (options.timeout ?? record.definition.callTimeoutMs) - (Date.now() - started);
+      return callOnRecord(current, definition, args, { ...options, timeout: Math.max(1, timeout) }, context);
+    }
   }
 
   /**

@@ -127,11 +127,14 @@ export class ServerRecord {
   }
 
   /**
-   * Closes once the calls in flight have ended (each is bounded by its own timeout), for a record a
-   * reload replaced or removed. `close()` meanwhile closes at once.
+   * For a record a reload replaced or removed: closes once the calls in flight have ended (each is
+   * bounded by its own timeout). `close()` meanwhile closes at once.
    */
   async retire(): Promise<void> {
-    if (this.#calls > 0 && !this.#closing) {
+    // Calls waiting for a connection that is not up were never sent: closing makes them fail with
+    // BRIDGE_CLOSED, and the bridge sends them on the replacing connection.
+    const connected = this.connection?.status().state === "connected";
+    if (connected && this.#calls > 0 && !this.#closing) {
       await new Promise<void>((resolve) => {
         const done = () => {
           this.#drainWaiters.delete(done);

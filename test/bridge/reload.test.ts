@@ -122,6 +122,24 @@ describe("reload and close", () => {
     expect(pids.pid).toBe(bridge.server("a")?.pid);
   });
 
+  it("a call waiting for its reconnecting server is sent on the connection that replaces it", async () => {
+    const dir = tempDir();
+    const { file, write } = configFile(dir);
+    // The crashed server would come back only after 20 s; the reload's new connection must serve the call.
+    const restart = { initialDelay: "20s", maxDelay: "20s" };
+    write({ restart });
+    await using bridge = await startBridge({ config: file, env: {} });
+    const [pid] = pidsIn(join(dir, "pids-1.json"));
+    process.kill(pid as number, "SIGKILL");
+    await until(() => bridge.server("a")?.state === "reconnecting");
+    const waiting = bridge.call("mcp_a_pids", {}, { timeout: 8000 });
+    write({ restart });
+    await bridge.reload();
+    const pids = JSON.parse((await waiting).text) as { pid: number };
+    expect(pids.pid).toBe(bridge.server("a")?.pid);
+    expect(pids.pid).not.toBe(pid);
+  });
+
   it("a call in flight when its server is replaced finishes on the old connection", async () => {
     const dir = tempDir();
     const { file, write } = configFile(dir);
