@@ -11,7 +11,7 @@ import type { ToolResult } from "../results/types.js";
 import { ToolSearchIndex, type ToolSearchOptions } from "../search/index.js";
 import { TypedEmitter } from "../util/events.js";
 import type { Logger } from "../util/logger.js";
-import { callOnRecord } from "./call.js";
+import { callOnRecord, firstFound } from "./call.js";
 import { notStartedStatus, requiredServersError, unknownToolError } from "./diagnostics.js";
 import { type ResolvedBridgeOptions, resolveBridgeOptions } from "./options.js";
 import { planReload, watchConfigFile } from "./reload.js";
@@ -245,6 +245,8 @@ class BridgeRuntime implements Bridge {
       if (previous) this.#retire(previous);
     }
     const starting = Promise.all(fresh.map((record) => record.start()));
+    // Old tools are kept only for a replacement that is connecting now (not disabled, lazy or failed).
+    for (const record of fresh) if (!stillConnecting(record.status())) this.#publishTools(record);
     const kept = new Set([...plan.refiltered, ...plan.unchanged].map((d) => d.name));
     return {
       summary: {
@@ -268,7 +270,7 @@ class BridgeRuntime implements Bridge {
       toolNameFormat: settings.toolNameFormat,
       descriptionPrefix: settings.descriptionPrefix,
       reservedNames: this.#options.reservedToolNames,
-      ...(this.#options.toolFilter ? { filter: this.#options.toolFilter } : {}),
+      filter: this.#options.toolFilter,
       logger: this.#logger,
     });
     registry.declareServers(this.config.servers.map((server) => server.name));
@@ -287,7 +289,12 @@ class BridgeRuntime implements Bridge {
   #install(record: ServerRecord): void {
     record.connection?.on("toolsChanged", () => this.#publishTools(record));
     record.connection?.on("stateChanged", (status) => {
-      if (this.#records.get(record.name) === record) this.#events.emit("serverStateChanged", status);
+      if (this.#records.get(record.name) !== record) return;
+      // A replacement that failed lists no tools of its own: drop the ones kept from its predecessor.
+      if (status.state === "failed" && this.#registry.forServer(record.name).length > 0) {
+        this.#publishTools(record);
+      }
+      this.#events.emit("serverStateChanged", status);
     });
     this.#records.set(record.name, record);
   }
@@ -373,20 +380,9 @@ class BridgeRuntime implements Bridge {
         .then(() => this.#registry.resolve(name));
     if (record) await wait(record);
     else {
-      const connecting = [...this.#records.values()].filter((r) => stillConnecting(r.status()));
       // The first server that brings the tool ends the wait; the others keep connecting on their own.
-      await new Promise<void>((resolve) => {
-        let left = connecting.length;
-        if (left === 0) resolve();
-        for (const candidate of connecting) {
-          void wait(candidate)
-            .catch(() => undefined)
-            .then((found) => {
-              left--;
-              if (found || left === 0) resolve();
-            });
-        }
-      });
+      const connecting = [...this.#records.values()].filter((r) => stillConnecting(r.status()));
+      await firstFound(connecting.map(wait));
     }
     if (this.#closing) throw closedError();
     const definition = this.#registry.resolve(name);

@@ -196,4 +196,35 @@ describe("reload and tools", () => {
     expect(events.map((event) => event.server)).toEqual(["a"]);
     expect(events[0]?.removed).toEqual(["mcp_a_add"]);
   });
+
+  it("a server replaced by one that fails to start loses the tools of its predecessor", async () => {
+    const dir = tempDir();
+    const file = join(dir, "mcp.json");
+    const write = (entry: Record<string, unknown>) =>
+      writeFileSync(file, JSON.stringify({ mcpServers: { a: entry } }));
+    write(stdioEntry("normal"));
+    await using bridge = await startBridge({ config: file, env: {} });
+    expect(bridge.tool("mcp_a_add")).toBeDefined();
+    const events: ToolsChangedEvent[] = [];
+    bridge.on("toolsChanged", (event) => events.push(event));
+    write(stdioEntry("exits-at-start"));
+    await bridge.reload();
+    expect(bridge.server("a")?.state).toBe("failed");
+    expect(bridge.tools()).toEqual([]);
+    expect(events.at(-1)?.tools).toEqual([]);
+    expect(events.at(-1)?.removed).toContain("mcp_a_add");
+  });
+
+  it("a server replaced by a disabled one loses its tools at once", async () => {
+    const dir = tempDir();
+    const file = join(dir, "mcp.json");
+    const write = (entry: Record<string, unknown>) =>
+      writeFileSync(file, JSON.stringify({ mcpServers: { a: entry } }));
+    write(stdioEntry("normal"));
+    await using bridge = await startBridge({ config: file, env: {} });
+    write({ ...stdioEntry("normal"), enabled: false });
+    await bridge.reload();
+    expect(bridge.server("a")?.state).toBe("disabled");
+    expect(bridge.tools()).toEqual([]);
+  });
 });
