@@ -99,13 +99,21 @@ export interface ResultOptions {
 export interface ReloadSummary {
   readonly added: readonly string[];
   readonly removed: readonly string[];
+  /** Replaced by a new connection (a new process for stdio). */
   readonly restarted: readonly string[];
+  /**
+   * Servers whose connection (and process) kept running; a changed tool filter is one of them: it is
+   * applied to the running server's tools.
+   */
   readonly unchanged: readonly string[];
 }
 
 export interface ToolsChangedEvent {
   readonly server: string;
+  /** The server's tools now (empty when it failed, closed or was removed from the config). */
   readonly tools: readonly ToolEntry[];
+  /** Exposed names of the server's tools that are gone since the previous event. */
+  readonly removed: readonly string[];
 }
 
 export interface BridgeEventMap {
