@@ -26,6 +26,9 @@ import { TypedEmitter } from "../util/events.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { redactText } from "../util/redact.js";
 import { applySchemaDefaults, registerElicitation } from "./elicitation.js";
+import { ClientSurface } from "./surface.js";
+import type { SurfaceMethods } from "./surface-methods.js";
+import { surfaceMethods } from "./surface-methods.js";
 import type {
   Bridge,
   BridgeEventMap,
@@ -72,6 +75,16 @@ class BridgeRuntime implements Bridge {
   readonly #stats = new CallStats();
   readonly #entries = new WeakMap<ToolDefinition, ToolEntry>();
   #registry: ToolRegistry;
+  readonly #surface: ClientSurface;
+  // MCP beyond tools (resources, prompts, completions, roots): see surface.ts.
+  readonly resources: SurfaceMethods["resources"];
+  readonly resourceTemplates: SurfaceMethods["resourceTemplates"];
+  readonly readResource: SurfaceMethods["readResource"];
+  readonly subscribe: SurfaceMethods["subscribe"];
+  readonly prompts: SurfaceMethods["prompts"];
+  readonly getPrompt: SurfaceMethods["getPrompt"];
+  readonly complete: SurfaceMethods["complete"];
+  readonly setRoots: SurfaceMethods["setRoots"];
   #watcher: FSWatcher | undefined;
   #closing: Promise<void> | undefined;
 
@@ -83,6 +96,24 @@ class BridgeRuntime implements Bridge {
       this.#logger.error("A bridge event listener threw", { error: String(error) }),
     );
     this.#registry = this.#newRegistry();
+    this.#surface = new ClientSurface({
+      logger: this.#logger,
+      config: () => this.config,
+      connections: () => this.#connections,
+      closed: () => this.#closing !== undefined,
+      ...(options.onSampling ? { onSampling: options.onSampling } : {}),
+      onResourcesChanged: (server) => this.#events.emit("resourcesChanged", { server }),
+      onPromptsChanged: (server) => this.#events.emit("promptsChanged", { server }),
+    });
+    const surface = surfaceMethods(this.#surface);
+    this.resources = surface.resources;
+    this.resourceTemplates = surface.resourceTemplates;
+    this.readResource = surface.readResource;
+    this.subscribe = surface.subscribe;
+    this.prompts = surface.prompts;
+    this.getPrompt = surface.getPrompt;
+    this.complete = surface.complete;
+    this.setRoots = surface.setRoots;
     for (const warning of config.warnings) this.#logger.warn(warning.message, { ...warning });
   }
 
@@ -170,6 +201,7 @@ class BridgeRuntime implements Bridge {
     this.config = next;
     if (settingsChanged) {
       this.#registry = this.#newRegistry();
+      this.#surface.settingsChanged();
       for (const connection of this.#connections.values()) this.#publishTools(connection, connection.tools());
     }
     await Promise.all(
@@ -248,8 +280,10 @@ class BridgeRuntime implements Bridge {
       ...(auth ? { auth, ...(auth.fetch ? { fetch: auth.fetch } : {}) } : {}),
       // Keep comfortably more than the result will show, so truncation (not the transport) decides.
       stringCapBytes: Math.max(1024 * 1024, maxResultChars * 8),
-      configureClient: (client) =>
-        registerElicitation(client, this.#options.onElicitation ?? applySchemaDefaults),
+      configureClient: (client) => {
+        registerElicitation(client, this.#options.onElicitation ?? applySchemaDefaults);
+        this.#surface.configureClient(definition, client);
+      },
     });
     if (auth) {
       const close = connection.close.bind(connection);
@@ -259,7 +293,10 @@ class BridgeRuntime implements Bridge {
       };
     }
     connection.on("toolsChanged", (tools) => this.#publishTools(connection, tools));
-    connection.on("stateChanged", (status) => this.#events.emit("serverStateChanged", status));
+    connection.on("stateChanged", (status) => {
+      this.#surface.stateChanged(connection, status);
+      this.#events.emit("serverStateChanged", status);
+    });
     this.#connections.set(definition.name, connection);
     return connection;
   }

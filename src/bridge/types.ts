@@ -4,6 +4,8 @@ import type { ServerStatus } from "../connection/status.js";
 import type { BridgeStats, FlatParameters, ToolDefinition, ToolFilterCallback } from "../registry/types.js";
 import type { ToolResult } from "../results/types.js";
 import type { Logger } from "../util/logger.js";
+import type { SamplingHandler } from "./sampling.js";
+import type { SurfaceMethods } from "./surface-methods.js";
 
 export interface Progress {
   readonly progress: number;
@@ -69,6 +71,12 @@ export interface BridgeOptions {
    * required field has one, otherwise decline (a library host has no person to ask).
    */
   readonly onElicitation?: ElicitationHandler;
+  /**
+   * Fulfils servers' `sampling/createMessage` with the host's LLM (see `openAISamplingHandler`). Without
+   * it the sampling capability is not declared. Only servers allowed in the config (`sampling: true`)
+   * may sample; `maxTokens` is capped by the config.
+   */
+  readonly onSampling?: SamplingHandler;
   /** Fail `start()` when a server marked `required` could not start (default true). */
   readonly enforceRequired?: boolean;
 }
@@ -88,11 +96,15 @@ export interface ToolsChangedEvent {
 export interface BridgeEventMap {
   serverStateChanged: [status: ServerStatus];
   toolsChanged: [event: ToolsChangedEvent];
+  /** A server sent `notifications/resources/list_changed`; `resources()` lists afresh. */
+  resourcesChanged: [event: { readonly server: string }];
+  /** A server sent `notifications/prompts/list_changed`; `prompts()` lists afresh. */
+  promptsChanged: [event: { readonly server: string }];
 }
 
 export type { BridgeStats, LatencyStats } from "../registry/types.js";
 
-export interface Bridge extends AsyncDisposable {
+export interface Bridge extends AsyncDisposable, SurfaceMethods {
   readonly config: ResolvedConfig;
   servers(): ServerStatus[];
   server(name: string): ServerStatus | undefined;
