@@ -13,6 +13,12 @@ export type {
 export { executeAnthropicToolUses, executeOpenAIToolCalls, executeToolCalls } from "./adapters/execute.js";
 export type { OpenAITool, OpenAIToolOptions, StrictSchema } from "./adapters/openai.js";
 export { fromOpenAIStrictArguments, toOpenAITools, toStrictSchema } from "./adapters/openai.js";
+export {
+  fromChatCompletion,
+  type OpenAISamplingOptions,
+  openAISamplingHandler,
+  toChatCompletionRequest,
+} from "./adapters/openai-sampling.js";
 // --- bridge ---
 export { McpBridge, startBridge } from "./bridge/bridge.js";
 export type { CompleteRef, CompletionResult } from "./bridge/completions.js";

@@ -2,6 +2,7 @@ import {
   type Client,
   type CreateMessageRequestParams,
   type CreateMessageResult,
+  type CreateMessageResultWithTools,
   ProtocolError,
   ProtocolErrorCode,
 } from "@modelcontextprotocol/client";
@@ -10,7 +11,7 @@ import type { Logger } from "../util/logger.js";
 
 /** A server's `sampling/createMessage` as the host's handler receives it. */
 export type SamplingRequest = CreateMessageRequestParams;
-export type SamplingResult = CreateMessageResult;
+export type SamplingResult = CreateMessageResult | CreateMessageResultWithTools;
 
 export interface SamplingContext {
   /** The server asking (its config name). */
@@ -59,6 +60,8 @@ export function registerSampling(
   },
 ): void {
   const { server, handler, policy, timeoutMs, logger } = options;
+  // Not declared, so a well-behaved server never asks; the SDK answers one that asks anyway with
+  // "method not found" (a handler without the capability is refused by the SDK).
   if (!policy.allowed) return;
   client.registerCapabilities({ sampling: { tools: {} } });
   client.setRequestHandler("sampling/createMessage", async (request, ctx) => {
