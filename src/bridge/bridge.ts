@@ -373,12 +373,20 @@ class BridgeRuntime implements Bridge {
     const started = performance.now();
     const timeoutMs = options.timeout ?? server.callTimeoutMs;
     try {
-      const raw = await connection.callTool(definition.tool, args, {
+      const callOptions = {
         timeoutMs,
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-        ...(options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true } : {}),
-      });
+      };
+      const raw = await (this.#surface.callAsTask(connection, args, {
+        ...callOptions,
+        server: definition.server,
+        tool: definition.tool,
+      }) ??
+        connection.callTool(definition.tool, args, {
+          ...callOptions,
+          ...(options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true } : {}),
+        }));
       const result = toToolResult(raw, {
         maxResultChars:
           options.maxResultChars ?? server.maxResultChars ?? this.config.settings.maxResultChars,

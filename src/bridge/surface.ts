@@ -1,5 +1,5 @@
 import { dirname } from "node:path";
-import type { Client, Root } from "@modelcontextprotocol/client";
+import type { CallToolResult, Client, Root } from "@modelcontextprotocol/client";
 import type { ResolvedConfig, ServerDefinition } from "../config/model.js";
 import type { ServerConnection } from "../connection/connection.js";
 import type { ServerStatus } from "../connection/status.js";
@@ -11,6 +11,7 @@ import { ResourceCatalog } from "./resources.js";
 import { registerRoots, toRoot } from "./roots.js";
 import { registerSampling, type SamplingHandler, samplingPolicyOf } from "./sampling.js";
 import { SessionClients } from "./sessions.js";
+import { callToolAsTask, runsAsTask, type TaskCallOptions } from "./tasks.js";
 import { closedError, type RequestOptions, type SurfaceHost } from "./surface-host.js";
 
 export interface SurfaceOptions {
@@ -132,6 +133,21 @@ export class ClientSurface {
 
   complete(ref: CompleteRef, argument: { name: string; value: string }, options: CompleteOptions = {}) {
     return completeArgument(this.#host, this.prompts, ref, argument, options);
+  }
+
+  /**
+   * Runs the call as a task when the tool declares task support (required, or optional on a server
+   * that runs tool calls as tasks); undefined when the tool is an ordinary one.
+   */
+  callAsTask(
+    connection: ServerConnection,
+    args: Record<string, unknown> | undefined,
+    options: TaskCallOptions,
+  ): Promise<CallToolResult> | undefined {
+    const client = this.sessions.current(connection);
+    const tool = connection.tools().find((candidate) => candidate.name === options.tool);
+    if (!client || !runsAsTask(tool, client)) return undefined;
+    return callToolAsTask(client, args, options);
   }
 
   /** Settings changed (name format): prompt names are rebuilt like tool names. */
