@@ -66,3 +66,19 @@ describe("CLI: resources, read, prompts, prompt (server-everything)", () => {
     expect(JSON.parse(missing.stdout)).toMatchObject({ error: { code: "INVALID_ARGUMENTS" } });
   });
 });
+
+describe("CLI: call of a task tool", () => {
+  it("shows the task's status messages live on stderr and the result on stdout", async () => {
+    const home = emptyHome();
+    const config = join(home, "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { everything: everythingEntry } }));
+    const result = await runCli(["call", "everything/simulate-research-query", "topic=MCP", "-c", config], {
+      cwd: home,
+      env: cliEnv(home),
+      timeoutMs: 40_000,
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("Research Report: MCP");
+    expect(result.stderr).toContain("working: Gathering sources...");
+  });
+});
