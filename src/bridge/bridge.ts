@@ -26,6 +26,7 @@ import { TypedEmitter } from "../util/events.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { redactText } from "../util/redact.js";
 import { applySchemaDefaults, registerElicitation } from "./elicitation.js";
+import { BRIDGE_TOOL_SERVER, callResourceTool, resourceToolDefinitions } from "./resource-tools.js";
 import { ClientSurface } from "./surface.js";
 import type { SurfaceMethods } from "./surface-methods.js";
 import { surfaceMethods } from "./surface-methods.js";
@@ -86,6 +87,7 @@ class BridgeRuntime implements Bridge {
   readonly complete: SurfaceMethods["complete"];
   readonly setRoots: SurfaceMethods["setRoots"];
   #watcher: FSWatcher | undefined;
+  #resourceToolCache: { format: string; definitions: ToolDefinition[] } | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(config: ResolvedConfig, options: BridgeOptions) {
@@ -152,16 +154,19 @@ class BridgeRuntime implements Bridge {
   tools(filter: { server?: string } = {}): ToolEntry[] {
     const definitions =
       filter.server === undefined ? this.#registry.list() : this.#registry.forServer(filter.server);
-    return definitions.map((definition) => this.#entryOf(definition));
+    const own = this.#resourceTools().filter(
+      (d) => filter.server === undefined || filter.server === d.server,
+    );
+    return [...definitions, ...own].map((definition) => this.#entryOf(definition));
   }
 
   tool(name: string): ToolEntry | undefined {
-    const definition = this.#registry.get(name);
+    const definition = this.#registry.get(name) ?? this.#resourceTool(name);
     return definition ? this.#entryOf(definition) : undefined;
   }
 
   resolve(name: string): { server: string; tool: string } | undefined {
-    const definition = this.#registry.resolve(name);
+    const definition = this.#registry.resolve(name) ?? this.#resourceTool(name);
     if (definition) return { server: definition.server, tool: definition.tool };
     return this.#splitServerTool(name);
   }
@@ -258,6 +263,22 @@ class BridgeRuntime implements Bridge {
     return registry;
   }
 
+  /** The opt-in resource tools (`resourceTools`), named by the configured format. */
+  #resourceTools(): ToolDefinition[] {
+    if (!(this.#options.resourceTools ?? this.config.settings.resourceTools ?? false)) return [];
+    const format = this.config.settings.toolNameFormat;
+    if (this.#resourceToolCache?.format !== format) {
+      this.#resourceToolCache = { format, definitions: resourceToolDefinitions(format) };
+    }
+    return this.#resourceToolCache.definitions;
+  }
+
+  #resourceTool(name: string): ToolDefinition | undefined {
+    return this.#resourceTools().find(
+      (definition) => definition.name === name || `${BRIDGE_TOOL_SERVER}/${definition.tool}` === name,
+    );
+  }
+
   #selected(definition: ServerDefinition): boolean {
     const only = this.#options.only;
     return only === undefined || only.includes(definition.name);
@@ -343,6 +364,13 @@ class BridgeRuntime implements Bridge {
   async #call(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolResult> {
     if (this.#closing)
       throw new McpBridgeError(ErrorCode.BridgeClosed, "The bridge is closed; start a new one.");
+    const own = this.#resourceTool(name);
+    if (own) {
+      return callResourceTool(this.#surface.resources, own.tool, args, {
+        ...options,
+        maxResultChars: options.maxResultChars ?? this.config.settings.maxResultChars,
+      });
+    }
     let definition = this.#registry.resolve(name);
     if (!definition) {
       const target = this.#splitServerTool(name);

@@ -11,8 +11,8 @@ import { ResourceCatalog } from "./resources.js";
 import { registerRoots, toRoot } from "./roots.js";
 import { registerSampling, type SamplingHandler, samplingPolicyOf } from "./sampling.js";
 import { SessionClients } from "./sessions.js";
-import { callToolAsTask, runsAsTask, type TaskCallOptions } from "./tasks.js";
 import { closedError, type RequestOptions, type SurfaceHost } from "./surface-host.js";
+import { callToolAsTask, runsAsTask, type TaskCallOptions } from "./tasks.js";
 
 export interface SurfaceOptions {
   readonly logger: Logger;

@@ -77,6 +77,12 @@ export interface BridgeOptions {
    * may sample; `maxTokens` is capped by the config.
    */
   readonly onSampling?: SamplingHandler;
+  /**
+   * Adds two tools, `list_resources` and `read_resource` in the configured name format (e.g.
+   * `mcp_list_resources`), so a model can browse and read every server's resources. Overrides the
+   * `resourceTools` setting; default off.
+   */
+  readonly resourceTools?: boolean;
   /** Fail `start()` when a server marked `required` could not start (default true). */
   readonly enforceRequired?: boolean;
 }

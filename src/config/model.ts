@@ -149,6 +149,8 @@ export interface BridgeSettings {
   readonly imports: readonly ImportSourceName[];
   /** Roots shown to every server without its own; undefined means the config file's folder. */
   readonly roots?: readonly string[];
+  /** Expose the `list_resources` / `read_resource` tools to the model (default false). */
+  readonly resourceTools?: boolean;
   /** Global sampling switch and default token cap (each server must still be allowed on its own). */
   readonly sampling?: SamplingPolicy;
 }

@@ -153,6 +153,9 @@ export function normalizeSettings(
   bool(["enabled"], (value) => {
     settings.enabled = value;
   });
+  bool(["resourceTools", "resource_tools"], (value) => {
+    settings.resourceTools = value;
+  });
   bool(["autoReload", "auto_reload"], (value) => {
     settings.autoReload = value;
   });

@@ -131,6 +131,7 @@ export const settingsSchema = z.object({
     .optional()
     .describe("Folders shown to every server as roots; default: the config file's folder"),
   sampling: sampling.optional().describe("Global sampling switch and default maxTokens cap"),
+  resourceTools: z.boolean().optional().describe("Give the model list_resources / read_resource tools"),
 });
 
 export const configFileSchema = z
