@@ -159,3 +159,19 @@ describe("server-everything beyond tools (stdio)", () => {
     expect(after).not.toContain("file:///tmp");
   });
 });
+
+describe("resource subscriptions (server-everything)", () => {
+  it("delivers resources/updated to the subscriber until it unsubscribes", async () => {
+    await using bridge = await startBridge({ servers: { everything } });
+    const uri = "demo://resource/dynamic/text/1";
+    const updates: { server: string; uri: string }[] = [];
+    const unsubscribe = await bridge.subscribe(uri, (update) => updates.push(update));
+    await bridge.call("everything/toggle-subscriber-updates", {});
+    await until(() => updates.length > 0);
+    expect(updates[0]).toEqual({ server: "everything", uri });
+    await unsubscribe();
+    await expect(bridge.subscribe("nowhere://z", () => {})).rejects.toMatchObject({
+      code: ErrorCode.ResourceNotFound,
+    });
+  });
+});
