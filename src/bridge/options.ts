@@ -26,6 +26,8 @@ export interface ResolvedBridgeOptions {
   readonly onElicitation: ElicitationHandler;
   readonly enforceRequired: boolean;
   readonly results: ResultOptions;
+  readonly onSampling: BridgeOptions["onSampling"];
+  readonly resourceTools: boolean | undefined;
 }
 
 export function resolveBridgeOptions(options: BridgeOptions): ResolvedBridgeOptions {
@@ -49,6 +51,8 @@ export function resolveBridgeOptions(options: BridgeOptions): ResolvedBridgeOpti
     validateArguments: options.validateArguments ?? DEFAULT_BRIDGE_OPTIONS.validateArguments,
     clientInfo: options.clientInfo ?? packageInfo(),
     results: options.results ?? {},
+    onSampling: options.onSampling,
+    resourceTools: options.resourceTools,
     auth: { ...options.auth, env },
     onElicitation: options.onElicitation ?? declineElicitation,
     enforceRequired: options.enforceRequired ?? DEFAULT_BRIDGE_OPTIONS.enforceRequired,

@@ -5,6 +5,8 @@ import type { BridgeStats, FlatParameters, ToolDefinition, ToolFilterCallback } 
 import type { ToolResult } from "../results/types.js";
 import type { ToolSearchOptions } from "../search/index.js";
 import type { Logger } from "../util/logger.js";
+import type { SamplingHandler } from "./sampling.js";
+import type { SurfaceMethods } from "./surface-methods.js";
 
 export interface Progress {
   readonly progress: number;
@@ -77,6 +79,18 @@ export interface BridgeOptions {
    * before their `${VAR}`s are expanded, at start and on reload. Default: all admitted.
    */
   readonly admitProjectServer?: AdmitProjectServer;
+  /**
+   * Fulfils servers' `sampling/createMessage` with the host's LLM (see `openAISamplingHandler`). Without
+   * it the sampling capability is not declared. Only servers allowed in the config (`sampling: true`)
+   * may sample; `maxTokens` is capped by the config.
+   */
+  readonly onSampling?: SamplingHandler;
+  /**
+   * Adds two tools, `list_resources` and `read_resource` in the configured name format (e.g.
+   * `mcp_list_resources`), so a model can browse and read every server's resources. Overrides the
+   * `resourceTools` setting; default off.
+   */
+  readonly resourceTools?: boolean;
   /** Fail `start()` when a server marked `required` could not start (default true). */
   readonly enforceRequired?: boolean;
   /** How large results reach the model (besides each server's `maxResultChars`). */
@@ -119,11 +133,15 @@ export interface ToolsChangedEvent {
 export interface BridgeEventMap {
   serverStateChanged: [status: ServerStatus];
   toolsChanged: [event: ToolsChangedEvent];
+  /** A server sent `notifications/resources/list_changed`; `resources()` lists afresh. */
+  resourcesChanged: [event: { readonly server: string }];
+  /** A server sent `notifications/prompts/list_changed`; `prompts()` lists afresh. */
+  promptsChanged: [event: { readonly server: string }];
 }
 
 export type { BridgeStats, LatencyStats } from "../registry/types.js";
 
-export interface Bridge extends AsyncDisposable {
+export interface Bridge extends AsyncDisposable, SurfaceMethods {
   readonly config: ResolvedConfig;
   servers(): ServerStatus[];
   server(name: string): ServerStatus | undefined;

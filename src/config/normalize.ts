@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { parseDuration } from "../util/duration.js";
+import { CLIENT_FEATURE_KEYS, parseClientFeatures } from "./client-features.js";
 import { DEFAULT_RESTART_POLICY, DEFAULT_SETTINGS } from "./defaults.js";
 import { type ExpansionContext, expand } from "./env.js";
 import {
@@ -33,6 +34,7 @@ type Raw = Record<string, unknown>;
 
 /** Raw keys we read, in every spelling; anything else in a server entry is warned about and dropped. */
 const KNOWN_KEYS = new Set([
+  ...CLIENT_FEATURE_KEYS,
   "name",
   "type",
   "transport",
@@ -156,6 +158,9 @@ export function normalizeSettings(
   bool(["enabled"], (value) => {
     settings.enabled = value;
   });
+  bool(["resourceTools", "resource_tools"], (value) => {
+    settings.resourceTools = value;
+  });
   bool(["autoReload", "auto_reload"], (value) => {
     settings.autoReload = value;
   });
@@ -186,6 +191,12 @@ export function normalizeSettings(
   duration(["healthCheckInterval", "health_check_interval"], "s", (ms) => {
     settings.healthCheckIntervalMs = ms;
   });
+  const features = parseClientFeatures(
+    (...keys) => read(keys),
+    (field, message) => fail(field, message.replace(/^"[^"]*" /, "")),
+  );
+  if (features.roots) settings.roots = features.roots;
+  if (features.sampling) settings.sampling = features.sampling;
   const imports = read(["imports"]);
   if (imports) {
     const valid: ImportSourceName[] = ["claude-code", "claude-desktop", "cursor", "vscode", "codex"];
@@ -475,6 +486,9 @@ function normalizeEntry(
     ...(maxResultChars === undefined ? {} : { maxResultChars }),
     ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
     ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
+    ...parseClientFeatures(pick, (field, message) => {
+      throw new EntryProblem(field, message);
+    }),
     ...(context.file ? { source: { file: context.file, format: context.format } } : {}),
     [VALUES_FROM_ENV]: fromEnv,
   };

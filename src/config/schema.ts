@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { LOG_LEVELS } from "./client-features.js";
 
 /**
  * The raw shapes of a config file, for editors and `mcp-bridge config schema`. Validation itself is
@@ -10,6 +11,12 @@ const duration = z
   .describe('Seconds as a number, or a string such as "500ms", "30s", "2m"');
 const stringMap = z.record(z.string(), z.string());
 const patterns = z.array(z.string()).describe("Original tool names or * globs");
+const logLevel = z.enum(LOG_LEVELS);
+const roots = z.array(z.string()).describe("Folder paths or file: URIs");
+const sampling = z.union([
+  z.boolean(),
+  z.object({ enabled: z.boolean().optional(), maxTokens: z.number().int().positive().optional() }),
+]);
 
 export const rawServerSchema = z
   .object({
@@ -72,6 +79,11 @@ export const rawServerSchema = z
     healthCheckInterval: duration.optional(),
     negotiation: z.union([z.enum(["legacy", "auto"]), z.string().regex(/^\d{4}-\d{2}-\d{2}$/)]).optional(),
     maxMessageBytes: z.number().int().positive().optional(),
+    logLevel: logLevel.optional().describe("logging/setLevel sent after connecting"),
+    roots: roots.optional().describe("Folders shown to this server as roots (default: the global roots)"),
+    sampling: sampling
+      .optional()
+      .describe("Allow this server to sample (ask the host's LLM); default not allowed"),
     oauth: z
       .object({
         clientId: z.string().optional(),
@@ -120,6 +132,11 @@ export const settingsSchema = z.object({
   healthCheckInterval: duration.optional().describe("Remote servers; default 30s"),
   autoReload: z.boolean().optional(),
   imports: z.array(z.enum(["claude-code", "claude-desktop", "cursor", "vscode", "codex"])).optional(),
+  roots: roots
+    .optional()
+    .describe("Folders shown to every server as roots; default: the config file's folder"),
+  sampling: sampling.optional().describe("Global sampling switch and default maxTokens cap"),
+  resourceTools: z.boolean().optional().describe("Give the model list_resources / read_resource tools"),
 });
 
 export const configFileSchema = z

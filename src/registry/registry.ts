@@ -210,6 +210,7 @@ export class ToolRegistry {
       ...(tool.title === undefined ? {} : { title: tool.title }),
       ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema as JsonSchema }),
       ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+      ...(Array.isArray(tool.icons) ? { icons: tool.icons } : {}),
     };
   }
 }
@@ -231,7 +232,7 @@ function toolProblem(raw: unknown): string | undefined {
 function sameDefinition(old: ToolDefinition, fresh: ToolDefinition): boolean {
   if (old.name !== fresh.name || old.description !== fresh.description || old.title !== fresh.title)
     return false;
-  return (["inputSchema", "outputSchema", "annotations"] as const).every(
+  return (["inputSchema", "outputSchema", "annotations", "icons"] as const).every(
     (field) => old[field] === fresh[field] || JSON.stringify(old[field]) === JSON.stringify(fresh[field]),
   );
 }
