@@ -3,7 +3,7 @@ import type { Tool } from "@modelcontextprotocol/client";
 import { createAuthHandle } from "../auth/index.js";
 import { diffServers } from "../config/diff.js";
 import { loadConfig } from "../config/load.js";
-import type { ResolvedConfig, ServerDefinition } from "../config/model.js";
+import type { ResolvedConfig, ServerDefinition, SkippedServer } from "../config/model.js";
 import { secretsOf } from "../config/secrets.js";
 import { createConnection, type ServerConnection } from "../connection/connection.js";
 import type { ServerStatus } from "../connection/status.js";
@@ -62,6 +62,7 @@ function loadOptionsOf(options: BridgeOptions) {
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     ...(options.env === undefined ? {} : { env: options.env }),
     ...(options.admitProjectServer === undefined ? {} : { admitProjectServer: options.admitProjectServer }),
+    ...(options.resolveInput === undefined ? {} : { resolveInput: options.resolveInput }),
   };
 }
 
@@ -111,10 +112,12 @@ class BridgeRuntime implements Bridge {
   }
 
   servers(): ServerStatus[] {
-    return this.config.servers.map((definition) => {
+    const configured = this.config.servers.map((definition) => {
       const connection = this.#connections.get(definition.name);
       return connection ? connection.status() : notStartedStatus(definition);
     });
+    // Entries the config could not load are listed too, so every server the user wrote is visible.
+    return [...configured, ...this.config.skipped.map(invalidStatus)];
   }
 
   server(name: string): ServerStatus | undefined {
@@ -450,6 +453,18 @@ class BridgeRuntime implements Bridge {
       this.#logger.warn(`Cannot watch ${file} for changes; autoReload is off`, { error: String(error) });
     }
   }
+}
+
+function invalidStatus(entry: SkippedServer): ServerStatus {
+  return {
+    name: entry.name,
+    transport: entry.transport,
+    state: "invalid",
+    toolCount: 0,
+    restarts: 0,
+    lastError: { code: ErrorCode.ConfigInvalid, message: entry.reason },
+    stderrTail: [],
+  };
 }
 
 function notStartedStatus(definition: ServerDefinition): ServerStatus {

@@ -1,4 +1,5 @@
 import type { AuthOptions } from "../auth/index.js";
+import type { ResolveInput } from "../config/inputs.js";
 import type { AdmitProjectServer, BridgeSettings, ResolvedConfig } from "../config/model.js";
 import type { ServerStatus } from "../connection/status.js";
 import type { BridgeStats, FlatParameters, ToolDefinition, ToolFilterCallback } from "../registry/types.js";
@@ -75,6 +76,11 @@ export interface BridgeOptions {
    * before their `${VAR}`s are expanded, at start and on reload. Default: all admitted.
    */
   readonly admitProjectServer?: AdmitProjectServer;
+  /**
+   * Answers VS Code `${input:id}` prompts of the config (see LoadConfigOptions.resolveInput). Default:
+   * none, and the entries that use an input are skipped (state `invalid`).
+   */
+  readonly resolveInput?: ResolveInput;
   /** Fail `start()` when a server marked `required` could not start (default true). */
   readonly enforceRequired?: boolean;
 }
