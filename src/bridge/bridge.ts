@@ -13,7 +13,7 @@ import { ToolSearchIndex, type ToolSearchOptions } from "../search/index.js";
 import { TypedEmitter } from "../util/events.js";
 import type { Logger } from "../util/logger.js";
 import { callOnRecord, firstFound } from "./call.js";
-import { notStartedStatus, requiredServersError, unknownToolError } from "./diagnostics.js";
+import { invalidStatus, notStartedStatus, requiredServersError, unknownToolError } from "./diagnostics.js";
 import { type ResolvedBridgeOptions, resolveBridgeOptions } from "./options.js";
 import { planReload, watchConfigFile } from "./reload.js";
 import { BRIDGE_TOOL_SERVER, callResourceTool, resourceToolDefinitions } from "./resource-tools.js";
@@ -159,10 +159,12 @@ class BridgeRuntime implements Bridge {
   }
 
   servers(): ServerStatus[] {
-    return this.config.servers.map((definition) => {
+    const configured = this.config.servers.map((definition) => {
       const record = this.#records.get(definition.name);
       return record ? record.status() : notStartedStatus(definition);
     });
+    // Entries the config could not load are listed too, so every server the user wrote is visible.
+    return [...configured, ...this.config.skipped.map(invalidStatus)];
   }
 
   server(name: string): ServerStatus | undefined {

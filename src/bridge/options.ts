@@ -40,6 +40,7 @@ export function resolveBridgeOptions(options: BridgeOptions): ResolvedBridgeOpti
       cwd: options.cwd,
       env,
       admitProjectServer: options.admitProjectServer,
+      resolveInput: options.resolveInput,
     },
     env,
     logger: options.logger ?? silentLogger,

@@ -1,4 +1,5 @@
 import type { AuthOptions } from "../auth/index.js";
+import type { ResolveInput } from "../config/inputs.js";
 import type { AdmitProjectServer, BridgeSettings, ResolvedConfig } from "../config/model.js";
 import type { ServerStatus } from "../connection/status.js";
 import type { BridgeStats, FlatParameters, ToolDefinition, ToolFilterCallback } from "../registry/types.js";
@@ -91,6 +92,11 @@ export interface BridgeOptions {
    * `resourceTools` setting; default off.
    */
   readonly resourceTools?: boolean;
+  /**
+   * Answers VS Code `${input:id}` prompts of the config (see LoadConfigOptions.resolveInput). Default:
+   * none, and the entries that use an input are skipped (state `invalid`).
+   */
+  readonly resolveInput?: ResolveInput;
   /** Fail `start()` when a server marked `required` could not start (default true). */
   readonly enforceRequired?: boolean;
   /** How large results reach the model (besides each server's `maxResultChars`). */

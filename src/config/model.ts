@@ -174,7 +174,23 @@ export interface BridgeSettings {
   readonly sampling?: SamplingPolicy;
 }
 
-export type ImportSourceName = "claude-code" | "claude-desktop" | "cursor" | "vscode" | "codex";
+/** The hosts whose config files can be imported (`imports`, `config import --from`). */
+export const IMPORT_SOURCES = ["claude-code", "claude-desktop", "cursor", "vscode", "codex"] as const;
+export type ImportSourceName = (typeof IMPORT_SOURCES)[number];
+
+/**
+ * A server entry that was written but left out (unset variable, bad field, no consent): kept so that
+ * `status` and `config validate` show every server the user wrote, each with the reason.
+ */
+export interface SkippedServer {
+  readonly name: string;
+  /** Best guess from the entry (`command` means stdio, `url` means http); stdio when unknown. */
+  readonly transport: TransportKind;
+  readonly kind: ConfigWarning["kind"];
+  readonly reason: string;
+  readonly field?: string;
+  readonly file?: string;
+}
 
 export interface ConfigWarning {
   /** Stable machine-readable kind of warning. */
@@ -197,6 +213,8 @@ export interface ResolvedConfig {
   readonly servers: readonly ServerDefinition[];
   readonly settings: BridgeSettings;
   readonly warnings: readonly ConfigWarning[];
+  /** Entries left out, each also in `warnings`; empty when every entry loaded. */
+  readonly skipped: readonly SkippedServer[];
   /** The file that was loaded; undefined for a config given as an object or when none was found. */
   readonly file?: string;
   readonly format?: ConfigFormat;
