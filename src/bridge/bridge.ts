@@ -182,8 +182,8 @@ class BridgeRuntime implements Bridge {
     this.#closing ??= (async () => {
       this.#stopWatching?.();
       this.#stopWatching = undefined;
-      // A reload under way either finishes its swap (and its servers are closed below) or stops.
-      await this.#reloads;
+      // A reload under way has either swapped its servers in (they are closed here) or has not
+      // started any yet: it sees the bridge closing, closes its own and rejects with BRIDGE_CLOSED.
       const records = [...this.#records.values(), ...this.#retiring];
       await Promise.all(records.map((record) => record.close()));
       this.#events.clear();
