@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { resolveBridgeOptions } from "../../src/bridge/options.js";
-import { planReload } from "../../src/bridge/reload.js";
+import { planReload, SerialQueue } from "../../src/bridge/reload.js";
 import { DEFAULT_BRIDGE_OPTIONS, DEFAULT_RESTART_POLICY } from "../../src/config/defaults.js";
 import type { ServerDefinition } from "../../src/config/model.js";
 import { packageInfo } from "../../src/util/package-info.js";
@@ -91,5 +91,46 @@ describe("planReload", () => {
     );
     expect(plan.restarted.map((d) => d.name)).toEqual(["a"]);
     expect(plan.refiltered).toEqual([]);
+  });
+});
+
+describe("SerialQueue", () => {
+  it("runs tasks one at a time, in order, and a failure does not stop the next", async () => {
+    const queue = new SerialQueue();
+    const log: string[] = [];
+    let running = 0;
+    const task =
+      (name: string, fail = false) =>
+      async () => {
+        running++;
+        expect(running).toBe(1);
+        log.push(`start ${name}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        log.push(`end ${name}`);
+        running--;
+        if (fail) throw new Error(name);
+        return name;
+      };
+    const results = await Promise.allSettled([
+      queue.run(task("a")),
+      queue.run(task("b", true)),
+      queue.run(task("c")),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(log).toEqual(["start a", "end a", "start b", "end b", "start c", "end c"]);
+  });
+
+  it("settled() is false with nothing queued, and gives up after its bound", async () => {
+    const queue = new SerialQueue();
+    expect(await queue.settled(10)).toBe(false);
+    let release: () => void = () => {};
+    const blocked = queue.run(() => new Promise<void>((resolve) => (release = resolve)));
+    expect(await queue.settled(20)).toBe(true);
+    const aborted = new AbortController();
+    aborted.abort();
+    expect(await queue.settled(60_000, aborted.signal)).toBe(true);
+    release();
+    await blocked;
+    expect(await queue.settled(10)).toBe(false);
   });
 });

@@ -144,6 +144,20 @@ describe("reload and close", () => {
     expect(pids.pid).not.toBe(pid);
   });
 
+  it("a call to a tool of a server that a reload under way adds waits for it", async () => {
+    const dir = tempDir();
+    const file = join(dir, "mcp.json");
+    const write = (servers: Record<string, unknown>) =>
+      writeFileSync(file, JSON.stringify({ mcpServers: servers }));
+    write({ a: stdioEntry("normal") });
+    await using bridge = await startBridge({ config: file, env: {} });
+    write({ a: stdioEntry("normal"), b: stdioEntry("slow-start", {}, ["--delay", "300"]) });
+    const reloading = bridge.reload();
+    const result = await bridge.call("mcp_b_add", { a: 2, b: 2 }, { timeout: 10_000 });
+    expect(result.text).toBe("4");
+    expect((await reloading).added).toEqual(["b"]);
+  });
+
   it("a call in flight when its server is replaced finishes on the old connection", async () => {
     const dir = tempDir();
     const { file, write } = configFile(dir);
