@@ -15,7 +15,7 @@ import type { Logger } from "../util/logger.js";
 import { callOnRecord, firstFound } from "./call.js";
 import { invalidStatus, notStartedStatus, requiredServersError, unknownToolError } from "./diagnostics.js";
 import { type ResolvedBridgeOptions, resolveBridgeOptions } from "./options.js";
-import { planReload, watchConfigFile } from "./reload.js";
+import { planReload, SerialQueue, watchConfigFile } from "./reload.js";
 import { BRIDGE_TOOL_SERVER, callResourceTool, resourceToolDefinitions } from "./resource-tools.js";
 import { ServerRecord, stillConnecting } from "./server-record.js";
 import { ClientSurface } from "./surface.js";
@@ -64,8 +64,8 @@ class BridgeRuntime implements Bridge {
   #searchIndex: { list: readonly ToolDefinition[]; index: ToolSearchIndex<ToolDefinition> } | undefined;
   #registry: ToolRegistry;
   #stopWatching: (() => void) | undefined;
-  /** The tail of the reload queue: one reload changes the servers at a time. */
-  #reloads: Promise<unknown> = Promise.resolve();
+  /** One reload changes the servers at a time. */
+  readonly #reloads = new SerialQueue();
   #closing: Promise<void> | undefined;
   readonly #surface: ClientSurface;
   // MCP beyond tools (resources, prompts, completions, roots): see surface.ts.
@@ -234,8 +234,7 @@ class BridgeRuntime implements Bridge {
    */
   async reload(): Promise<ReloadSummary> {
     if (this.#closing) throw closedError();
-    const run = this.#reloads.then(() => this.#reloadOnce());
-    this.#reloads = run.catch(() => {});
+    const run = this.#reloads.run(() => this.#reloadOnce());
     const { summary, starting } = await run;
     if (this.#options.wait) await starting;
     return summary;
@@ -245,8 +244,8 @@ class BridgeRuntime implements Bridge {
     this.#closing ??= (async () => {
       this.#stopWatching?.();
       this.#stopWatching = undefined;
-      // A reload under way either finishes its swap (and its servers are closed below) or stops.
-      await this.#reloads;
+      // A reload under way has either swapped its servers in (they are closed here) or has not
+      // started any yet: it sees the bridge closing, closes its own and rejects with BRIDGE_CLOSED.
       const records = [...this.#records.values(), ...this.#retiring];
       await Promise.all(records.map((record) => record.close()));
       this.#events.clear();
@@ -445,6 +444,11 @@ class BridgeRuntime implements Bridge {
    * servers still connecting, since the tool may be one of theirs. Only then is it unknown.
    */
   async #resolveLate(name: string, options: CallOptions): Promise<ToolDefinition> {
+    // A reload under way may be adding this tool's server: let it swap its servers in first.
+    if (await this.#reloads.settled(options.timeout ?? this.config.settings.callTimeoutMs, options.signal)) {
+      const definition = this.#registry.resolve(name);
+      if (definition) return definition;
+    }
     const target = this.#splitServerTool(name);
     const record = target && this.#records.get(target.server);
     const wait = (candidate: ServerRecord) =>
