@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { startBridge } from "../../src/index.js";
 import { startHttpFixture } from "../fixtures/servers/index.js";
+import { until } from "../helpers/wait.js";
 
 describe("the stateless 2026-07-28 protocol", () => {
   it("serves resources and prompts, and fulfils input_required sampling, elicitation and roots through the same handlers", async () => {
@@ -8,7 +9,13 @@ describe("the stateless 2026-07-28 protocol", () => {
     const sampled: number[] = [];
     await using bridge = await startBridge({
       servers: {
-        modern: { type: "http", url: fixture.url, negotiation: "2026-07-28", sampling: { maxTokens: 64 }, roots: ["/srv/project"] },
+        modern: {
+          type: "http",
+          url: fixture.url,
+          negotiation: "2026-07-28",
+          sampling: { maxTokens: 64 },
+          roots: ["/srv/project"],
+        },
       },
       onSampling: (request) => {
         sampled.push(request.maxTokens);
@@ -29,5 +36,18 @@ describe("the stateless 2026-07-28 protocol", () => {
     expect(sampled).toEqual([64]);
     expect((await bridge.call("modern/ask-user", {})).text).toContain('"name":"Ada"');
     expect((await bridge.call("modern/roots", {})).text).toContain("file:///srv/project");
+  });
+
+  it("subscribes with subscriptions/listen and delivers resources/updated", async () => {
+    await using fixture = await startHttpFixture("modern-surface", ["--modern"]);
+    await using bridge = await startBridge({
+      servers: { modern: { type: "http", url: fixture.url, negotiation: "2026-07-28" } },
+    });
+    const updates: string[] = [];
+    const unsubscribe = await bridge.subscribe("modern://readme", (update) => updates.push(update.uri));
+    await bridge.call("modern/touch", {});
+    await until(() => updates.length > 0);
+    expect(updates[0]).toBe("modern://readme");
+    await unsubscribe();
   });
 });
