@@ -25,7 +25,8 @@ import type { ToolResult } from "../results/types.js";
 import { TypedEmitter } from "../util/events.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { redactText } from "../util/redact.js";
-import { applySchemaDefaults, registerElicitation } from "./elicitation.js";
+import { applySchemaDefaults } from "./elicitation.js";
+import { registerElicitationModes } from "./elicitation-modes.js";
 import { BRIDGE_TOOL_SERVER, callResourceTool, resourceToolDefinitions } from "./resource-tools.js";
 import { ClientSurface } from "./surface.js";
 import type { SurfaceMethods } from "./surface-methods.js";
@@ -302,7 +303,12 @@ class BridgeRuntime implements Bridge {
       // Keep comfortably more than the result will show, so truncation (not the transport) decides.
       stringCapBytes: Math.max(1024 * 1024, maxResultChars * 8),
       configureClient: (client) => {
-        registerElicitation(client, this.#options.onElicitation ?? applySchemaDefaults);
+        registerElicitationModes(client, {
+          server: definition.name,
+          handler: this.#options.onElicitation ?? applySchemaDefaults,
+          hostHandler: this.#options.onElicitation !== undefined,
+          logger: this.#logger,
+        });
         this.#surface.configureClient(definition, client);
       },
     });

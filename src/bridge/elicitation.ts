@@ -3,6 +3,7 @@ import type { ElicitationHandler, ElicitationRequest, ElicitationResponse } from
 
 /** Non-interactive default: accept with the schema's defaults when they cover every required field. */
 export const applySchemaDefaults: ElicitationHandler = (request: ElicitationRequest): ElicitationResponse => {
+  if (request.mode === "url") return { action: "decline" };
   const schema = request.requestedSchema ?? {};
   const properties = (schema.properties ?? {}) as Record<string, { default?: unknown }>;
   const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
