@@ -6,6 +6,7 @@ import { configSearchPaths } from "../config/load.js";
 import type { ServerStatus } from "../connection/status.js";
 import type { LogFields, Logger } from "../util/logger.js";
 import type { GlobalOptions } from "./args.js";
+import { urlElicitation } from "./elicit-url.js";
 import type { CliIO } from "./io.js";
 import { type Style, styleFor } from "./output.js";
 
@@ -87,6 +88,8 @@ export async function openBridge(
     logger: context.logger,
     wait: false,
     enforceRequired: false,
+    // URL elicitations are printed (and offered to a browser on a terminal); forms are declined here.
+    onElicitation: urlElicitation(context.io, () => ({ action: "decline" })),
     ...extra,
   });
   const abort = () => void bridge.close();

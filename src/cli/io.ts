@@ -6,4 +6,6 @@ export interface CliIO {
   readonly cwd: string;
   /** Aborted on SIGINT/SIGTERM: commands close their bridge and return. */
   readonly signal?: AbortSignal;
+  /** Read by interactive commands (`chat`) and to ask for consent, only when it is a terminal. */
+  readonly stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
 }
