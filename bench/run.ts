@@ -17,6 +17,7 @@ import type { Bridge } from "../src/bridge/types.js";
 import { ToolRegistry } from "../src/registry/registry.js";
 import { measurePeers } from "./peers.js";
 import { fmt, measureSequential, measureThroughput, percentile } from "./stats.js";
+import { toolSearchFigures } from "./tool-search.js";
 
 const quick = process.argv.includes("--quick");
 const here = dirname(fileURLToPath(import.meta.url));
@@ -386,6 +387,7 @@ const sections: [string, () => Promise<void>][] = [
   ["large results", largeResults],
   ["startup", startup],
   ["catalog", catalog],
+  ["tool search", async () => (await toolSearchFigures(quick)).forEach(record)],
   ["connect per call", connectPerCall],
   ["memory", memory],
   ["peers", peers],

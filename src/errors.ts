@@ -21,6 +21,10 @@ export const ErrorCode = {
   BridgeClosed: "BRIDGE_CLOSED",
   Auth: "AUTH",
   Usage: "USAGE",
+  /** The model endpoint of the agent failed: unreachable, an HTTP error, a malformed stream. */
+  ModelRequest: "MODEL_REQUEST",
+  /** A project-level config defines servers the user has not approved (and no terminal to ask). */
+  ProjectNotTrusted: "PROJECT_NOT_TRUSTED",
   /** No connected server serves the resource URI (or the named server does not). */
   ResourceNotFound: "RESOURCE_NOT_FOUND",
   /** Two or more servers serve the same resource URI and no `server` was given. */

@@ -3,6 +3,17 @@
 // --- adapters (vendor-free; the Vercel AI SDK adapter is the `mcp-bridge/ai-sdk` subpath) ---
 export type { AnthropicTool } from "./adapters/anthropic.js";
 export { toAnthropicTools } from "./adapters/anthropic.js";
+export type { CatalogCaller, CatalogOptions, ToolCatalog, ToolCatalogSource } from "./adapters/catalog.js";
+export { catalogCaller, catalogTools, definitionTokens, toolCatalog } from "./adapters/catalog.js";
+export type {
+  AnthropicDeferredOptions,
+  AnthropicDeferredTool,
+  AnthropicToolSearchTool,
+  DeferredOptions,
+  ResponsesFunctionTool,
+  ResponsesNamespace,
+} from "./adapters/deferred.js";
+export { toAnthropicDeferredTools, toOpenAIResponsesDeferredTools } from "./adapters/deferred.js";
 export type {
   AnthropicToolResultBlock,
   AnthropicToolUse,
@@ -11,6 +22,8 @@ export type {
   OpenAIToolMessage,
 } from "./adapters/execute.js";
 export { executeAnthropicToolUses, executeOpenAIToolCalls, executeToolCalls } from "./adapters/execute.js";
+export type { GeminiFunctionDeclaration, GeminiSchema, GeminiType } from "./adapters/gemini.js";
+export { toGeminiTools } from "./adapters/gemini.js";
 export type { OpenAITool, OpenAIToolOptions, StrictSchema } from "./adapters/openai.js";
 export { fromOpenAIStrictArguments, toOpenAITools, toStrictSchema } from "./adapters/openai.js";
 export {
@@ -56,11 +69,13 @@ export { type ImportResult, importLocations, importServers } from "./config/impo
 export { configSearchPaths, type LoadConfigOptions, loadConfig, type SearchPath } from "./config/load.js";
 // --- config ---
 export type {
+  AdmitProjectServer,
   BridgeSettings,
   ConfigFormat,
   ConfigSource,
   ConfigWarning,
   ImportSourceName,
+  ProjectServerRequest,
   RemoteServerDefinition,
   ResolvedConfig,
   RestartPolicy,
@@ -72,8 +87,10 @@ export type {
   TransportKind,
 } from "./config/model.js";
 export { parseConfigText } from "./config/parse.js";
+export { isProjectFile } from "./config/project.js";
 export { redactConfig, redactServer } from "./config/redact.js";
 export { secretsOf } from "./config/secrets.js";
+export { defaultTrustFile, projectServerRequests, TrustStore } from "./config/trust.js";
 // --- connection ---
 export type { ServerState, ServerStatus } from "./connection/status.js";
 // --- core ---

@@ -60,12 +60,7 @@ export function executeOpenAIToolCalls(
 ): Promise<OpenAIToolMessage[]> {
   return Promise.all(
     calls.map(async (call) => {
-      const result = await run(
-        bridge,
-        call.function?.name,
-        parseArguments(call.function?.arguments),
-        options,
-      );
+      const result = await executeToolCall(bridge, call.function?.name, call.function?.arguments, options);
       // Chat Completions has no error flag on tool messages: the text itself must say it failed.
       return { role: "tool" as const, tool_call_id: call.id, content: textForModel(result) };
     }),
@@ -80,11 +75,9 @@ export function executeAnthropicToolUses(
   const uses = blocks.filter((block): block is AnthropicToolUse => block.type === "tool_use");
   return Promise.all(
     uses.map(async (use) => {
-      const args =
-        use.input && typeof use.input === "object" && !Array.isArray(use.input)
-          ? { ok: true as const, value: use.input as Record<string, unknown> }
-          : { ok: false as const, error: "the tool input must be a JSON object" };
-      const result = await run(bridge, use.name, args, options);
+      // Anthropic sends `input` as an object; anything else (a string included) is malformed.
+      const input = typeof use.input === "object" ? use.input : null;
+      const result = await executeToolCall(bridge, use.name, input, options);
       return {
         type: "tool_result" as const,
         tool_use_id: use.id,
@@ -123,12 +116,17 @@ function parseArguments(text: unknown): Parsed {
   }
 }
 
-async function run(
+/**
+ * One model tool call: `args` is the model's JSON text or an object. Never throws: an unknown tool,
+ * malformed arguments and failed calls all become error results the model can read.
+ */
+export async function executeToolCall(
   bridge: Caller,
   name: string | undefined,
-  args: Parsed,
-  options: ExecuteOptions,
+  rawArgs: unknown,
+  options: ExecuteOptions = {},
 ): Promise<ToolResult> {
+  const args = parseArguments(rawArgs);
   if (typeof name !== "string" || name === "")
     return errorToolResult(new ToolNotFoundError("The tool call has no tool name."));
   if (!args.ok) {

@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-
+import { ErrorCode, McpBridgeError } from "../errors.js";
+import { isRegularOrAbsent, readPrivateFile, writePrivateFile } from "../util/private-file.js";
 /** What is kept per server between runs: the client registration and the tokens. Never logged. */
 export interface StoredAuth {
   client?: Record<string, unknown>;
@@ -20,7 +21,9 @@ export function defaultAuthDir(env: Readonly<Record<string, string | undefined>>
 
 /**
  * One JSON file per server (named by a hash of server name and URL, so a server moved to another URL
- * does not reuse tokens meant for the old one), mode 0600 in a 0700 directory.
+ * does not reuse tokens meant for the old one), mode 0600 in a 0700 directory. A folder that already
+ * exists with looser permissions is tightened; a token file that is a symbolic link is never read or
+ * written through (another user or program could point it at a file it controls or wants clobbered).
  */
 export class AuthStore {
   readonly file: string;
@@ -34,19 +37,26 @@ export class AuthStore {
     this.file = join(dir, `${id}.json`);
   }
 
+  /** The stored registration and tokens; empty when there are none or the file is a link (refused). */
   read(): StoredAuth {
+    const text = readPrivateFile(this.file);
+    if (text === undefined) return {};
     try {
-      return JSON.parse(readFileSync(this.file, "utf8")) as StoredAuth;
+      return JSON.parse(text) as StoredAuth;
     } catch {
       return {};
     }
   }
 
   update(change: (current: StoredAuth) => StoredAuth): void {
+    if (!isRegularOrAbsent(this.file)) {
+      throw new McpBridgeError(
+        ErrorCode.Auth,
+        `The OAuth token file ${this.file} is a symbolic link or not a regular file; mcp-bridge refuses to write tokens through it. Delete it and log in again (\`mcp-bridge auth login\`).`,
+      );
+    }
     const next = { ...change(this.read()), savedAt: new Date().toISOString() };
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    writeFileSync(this.file, JSON.stringify(next, null, 2), { mode: 0o600 });
-    chmodSync(this.file, 0o600);
+    writePrivateFile(this.file, JSON.stringify(next, null, 2), "OAuth token");
   }
 
   clear(): void {

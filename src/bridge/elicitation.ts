@@ -1,18 +1,11 @@
 import type { Client } from "@modelcontextprotocol/client";
-import type { ElicitationHandler, ElicitationRequest, ElicitationResponse } from "./types.js";
+import type { ElicitationHandler, ElicitationResponse } from "./types.js";
 
-/** Non-interactive default: accept with the schema's defaults when they cover every required field. */
-export const applySchemaDefaults: ElicitationHandler = (request: ElicitationRequest): ElicitationResponse => {
-  if (request.mode === "url") return { action: "decline" };
-  const schema = request.requestedSchema ?? {};
-  const properties = (schema.properties ?? {}) as Record<string, { default?: unknown }>;
-  const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
-  const content: Record<string, unknown> = {};
-  for (const [name, property] of Object.entries(properties)) {
-    if (property && property.default !== undefined) content[name] = property.default;
-  }
-  return required.every((name) => name in content) ? { action: "accept", content } : { action: "decline" };
-};
+/**
+ * Default without a host handler: decline. Nobody is there to answer, and a server's own schema
+ * defaults are not the user's consent (a server could "ask" for an API key and supply the answer).
+ */
+export const declineElicitation: ElicitationHandler = (): ElicitationResponse => ({ action: "decline" });
 
 /** Advertises form elicitation and answers `elicitation/create` with the host's handler. */
 export function registerElicitation(client: Client, handler: ElicitationHandler): void {

@@ -1,8 +1,9 @@
 import type { AuthOptions } from "../auth/index.js";
-import type { BridgeSettings, ResolvedConfig } from "../config/model.js";
+import type { AdmitProjectServer, BridgeSettings, ResolvedConfig } from "../config/model.js";
 import type { ServerStatus } from "../connection/status.js";
 import type { BridgeStats, FlatParameters, ToolDefinition, ToolFilterCallback } from "../registry/types.js";
 import type { ToolResult } from "../results/types.js";
+import type { ToolSearchOptions } from "../search/index.js";
 import type { Logger } from "../util/logger.js";
 import type { SamplingHandler } from "./sampling.js";
 import type { SurfaceMethods } from "./surface-methods.js";
@@ -23,6 +24,8 @@ export interface CallOptions {
   readonly resetTimeoutOnProgress?: boolean;
   /** Overrides the server's / global max result characters for this call. */
   readonly maxResultChars?: number;
+  /** Also limit the result text in tokens (o200k tokenizer); overrides `results.maxTokens`. */
+  readonly maxResultTokens?: number;
   /** `throw` (default): failures throw a typed McpBridgeError. `result`: failures become an `Error: ...` result. */
   readonly onError?: "throw" | "result";
   /** Check arguments against the tool's inputSchema before sending. */
@@ -67,10 +70,15 @@ export interface BridgeOptions {
   /** OAuth for remote servers: token storage and how the authorization step runs (see auth/). */
   readonly auth?: AuthOptions;
   /**
-   * Answers a server's `elicitation/create`. Default: accept with the schema's defaults when every
-   * required field has one, otherwise decline (a library host has no person to ask).
+   * Answers a server's `elicitation/create`. Default: decline (a library host has no person to ask,
+   * and a server's schema defaults are not the user's consent).
    */
   readonly onElicitation?: ElicitationHandler;
+  /**
+   * Consent for servers of project-level config files found in `cwd` (see LoadConfigOptions), asked
+   * before their `${VAR}`s are expanded, at start and on reload. Default: all admitted.
+   */
+  readonly admitProjectServer?: AdmitProjectServer;
   /**
    * Fulfils servers' `sampling/createMessage` with the host's LLM (see `openAISamplingHandler`). Without
    * it the sampling capability is not declared. Only servers allowed in the config (`sampling: true`)
@@ -85,18 +93,41 @@ export interface BridgeOptions {
   readonly resourceTools?: boolean;
   /** Fail `start()` when a server marked `required` could not start (default true). */
   readonly enforceRequired?: boolean;
+  /** How large results reach the model (besides each server's `maxResultChars`). */
+  readonly results?: ResultOptions;
+}
+
+export interface ResultOptions {
+  /** Cut result text at this many tokens (counted with a real tokenizer), as well as at the character limit. */
+  readonly maxTokens?: number;
+  /**
+   * `truncate` (default): a result over a limit is cut with a marker. `file`: the whole result is
+   * also written to a file (mode 0600) under `overflowDir`, and the model reads the head plus the
+   * file's path.
+   */
+  readonly overflow?: "truncate" | "file";
+  /** Folder for overflow files (default: `mcp-bridge-results-<uid>` in the system temp folder). */
+  readonly overflowDir?: string;
 }
 
 export interface ReloadSummary {
   readonly added: readonly string[];
   readonly removed: readonly string[];
+  /** Replaced by a new connection (a new process for stdio). */
   readonly restarted: readonly string[];
+  /**
+   * Servers whose connection (and process) kept running; a changed tool filter is one of them: it is
+   * applied to the running server's tools.
+   */
   readonly unchanged: readonly string[];
 }
 
 export interface ToolsChangedEvent {
   readonly server: string;
+  /** The server's tools now (empty when it failed, closed or was removed from the config). */
   readonly tools: readonly ToolEntry[];
+  /** Exposed names of the server's tools that are gone since the previous event. */
+  readonly removed: readonly string[];
 }
 
 export interface BridgeEventMap {
@@ -116,6 +147,11 @@ export interface Bridge extends AsyncDisposable, SurfaceMethods {
   server(name: string): ServerStatus | undefined;
   tools(filter?: { server?: string }): ToolEntry[];
   tool(name: string): ToolEntry | undefined;
+  /**
+   * The tools that best match a task described in words, best first (BM25 over names, titles,
+   * descriptions and parameters; an exact tool name ranks first). `limit` defaults to 5.
+   */
+  searchTools(query: string, options?: ToolSearchOptions): ToolEntry[];
   /** Exposed name or `server/tool` to the original server and tool. */
   resolve(name: string): { server: string; tool: string } | undefined;
   call(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<ToolResult>;

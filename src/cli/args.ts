@@ -9,6 +9,8 @@ export interface GlobalOptions {
   readonly help: boolean;
   readonly version: boolean;
   readonly color?: boolean;
+  /** Start servers of project-level config files without asking (this run only). */
+  readonly trustProject: boolean;
 }
 
 export interface ParsedCommandLine {
@@ -26,6 +28,7 @@ const GLOBAL = {
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
   "no-color": { type: "boolean" },
+  "trust-project": { type: "boolean" },
 } as const;
 
 const COMMAND_OPTIONS = {
@@ -34,6 +37,12 @@ const COMMAND_OPTIONS = {
   args: { type: "string" },
   timeout: { type: "string", short: "t" },
   from: { type: "string" },
+  model: { type: "string", short: "m" },
+  provider: { type: "string" },
+  "base-url": { type: "string" },
+  system: { type: "string" },
+  print: { type: "string", short: "p" },
+  yes: { type: "boolean", short: "y" },
 } as const;
 
 export function usageError(message: string): McpBridgeError {
@@ -68,14 +77,11 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
       help: values.help ?? false,
       version: values.version ?? false,
       ...(values["no-color"] ? { color: false } : {}),
+      trustProject: values["trust-project"] ?? false,
     },
-    options: {
-      server: values.server,
-      format: values.format,
-      args: values.args,
-      timeout: values.timeout,
-      from: values.from,
-    },
+    options: Object.fromEntries(
+      Object.keys(COMMAND_OPTIONS).map((key) => [key, values[key as keyof typeof values]]),
+    ),
   };
 }
 

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 import { constants } from "node:os";
 import { runCli } from "./main.js";
+import { guardTerminal } from "./terminal.js";
 
 // The only place that reads process.argv / process.env and calls process.exit.
 const controller = new AbortController();
 let signals = 0;
-// The shell convention for "ended by signal N": 130 after SIGINT, 143 after SIGTERM.
+// The shell convention for "ended by signal N": 130 after SIGINT, 143 after SIGTERM, 129 after SIGHUP.
 let signalExitCode = 130;
 const onSignal = (signal: NodeJS.Signals) => {
   signals++;
@@ -16,10 +17,14 @@ const onSignal = (signal: NodeJS.Signals) => {
 };
 process.on("SIGINT", onSignal);
 process.on("SIGTERM", onSignal);
+// Closing the terminal: shut down as for SIGTERM (servers run in their own sessions and never see it).
+process.on("SIGHUP", onSignal);
 
 const code = await runCli(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
+  stdin: process.stdin,
+  // On a terminal, nothing but the CLI's own colors and line editing gets through (see terminal.ts).
+  stdout: guardTerminal(process.stdout),
+  stderr: guardTerminal(process.stderr),
   env: process.env,
   cwd: process.cwd(),
   signal: controller.signal,

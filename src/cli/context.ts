@@ -6,9 +6,13 @@ import { configSearchPaths } from "../config/load.js";
 import type { ServerStatus } from "../connection/status.js";
 import type { LogFields, Logger } from "../util/logger.js";
 import type { GlobalOptions } from "./args.js";
+import { projectConsent } from "./commands/trust.js";
+import { terminalElicitation } from "./elicit.js";
 import { urlElicitation } from "./elicit-url.js";
 import type { CliIO } from "./io.js";
 import { type Style, styleFor } from "./output.js";
+import { stopAsking } from "./prompt.js";
+import { terminalText } from "./terminal.js";
 
 export interface CommandContext {
   readonly io: CliIO;
@@ -42,7 +46,7 @@ function stderrLogger(io: CliIO, global: GlobalOptions): Logger {
   const style = styleFor(io.stderr, io.env, global.color);
   const write = (label: string, message: string, fields?: LogFields) => {
     const detail = global.verbose && fields ? ` ${JSON.stringify(fields)}` : "";
-    io.stderr.write(`${label} ${message}${detail}\n`);
+    io.stderr.write(`${label} ${terminalText(message)}${terminalText(detail)}\n`);
   };
   return {
     debug: (m, f) => global.verbose && write(style.dim("debug:"), m, f),
@@ -75,23 +79,44 @@ export function chooseConfig(context: CommandContext): string | undefined {
   return bundledExampleConfig();
 }
 
-/** Starts the bridge, showing live progress on stderr when it is a terminal. */
-export async function openBridge(
-  context: CommandContext,
-  extra: Partial<BridgeOptions> = {},
-): Promise<Bridge> {
+/**
+ * What every command's bridge gets: the chosen config, consent for project-level servers, the
+ * terminal's elicitation prompt, and a start that does not wait (commands show progress or go on).
+ */
+export async function cliBridgeOptions(context: CommandContext): Promise<BridgeOptions> {
   const config = chooseConfig(context);
-  const bridge = await startBridge({
+  const admitProjectServer = await projectConsent(context, config);
+  // Let go of the terminal: the next reader (an elicitation prompt, chat's own) starts afresh.
+  stopAsking(context.io);
+  // Forms are asked field by field on a terminal; URL requests are printed (and offered to a browser
+  // on a terminal). Without a terminal both are declined.
+  const onElicitation = urlElicitation(
+    context.io,
+    terminalElicitation(context.io) ?? (() => ({ action: "decline" as const })),
+  );
+  return {
     ...(config === undefined ? {} : { config }),
+    ...(admitProjectServer ? { admitProjectServer } : {}),
+    onElicitation,
     cwd: context.io.cwd,
     env: context.io.env,
     logger: context.logger,
     wait: false,
     enforceRequired: false,
-    // URL elicitations are printed (and offered to a browser on a terminal); forms are declined here.
-    onElicitation: urlElicitation(context.io, () => ({ action: "decline" })),
-    ...extra,
-  });
+  };
+}
+
+/** Starts the bridge, showing live progress on stderr when it is a terminal. */
+export async function openBridge(
+  context: CommandContext,
+  extra: Partial<BridgeOptions> = {},
+): Promise<Bridge> {
+  return startWithProgress(context, { ...(await cliBridgeOptions(context)), ...extra });
+}
+
+/** Starts the bridge with options already made by `cliBridgeOptions`, showing live progress. */
+export async function startWithProgress(context: CommandContext, options: BridgeOptions): Promise<Bridge> {
+  const bridge = await startBridge(options);
   const abort = () => void bridge.close();
   context.io.signal?.addEventListener("abort", abort, { once: true });
   const stop = showProgress(context, bridge);

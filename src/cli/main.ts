@@ -3,14 +3,17 @@ import { ErrorCode, isMcpBridgeError, McpBridgeError } from "../errors.js";
 import { parseCommandLine } from "./args.js";
 import { authCommand } from "./commands/auth.js";
 import { callCommand } from "./commands/call.js";
+import { chatCommand } from "./commands/chat.js";
 import { configCommand } from "./commands/config.js";
 import { promptCommand, promptsCommand } from "./commands/prompts.js";
 import { readCommand, resourcesCommand } from "./commands/resources.js";
 import { statusCommand } from "./commands/status.js";
 import { toolsCommand } from "./commands/tools.js";
+import { trustCommand } from "./commands/trust.js";
 import { createContext } from "./context.js";
 import type { CliIO } from "./io.js";
 import { writeJson } from "./output.js";
+import { terminalText } from "./terminal.js";
 
 const HELP = `mcp-bridge: the tools of any MCP server as native tools of an LLM agent
 
@@ -31,9 +34,15 @@ Commands:
                                   the JSON Schema, or a validation report (exit 1 if an entry is skipped)
   config import --from claude-code|claude-desktop|cursor|vscode|codex
                                   servers found in another host's config files
+  chat [--model M] [--provider openai|anthropic] [--base-url URL] [--system TEXT] [--yes]
+                                  talk to a model that uses every server's tools (/help inside);
+                                  -p QUESTION prints one answer and exits (--json: the transcript)
   auth login|logout|status [SERVER]
                                   OAuth login for a remote server (browser + 127.0.0.1 callback);
                                   tokens are kept per server, mode 0600, and refreshed
+  trust [list|revoke]             approve the servers of this folder's project config files
+                                  (./mcp.json, ./.mcp.json, ./.vscode/mcp.json, ...); they are
+                                  not started before approval, and a changed definition asks again
 
 Options:
   -c, --config PATH   config file (default: the search order, see \`config paths\`)
@@ -41,6 +50,8 @@ Options:
   -q, --quiet         only errors on stderr
   -v, --verbose       more detail (stderr of failed servers, debug logs)
       --no-color      no colors
+      --trust-project start this folder's project-config servers without asking (this run
+                      only; or set MCP_BRIDGE_TRUST_PROJECT=1, e.g. in CI)
   -h, --help          this help
   -V, --version       the version
 
@@ -92,6 +103,10 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
         return await promptCommand(context);
       case "auth":
         return await authCommand(context);
+      case "chat":
+        return await chatCommand(context);
+      case "trust":
+        return await trustCommand(context);
       default:
         throw new McpBridgeError(
           ErrorCode.Usage,
@@ -102,12 +117,13 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     const code = isMcpBridgeError(error) ? error.code : "INTERNAL";
     const message = error instanceof Error ? error.message : String(error);
     if (json) writeJson(io, { error: { code, message } });
-    else io.stderr.write(`error: ${message}\n`);
+    else io.stderr.write(`error: ${terminalText(message)}\n`);
     const usage =
       code === ErrorCode.Usage ||
       code === ErrorCode.ConfigNotFound ||
       code === ErrorCode.ConfigParse ||
-      code === ErrorCode.ConfigInvalid;
+      code === ErrorCode.ConfigInvalid ||
+      code === ErrorCode.ProjectNotTrusted;
     return usage ? 2 : 1;
   }
 }

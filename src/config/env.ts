@@ -19,9 +19,14 @@ const PATTERN = /\$\{([^}]*)\}/g;
 /**
  * Expands `${VAR}`, `${VAR:-default}`, `${env:VAR}` (Cursor, VS Code), `${workspaceFolder}`,
  * `${configDir}` and a leading `~/`. Values are substituted once, never re-expanded, so a variable
- * whose value contains `${...}` cannot loop.
+ * whose value contains `${...}` cannot loop. Each value substituted from the environment (not a
+ * default, not a folder) is pushed onto `fromEnv`, so output can mask it wherever it ends up.
  */
-export function expand(value: string, context: ExpansionContext): Expansion {
+export function expand(
+  value: string,
+  context: ExpansionContext,
+  fromEnv?: { variable: string; value: string }[],
+): Expansion {
   let failure: Expansion | undefined;
   let result = value.replace(PATTERN, (whole, inner: string) => {
     if (failure) return whole;
@@ -37,7 +42,10 @@ export function expand(value: string, context: ExpansionContext): Expansion {
     const variable = separator >= 0 ? name.slice(0, separator) : name;
     const fallback = separator >= 0 ? name.slice(separator + 2) : undefined;
     const found = context.env[variable];
-    if (found !== undefined && found !== "") return found;
+    if (found !== undefined && found !== "") {
+      fromEnv?.push({ variable, value: found });
+      return found;
+    }
     if (fallback !== undefined) return fallback;
     if (found !== undefined) return found;
     failure = { ok: false, reason: "unset", variable };

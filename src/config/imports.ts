@@ -1,14 +1,17 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../errors.js";
-import type { ConfigWarning, ImportSourceName, ServerDefinition } from "./model.js";
+import type { AdmitProjectServer, ConfigWarning, ImportSourceName, ServerDefinition } from "./model.js";
 import { normalizeDocument, parseConfigText, parseDocument } from "./parse.js";
+import { isProjectFile } from "./project.js";
 
 export interface ImportOptions {
   readonly cwd: string;
   readonly homeDir: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly platform?: NodeJS.Platform;
+  /** Asked before a server of a project-level file is expanded (see LoadConfigOptions). */
+  readonly admitProjectServer?: AdmitProjectServer;
 }
 
 export interface ImportResult {
@@ -69,7 +72,12 @@ export async function importServers(source: ImportSourceName, options: ImportOpt
     files.push(file);
     try {
       const text = readFileSync(file, "utf8");
-      const expansion = { env: options.env, homeDir: options.homeDir };
+      const project = options.admitProjectServer && isProjectFile(file, options);
+      const expansion = {
+        env: options.env,
+        homeDir: options.homeDir,
+        ...(project ? { admit: options.admitProjectServer } : {}),
+      };
       if (source === "claude-code" && file.endsWith(".claude.json")) {
         const data = parseDocument(text, file);
         const projects = (data.projects ?? {}) as Record<string, { mcpServers?: unknown }>;

@@ -4,8 +4,15 @@ import { join, resolve } from "node:path";
 import { ConfigError, ErrorCode } from "../errors.js";
 import { DEFAULT_SETTINGS } from "./defaults.js";
 import { importServers } from "./imports.js";
-import type { BridgeSettings, ConfigWarning, ResolvedConfig, ServerDefinition } from "./model.js";
+import type {
+  AdmitProjectServer,
+  BridgeSettings,
+  ConfigWarning,
+  ResolvedConfig,
+  ServerDefinition,
+} from "./model.js";
 import { normalizeDocument, parseConfigText } from "./parse.js";
+import { isProjectFile } from "./project.js";
 
 export interface LoadConfigOptions {
   /** A config file named by the user (`--config`, the `config` option). */
@@ -17,6 +24,12 @@ export interface LoadConfigOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly homeDir?: string;
   readonly platform?: NodeJS.Platform;
+  /**
+   * Asked for each server of a project-level file (found in the working directory, not named by
+   * `path`/`$MCP_BRIDGE_CONFIG`/`servers`) before its `${VAR}`s are expanded; a refused server is left
+   * out with an "untrusted" warning. Default: every server is admitted (a library host chose its cwd).
+   */
+  readonly admitProjectServer?: AdmitProjectServer;
 }
 
 export interface SearchPath {
@@ -63,6 +76,10 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
   const cwd = options.cwd ?? process.cwd();
   const homeDir = options.homeDir ?? env.HOME ?? homedir();
   const expansion = { env, homeDir };
+  const admitFor = (file: string): { admit?: AdmitProjectServer } =>
+    options.admitProjectServer && isProjectFile(file, { cwd, env, homeDir })
+      ? { admit: options.admitProjectServer }
+      : {};
   let servers: ServerDefinition[];
   let settings: Partial<BridgeSettings>;
   let warnings: ConfigWarning[];
@@ -93,7 +110,8 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
     if (chosen) {
       file = chosen.path;
       const text = readFileSync(file, "utf8");
-      const parsed = parseConfigText(text, file, expansion);
+      const named = chosen.origin === "env" || chosen.origin === "option";
+      const parsed = parseConfigText(text, file, { ...expansion, ...(named ? {} : admitFor(file)) });
       servers = parsed.servers;
       settings = { ...parsed.settings, ...options.settings };
       warnings = parsed.warnings;
@@ -111,6 +129,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
       homeDir,
       env,
       ...(options.platform ? { platform: options.platform } : {}),
+      ...(options.admitProjectServer ? { admitProjectServer: options.admitProjectServer } : {}),
     });
     warnings.push(...imported.warnings);
     for (const server of imported.servers) {

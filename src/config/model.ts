@@ -17,6 +17,11 @@ export interface RestartPolicy {
   readonly maxAttempts: number;
   readonly initialDelayMs: number;
   readonly maxDelayMs: number;
+  /**
+   * A restarted server counts as recovered only after staying up this long; one that dies sooner
+   * counts as another failed attempt, so the backoff grows and `maxAttempts` ends a crash loop.
+   */
+  readonly stablePeriodMs: number;
 }
 
 export interface ToolFilter {
@@ -97,12 +102,26 @@ interface ServerDefinitionBase {
    */
   readonly negotiation: "legacy" | "auto" | { readonly pin: string };
   readonly source?: ConfigSource;
+  readonly [VALUES_FROM_ENV]?: readonly EnvValue[];
   /** `logging/setLevel` sent after connecting; undefined leaves the server's default. */
   readonly logLevel?: ServerLogLevel;
   /** Roots shown to this server; undefined means the global roots. */
   readonly roots?: readonly string[];
   /** Whether this server may sample and with what cap; undefined means not allowed. */
   readonly sampling?: SamplingPolicy;
+}
+
+/**
+ * The values a definition took from the environment through `${VAR}` expansion (and `env_http_headers`,
+ * `bearer_token_env_var`), kept under a symbol: spreads copy it along, while JSON output and
+ * fingerprints never see it. Redaction masks these wherever they appear.
+ */
+export const VALUES_FROM_ENV: unique symbol = Symbol("mcp-bridge.valuesFromEnv");
+
+/** One substitution from the environment: which variable, and the value it put into the definition. */
+export interface EnvValue {
+  readonly variable: string;
+  readonly value: string;
 }
 
 export interface StdioServerDefinition extends ServerDefinitionBase {
@@ -166,6 +185,7 @@ export interface ConfigWarning {
     | "unsupported-input"
     | "duplicate-server"
     | "import"
+    | "untrusted"
     | "other";
   readonly message: string;
   readonly server?: string;
@@ -181,3 +201,14 @@ export interface ResolvedConfig {
   readonly file?: string;
   readonly format?: ConfigFormat;
 }
+
+/** A server entry of a project-level config file, as written (nothing expanded), awaiting consent. */
+export interface ProjectServerRequest {
+  readonly file: string;
+  readonly name: string;
+  /** The raw entry exactly as in the file; its `${VAR}`s are not expanded. */
+  readonly definition: unknown;
+}
+
+/** Says whether a project-level server may be loaded (and so started); false leaves it out. */
+export type AdmitProjectServer = (request: ProjectServerRequest) => boolean;

@@ -3,14 +3,17 @@ import { parseDuration } from "../util/duration.js";
 import { CLIENT_FEATURE_KEYS, parseClientFeatures } from "./client-features.js";
 import { DEFAULT_RESTART_POLICY, DEFAULT_SETTINGS } from "./defaults.js";
 import { type ExpansionContext, expand } from "./env.js";
-import type {
-  BridgeSettings,
-  ConfigFormat,
-  ConfigWarning,
-  ImportSourceName,
-  OAuthSettings,
-  RestartPolicy,
-  ServerDefinition,
+import {
+  type AdmitProjectServer,
+  type BridgeSettings,
+  type ConfigFormat,
+  type ConfigWarning,
+  type EnvValue,
+  type ImportSourceName,
+  type OAuthSettings,
+  type RestartPolicy,
+  type ServerDefinition,
+  VALUES_FROM_ENV,
 } from "./model.js";
 
 export interface NormalizeContext extends ExpansionContext {
@@ -18,6 +21,8 @@ export interface NormalizeContext extends ExpansionContext {
   readonly format: ConfigFormat;
   /** Settings already in force (file settings when normalizing servers given in code). */
   readonly settings?: Partial<BridgeSettings>;
+  /** Asked before an entry is expanded; a refused entry is left out (set only for project-level files). */
+  readonly admit?: AdmitProjectServer;
 }
 
 export interface NormalizedServers {
@@ -235,6 +240,15 @@ export function normalizeServers(
       continue;
     }
     seen.add(name);
+    if (context.admit && !context.admit({ file: context.file ?? "", name, definition: raw })) {
+      warnings.push({
+        kind: "untrusted",
+        server: name,
+        message: `Server "${name}" from the project file ${context.file ?? "(unknown)"} is not approved; it was left out. Approve it with \`mcp-bridge trust\` (or --trust-project)`,
+        ...where,
+      });
+      continue;
+    }
     try {
       if (!raw || typeof raw !== "object" || Array.isArray(raw))
         throw new EntryProblem("(entry)", "must be an object");
@@ -270,9 +284,10 @@ function normalizeEntry(
       ...(context.file ? { file: context.file } : {}),
     });
   }
+  const fromEnv: EnvValue[] = [];
   const text = (field: string, value: unknown): string => {
     if (typeof value !== "string") throw new EntryProblem(field, `"${field}" must be a string`);
-    const expanded = expand(value, context);
+    const expanded = expand(value, context, fromEnv);
     if (expanded.ok) return expanded.value;
     if (expanded.reason === "input") {
       throw new EntryProblem(
@@ -393,6 +408,7 @@ function normalizeEntry(
       maxAttempts: (attempts as number | undefined) ?? DEFAULT_RESTART_POLICY.maxAttempts,
       initialDelayMs: asDuration(["initialDelay", "initial_delay"], DEFAULT_RESTART_POLICY.initialDelayMs),
       maxDelayMs: asDuration(["maxDelay", "max_delay"], DEFAULT_RESTART_POLICY.maxDelayMs),
+      stablePeriodMs: asDuration(["stablePeriod", "stable_period"], DEFAULT_RESTART_POLICY.stablePeriodMs),
     };
   } else if (restartRaw !== undefined && restartRaw !== true) {
     throw new EntryProblem("restart", '"restart" must be true, false or a table');
@@ -474,6 +490,7 @@ function normalizeEntry(
       throw new EntryProblem(field, message);
     }),
     ...(context.file ? { source: { file: context.file, format: context.format } } : {}),
+    [VALUES_FROM_ENV]: fromEnv,
   };
 
   if (transport === "stdio") {
@@ -537,6 +554,7 @@ function normalizeEntry(
           "unset-variable",
         );
       headers[header] = value;
+      fromEnv.push({ variable, value });
     }
   }
   const bearer = pick("bearerToken", "bearer_token");
@@ -553,6 +571,7 @@ function normalizeEntry(
         "unset-variable",
       );
     headers.Authorization = `Bearer ${token}`;
+    fromEnv.push({ variable, value: token });
   }
   const oauth = normalizeOAuth(raw.oauth, text);
   return {

@@ -2,7 +2,13 @@ import { basename, dirname } from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { ConfigError, ErrorCode } from "../errors.js";
 import type { ExpansionContext } from "./env.js";
-import type { BridgeSettings, ConfigFormat, ConfigWarning, ServerDefinition } from "./model.js";
+import type {
+  AdmitProjectServer,
+  BridgeSettings,
+  ConfigFormat,
+  ConfigWarning,
+  ServerDefinition,
+} from "./model.js";
 import { normalizeServers, normalizeSettings } from "./normalize.js";
 
 export interface ParsedConfig {
@@ -18,7 +24,7 @@ type Raw = Record<string, unknown>;
 export function parseConfigText(
   text: string,
   file: string,
-  context: Omit<ExpansionContext, "configDir" | "workspaceFolder">,
+  context: Omit<ExpansionContext, "configDir" | "workspaceFolder"> & { admit?: AdmitProjectServer },
 ): ParsedConfig {
   const data = parseDocument(text, file);
   const configDir = dirname(file);
@@ -166,7 +172,11 @@ function firstBadOffset(text: string): number {
 /** Finds the servers map in any supported document shape and normalizes it. */
 export function normalizeDocument(
   data: Raw,
-  context: ExpansionContext & { file?: string; settings?: Partial<BridgeSettings> },
+  context: ExpansionContext & {
+    file?: string;
+    settings?: Partial<BridgeSettings>;
+    admit?: AdmitProjectServer;
+  },
 ): ParsedConfig {
   const warnings: ConfigWarning[] = [];
   const mcp = isTable(data.mcp) ? data.mcp : undefined;

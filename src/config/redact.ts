@@ -7,46 +7,60 @@ const MASK = "***";
 const maskValues = (record: Readonly<Record<string, string>>) =>
   Object.fromEntries(Object.keys(record).map((key) => [key, MASK]));
 
-/** A server definition safe to print: env and header values, URL secrets and OAuth secrets masked. */
+/** Every string inside plain objects and arrays with `secrets` masked; symbol-keyed data is dropped. */
+function redactDeep<T>(value: T, secrets: readonly string[]): T {
+  if (typeof value === "string") return redactText(value, secrets) as T;
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item, secrets)) as T;
+  if (value && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, redactDeep(item, secrets)]),
+    ) as T;
+  }
+  return value;
+}
+
+/**
+ * A server definition safe to print: env and header values and OAuth secrets replaced by `***`, URL
+ * credentials and secret query values masked, and every value from the environment or a secret field
+ * masked wherever else it appears (command, args, cwd, URL path, ...).
+ */
 export function redactServer(definition: ServerDefinition): ServerDefinition {
   const secrets = secretsOf(definition);
   if (definition.transport === "stdio") {
-    return {
-      ...definition,
-      command: redactText(definition.command, secrets),
-      args: definition.args.map((arg) => redactText(arg, secrets)),
-      env: maskValues(definition.env),
-    };
+    return redactDeep({ ...definition, env: maskValues(definition.env) }, secrets);
   }
   const oauth = definition.oauth;
-  return {
-    ...definition,
-    url: redactUrl(definition.url),
-    headers: maskValues(definition.headers),
-    ...(oauth
-      ? {
-          oauth: {
-            ...oauth,
-            ...(oauth.clientSecret ? { clientSecret: MASK } : {}),
-            ...(oauth.privateKeyPem ? { privateKeyPem: MASK } : {}),
-            ...(oauth.assertion ? { assertion: MASK } : {}),
-            ...(oauth.idp
-              ? {
-                  idp: {
-                    ...oauth.idp,
-                    idToken: MASK,
-                    ...(oauth.idp.clientSecret ? { clientSecret: MASK } : {}),
-                  },
-                }
-              : {}),
-          },
-        }
-      : {}),
-  };
+  return redactDeep(
+    {
+      ...definition,
+      url: redactUrl(redactText(definition.url, secrets)),
+      headers: maskValues(definition.headers),
+      ...(oauth
+        ? {
+            oauth: {
+              ...oauth,
+              ...(oauth.clientSecret ? { clientSecret: MASK } : {}),
+              ...(oauth.privateKeyPem ? { privateKeyPem: MASK } : {}),
+              ...(oauth.assertion ? { assertion: MASK } : {}),
+              ...(oauth.idp
+                ? {
+                    idp: {
+                      ...oauth.idp,
+                      idToken: MASK,
+                      ...(oauth.idp.clientSecret ? { clientSecret: MASK } : {}),
+                    },
+                  }
+                : {}),
+            },
+          }
+        : {}),
+    },
+    secrets,
+  );
 }
 
 export function redactConfig(config: ResolvedConfig): ResolvedConfig {
-  const secrets = config.servers.flatMap(secretsOf);
+  const secrets = [...new Set(config.servers.flatMap(secretsOf))].sort((a, b) => b.length - a.length);
   return {
     ...config,
     servers: config.servers.map(redactServer),

@@ -68,6 +68,11 @@ export const rawServerSchema = z
           maxAttempts: z.number().int().nonnegative().optional(),
           initialDelay: duration.optional(),
           maxDelay: duration.optional(),
+          stablePeriod: duration
+            .optional()
+            .describe(
+              "A restart counts as recovered only after the server stayed up this long (default 10 s)",
+            ),
         }),
       ])
       .optional(),

@@ -35,6 +35,7 @@ import { backoffDelay } from "../util/backoff.js";
 import { TypedEmitter } from "../util/events.js";
 import type { Logger } from "../util/logger.js";
 import { RingBuffer } from "../util/ring.js";
+import { safeJsonSchemaValidator } from "../util/schema-engine.js";
 import { Semaphore } from "../util/semaphore.js";
 import { canTransition } from "./state.js";
 import type { ServerState, ServerStatus } from "./status.js";
@@ -106,6 +107,11 @@ interface Session {
 }
 
 const STDERR_LINES = 50;
+/**
+ * Most pages one listing may take. A server whose cursors never end (or take turns) is cut off here
+ * rather than followed forever; 500 pages hold any real catalog (tens of thousands of tools).
+ */
+export const MAX_LIST_PAGES = 500;
 
 const LENIENT_TOOL_PAGE = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
 const STDERR_LINE_CHARS = 1000;
@@ -137,6 +143,9 @@ class Connection implements ServerConnection {
   #idleTimer: NodeJS.Timeout | undefined;
   #healthTimer: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
+  /** Aborted by close(): ends a start or a listing that is still waiting, whatever it waits for. */
+  readonly #stop = new AbortController();
+  #stableTimer: NodeJS.Timeout | undefined;
 
   constructor(definition: ServerDefinition, options: ConnectionOptions) {
     this.name = definition.name;
@@ -258,6 +267,7 @@ class Connection implements ServerConnection {
   close(): Promise<void> {
     if (!this.#closing) {
       this.#closing = (async () => {
+        this.#stop.abort();
         this.#clearTimers();
         this.#setState("closed");
         const session = this.#session;
@@ -284,8 +294,8 @@ class Connection implements ServerConnection {
           return;
         }
         if (reason === "reconnect") this.#restarts++;
-        this.#attempt = 0;
         this.#session = session;
+        this.#armStableTimer(session);
         this.#lastError = undefined;
         this.#setState("connected");
         this.#startHealthChecks(session);
@@ -333,8 +343,12 @@ class Connection implements ServerConnection {
       const client = this.#newClient();
       const session: Session = { client, transport, retired: false, dead: false };
       try {
-        await client.connect(transport, { timeout: remaining });
-        const tools = await this.#listTools(client, Math.max(1, deadline - Date.now()));
+        // The deadline bounds the whole attempt (spawn, handshake, the SSE endpoint wait, every
+        // listing page), not each request on its own; close() ends it at once.
+        const tools = await this.#bounded(deadline, async () => {
+          await client.connect(transport, { timeout: remaining });
+          return this.#listTools(client, Math.max(1, deadline - Date.now()));
+        });
         client.onclose = () => this.#onSessionClosed(session);
         client.onerror = (error) => this.#onSessionError(session, error);
         if (transport instanceof ProcessTransport) this.#pid = transport.pid;
@@ -402,8 +416,10 @@ class Connection implements ServerConnection {
     const client = new Client(
       { name: this.#options.clientInfo.name, version: this.#options.clientInfo.version },
       {
+        // Server schemas are untrusted: the SDK's outputSchema checks run on the RE2-backed engines.
+        jsonSchemaValidator: safeJsonSchemaValidator,
         versionNegotiation: { mode: negotiation },
-        listMaxPages: 0,
+        listMaxPages: MAX_LIST_PAGES,
         listChanged: {
           tools: {
             // We list ourselves (see #listTools) so that one malformed tool cannot hide all the others.
@@ -411,7 +427,8 @@ class Connection implements ServerConnection {
             debounceMs: 50,
             onChanged: () => {
               if (client !== this.#session?.client) return;
-              this.#listTools(client, this.definition.startupTimeoutMs).then(
+              const deadline = Date.now() + this.definition.startupTimeoutMs;
+              this.#bounded(deadline, () => this.#listTools(client, this.definition.startupTimeoutMs)).then(
                 (tools) => {
                   if (client === this.#session?.client) this.#setTools(tools);
                 },
@@ -449,8 +466,9 @@ class Connection implements ServerConnection {
       },
     );
     const tools: unknown[] = [];
+    const seen = new Set<string>();
     let cursor: string | undefined;
-    for (let page = 0; page < 1000; page++) {
+    for (let page = 1; ; page++) {
       const result = await client.request(
         { method: "tools/list", ...(cursor === undefined ? {} : { params: { cursor } }) },
         LENIENT_TOOL_PAGE,
@@ -459,8 +477,76 @@ class Connection implements ServerConnection {
       tools.push(...result.tools);
       cursor = result.nextCursor;
       if (!cursor) break;
+      if (seen.has(cursor)) throw this.#endlessListing(`repeated the cursor "${cursor.slice(0, 40)}"`);
+      if (page >= MAX_LIST_PAGES) throw this.#endlessListing(`sent more than ${MAX_LIST_PAGES} pages`);
+      seen.add(cursor);
     }
     return tools as Tool[];
+  }
+
+  /**
+   * Runs `work` until the deadline or close(), whichever comes first. On either, the caller's
+   * cleanup (closing the client and transport, which stops the process) ends what `work` waits on.
+   */
+  #bounded<T>(deadline: number, work: () => Promise<T>): Promise<T> {
+    const stop = this.#stop.signal;
+    if (stop.aborted) return Promise.reject(this.#closedError());
+    return new Promise<T>((resolve, reject) => {
+      const finish = () => {
+        clearTimeout(timer);
+        stop.removeEventListener("abort", onStop);
+      };
+      const onStop = () => {
+        finish();
+        reject(this.#closedError());
+      };
+      const timer = setTimeout(
+        () => {
+          stop.removeEventListener("abort", onStop);
+          reject(new SdkError(SdkErrorCode.RequestTimeout, "startup deadline reached"));
+        },
+        Math.max(0, deadline - Date.now()),
+      );
+      stop.addEventListener("abort", onStop, { once: true });
+      work().then(
+        (value) => {
+          finish();
+          resolve(value);
+        },
+        (error: unknown) => {
+          finish();
+          reject(error);
+        },
+      );
+    });
+  }
+
+  #closedError(): McpBridgeError {
+    return new McpBridgeError(
+      ErrorCode.BridgeClosed,
+      `Server "${this.name}" was closed while it was starting.`,
+      {
+        server: this.name,
+      },
+    );
+  }
+
+  #endlessListing(what: string): McpBridgeError {
+    return new ServerConnectionError(
+      ErrorCode.ServerStartFailed,
+      `Server "${this.name}": tools/list pagination does not end (the server ${what}); the listing was stopped. Fix the server's cursors.`,
+      { server: this.name },
+    );
+  }
+
+  /** A (re)connected server counts as recovered, and the backoff resets, once it has stayed up. */
+  #armStableTimer(session: Session): void {
+    if (this.#stableTimer) clearTimeout(this.#stableTimer);
+    this.#stableTimer = setTimeout(() => {
+      this.#stableTimer = undefined;
+      if (session === this.#session) this.#attempt = 0;
+    }, this.definition.restart.stablePeriodMs);
+    this.#stableTimer.unref();
   }
 
   #setTools(tools: readonly Tool[]): void {
@@ -680,6 +766,8 @@ class Connection implements ServerConnection {
     this.#stopHealthChecks();
     if (this.#reconnectTimer) clearTimeout(this.#reconnectTimer);
     this.#reconnectTimer = undefined;
+    if (this.#stableTimer) clearTimeout(this.#stableTimer);
+    this.#stableTimer = undefined;
     for (const wake of [...this.#stateWaiters]) wake();
   }
 
@@ -729,6 +817,9 @@ class Connection implements ServerConnection {
         `Server "${this.name}": cannot run command "${this.definition.command}" (${code}). Check the command and PATH in the config.`,
         fields,
       );
+    }
+    if (SdkError.isInstance(error) && error.code === SdkErrorCode.ListPaginationExceeded) {
+      return this.#endlessListing(`sent more than ${MAX_LIST_PAGES} pages`);
     }
     if (SdkError.isInstance(error) && error.code === SdkErrorCode.RequestTimeout) {
       return new ServerConnectionError(

@@ -2,6 +2,7 @@ import type { Tool } from "@modelcontextprotocol/client";
 import type { ToolFilter } from "../config/model.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { matchesToolFilter } from "./filter.js";
+import { boundedSchema, cutDescription } from "./limits.js";
 import { baseToolName, MAX_TOOL_NAME_LENGTH, NAME_HASH_LENGTH, suffixedName } from "./naming.js";
 import type { JsonSchema, ToolDefinition, ToolFilterCallback } from "./types.js";
 
@@ -204,8 +205,8 @@ export class ToolRegistry {
       name,
       server,
       tool: tool.name,
-      description: `${prefix}${description}`,
-      inputSchema: tool.inputSchema as JsonSchema,
+      description: cutDescription(`${prefix}${description}`),
+      inputSchema: boundedSchema(tool.inputSchema as JsonSchema),
       ...(tool.title === undefined ? {} : { title: tool.title }),
       ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema as JsonSchema }),
       ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),

@@ -1,10 +1,19 @@
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/client";
 import { ErrorCode, McpBridgeError } from "../errors.js";
-import { truncateText } from "./truncate.js";
+import type { Tokenizer } from "../util/tokens.js";
+import { truncateText, truncationMarker } from "./truncate.js";
 import type { ToolResult } from "./types.js";
 
 export interface ConvertOptions {
   readonly maxResultChars: number;
+  /** Also a limit in tokens (needs `tokenizer`). */
+  readonly maxResultTokens?: number;
+  readonly tokenizer?: Tokenizer;
+  /**
+   * Called with the whole text when it is over a limit; returns a line to add to what the model
+   * reads (where the whole result was put). The line counts against the limits.
+   */
+  readonly overflow?: (full: string) => string | undefined;
 }
 
 /** Turns an MCP tool result into text an LLM can read, keeping the original blocks beside it. */
@@ -24,7 +33,7 @@ export function toToolResult(result: CallToolResult, options: ConvertOptions): T
   if (isError && parts.every((part) => part.trim() === ""))
     parts.push("Error: the tool failed without a message.");
   const full = parts.join("\n");
-  const { text, droppedChars } = truncateText(full, options.maxResultChars);
+  const { text, droppedChars } = limitText(full, options);
   return {
     text,
     content,
@@ -32,6 +41,33 @@ export function toToolResult(result: CallToolResult, options: ConvertOptions): T
     ...(structured === undefined ? {} : { structuredContent: structured }),
     ...(droppedChars > 0 ? { truncated: { originalChars: full.length, droppedChars } } : {}),
   };
+}
+
+/** The text within the character and token limits, with the overflow line when it was cut. */
+function limitText(full: string, options: ConvertOptions): { text: string; droppedChars: number } {
+  const { maxResultTokens: maxTokens, tokenizer } = options;
+  const overTokens =
+    maxTokens !== undefined &&
+    tokenizer !== undefined &&
+    full.length > maxTokens &&
+    tokenizer.count(full) > maxTokens;
+  if (!overTokens && (options.maxResultChars <= 0 || full.length <= options.maxResultChars)) {
+    return { text: full, droppedChars: 0 };
+  }
+  const note = options.overflow?.(full);
+  const suffix = note ? `\n${note}` : "";
+  let maxChars =
+    options.maxResultChars > 0 ? Math.max(0, options.maxResultChars - suffix.length) : full.length;
+  if (overTokens && maxTokens !== undefined && tokenizer !== undefined) {
+    // The marker and note take tokens too: leave room for them, then cut at a token boundary.
+    const reserve = tokenizer.count(`${truncationMarker(full.length)}${suffix}`);
+    maxChars = Math.min(
+      maxChars,
+      tokenizer.prefix(full, Math.max(0, maxTokens - reserve)).length + truncationMarker(full.length).length,
+    );
+  }
+  const cut = truncateText(full, maxChars);
+  return { text: cut.text + suffix, droppedChars: cut.droppedChars };
 }
 
 /** One block's contribution to the text. Servers send odd things: nothing here may throw. */

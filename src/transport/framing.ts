@@ -1,43 +1,63 @@
+import { TopLevelIdScanner } from "./json-id.js";
+
 /**
  * Newline-delimited framing for stdio, owned here rather than taken from the SDK's ReadBuffer because
  * that one re-concatenates its whole buffer on every chunk (quadratic on large messages) and closes the
  * connection once a message passes 10 MiB. Messages themselves are still parsed by the SDK.
  *
- * Large lines degrade gracefully instead of killing the connection:
+ * Memory stays bounded whatever a line holds, and large lines degrade gracefully instead of killing
+ * the connection:
  * - past `capStringsAfterBytes`, the rest of the line streams through a StringCapper that keeps at most
  *   `stringCapBytes` of every JSON string literal, so a 50 MB tool result costs memory for what is kept;
- * - past `maxLineBytes` (a hard limit, off by default), the line is dropped as it streams and reported
- *   through `onOversized` with its tail, so the caller can fail only the request it answered.
+ * - what is kept of one line never exceeds `maxKeptBytes`: a line with more content outside string
+ *   literals (a huge array of numbers, junk without quotes) is dropped as it streams instead of
+ *   growing towards V8's string limit, where converting it would throw ERR_STRING_TOO_LONG;
+ * - past `maxLineBytes` (a hard limit on raw bytes, off by default), the line is dropped likewise.
+ * A dropped line is reported through `onOversized` with the top-level id of the message it held (found
+ * by tracking the JSON nesting while it streams), so the caller can fail only the request it answered.
  */
 
 const NEWLINE = 0x0a;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const TAIL_BYTES = 256;
+
+export interface OversizedLine {
+  readonly bytes: number;
+  /** The top-level JSON-RPC id of the dropped message, when it had one. */
+  readonly id: string | number | undefined;
+  /** Which bound the line passed: the raw `maxLineBytes`, or what may be kept of a line. */
+  readonly limit: "line" | "kept";
+}
 
 export interface LineFramerOptions {
   readonly onLine: (line: string) => void;
-  readonly onOversized?: (info: { readonly bytes: number; readonly tail: string }) => void;
+  readonly onOversized?: (info: OversizedLine) => void;
   readonly maxLineBytes?: number;
   readonly capStringsAfterBytes?: number;
   readonly stringCapBytes?: number;
+  readonly maxKeptBytes?: number;
 }
 
 const DEFAULT_CAP_AFTER = 8 * 1024 * 1024;
 const DEFAULT_STRING_CAP = 1024 * 1024;
+/** Far below V8's ~512 MiB string limit, and parsing it stays cheap. */
+export const DEFAULT_MAX_KEPT_BYTES = 32 * 1024 * 1024;
 
 export class LineFramer {
   readonly #options: LineFramerOptions;
   readonly #capAfter: number;
+  readonly #maxKept: number;
   #chunks: Buffer[] = [];
   #length = 0;
   #mode: "buffer" | "cap" | "discard" = "buffer";
   #capper: StringCapper | undefined;
-  #tail: Buffer = Buffer.alloc(0);
+  #scanner: TopLevelIdScanner | undefined;
+  #limit: OversizedLine["limit"] = "kept";
 
   constructor(options: LineFramerOptions) {
     this.#options = options;
-    this.#capAfter = options.capStringsAfterBytes ?? DEFAULT_CAP_AFTER;
+    this.#maxKept = options.maxKeptBytes ?? DEFAULT_MAX_KEPT_BYTES;
+    this.#capAfter = Math.min(options.capStringsAfterBytes ?? DEFAULT_CAP_AFTER, this.#maxKept);
   }
 
   push(chunk: Buffer): void {
@@ -54,7 +74,18 @@ export class LineFramer {
 
   /** Bytes currently held for an unfinished line. */
   get bufferedBytes(): number {
-    return this.#mode === "buffer" ? this.#length : (this.#capper?.outputBytes ?? 0);
+    if (this.#mode === "buffer") return this.#length;
+    return this.#capper?.outputBytes ?? 0;
+  }
+
+  /** Whether an unfinished line is being dropped for its size (it may be a stream without newlines). */
+  get dropping(): boolean {
+    return this.#mode === "discard";
+  }
+
+  /** Bytes of the unfinished line so far. */
+  get lineBytes(): number {
+    return this.#length;
   }
 
   clear(): void {
@@ -64,30 +95,43 @@ export class LineFramer {
   #append(part: Buffer): void {
     this.#length += part.length;
     const hardLimit = this.#options.maxLineBytes;
-    if (this.#mode === "discard" || (hardLimit !== undefined && this.#length > hardLimit)) {
-      this.#mode = "discard";
-      this.#chunks = [];
-      this.#capper = undefined;
-      this.#tail = Buffer.concat([this.#tail, part]).subarray(-TAIL_BYTES);
-      return;
-    }
-    if (this.#mode === "cap") {
-      this.#capper?.write(part);
-      return;
-    }
-    this.#chunks.push(part);
-    if (this.#length > this.#capAfter) {
+    const overHard = hardLimit !== undefined && this.#length > hardLimit;
+    if (this.#mode === "buffer") {
+      this.#chunks.push(part);
+      if (!overHard && this.#length <= this.#capAfter) return;
+      this.#scanner = new TopLevelIdScanner();
+      for (const chunk of this.#chunks) this.#scanner.write(chunk);
+      if (overHard) {
+        this.#discard("line");
+        return;
+      }
       this.#mode = "cap";
       this.#capper = new StringCapper(this.#options.stringCapBytes ?? DEFAULT_STRING_CAP);
       for (const chunk of this.#chunks) this.#capper.write(chunk);
       this.#chunks = [];
+    } else {
+      this.#scanner?.write(part);
+      if (this.#mode === "discard") return;
+      if (overHard) {
+        this.#discard("line");
+        return;
+      }
+      this.#capper?.write(part);
     }
+    if ((this.#capper?.outputBytes ?? 0) > this.#maxKept) this.#discard("kept");
+  }
+
+  #discard(limit: OversizedLine["limit"]): void {
+    this.#mode = "discard";
+    this.#limit = limit;
+    this.#chunks = [];
+    this.#capper = undefined;
   }
 
   #finishLine(): void {
     const mode = this.#mode;
     if (mode === "discard") {
-      const info = { bytes: this.#length, tail: this.#tail.toString("utf8") };
+      const info = { bytes: this.#length, id: this.#scanner?.id, limit: this.#limit };
       this.#reset();
       this.#options.onOversized?.(info);
       return;
@@ -101,6 +145,8 @@ export class LineFramer {
     this.#reset();
     let line = raw.toString("utf8");
     if (line.endsWith("\r")) line = line.slice(0, -1);
+    // A byte order mark (some Windows tools write one before their first line) is no JSON.
+    if (line.charCodeAt(0) === 0xfeff) line = line.slice(1);
     this.#options.onLine(line);
   }
 
@@ -109,7 +155,7 @@ export class LineFramer {
     this.#length = 0;
     this.#mode = "buffer";
     this.#capper = undefined;
-    this.#tail = Buffer.alloc(0);
+    this.#scanner = undefined;
   }
 }
 

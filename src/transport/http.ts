@@ -1,18 +1,30 @@
 import type { AuthProvider, FetchLike, OAuthClientProvider, Transport } from "@modelcontextprotocol/client";
 import { SSEClientTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { boundedFetch, DEFAULT_MAX_RESPONSE_BYTES } from "./bounded-fetch.js";
+import { RESULT_TOO_LARGE_RPC_CODE } from "./stdio.js";
 
 export interface RemoteTransportOptions {
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly authProvider?: AuthProvider | OAuthClientProvider;
   readonly fetch?: FetchLike;
+  /** Decoded bytes of one JSON response or SSE event (see bounded-fetch.ts). */
+  readonly maxResponseBytes?: number;
+}
+
+/** Every request of a remote transport goes through the bounds of bounded-fetch.ts. */
+function fetchFor(options: RemoteTransportOptions): FetchLike {
+  return boundedFetch(options.fetch ?? fetch, {
+    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    tooLargeCode: RESULT_TOO_LARGE_RPC_CODE,
+  });
 }
 
 export function createStreamableHttpTransport(options: RemoteTransportOptions): Transport {
   return new StreamableHTTPClientTransport(new URL(options.url), {
     requestInit: { headers: { ...options.headers } },
     ...(options.authProvider ? { authProvider: options.authProvider } : {}),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: fetchFor(options),
     // Reconnecting is the connection layer's job (one policy for every transport); keep the SDK's
     // stream resumption short so a dead server surfaces instead of being retried silently.
     reconnectionOptions: {
@@ -29,6 +41,6 @@ export function createSseTransport(options: RemoteTransportOptions): Transport {
   return new SSEClientTransport(new URL(options.url), {
     requestInit: { headers: { ...options.headers } },
     ...(options.authProvider ? { authProvider: options.authProvider } : {}),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: fetchFor(options),
   });
 }

@@ -1,9 +1,12 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { statSync } from "node:fs";
+import type { Writable } from "node:stream";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
-import { LineFramer } from "./framing.js";
+import { DEFAULT_MAX_KEPT_BYTES, LineFramer, type OversizedLine } from "./framing.js";
 import { reapGroup, stopProcessTree, trackGroup, useProcessGroups } from "./process-tree.js";
+import { spawnServer } from "./supervisor.js";
 
 export interface StdioTransportOptions {
   readonly command: string;
@@ -14,6 +17,18 @@ export interface StdioTransportOptions {
   readonly maxMessageBytes?: number;
   /** Each string literal of an oversized message is cut to this many bytes while it streams in. */
   readonly stringCapBytes?: number;
+  /** What may be kept of one message after string literals are cut (see framing.ts); bounds memory. */
+  readonly maxKeptBytes?: number;
+  /**
+   * How long a line that is being dropped for its size may go without new bytes before the stream is
+   * declared broken: a server that wrote a flood without a newline and then stopped would otherwise
+   * swallow the next answer into that line, and every pending call would wait for its timeout.
+   */
+  readonly stalledLineMs?: number;
+  /** A line being dropped that grows past this without a newline breaks the stream (default 2 GiB). */
+  readonly brokenLineBytes?: number;
+  /** Run the server under the supervisor that ends its tree when the host dies (POSIX; see supervisor.ts). */
+  readonly supervise?: boolean;
   readonly onStderrLine?: (line: string) => void;
   /** Output on stdout that is not a JSON-RPC message: reported, then skipped. */
   readonly onNoise?: (kind: NoiseKind, sample: string) => void;
@@ -27,6 +42,9 @@ export interface ExitInfo {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
 }
+
+/** Past V8's string limit four times over: no real message is that long; a stream without newlines is. */
+const DEFAULT_BROKEN_LINE_BYTES = 2 * 1024 * 1024 * 1024;
 
 /** JSON-RPC error code for a response dropped for exceeding `maxMessageBytes` (implementation-defined range). */
 export const RESULT_TOO_LARGE_RPC_CODE = -32099;
@@ -58,6 +76,44 @@ function definedOnly(env: Readonly<Record<string, string | undefined>>): Record<
 }
 
 /**
+ * The configured working directory of a stdio server does not exist (or is no directory). Not a
+ * McpBridgeError: the connection wraps it, as every start failure, with the server's name.
+ */
+export class WorkingDirectoryError extends Error {
+  readonly cwd: string;
+  constructor(cwd: string) {
+    super(
+      `its working directory "${cwd}" does not exist or is not a directory; create it or fix "cwd" in the config`,
+    );
+    this.name = "WorkingDirectoryError";
+    this.cwd = cwd;
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves once the stream drains or can no longer be written (so no sender waits forever). */
+function waitForDrain(stream: Writable): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.off("drain", done);
+      stream.off("close", done);
+      stream.off("error", done);
+      resolve();
+    };
+    stream.once("drain", done);
+    stream.once("close", done);
+    stream.once("error", done);
+  });
+}
+
+/**
  * A stdio client transport implementing the SDK's Transport contract. Message parsing and
  * serialization are the SDK's; what is ours is the process: its own process group (so `npx`-style
  * wrappers leave no children behind), staged shutdown of the whole tree, stderr kept for diagnostics
@@ -74,6 +130,9 @@ export class ProcessTransport implements Transport {
   #closing: Promise<void> | undefined;
   #closed = false;
   readonly #framer: LineFramer;
+  #stallTimer: NodeJS.Timeout | undefined;
+  #drained: Promise<unknown> | undefined;
+  #serverPid: number | undefined;
 
   constructor(options: StdioTransportOptions) {
     this.#options = options;
@@ -82,11 +141,13 @@ export class ProcessTransport implements Transport {
       onOversized: (info) => this.#handleOversized(info),
       ...(options.maxMessageBytes === undefined ? {} : { maxLineBytes: options.maxMessageBytes }),
       ...(options.stringCapBytes === undefined ? {} : { stringCapBytes: options.stringCapBytes }),
+      ...(options.maxKeptBytes === undefined ? {} : { maxKeptBytes: options.maxKeptBytes }),
     });
   }
 
+  /** The server's own pid (not its supervisor's). */
   get pid(): number | undefined {
-    return this.#child?.pid;
+    return this.#serverPid ?? this.#child?.pid;
   }
 
   /** How the process ended, once it has. */
@@ -96,27 +157,39 @@ export class ProcessTransport implements Transport {
 
   start(): Promise<void> {
     if (this.#child) throw new Error("ProcessTransport already started");
+    // spawn() reports a missing cwd as ENOENT of the command, which reads as "command not on PATH".
+    const cwd = this.#options.cwd;
+    if (cwd !== undefined && !isDirectory(cwd)) return Promise.reject(new WorkingDirectoryError(cwd));
+    const options = this.#options;
+    const { child, started } = spawnServer(
+      {
+        command: options.command,
+        args: options.args,
+        env: options.env,
+        ...(cwd === undefined ? {} : { cwd }),
+        graceMs: this.#termGraceMs,
+      },
+      options.supervise ?? useProcessGroups,
+    );
+    this.#child = child;
+    if (child.pid !== undefined) trackGroup(child.pid);
     return new Promise((resolve, reject) => {
-      const child = spawn(this.#options.command, [...this.#options.args], {
-        env: { ...this.#options.env },
-        cwd: this.#options.cwd,
-        stdio: ["pipe", "pipe", "pipe"],
-        shell: false,
-        detached: useProcessGroups,
-        windowsHide: true,
-      });
-      this.#child = child;
-      let spawned = false;
-      child.once("spawn", () => {
-        spawned = true;
-        if (child.pid !== undefined) trackGroup(child.pid);
-        resolve();
-      });
-      child.once("error", (error) => {
-        if (!spawned) {
+      let running = false;
+      started.then(
+        (pid) => {
+          running = true;
+          this.#serverPid = pid;
+          resolve();
+        },
+        (error: unknown) => {
           reject(error);
-          this.#finish();
-        } else this.onerror?.(error);
+          // A server that never started has nothing to stop; the supervisor, if any, exits by itself.
+          if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+        },
+      );
+      child.once("error", (error) => {
+        if (running) this.onerror?.(error);
+        else this.#finish();
       });
       child.once("exit", (code, signal) => {
         this.#exit = { code, signal };
@@ -125,7 +198,10 @@ export class ProcessTransport implements Transport {
       });
       child.once("close", () => this.#finish());
       child.stdin?.on("error", (error) => this.onerror?.(error));
-      child.stdout?.on("data", (chunk: Buffer) => this.#framer.push(chunk));
+      child.stdout?.on("data", (chunk: Buffer) => {
+        this.#framer.push(chunk);
+        this.#watchDroppedLine();
+      });
       child.stdout?.on("error", (error) => this.onerror?.(error));
       let partial = "";
       child.stderr?.setEncoding("utf8");
@@ -146,15 +222,20 @@ export class ProcessTransport implements Transport {
     });
   }
 
-  send(message: JSONRPCMessage): Promise<void> {
+  async send(message: JSONRPCMessage): Promise<void> {
+    const line = serializeMessage(message);
+    // Backpressure: once the pipe is full, every sender waits on one shared drain instead of adding a
+    // listener each (hundreds of calls to a server that stopped reading would otherwise make Node warn
+    // on the host's stderr) and writes only once the server reads again, so the pending messages wait
+    // in their callers rather than piling up in the pipe's buffer. Waiters resume in order.
+    while (this.#drained) await this.#drained;
     const stdin = this.#child?.stdin;
-    if (!stdin || stdin.destroyed || this.#closing) {
-      return Promise.reject(new Error("Not connected: the server process is not running"));
+    if (!stdin || stdin.destroyed || !stdin.writable || this.#closing) {
+      throw new Error("Not connected: the server process is not running");
     }
     // Write errors surface through stdin's "error" listener (and then the process's exit), which fails
     // every pending request; a per-write callback would cost a closure on the hot path for nothing.
-    if (stdin.write(serializeMessage(message))) return Promise.resolve();
-    return new Promise((resolve) => stdin.once("drain", resolve));
+    if (!stdin.write(line)) this.#drained = waitForDrain(stdin).then(() => (this.#drained = undefined));
   }
 
   close(): Promise<void> {
@@ -180,6 +261,7 @@ export class ProcessTransport implements Transport {
   #finish(): void {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.#stallTimer) clearTimeout(this.#stallTimer);
     this.#framer.clear();
     this.onclose?.();
   }
@@ -196,20 +278,54 @@ export class ProcessTransport implements Transport {
     this.onmessage?.(message);
   }
 
-  #handleOversized(info: { bytes: number; tail: string }): void {
+  #handleOversized(info: OversizedLine): void {
     this.#options.onNoise?.("oversized", `${info.bytes} bytes`);
-    // The id of a response serialized by a JSON-RPC library sits at its end; take the last match.
-    const matches = [...info.tail.matchAll(/"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)\s*[,}]/g)];
-    const id = matches.at(-1)?.[1];
-    if (id === undefined) return;
-    const limit = this.#options.maxMessageBytes ?? 0;
+    if (info.id === undefined) return;
+    const reason =
+      info.limit === "line"
+        ? `exceeds maxMessageBytes (${this.#options.maxMessageBytes ?? 0}); it was dropped. Raise maxMessageBytes for this server or ask the tool for less output.`
+        : `holds more than ${this.#options.maxKeptBytes ?? DEFAULT_MAX_KEPT_BYTES} bytes even with its long strings cut (arrays of numbers, deep structures); it was dropped. Ask the tool for less output.`;
     this.onmessage?.({
       jsonrpc: "2.0",
-      id: JSON.parse(id) as string | number,
+      id: info.id,
       error: {
         code: RESULT_TOO_LARGE_RPC_CODE,
-        message: `Response of ${info.bytes} bytes exceeds maxMessageBytes (${limit}); it was dropped. Raise maxMessageBytes for this server or ask the tool for less output.`,
+        message: `Response of ${info.bytes} bytes ${reason}`,
       },
     });
+  }
+
+  /**
+   * A line being dropped for its size normally ends soon with a newline. One that stops growing
+   * without ending (see `stalledLineMs`), or grows past `brokenLineBytes`, means the stream is broken:
+   * every answer would be swallowed into it. The stall check runs after a timer and once more after
+   * pending I/O, so a host whose event loop was merely busy does not misjudge a slow line.
+   */
+  #watchDroppedLine(): void {
+    if (!this.#framer.dropping || this.#closing) return;
+    const bytes = this.#framer.lineBytes;
+    if (bytes > (this.#options.brokenLineBytes ?? DEFAULT_BROKEN_LINE_BYTES)) {
+      this.#breakStream(`wrote more than ${bytes} bytes on stdout without a newline`);
+      return;
+    }
+    if (this.#stallTimer) return;
+    const check = (seen: number) => {
+      this.#stallTimer = setTimeout(() => {
+        setImmediate(() => {
+          this.#stallTimer = undefined;
+          if (!this.#framer.dropping || this.#closing) return;
+          const now = this.#framer.lineBytes;
+          if (now === seen) this.#breakStream(`wrote ${now} bytes on stdout without a newline and stopped`);
+          else check(now);
+        });
+      }, this.#options.stalledLineMs ?? 3000);
+      this.#stallTimer.unref();
+    };
+    check(bytes);
+  }
+
+  #breakStream(what: string): void {
+    this.onerror?.(new Error(`The server ${what}: the stream is broken, so the server is restarted.`));
+    void this.close();
   }
 }

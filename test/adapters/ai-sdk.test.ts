@@ -1,5 +1,5 @@
-import { generateText, isStepCount } from "ai";
-import { MockLanguageModelV4 } from "ai/test";
+import { generateText, stepCountIs } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toAiSdkTools } from "../../src/adapters/ai-sdk.js";
 import { startBridge } from "../../src/bridge/bridge.js";
@@ -62,7 +62,7 @@ describe("toAiSdkTools with a real server through the bridge", () => {
     const tools = toAiSdkTools(bridge.tools());
     const add = bridge.tools().find((tool) => tool.tool === "add");
     expect(add).toBeDefined();
-    const model = new MockLanguageModelV4({
+    const model = new MockLanguageModelV3({
       doGenerate: [
         {
           content: [
@@ -80,7 +80,7 @@ describe("toAiSdkTools with a real server through the bridge", () => {
         },
       ],
     });
-    const result = await generateText({ model, tools, prompt: "What is 20 + 22?", stopWhen: isStepCount(3) });
+    const result = await generateText({ model, tools, prompt: "What is 20 + 22?", stopWhen: stepCountIs(3) });
     expect(result.text).toBe("It is 42.");
     expect(result.steps[0]?.toolResults.map((r) => r.output)).toEqual(["42"]);
     // The second model call saw the tool's answer.

@@ -6,50 +6,25 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, describe, expect, it } from "vitest";
 import { cliEnv, emptyHome, runCli } from "../helpers/cli.js";
-import { listen } from "../helpers/http-servers.js";
-
-/** A scripted OpenAI-compatible endpoint: first asks for a tool call, then answers with what it got. */
-async function fakeModel() {
-  const requests: { messages: { role: string; content: string | null }[]; tools: unknown[] }[] = [];
-  const server = await listen((req, res) => {
-    let body = "";
-    req.on("data", (chunk) => {
-      body += chunk;
-    });
-    req.on("end", () => {
-      const request = JSON.parse(body);
-      requests.push(request);
-      const toolMessage = request.messages.find((m: { role: string }) => m.role === "tool");
-      const message = toolMessage
-        ? { role: "assistant", content: `The answer is ${toolMessage.content}.` }
-        : {
-            role: "assistant",
-            content: null,
-            tool_calls: [
-              {
-                id: "c1",
-                type: "function",
-                function: { name: "mcp_calculator_multiply", arguments: '{"a":12,"b":7}' },
-              },
-            ],
-          };
-      res
-        .writeHead(200, { "content-type": "application/json" })
-        .end(JSON.stringify({ choices: [{ message }] }));
-    });
-  }, "/v1");
-  return { server, requests };
-}
+import { startScriptedOpenAI } from "../helpers/model-endpoints.js";
 
 describe("examples/agent-loop", () => {
   it("runs the OpenAI tool-calling loop against an OpenAI-compatible endpoint", async () => {
-    const { server, requests } = await fakeModel();
-    await using _ = server;
+    // A streaming OpenAI-compatible endpoint: first a tool call, then an answer built from its result.
+    const server = await startScriptedOpenAI([
+      { toolCalls: [{ id: "c1", name: "mcp_calculator_multiply", arguments: '{"a":12,"b":7}' }] },
+      (body) => {
+        const tool = (body.messages as { role: string; content: string }[]).find((m) => m.role === "tool");
+        return { text: `The answer is ${tool?.content}.` };
+      },
+    ]);
+    const requests = server.requests as { tools?: unknown[] }[];
+    await using _ = { [Symbol.asyncDispose]: () => server.close() };
     const output = await new Promise<{ code: number | null; stdout: string }>((done) => {
       const child = spawn(process.execPath, [resolve("dist/examples/agent-loop.js"), "12 times 7?"], {
         env: {
           PATH: process.env.PATH ?? "",
-          OPENAI_BASE_URL: server.url,
+          OPENAI_BASE_URL: `${server.url}/v1`,
           OPENAI_API_KEY: "test-key",
           OPENAI_MODEL: "fake",
         },

@@ -55,14 +55,17 @@ describe("calls: timeouts, cancellation, progress", () => {
     );
     expect(result.text).toBe("done after 3 steps");
     expect(seen).toEqual([1, 2, 3]);
+    // 20 steps of 100 ms (2 s in all) against a 1.5 s timeout: each progress notification leaves
+    // 15x headroom before the reset timer fires, so a loaded machine cannot time out the first call,
+    // while the second call cannot finish before its timeout however fast the machine is.
     const kept = await bridge.call(
       "slow/progress",
-      { steps: 5, intervalMs: 150 },
-      { timeout: 600, resetTimeoutOnProgress: true, onProgress: () => {} },
+      { steps: 20, intervalMs: 100 },
+      { timeout: 1500, resetTimeoutOnProgress: true, onProgress: () => {} },
     );
-    expect(kept.text).toBe("done after 5 steps");
+    expect(kept.text).toBe("done after 20 steps");
     await expect(
-      bridge.call("slow/progress", { steps: 5, intervalMs: 150 }, { timeout: 600, onProgress: () => {} }),
+      bridge.call("slow/progress", { steps: 20, intervalMs: 100 }, { timeout: 1500, onProgress: () => {} }),
     ).rejects.toMatchObject({ code: "TOOL_TIMEOUT" });
   });
 });

@@ -215,6 +215,24 @@ describe("fault 9: process trees", () => {
     expect(await waitForExit([pid, childPid])).toEqual([]);
   });
 
+  it("SIGHUP (the terminal closing) shuts the CLI down as SIGTERM does: exit 129, no process left", async () => {
+    const dir = tempDir();
+    const pidsFile = join(dir, "pids.json");
+    const config = join(dir, "servers.json");
+    writeFileSync(
+      config,
+      JSON.stringify({ mcpServers: { tree: stdioEntry("spawns-child", { env: { PIDS_FILE: pidsFile } }) } }),
+    );
+    const child = spawnCli(["call", "tree/sleep", "ms=30000", "-c", config], { cwd: dir, env: cliEnv(dir) });
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    await until(() => existsSync(pidsFile));
+    const { pid, childPid } = JSON.parse(readFileSync(pidsFile, "utf8")) as { pid: number; childPid: number };
+    await new Promise((r) => setTimeout(r, 300));
+    child.kill("SIGHUP");
+    expect(await exited).toBe(129);
+    expect(await waitForExit([pid, childPid])).toEqual([]);
+  });
+
   it("a crashed server's orphaned children are reaped too", async () => {
     const dir = tempDir();
     const pidsFile = join(dir, "pids.json");

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { LineFramer, StringCapper } from "../../src/transport/framing.js";
+import { LineFramer, type OversizedLine, StringCapper } from "../../src/transport/framing.js";
+import { TopLevelIdScanner } from "../../src/transport/json-id.js";
 
 function splitInto(buffer: Buffer, cuts: number[]): Buffer[] {
   const points = [...new Set(cuts.map((c) => c % (buffer.length + 1)))].sort((a, b) => a - b);
@@ -41,20 +42,64 @@ describe("LineFramer", () => {
     );
   });
 
-  it("drops a line over the hard limit and reports its tail for the response id", () => {
+  it("drops a line over the hard limit and reports the response's own id", () => {
     const seen: string[] = [];
-    const oversized: { bytes: number; tail: string }[] = [];
+    const oversized: OversizedLine[] = [];
     const framer = new LineFramer({
       onLine: (line) => seen.push(line),
       onOversized: (info) => oversized.push(info),
       maxLineBytes: 1000,
     });
-    const big = JSON.stringify({ result: { text: "x".repeat(5000) }, jsonrpc: "2.0", id: 42 });
+    // id first, as most SDKs write it, and a nested "id" later: only the top-level one counts.
+    const big = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 42,
+      result: { text: "x".repeat(5000), item: { id: 7 } },
+    });
     framer.push(Buffer.from(`${big}\n{"ok":1}\n`));
     expect(seen).toEqual(['{"ok":1}']);
-    expect(oversized).toHaveLength(1);
-    expect(oversized[0]?.bytes).toBe(Buffer.byteLength(big));
-    expect(oversized[0]?.tail.endsWith('"id":42}')).toBe(true);
+    expect(oversized).toEqual([{ bytes: Buffer.byteLength(big), id: 42, limit: "line" }]);
+  });
+
+  it("bounds what it keeps of any line, not only of long strings, and goes on framing", () => {
+    const seen: string[] = [];
+    const oversized: OversizedLine[] = [];
+    const framer = new LineFramer({
+      onLine: (line) => seen.push(line),
+      onOversized: (info) => oversized.push(info),
+      capStringsAfterBytes: 1024,
+      stringCapBytes: 64,
+      maxKeptBytes: 4096,
+    });
+    let held = 0;
+    const feed = (text: string) => {
+      const bytes = Buffer.from(text);
+      for (let i = 0; i < bytes.length; i += 1000) {
+        framer.push(bytes.subarray(i, i + 1000));
+        held = Math.max(held, framer.bufferedBytes);
+      }
+    };
+    const numbers = Array.from({ length: 50_000 }, (_, i) => i);
+    feed(`${JSON.stringify({ jsonrpc: "2.0", id: "call-1", result: { structuredContent: { numbers } } })}\n`);
+    feed(`${"junk without quotes ".repeat(10_000)}\n`);
+    feed(`${JSON.stringify({ jsonrpc: "2.0", id: 3, result: { text: "y".repeat(100_000) } })}\n`);
+    feed('{"jsonrpc":"2.0","id":4,"result":{}}\n');
+    expect(oversized.map((o) => [o.id, o.limit])).toEqual([
+      ["call-1", "kept"],
+      [undefined, "kept"],
+    ]);
+    // The long string was cut while streaming; the message itself survives.
+    expect(seen.map((line) => JSON.parse(line).id)).toEqual([3, 4]);
+    expect(held).toBeLessThanOrEqual(4096 + 1000);
+  });
+
+  it("drops a byte order mark before a line", () => {
+    const seen: string[] = [];
+    const framer = new LineFramer({ onLine: (line) => seen.push(line) });
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    framer.push(bom.subarray(0, 2));
+    framer.push(Buffer.concat([bom.subarray(2), Buffer.from('{"a":1}\n')]));
+    expect(seen).toEqual(['{"a":1}']);
   });
 
   it("caps strings of a line past the threshold instead of buffering it whole", () => {
@@ -128,6 +173,73 @@ describe("StringCapper", () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe("TopLevelIdScanner", () => {
+  /** A JSON value with objects holding "id" keys of their own, anywhere. */
+  const withNestedIds = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: "small" },
+      fc.jsonValue({ maxDepth: 2 }),
+      fc.array(tie("value"), { maxLength: 4 }),
+      fc.record({ id: fc.oneof(fc.integer(), fc.string()), inner: tie("value") }),
+      fc.dictionary(fc.constantFrom("id", "ids", "i\u0064", "result", "x"), tie("value"), { maxKeys: 4 }),
+    ),
+  })).value;
+  const responseId = fc.oneof(fc.integer(), fc.string({ unit: "grapheme", maxLength: 30 }), fc.double());
+
+  it("finds the response's own id whatever the key order, nesting, spacing and chunking", () => {
+    fc.assert(
+      fc.property(
+        responseId,
+        withNestedIds,
+        fc.constantFrom("id-first", "id-last", "id-middle"),
+        fc.boolean(),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        (id, result, order, spaced, cuts) => {
+          const entries: [string, unknown][] = [
+            ["jsonrpc", "2.0"],
+            ["result", result],
+          ];
+          if (order === "id-first") entries.unshift(["id", id]);
+          else if (order === "id-last") entries.push(["id", id]);
+          else entries.splice(1, 0, ["id", id]);
+          const message = Object.fromEntries(entries);
+          // Indented JSON has raw newlines only between tokens; turn them into spaces to keep one line.
+          const line = spaced
+            ? JSON.stringify(message, null, 1).replaceAll("\n", " ")
+            : JSON.stringify(message);
+          const scanner = new TopLevelIdScanner();
+          for (const part of splitInto(Buffer.from(line, "utf8"), cuts)) scanner.write(part);
+          const expected = JSON.parse(line).id;
+          expect(scanner.id).toStrictEqual(
+            typeof expected === "number" || typeof expected === "string" ? expected : undefined,
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("reports the same id for a line the framer drops", () => {
+    fc.assert(
+      fc.property(responseId, withNestedIds, fc.array(fc.nat(), { maxLength: 8 }), (id, result, cuts) => {
+        const line = JSON.stringify({ jsonrpc: "2.0", id, result: { result, pad: "p".repeat(300) } });
+        const reported: OversizedLine[] = [];
+        const framer = new LineFramer({
+          onLine: () => {},
+          onOversized: (info) => reported.push(info),
+          maxLineBytes: 200,
+        });
+        for (const part of splitInto(Buffer.from(`${line}\n`, "utf8"), cuts)) framer.push(part);
+        expect(reported).toHaveLength(1);
+        const expected = JSON.parse(line).id;
+        // A non-finite number is written as null: no id to attribute the error to.
+        expect(reported[0]?.id).toStrictEqual(expected === null ? undefined : expected);
+      }),
+      { numRuns: 200 },
     );
   });
 });

@@ -7,16 +7,20 @@ import { usageError } from "../args.js";
 import type { CommandContext } from "../context.js";
 import { chooseConfig } from "../context.js";
 import { table, writeJson } from "../output.js";
+import { projectConsent } from "./trust.js";
 
 /** `mcp-bridge auth login|logout|status [SERVER]`: OAuth logins for remote servers. */
 export async function authCommand(context: CommandContext): Promise<number> {
   const [sub, name] = context.positionals;
+  const path =
+    context.global.config ?? chooseConfig({ ...context, global: { ...context.global, quiet: true } });
+  // A login contacts the server's URL with its headers: a project's server needs consent first.
+  const admitProjectServer = sub === "login" ? await projectConsent(context, path) : undefined;
   const config = await loadConfig({
-    ...(context.global.config
-      ? { path: context.global.config }
-      : { path: chooseConfig({ ...context, global: { ...context.global, quiet: true } }) }),
+    ...(path === undefined ? {} : { path }),
     cwd: context.io.cwd,
     env: context.io.env,
+    ...(admitProjectServer ? { admitProjectServer } : {}),
   });
   const remotes = config.servers.filter((s): s is RemoteServerDefinition => s.transport !== "stdio");
   const storageDir = defaultAuthDir(context.io.env);

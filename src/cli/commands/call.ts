@@ -1,4 +1,4 @@
-import type { Progress } from "../../bridge/types.js";
+import type { BridgeOptions, Progress } from "../../bridge/types.js";
 import { loadConfig } from "../../config/load.js";
 import { ErrorCode, isMcpBridgeError, McpBridgeError } from "../../errors.js";
 import { normalizeServerPart } from "../../registry/naming.js";
@@ -6,8 +6,9 @@ import type { ToolResult } from "../../results/types.js";
 import { parseDuration } from "../../util/duration.js";
 import { plainText } from "../../util/plain-text.js";
 import { parseKeyValues, usageError } from "../args.js";
-import { type CommandContext, chooseConfig, openBridge } from "../context.js";
+import { type CommandContext, cliBridgeOptions, startWithProgress } from "../context.js";
 import { writeJson } from "../output.js";
+import { terminalText } from "../terminal.js";
 
 /** `mcp-bridge call TOOL [key=value ...]`: starts only the server that owns TOOL. */
 export async function callCommand(context: CommandContext): Promise<number> {
@@ -23,7 +24,9 @@ export async function callCommand(context: CommandContext): Promise<number> {
       throw usageError(`--timeout ${(error as Error).message}`);
     }
   }
-  const owners = await owningServers(context, name);
+  // Consent first: even finding the owning server reads (and expands) the project's definitions.
+  const options = await cliBridgeOptions(context);
+  const owners = await owningServers(context, name, options);
   if (owners.unknownServer !== undefined) {
     const known = owners.servers.length ? owners.servers.join(", ") : "none";
     return fail(
@@ -36,7 +39,7 @@ export async function callCommand(context: CommandContext): Promise<number> {
     );
   }
   const only = owners.only;
-  const bridge = await openBridge(context, only ? { only } : {});
+  const bridge = await startWithProgress(context, { ...options, ...(only ? { only } : {}) });
   try {
     const target = bridge.resolve(name);
     if (!target) {
@@ -86,7 +89,7 @@ function fail(context: CommandContext, name: string, error: unknown): number {
   const code = isMcpBridgeError(error) ? error.code : "ERROR";
   const message = error instanceof Error ? error.message : String(error);
   if (context.global.json) writeJson(context.io, { name, isError: true, error: { code, message } });
-  else context.io.stderr.write(`${context.errStyle.red("error:")} ${message}\n`);
+  else context.io.stderr.write(`${context.errStyle.red("error:")} ${terminalText(message)}\n`);
   return 1;
 }
 
@@ -107,9 +110,12 @@ function report(
       structuredContent: result.structuredContent ?? null,
     });
   } else if (result.isError) {
-    context.io.stderr.write(`${context.errStyle.red("tool error:")} ${result.text}\n`);
+    const text = context.io.stderr.isTTY ? terminalText(result.text) : result.text;
+    context.io.stderr.write(`${context.errStyle.red("tool error:")} ${text}\n`);
   } else {
-    context.io.stdout.write(result.text.endsWith("\n") ? result.text : `${result.text}\n`);
+    // A terminal gets the result without control characters; a pipe or file gets it byte for byte.
+    const text = context.io.stdout.isTTY ? terminalText(result.text) : result.text;
+    context.io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
   }
   return result.isError ? 1 : 0;
 }
@@ -139,12 +145,12 @@ interface Owners {
  * The servers that can own TOOL, so only they are started: `server/tool` names its server; an exposed
  * name can only belong to servers whose name prefix it carries.
  */
-async function owningServers(context: CommandContext, name: string): Promise<Owners> {
-  const config = chooseConfig({ ...context, global: { ...context.global, quiet: true } });
+async function owningServers(context: CommandContext, name: string, options: BridgeOptions): Promise<Owners> {
   const resolved = await loadConfig({
-    ...(config ? { path: config } : {}),
+    ...(options.config ? { path: options.config } : {}),
     cwd: context.io.cwd,
     env: context.io.env,
+    ...(options.admitProjectServer ? { admitProjectServer: options.admitProjectServer } : {}),
   });
   const servers = resolved.servers.map((server) => server.name);
   const bySlash = servers.filter((server) => name.startsWith(`${server}/`));

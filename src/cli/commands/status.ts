@@ -1,6 +1,7 @@
 import type { ServerStatus } from "../../connection/status.js";
 import { type CommandContext, openBridge } from "../context.js";
 import { table, writeJson } from "../output.js";
+import { terminalText } from "../terminal.js";
 
 /** `mcp-bridge status`: start every enabled server, one row each; exit 1 when any failed. */
 export async function statusCommand(context: CommandContext): Promise<number> {
@@ -41,7 +42,7 @@ function render(context: CommandContext, servers: readonly ServerStatus[]): stri
     s.state === "connected" ? String(s.toolCount) : "-",
     s.protocolVersion ?? "-",
     s.connectMs === undefined ? "-" : String(s.connectMs),
-    s.lastError?.message ?? "",
+    terminalText(s.lastError?.message ?? ""),
   ]);
   const lines = [
     table(["SERVER", "TRANSPORT", "STATE", "TOOLS", "PROTOCOL", "START MS", "ERROR"], rows, style),
@@ -50,7 +51,7 @@ function render(context: CommandContext, servers: readonly ServerStatus[]): stri
     for (const s of servers) {
       if (s.state !== "failed" || s.stderrTail.length === 0) continue;
       lines.push("", style.bold(`stderr of ${s.name} (last ${s.stderrTail.length} lines):`));
-      lines.push(...s.stderrTail.map((line) => `  ${line}`));
+      lines.push(...s.stderrTail.map((line) => `  ${terminalText(line)}`));
     }
   }
   const connected = servers.filter((s) => s.state === "connected");

@@ -3,6 +3,7 @@ import { toOpenAITools } from "../../adapters/openai.js";
 import { usageError } from "../args.js";
 import { type CommandContext, openBridge } from "../context.js";
 import { shorten, table, writeJson } from "../output.js";
+import { terminalText } from "../terminal.js";
 
 const FORMATS = ["table", "json", "openai", "anthropic"] as const;
 
@@ -37,7 +38,7 @@ export async function toolsCommand(context: CommandContext): Promise<number> {
           t.name,
           t.server,
           t.tool,
-          shorten(t.description, 50),
+          shorten(terminalText(t.description), 50),
           flat.complete ? params : `${params} (+schema)`,
         ];
       });

@@ -1,0 +1,192 @@
+import { Agent, type ApproveToolCall } from "../../agent/agent.js";
+import type { AgentToolCall, ModelProvider } from "../../agent/types.js";
+import type { Bridge, ToolEntry } from "../../bridge/types.js";
+import { isMcpBridgeError } from "../../errors.js";
+import type { Style } from "../output.js";
+import { shorten, table } from "../output.js";
+import { terminalText } from "../terminal.js";
+import type { ChatView } from "./view.js";
+
+/**
+ * One chat: the conversation, the servers switched off for this session, and the tools the person
+ * allowed for good. `handle` takes one line typed at the prompt: a slash command or a message.
+ */
+
+export const CHAT_HELP = `Type a message to talk to the model; it calls the servers' tools as it needs them.
+  /mcp                       servers and their state
+  /mcp tools [SERVER]        the tools the model can call
+  /mcp reload                re-read the config (changed servers restart)
+  /mcp enable|disable SERVER offer a server's tools to the model or not (this session)
+  /clear                     start a new conversation
+  /help                      this help
+  /exit                      leave (or Ctrl-D); Ctrl-C cancels a running answer`;
+
+export interface ChatSessionOptions {
+  readonly bridge: Bridge;
+  readonly provider: ModelProvider;
+  readonly view: ChatView;
+  readonly style: Style;
+  readonly system?: string;
+  /** Run every tool without asking (`--yes`). */
+  readonly yes?: boolean;
+  /** Asks the person a question on the terminal; undefined without a terminal. */
+  readonly ask?: (question: string) => Promise<string>;
+}
+
+export class ChatSession {
+  readonly agent: Agent;
+  readonly #options: ChatSessionOptions;
+  readonly #disabled = new Set<string>();
+  readonly #alwaysAllowed = new Set<string>();
+
+  constructor(options: ChatSessionOptions) {
+    this.#options = options;
+    this.agent = new Agent({
+      bridge: options.bridge,
+      provider: options.provider,
+      ...(options.system ? { system: options.system } : {}),
+      tools: () => options.bridge.tools().filter((tool) => !this.#disabled.has(tool.server)),
+      approve: this.#approve,
+      onEvent: (event) => options.view.event(event),
+    });
+  }
+
+  /** One line from the prompt; resolves "exit" when the person asked to leave. */
+  async handle(line: string, signal?: AbortSignal): Promise<"exit" | undefined> {
+    const input = line.trim();
+    if (!input) return undefined;
+    if (input.startsWith("/")) return this.#command(input);
+    const { view } = this.#options;
+    try {
+      const turn = await this.agent.run(input, signal ? { signal } : {});
+      view.endTurn();
+      if (turn.stopReason === "max_steps")
+        view.note("(stopped: the model kept calling tools past the step limit)");
+    } catch (error) {
+      view.endTurn();
+      if (isMcpBridgeError(error) && error.code === "ABORTED") view.note("(cancelled)");
+      else view.error(error instanceof Error ? error.message : String(error));
+    }
+    return undefined;
+  }
+
+  async #command(input: string): Promise<"exit" | undefined> {
+    const { view, bridge } = this.#options;
+    const [command = "", sub, ...rest] = input.split(/\s+/);
+    switch (command) {
+      case "/exit":
+      case "/quit":
+        return "exit";
+      case "/help":
+        view.line(CHAT_HELP);
+        return undefined;
+      case "/clear":
+        this.agent.clear();
+        view.note("(new conversation)");
+        return undefined;
+      case "/mcp":
+        break;
+      default:
+        view.error(`Unknown command ${command}. Type /help for the commands.`);
+        return undefined;
+    }
+    switch (sub) {
+      case undefined:
+        view.line(this.#statusTable());
+        return undefined;
+      case "tools":
+        view.line(this.#toolList(rest[0]));
+        return undefined;
+      case "reload": {
+        view.note("reloading the config...");
+        try {
+          const summary = await bridge.reload();
+          await bridge.ready();
+          const parts = (["restarted", "added", "removed", "unchanged"] as const)
+            .filter((key) => summary[key].length > 0)
+            .map((key) => `${key}: ${summary[key].join(", ")}`);
+          view.line(parts.length > 0 ? parts.join("; ") : "no servers configured");
+        } catch (error) {
+          view.error(`reload failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
+        return undefined;
+      }
+      case "enable":
+      case "disable": {
+        const name = rest[0];
+        if (!name || !bridge.servers().some((s) => s.name === name)) {
+          view.error(
+            `Usage: /mcp ${sub} SERVER (one of: ${bridge
+              .servers()
+              .map((s) => s.name)
+              .join(", ")})`,
+          );
+          return undefined;
+        }
+        if (sub === "disable") this.#disabled.add(name);
+        else this.#disabled.delete(name);
+        view.note(`${name}: ${sub}d for this session`);
+        return undefined;
+      }
+      default:
+        view.error(`Unknown /mcp command "${sub}". Type /help for the commands.`);
+        return undefined;
+    }
+  }
+
+  #statusTable(): string {
+    const { style, bridge } = this.#options;
+    const servers = bridge.servers();
+    if (servers.length === 0) return "No servers configured.";
+    const rows = servers.map((s) => {
+      const state = this.#disabled.has(s.name) ? "disabled (session)" : s.state;
+      const colored =
+        state === "connected" ? style.green(state) : state === "failed" ? style.red(state) : style.dim(state);
+      const tools = s.state === "connected" ? String(bridge.tools({ server: s.name }).length) : "-";
+      return [s.name, s.transport, colored, tools, shorten(terminalText(s.lastError?.message ?? ""), 60)];
+    });
+    return table(["SERVER", "TRANSPORT", "STATE", "TOOLS", "ERROR"], rows, style);
+  }
+
+  #toolList(server: string | undefined): string {
+    const { bridge, style } = this.#options;
+    const tools = bridge.tools(server ? { server } : {});
+    if (tools.length === 0) return server ? `No tools from "${server}".` : "No tools yet.";
+    return tools
+      .map(
+        (t) =>
+          `${style.bold(t.name)}  ${shorten(terminalText(t.description), 70)}${this.#disabled.has(t.server) ? style.dim(" (disabled)") : ""}`,
+      )
+      .join("\n");
+  }
+
+  /**
+   * Tools that say they only read run at once; any other tool (destructive, or without a
+   * read-only hint) is shown with its arguments and runs only when the person says yes.
+   */
+  readonly #approve: ApproveToolCall = async (call: AgentToolCall, entry: ToolEntry | undefined) => {
+    const { yes, ask, view } = this.#options;
+    if (!entry || yes || this.#alwaysAllowed.has(entry.name)) return true;
+    const readOnly = entry.annotations?.readOnlyHint === true && entry.annotations?.destructiveHint !== true;
+    if (readOnly) return true;
+    if (!ask) {
+      view.note(
+        `(not running ${entry.name}: it may change things and there is no terminal to ask; use --yes)`,
+      );
+      return false;
+    }
+    const kind = entry.annotations?.destructiveHint ? "may delete or overwrite" : "may change things";
+    const answer = (
+      await ask(
+        `Run ${entry.server} › ${entry.tool} ${shorten(terminalText(call.arguments), 60)}? It ${kind}. [y]es / [n]o / [a]lways: `,
+      )
+    )
+      .trim()
+      .toLowerCase();
+    if (answer === "a" || answer === "always") {
+      this.#alwaysAllowed.add(entry.name);
+      return true;
+    }
+    return answer === "y" || answer === "yes";
+  };
+}

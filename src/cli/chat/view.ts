@@ -1,0 +1,137 @@
+import type { AgentEvent } from "../../agent/agent.js";
+import type { AgentToolCall } from "../../agent/types.js";
+import type { ToolEntry } from "../../bridge/types.js";
+import type { ToolResult } from "../../results/types.js";
+import type { Style } from "../output.js";
+import { shorten } from "../output.js";
+import { terminalText } from "../terminal.js";
+
+/**
+ * What the chat shows: the model's streamed text, one line per tool call (server, tool, shortened
+ * arguments, live progress, duration, a short result or the error code). Everything that came from
+ * a server or the model goes through `terminalText` first: no escape sequence from them reaches the
+ * terminal. On a terminal the progress line is redrawn in place; otherwise each update is a line.
+ */
+
+export interface ChatOutput {
+  write(text: string): void;
+  readonly isTTY?: boolean;
+  readonly columns?: number;
+}
+
+export class ChatView {
+  readonly #out: ChatOutput;
+  readonly #style: Style;
+  /** Where tool lines and notes go when they must not mix with the answer (`chat -p`: stderr). */
+  readonly #side: ChatView | undefined;
+  #midLine = false;
+  #progressShown = false;
+
+  constructor(out: ChatOutput, style: Style, side?: { out: ChatOutput; style: Style }) {
+    this.#out = out;
+    this.#style = style;
+    this.#side = side ? new ChatView(side.out, side.style) : undefined;
+  }
+
+  get width(): number {
+    return Math.max(40, Math.min(this.#out.columns ?? 80, 120));
+  }
+
+  line(text = ""): void {
+    if (this.#side) {
+      this.#side.line(text);
+      return;
+    }
+    this.#endText();
+    this.#out.write(`${text}\n`);
+  }
+
+  note(text: string): void {
+    this.line(this.#style.dim(text));
+  }
+
+  error(text: string): void {
+    this.line(this.#style.red(`error: ${terminalText(text)}`));
+  }
+
+  event(event: AgentEvent): void {
+    if (this.#side && event.type !== "text") {
+      this.#side.event(event);
+      return;
+    }
+    switch (event.type) {
+      case "text": {
+        const text = terminalText(event.text);
+        if (!text) return;
+        this.#clearProgress();
+        this.#out.write(text);
+        this.#midLine = !text.endsWith("\n");
+        return;
+      }
+      case "tool_start":
+        this.line(
+          `${this.#style.dim("  ⚙")} ${this.#label(event.call, event.entry)} ${this.#style.dim(this.#args(event.call))}`,
+        );
+        return;
+      case "tool_progress": {
+        const { progress } = event.progress;
+        const total = event.progress.total === undefined ? "" : `/${event.progress.total}`;
+        const message = event.progress.message ? ` ${terminalText(event.progress.message)}` : "";
+        const text = `    … ${this.#label(event.call)} ${progress}${total}${message}`;
+        if (this.#out.isTTY) {
+          this.#endText();
+          this.#out.write(`\r\u001b[2K${shorten(text, this.width - 1)}`);
+          this.#progressShown = true;
+        } else this.line(shorten(text, this.width));
+        return;
+      }
+      case "tool_end":
+        this.#clearProgress();
+        this.line(this.#ending(event.call, event.result, event.ms, event.entry));
+        return;
+      case "step":
+        return;
+    }
+  }
+
+  /** Ends a streamed reply with a newline. */
+  endTurn(): void {
+    this.#clearProgress();
+    this.#endText();
+  }
+
+  #ending(call: AgentToolCall, result: ToolResult, ms: number, entry?: ToolEntry): string {
+    const duration = this.#style.dim(`${Math.round(ms)} ms`);
+    const text = terminalText(result.text).replace(/\s+/g, " ").trim();
+    if (result.isError) {
+      const code = /\[([A-Z_]+)\]\s*$/.exec(text)?.[1];
+      const summary = shorten(
+        text.replace(/^Error:\s*/, "").replace(/\s*\[[A-Z_]+\]\s*$/, ""),
+        this.width - 30,
+      );
+      return `  ${this.#style.red("✗")} ${this.#label(call, entry)} ${duration} ${this.#style.red(code ?? "ERROR")}: ${summary}`;
+    }
+    return `  ${this.#style.green("✓")} ${this.#label(call, entry)} ${duration} ${shorten(text || "(no text)", this.width - 30)}`;
+  }
+
+  #label(call: AgentToolCall, entry?: ToolEntry): string {
+    const name = entry ? `${entry.server} › ${entry.tool}` : call.name;
+    return this.#style.bold(terminalText(name));
+  }
+
+  #args(call: AgentToolCall): string {
+    return shorten(terminalText(call.arguments || "{}"), Math.max(20, this.width - 30));
+  }
+
+  #clearProgress(): void {
+    if (!this.#progressShown) return;
+    this.#out.write("\r\u001b[2K");
+    this.#progressShown = false;
+  }
+
+  #endText(): void {
+    this.#clearProgress();
+    if (this.#midLine) this.#out.write("\n");
+    this.#midLine = false;
+  }
+}

@@ -1,0 +1,209 @@
+import { createInterface, type Interface } from "node:readline";
+import { providerFromEnvironment } from "../../agent/select.js";
+import { startBridge } from "../../bridge/bridge.js";
+import type { Bridge, ElicitationHandler } from "../../bridge/types.js";
+import type { ServerStatus } from "../../connection/status.js";
+import { usageError } from "../args.js";
+import { ChatSession, type ChatSession as Session } from "../chat/session.js";
+import { ChatView } from "../chat/view.js";
+import { type CommandContext, cliBridgeOptions } from "../context.js";
+import { type AskLine, terminalElicitation } from "../elicit.js";
+import { writeJson } from "../output.js";
+import { terminalText } from "../terminal.js";
+
+/**
+ * `mcp-bridge chat [--model M] [--provider openai|anthropic] [--base-url URL] [--system TEXT] [--yes]`
+ * and `mcp-bridge chat -p "question"`: a conversation with a model that uses every configured
+ * server. The prompt opens at once; servers come up in the background and their tools join the
+ * conversation as they connect.
+ */
+export async function chatCommand(context: CommandContext): Promise<number> {
+  const { io, options } = context;
+  const str = (key: string) => (typeof options[key] === "string" ? (options[key] as string) : undefined);
+  const kind = str("provider");
+  if (kind !== undefined && kind !== "openai" && kind !== "anthropic") {
+    throw usageError(`--provider must be openai or anthropic, not "${kind}"`);
+  }
+  const baseUrl = str("base-url");
+  const model = str("model");
+  const provider = providerFromEnvironment(
+    { ...(kind ? { provider: kind } : {}), ...(baseUrl ? { baseUrl } : {}), ...(model ? { model } : {}) },
+    io.env,
+  );
+  const question = str("print");
+  // Server questions (elicitation) go through the chat's own line reader once it exists; until then,
+  // and in -p mode, nobody is at the prompt and they are declined.
+  let askLine: AskLine | undefined;
+  const bridge = await startBridge({
+    ...(await cliBridgeOptions(context)),
+    onElicitation: (request) =>
+      askLine ? (terminalElicitation(io, askLine) as ElicitationHandler)(request) : { action: "decline" },
+  });
+  const closing = () => void bridge.close();
+  io.signal?.addEventListener("abort", closing, { once: true });
+  const view = new ChatView(
+    {
+      write: (text) => io.stdout.write(text),
+      ...(io.stdout.isTTY ? { isTTY: true } : {}),
+      ...((io.stdout as { columns?: number }).columns
+        ? { columns: (io.stdout as { columns?: number }).columns }
+        : {}),
+    },
+    context.style,
+  );
+  try {
+    if (question !== undefined) return await printMode(context, bridge, provider, question);
+    return await interactive(context, bridge, view, provider, (ask) => {
+      askLine = ask;
+    });
+  } finally {
+    io.signal?.removeEventListener("abort", closing);
+    await bridge.close();
+  }
+}
+
+/** `-p`: one question, the answer on stdout (or, with --json, the whole transcript), then exit. */
+async function printMode(
+  context: CommandContext,
+  bridge: Bridge,
+  provider: ReturnType<typeof providerFromEnvironment>,
+  question: string,
+): Promise<number> {
+  // Non-interactive: every server gets its chance to come up before the question is asked.
+  await bridge.ready();
+  const json = context.global.json;
+  // The answer goes to stdout; tool lines and notes to stderr, so `chat -p ... > file` keeps only the answer.
+  const stderr = { write: (text: string) => context.io.stderr.write(text) };
+  const printed = new ChatView({ write: (text) => context.io.stdout.write(text) }, context.style, {
+    out: stderr,
+    style: context.errStyle,
+  });
+  const session = new ChatSession({
+    bridge,
+    provider,
+    view: json ? new ChatView({ write: () => {} }, context.style) : printed,
+    style: context.style,
+    yes: context.options.yes === true,
+    ...systemOf(context),
+  });
+  let failed: string | undefined;
+  try {
+    const turn = await session.agent.run(question, context.io.signal ? { signal: context.io.signal } : {});
+    if (!json) printed.endTurn();
+    if (json)
+      writeJson(context.io, {
+        text: turn.text,
+        stopReason: turn.stopReason,
+        messages: session.agent.messages,
+      });
+    return turn.stopReason === "max_steps" ? 1 : 0;
+  } catch (error) {
+    failed = error instanceof Error ? error.message : String(error);
+    const code = (error as { code?: string }).code ?? "ERROR";
+    if (json) writeJson(context.io, { error: { code, message: failed }, messages: session.agent.messages });
+    else context.io.stderr.write(`error: ${terminalText(failed)}\n`);
+    return 1;
+  }
+}
+
+async function interactive(
+  context: CommandContext,
+  bridge: Bridge,
+  view: ChatView,
+  provider: ReturnType<typeof providerFromEnvironment>,
+  shareAsk: (ask: AskLine) => void,
+): Promise<number> {
+  const { io, style } = context;
+  const input = io.stdin;
+  if (!input) throw usageError("chat needs a standard input (or use -p QUESTION)");
+  const tty = Boolean(input.isTTY && io.stdout.isTTY);
+  const rl: Interface = createInterface({ input, output: io.stdout, terminal: tty, historySize: 200 });
+  let running: AbortController | undefined;
+  let lastInterrupt = 0;
+  const ask = (question: string) => new Promise<string>((answer) => rl.question(question, answer));
+  if (tty) shareAsk(ask);
+  const session: Session = new ChatSession({
+    bridge,
+    provider,
+    view,
+    style,
+    yes: context.options.yes === true,
+    ...(tty ? { ask } : {}),
+    ...systemOf(context),
+  });
+  const announce = (status: ServerStatus) => {
+    if (status.state !== "connected" && status.state !== "failed") return;
+    // At the prompt, the note replaces the prompt line and the prompt (with what was typed) comes back below.
+    const atPrompt = tty && !running;
+    if (atPrompt) io.stdout.write("\r\u001b[2K");
+    if (status.state === "connected")
+      view.note(`${status.name}: connected, ${bridge.tools({ server: status.name }).length} tools`);
+    else if (status.state === "failed")
+      view.line(style.red(`${status.name}: failed: ${terminalText(status.lastError?.message ?? "")}`));
+    if (atPrompt) rl.prompt(true);
+  };
+  const unsubscribe = bridge.on("serverStateChanged", announce);
+  view.note(
+    `mcp-bridge chat with ${provider.model} (${provider.name}); /help for commands, Ctrl-D to leave.`,
+  );
+  rl.setPrompt(style.bold("> "));
+
+  return await new Promise<number>((done) => {
+    let finished = false;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      unsubscribe();
+      running?.abort();
+      rl.close();
+      done(0);
+    };
+    io.signal?.addEventListener("abort", finish, { once: true });
+    rl.on("SIGINT", () => {
+      if (running) {
+        running.abort();
+        return;
+      }
+      // Ctrl-C at an empty prompt twice (within 2 s) leaves; once clears the line.
+      const now = Date.now();
+      if (now - lastInterrupt < 2000) return finish();
+      lastInterrupt = now;
+      rl.write(null, { ctrl: true, name: "u" });
+      view.note("(Ctrl-C again or Ctrl-D to leave)");
+      rl.prompt();
+    });
+    const queue: string[] = [];
+    let busy = false;
+    const next = async () => {
+      if (busy) return;
+      busy = true;
+      while (queue.length > 0 && !finished) {
+        const line = queue.shift() ?? "";
+        running = new AbortController();
+        const outcome = await session.handle(line, running.signal);
+        running = undefined;
+        if (outcome === "exit") return finish();
+      }
+      busy = false;
+      if (!finished && tty) rl.prompt();
+      // Piped input ends the chat once every line is answered.
+      if (!tty && inputEnded && queue.length === 0) finish();
+    };
+    let inputEnded = false;
+    rl.on("line", (line) => {
+      queue.push(line);
+      void next();
+    });
+    // Ctrl-D on a terminal leaves at once; piped input leaves after its last line is answered.
+    rl.on("close", () => {
+      inputEnded = true;
+      if (tty || (!busy && queue.length === 0)) finish();
+    });
+    if (tty) rl.prompt();
+  });
+}
+
+function systemOf(context: CommandContext): { system?: string } {
+  const system = context.options.system;
+  return typeof system === "string" ? { system } : {};
+}

@@ -1,0 +1,164 @@
+import { createHash } from "node:crypto";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { readPrivateFile, writePrivateFile } from "../util/private-file.js";
+import { isSecretName, redactText } from "../util/redact.js";
+import { type LoadConfigOptions, loadConfig } from "./load.js";
+import type { AdmitProjectServer, ProjectServerRequest } from "./model.js";
+
+/**
+ * Consent for servers defined by project-level files. An approval is kept per file and per exact
+ * definition (a hash of the raw entry as written, before any `${VAR}` expansion), so a definition that
+ * changes after approval has to be approved again.
+ */
+
+/** `$XDG_CONFIG_HOME/mcp-bridge/trusted-projects.json` (0600): the approvals. */
+export function defaultTrustFile(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const home = env.HOME ?? homedir();
+  return join(env.XDG_CONFIG_HOME || join(home, ".config"), "mcp-bridge", "trusted-projects.json");
+}
+
+/** JSON with object keys sorted, so the hash names the definition, not its formatting. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** The fingerprint of one server entry as written: its name and raw definition. */
+export function definitionHash(request: Pick<ProjectServerRequest, "name" | "definition">): string {
+  return createHash("sha256")
+    .update(`${request.name}\0${canonical(request.definition)}`)
+    .digest("hex");
+}
+
+// The approvals file sits in the user's config folder beside their own config: its permissions are theirs.
+const KEEP_FOLDER = { tightenFolder: false } as const;
+
+interface TrustFileShape {
+  readonly version: 1;
+  /** Absolute config file path -> hashes of the approved definitions. */
+  readonly approvals: Record<string, string[]>;
+}
+
+export class TrustStore {
+  constructor(readonly file: string) {}
+
+  #read(): TrustFileShape {
+    const text = readPrivateFile(this.file, KEEP_FOLDER);
+    try {
+      const data = text === undefined ? undefined : (JSON.parse(text) as Partial<TrustFileShape>);
+      if (data?.approvals && typeof data.approvals === "object")
+        return { version: 1, approvals: data.approvals };
+    } catch {
+      // unreadable: nothing is approved
+    }
+    return { version: 1, approvals: {} };
+  }
+
+  isApproved(request: ProjectServerRequest): boolean {
+    const approved = this.#read().approvals[request.file];
+    return Array.isArray(approved) && approved.includes(definitionHash(request));
+  }
+
+  approve(requests: readonly ProjectServerRequest[]): void {
+    if (requests.length === 0) return;
+    const data = this.#read();
+    const approvals = { ...data.approvals };
+    for (const request of requests) {
+      const hash = definitionHash(request);
+      const current = approvals[request.file] ?? [];
+      if (!current.includes(hash)) approvals[request.file] = [...current, hash];
+    }
+    this.#write(approvals);
+  }
+
+  /** Forgets every approval of the given config files. */
+  revoke(files: readonly string[]): void {
+    const data = this.#read();
+    const approvals = Object.fromEntries(
+      Object.entries(data.approvals).filter(([file]) => !files.includes(file)),
+    );
+    this.#write(approvals);
+  }
+
+  #write(approvals: Record<string, string[]>): void {
+    const text = `${JSON.stringify({ version: 1, approvals }, null, 2)}\n`;
+    writePrivateFile(this.file, text, "project approvals", KEEP_FOLDER);
+  }
+}
+
+/** An admit predicate that lets through what the store approved (and records what it refused). */
+export function approvedBy(store: TrustStore, refused?: ProjectServerRequest[]): AdmitProjectServer {
+  return (request) => {
+    if (store.isApproved(request)) return true;
+    refused?.push(request);
+    return false;
+  };
+}
+
+/**
+ * Every server entry of the project-level files that would be loaded from the working directory, as
+ * written. Nothing of theirs is expanded: they are only collected.
+ */
+export async function projectServerRequests(
+  options: Omit<LoadConfigOptions, "admitProjectServer">,
+): Promise<ProjectServerRequest[]> {
+  const found: ProjectServerRequest[] = [];
+  await loadConfig({
+    ...options,
+    admitProjectServer: (request) => {
+      found.push(request);
+      return false;
+    },
+  });
+  return found;
+}
+
+/** The project-level servers not approved yet. */
+export async function pendingProjectServers(
+  options: Omit<LoadConfigOptions, "admitProjectServer">,
+  store: TrustStore,
+): Promise<ProjectServerRequest[]> {
+  return (await projectServerRequests(options)).filter((request) => !store.isApproved(request));
+}
+
+/**
+ * What the user approves, from the raw entry: command, args and URL as written (`${VAR}` unexpanded,
+ * URL password and secret query values masked), env and header NAMES only (a value may be a literal
+ * secret). Server strings reach a terminal only through `clean`.
+ */
+export function describeRequest(request: ProjectServerRequest, clean: (text: string) => string): string {
+  const raw = (request.definition ?? {}) as Record<string, unknown>;
+  const lines = [`  ${clean(request.name)} (from ${clean(request.file)})`];
+  const show = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
+  if (raw.command !== undefined) {
+    const command = Array.isArray(raw.command) ? raw.command.map(show) : [show(raw.command)];
+    const args = Array.isArray(raw.args) ? raw.args.map(show) : [];
+    lines.push(`    command: ${clean(JSON.stringify([...command, ...args]))}`);
+  }
+  if (typeof raw.url === "string") lines.push(`    url: ${clean(maskUrlText(raw.url))}`);
+  for (const key of ["env", "headers", "http_headers", "env_http_headers"]) {
+    const table = raw[key];
+    if (table && typeof table === "object" && !Array.isArray(table)) {
+      const names = Object.keys(table);
+      if (names.length > 0) lines.push(`    ${key} names: ${clean(names.join(", "))}`);
+    }
+  }
+  for (const key of ["env_vars", "inheritEnv", "inherit_env", "cwd", "type", "transport"]) {
+    if (raw[key] !== undefined) lines.push(`    ${key}: ${clean(show(raw[key]))}`);
+  }
+  const secretKeys = Object.keys(raw).filter((key) => isSecretName(key) && key !== "oauth");
+  if (secretKeys.length > 0) lines.push(`    also sets: ${clean(secretKeys.join(", "))}`);
+  return lines.join("\n");
+}
+
+/** The URL as written (`${VAR}` left readable, no re-encoding), with its password and secret query values masked. */
+function maskUrlText(url: string): string {
+  return redactText(url, []).replace(/([?&])([^=&#]+)=([^&#]*)/g, (whole, separator: string, key: string) =>
+    isSecretName(key) ? `${separator}${key}=***` : whole,
+  );
+}

@@ -1,0 +1,60 @@
+import { readdirSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { McpBridgeError, startBridge } from "../../src/index.js";
+import { startHttpFixture } from "../fixtures/servers/index.js";
+import { until } from "../helpers/wait.js";
+
+const MiB = 1024 * 1024;
+const openFds = () => readdirSync("/proc/self/fd").length;
+
+describe("Streamable HTTP against misbehaving servers", () => {
+  // Open file descriptors are counted in /proc/self/fd.
+  it.runIf(process.platform === "linux")(
+    "timed-out calls whose response stream stalled give their sockets back",
+    async () => {
+      await using server = await startHttpFixture("stalls-response-stream");
+      await using bridge = await startBridge({ servers: { stall: { type: "http", url: server.url } } });
+      expect((await bridge.call("stall/ping_tool")).text).toBe("pong");
+      const before = openFds();
+      const outcomes = await Promise.all(
+        Array.from({ length: 200 }, () =>
+          bridge.call("stall/stall", {}, { timeout: 1000 }).catch((e: unknown) => e),
+        ),
+      );
+      expect(outcomes.every((e) => e instanceof McpBridgeError && e.code === "TOOL_TIMEOUT")).toBe(true);
+      // A caller's abort takes the same path (the SDK sends notifications/cancelled).
+      const aborted = await Promise.all(
+        Array.from({ length: 50 }, () =>
+          bridge.call("stall/stall", {}, { signal: AbortSignal.timeout(500) }).catch((e: unknown) => e),
+        ),
+      );
+      expect(aborted.every((e) => e instanceof McpBridgeError && e.code === "ABORTED")).toBe(true);
+      let after = openFds();
+      await until(() => {
+        after = openFds();
+        return after - before < 20;
+      }, 10_000).catch(() => {});
+      process.stdout.write(
+        `stalled streams: ${before} fds before 200 timed-out and 50 aborted calls, ${after} after\n`,
+      );
+      expect(after - before).toBeLessThan(20);
+      expect((await bridge.call("stall/ping_tool")).text).toBe("pong");
+    },
+    60_000,
+  );
+
+  it("a gzip bomb fails only its call, with bounded memory; the server stays usable", async () => {
+    // 256 MiB once decoded (from about 270 KB on the wire): four times the decoded bound.
+    await using server = await startHttpFixture("gzip-bomb", ["--expand-mib", "256"]);
+    await using bridge = await startBridge({ servers: { bomb: { type: "http", url: server.url } } });
+    expect((await bridge.call("bomb/small")).text).toBe("small");
+    const before = process.memoryUsage().rss;
+    const bombed = await bridge.call("bomb/bomb", {}, { timeout: 60_000 }).catch((e: unknown) => e);
+    const grew = process.memoryUsage().rss - before;
+    process.stdout.write(`gzip bomb: host RSS grew ${Math.round(grew / MiB)} MiB\n`);
+    expect(bombed).toMatchObject({ code: "RESULT_TOO_LARGE", server: "bomb", tool: "bomb" });
+    expect((await bridge.call("bomb/small")).text).toBe("small");
+    expect(bridge.server("bomb")?.state).toBe("connected");
+    expect(grew).toBeLessThan(200 * MiB);
+  }, 90_000);
+});
