@@ -28,7 +28,6 @@ const code = await runCli(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   signal: controller.signal,
-  stdin: process.stdin,
 });
 process.exitCode = controller.signal.aborted ? signalExitCode : code;
 // Let stdout drain, then leave even if a misbehaving server keeps a handle open.
