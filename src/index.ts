@@ -45,7 +45,14 @@ export { DEFAULT_RESTART_POLICY, DEFAULT_SETTINGS } from "./config/defaults.js";
 export { diffServers, type ServerDiff } from "./config/diff.js";
 export { type ImportResult, importLocations, importServers } from "./config/imports.js";
 // --- config loading, registry and result helpers for hosts that build their own pipeline ---
-export { configSearchPaths, type LoadConfigOptions, loadConfig, type SearchPath } from "./config/load.js";
+export type { InputRequest, ResolveInput } from "./config/inputs.js";
+export {
+  configSearchPaths,
+  hostConfigsFound,
+  type LoadConfigOptions,
+  loadConfig,
+  type SearchPath,
+} from "./config/load.js";
 // --- config ---
 export type {
   AdmitProjectServer,
@@ -59,6 +66,7 @@ export type {
   ResolvedConfig,
   RestartPolicy,
   ServerDefinition,
+  SkippedServer,
   StdioServerDefinition,
   ToolFilter,
   TransportKind,
