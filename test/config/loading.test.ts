@@ -268,3 +268,34 @@ describe("${input:...}", () => {
     expect(config.warnings.some((w) => w.message.includes("${input:api-key}"))).toBe(true);
   });
 });
+
+describe("${input:...} in a project file", () => {
+  it("is asked only for servers the host admits, and the host is asked once per server", async () => {
+    write(
+      join(cwd, ".vscode", "mcp.json"),
+      JSON.stringify({
+        servers: {
+          approved: { command: "node", env: { A: "${input:for-approved}" } },
+          refused: { command: "node", env: { B: "${input:for-refused}" } },
+        },
+      }),
+    );
+    const admitted: string[] = [];
+    const asked: string[] = [];
+    const config = await loadConfig({
+      cwd,
+      env,
+      admitProjectServer: ({ name }) => {
+        admitted.push(name);
+        return name === "approved";
+      },
+      resolveInput: ({ id }) => {
+        asked.push(id);
+        return "typed";
+      },
+    });
+    expect(asked).toEqual(["for-approved"]);
+    expect(admitted.sort()).toEqual(["approved", "refused"]);
+    expect(names(config)).toEqual(["approved"]);
+  });
+});
