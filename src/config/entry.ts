@@ -192,7 +192,7 @@ function warnUnknownKeys(name: string, raw: Raw, context: NormalizeContext, warn
 
 /** The declared transport (`type` / `transport`), in any host's spelling. */
 function readTransport(raw: Raw): TransportKind | undefined {
-  const declared = lookup(raw, STRUCTURED.transport?.keys ?? []);
+  const declared = lookup(raw, STRUCTURED.transport.keys);
   if (!declared) return undefined;
   const kind =
     typeof declared.value === "string" ? TRANSPORT_ALIASES[declared.value.toLowerCase()] : undefined;
@@ -239,7 +239,7 @@ function readCwd(reader: EntryReader): string | undefined {
 
 /** `envFile` (VS Code) read first, then `env` on top of it. */
 function readEnv(reader: EntryReader): Record<string, string> {
-  const found = lookup(reader.raw, STRUCTURED.envFile?.keys ?? []);
+  const found = lookup(reader.raw, STRUCTURED.envFile.keys);
   const fromFile: Record<string, string> = {};
   if (found) {
     const path = reader.text(found.key, found.value);

@@ -84,8 +84,8 @@ export interface FieldSpec<K extends ReaderKind = ReaderKind> {
   /** Other spellings, in lookup order after the canonical name (the first present wins). */
   readonly aliases: readonly string[];
   readonly kind: K;
-  /** Where the key applies: every server, stdio or remote servers only, or the global settings. */
-  readonly scope: "server" | "stdio" | "remote";
+  /** Only for stdio or only for remote servers; absent: applies to every server (or is a setting). */
+  readonly scope?: "stdio" | "remote";
   /** The default, as documentation. */
   readonly default?: string;
   readonly doc: string;
@@ -99,7 +99,6 @@ export const SERVER_FIELDS = {
     name: "enabled",
     aliases: [],
     kind: "boolean",
-    scope: "server",
     default: "true",
     doc: "false leaves the server off",
   }),
@@ -107,7 +106,6 @@ export const SERVER_FIELDS = {
     name: "disabled",
     aliases: [],
     kind: "boolean",
-    scope: "server",
     default: "false",
     doc: "true leaves the server off (Claude Code, Cline)",
   }),
@@ -115,7 +113,6 @@ export const SERVER_FIELDS = {
     name: "required",
     aliases: [],
     kind: "boolean",
-    scope: "server",
     default: "false",
     doc: "a required server that cannot start makes `start()` fail",
   }),
@@ -123,7 +120,6 @@ export const SERVER_FIELDS = {
     name: "lazy",
     aliases: [],
     kind: "boolean",
-    scope: "server",
     default: "false",
     doc: "connect on first use instead of at start",
   }),
@@ -131,7 +127,6 @@ export const SERVER_FIELDS = {
     name: "startupTimeout",
     aliases: ["startup_timeout", "startup_timeout_sec", "startup_timeout_ms"],
     kind: "duration",
-    scope: "server",
     default: "the `startupTimeout` setting (30 s)",
     doc: "bounds the whole start: spawn, handshake, the SSE `endpoint` event and every `tools/list` page (at most 500; a cursor that repeats fails the server); `close()` ends a start at once",
   }),
@@ -139,7 +134,6 @@ export const SERVER_FIELDS = {
     name: "callTimeout",
     aliases: ["call_timeout", "timeout", "tool_timeout_sec", "tool_timeout_ms"],
     kind: "duration",
-    scope: "server",
     default: "the `callTimeout` setting (60 s)",
     doc: "one tool call, from request to result",
   }),
@@ -147,7 +141,6 @@ export const SERVER_FIELDS = {
     name: "idleTimeout",
     aliases: ["idle_timeout"],
     kind: "duration",
-    scope: "server",
     default: "never",
     doc: "close a connection unused this long; reopen it on the next call",
   }),
@@ -155,7 +148,6 @@ export const SERVER_FIELDS = {
     name: "maxResultChars",
     aliases: ["max_result_chars"],
     kind: "positiveInt",
-    scope: "server",
     default: "the `maxResultChars` setting (5000)",
     doc: "result text is cut at this many characters",
   }),
@@ -163,7 +155,6 @@ export const SERVER_FIELDS = {
     name: "maxConcurrency",
     aliases: ["max_concurrency"],
     kind: "positiveInt",
-    scope: "server",
     default: "no limit",
     doc: "calls beyond this many in flight wait in a queue",
   }),
@@ -171,7 +162,6 @@ export const SERVER_FIELDS = {
     name: "healthCheckInterval",
     aliases: ["health_check_interval"],
     kind: "duration",
-    scope: "server",
     default: "off for stdio, the setting (30 s) for remote",
     doc: "`ping` period; 0 turns it off",
   }),
@@ -179,7 +169,6 @@ export const SERVER_FIELDS = {
     name: "negotiation",
     aliases: ["protocol", "protocolVersion", "protocol_version"],
     kind: "negotiation",
-    scope: "server",
     default: "`legacy` for stdio, `auto` for remote",
     doc: "`legacy` (the `initialize` handshake), `auto` (probe for the 2026-07-28 protocol and fall back) or a version to pin",
   }),
@@ -199,7 +188,6 @@ export const SETTINGS_FIELDS = {
     name: "enabled",
     aliases: [],
     kind: "boolean",
-    scope: "server",
     default: "true",
     doc: "false turns every server off",
   }),
@@ -207,7 +195,6 @@ export const SETTINGS_FIELDS = {
     name: "toolNameFormat",
     aliases: ["tool_name_format"],
     kind: "toolNameFormat",
-    scope: "server",
     default: "`mcp_{server}_{tool}`",
     doc: "exposed tool names; `{server}` and `{tool}` are replaced",
   }),
@@ -215,7 +202,6 @@ export const SETTINGS_FIELDS = {
     name: "descriptionPrefix",
     aliases: ["description_prefix"],
     kind: "descriptionPrefix",
-    scope: "server",
     default: "`[MCP:{server}] `",
     doc: 'put before each tool description; `""` or false turns it off',
   }),
@@ -223,7 +209,6 @@ export const SETTINGS_FIELDS = {
     name: "maxResultChars",
     aliases: ["max_result_chars"],
     kind: "positiveInt",
-    scope: "server",
     default: "5000",
     doc: "result text is cut at this many characters",
   }),
@@ -231,7 +216,6 @@ export const SETTINGS_FIELDS = {
     name: "startupTimeout",
     aliases: ["startup_timeout"],
     kind: "duration",
-    scope: "server",
     default: "30 s",
     doc: "default `startupTimeout` of every server",
   }),
@@ -239,7 +223,6 @@ export const SETTINGS_FIELDS = {
     name: "callTimeout",
     aliases: ["call_timeout", "timeout"],
     kind: "duration",
-    scope: "server",
     default: "60 s",
     doc: "default `callTimeout` of every server",
   }),
@@ -247,7 +230,6 @@ export const SETTINGS_FIELDS = {
     name: "healthCheckInterval",
     aliases: ["health_check_interval"],
     kind: "duration",
-    scope: "server",
     default: "30 s",
     doc: "default `ping` period of remote servers",
   }),
@@ -255,7 +237,6 @@ export const SETTINGS_FIELDS = {
     name: "autoReload",
     aliases: ["auto_reload"],
     kind: "boolean",
-    scope: "server",
     default: "false",
     doc: "watch the file and `reload()` on change",
   }),
@@ -263,7 +244,6 @@ export const SETTINGS_FIELDS = {
     name: "imports",
     aliases: [],
     kind: "imports",
-    scope: "server",
     default: "none",
     doc: `other hosts' servers to add: ${IMPORT_SOURCES.map((s) => `\`${s}\``).join(", ")}`,
   }),
@@ -287,7 +267,7 @@ const keysOf = (fields: Record<string, FieldSpec>) =>
 /** Every key a server entry may hold: these are read, all others are warned about. */
 export const SERVER_KEYS: ReadonlySet<string> = new Set([
   ...keysOf(SERVER_FIELDS),
-  ...Object.values(STRUCTURED).flatMap((entry) => entry.keys),
+  ...Object.values(STRUCTURED).flatMap((entry): readonly string[] => entry.keys),
 ]);
 
 export const SETTINGS_KEYS: ReadonlySet<string> = new Set(keysOf(SETTINGS_FIELDS));

@@ -26,7 +26,7 @@ const transportNames = [
  * Server keys with structure, read by the named functions of entry.ts and oauth.ts. Listed here so
  * they are accepted, published in the schema and documented from the same place as scalar keys.
  */
-export const STRUCTURED: Record<string, StructuredKey> = {
+export const STRUCTURED = {
   transport: {
     keys: ["type", "transport"],
     schema: () => z.enum(transportNames),
@@ -117,7 +117,7 @@ export const STRUCTURED: Record<string, StructuredKey> = {
     doc: "`{ enabled, maxAttempts, initialDelay, maxDelay, stablePeriod }`: reconnect with exponential backoff and jitter (default on, 5 attempts, 250 ms to 30 s); a restart counts as recovered only after staying up `stablePeriod` (10 s), so a server that dies after every handshake ends `failed`; `false` turns it off",
   },
   oauth: { keys: ["oauth"], schema: () => oauthSchema(), doc: "OAuth client settings (see OAuth below)" },
-};
+} as const satisfies Record<string, StructuredKey>;
 
 function oauthSchema(): z.ZodType {
   return z.object({
