@@ -108,6 +108,15 @@ describe("unknown top-level keys", () => {
     expect(parsed.warnings[0]?.message).toContain('did you mean "settings"?');
   });
 
+  it("in mcp-bridge's own file every unknown top-level key is named", () => {
+    const parsed = parseConfigText(
+      JSON.stringify({ mcpServers: { a: { command: "a" } }, extras: {} }),
+      "/p/mcp.json",
+      { env: {} },
+    );
+    expect(parsed.warnings.map((w) => [w.kind, w.field])).toEqual([["unknown-key", "extras"]]);
+  });
+
   it("an unknown server key and setting get suggestions too", () => {
     const parsed = parseConfigText(
       JSON.stringify({ settings: { callTimout: 5 }, mcpServers: { a: { command: "a", arg: ["x"] } } }),
