@@ -5,7 +5,6 @@ import { DEFAULT_RESTART_POLICY } from "./defaults.js";
 import { parseDotenv } from "./dotenv.js";
 import { expand } from "./env.js";
 import {
-  FieldError,
   type FieldSpec,
   IGNORED_SERVER_KEYS,
   lookup,
@@ -48,12 +47,7 @@ class EntryReader {
   ) {}
 
   field<K extends ReaderKind>(spec: FieldSpec<K>): ValueOf<K> | undefined {
-    try {
-      return readField(this.raw, spec);
-    } catch (error) {
-      if (error instanceof FieldError) throw new EntryProblem(error.field, error.message);
-      throw error;
-    }
+    return readField(this.raw, spec);
   }
 
   text(field: string, value: unknown): string {

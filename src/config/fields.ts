@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { parseDuration } from "../util/duration.js";
 import { IMPORT_SOURCES, type ImportSourceName } from "./model.js";
+import { EntryProblem } from "./problem.js";
 import { durationSchema, STRUCTURED } from "./structured.js";
 
 export { STRUCTURED } from "./structured.js";
@@ -278,22 +279,13 @@ export function lookup(raw: Raw, keys: readonly string[]): { key: string; value:
   return undefined;
 }
 
-/** Reads one field; `undefined` when absent; a bad value throws `FieldError` naming the key used. */
+/** Reads one field; `undefined` when absent; a bad value throws an EntryProblem naming the key used. */
 export function readField<K extends ReaderKind>(raw: Raw, spec: FieldSpec<K>): ValueOf<K> | undefined {
   const found = lookup(raw, [spec.name, ...spec.aliases]);
   if (!found) return undefined;
   try {
     return READERS[spec.kind].read(found.value, found.key) as ValueOf<K>;
   } catch (error) {
-    throw new FieldError(found.key, `"${found.key}" ${(error as Error).message}`);
-  }
-}
-
-export class FieldError extends Error {
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(message);
+    throw new EntryProblem(found.key, `"${found.key}" ${(error as Error).message}`);
   }
 }
