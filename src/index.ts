@@ -26,14 +26,35 @@ export type { GeminiFunctionDeclaration, GeminiSchema, GeminiType } from "./adap
 export { toGeminiTools } from "./adapters/gemini.js";
 export type { OpenAITool, OpenAIToolOptions, StrictSchema } from "./adapters/openai.js";
 export { fromOpenAIStrictArguments, toOpenAITools, toStrictSchema } from "./adapters/openai.js";
+export {
+  fromChatCompletion,
+  type OpenAISamplingOptions,
+  openAISamplingHandler,
+  toChatCompletionRequest,
+} from "./adapters/openai-sampling.js";
 // --- bridge ---
 export { McpBridge, startBridge } from "./bridge/bridge.js";
+export type { CompleteRef, CompletionResult } from "./bridge/completions.js";
+export type { GetPromptOptions, PromptEntry } from "./bridge/prompts.js";
+export type {
+  ReadResourceOptions,
+  ResourceEntry,
+  ResourceTemplateEntry,
+  ResourceUpdate,
+} from "./bridge/resources.js";
+export type { SamplingContext, SamplingHandler, SamplingRequest, SamplingResult } from "./bridge/sampling.js";
+export type { CompleteOptions } from "./bridge/surface.js";
+export type { RequestOptions } from "./bridge/surface-host.js";
+export type { SurfaceMethods } from "./bridge/surface-methods.js";
 export type {
   Bridge,
   BridgeEventMap,
   BridgeOptions,
   BridgeStats,
   CallOptions,
+  ElicitationHandler,
+  ElicitationRequest,
+  ElicitationResponse,
   LatencyStats,
   Progress,
   RawServers,
@@ -65,7 +86,9 @@ export type {
   RemoteServerDefinition,
   ResolvedConfig,
   RestartPolicy,
+  SamplingPolicy,
   ServerDefinition,
+  ServerLogLevel,
   SkippedServer,
   StdioServerDefinition,
   ToolFilter,
@@ -88,6 +111,7 @@ export {
   McpBridgeError,
   ServerConnectionError,
   ServerCrashedError,
+  ServerRequestError,
   ToolExecutionError,
   ToolNotFoundError,
   ToolTimeoutError,
@@ -115,6 +139,8 @@ export type {
 } from "./registry/types.js";
 export { type ArgumentIssue, validateArguments } from "./registry/validate.js";
 export { type ConvertOptions, errorToolResult, textForModel, toToolResult } from "./results/convert.js";
+export type { PromptMessageEntry, PromptMessages } from "./results/prompt.js";
+export type { ResourceContent, ResourcePart } from "./results/resource.js";
 export { truncateText } from "./results/truncate.js";
 export type { ToolResult } from "./results/types.js";
 export { parseDuration } from "./util/duration.js";

@@ -1,32 +1,26 @@
-import { type FSWatcher, watch } from "node:fs";
-import type { Tool } from "@modelcontextprotocol/client";
-import { createAuthHandle } from "../auth/index.js";
-import { diffServers } from "../config/diff.js";
 import { loadConfig } from "../config/load.js";
-import type { ResolvedConfig, ServerDefinition, SkippedServer } from "../config/model.js";
-import { secretsOf } from "../config/secrets.js";
-import { createConnection, type ServerConnection } from "../connection/connection.js";
+import type { BridgeSettings, ResolvedConfig, ServerDefinition } from "../config/model.js";
+import type { ServerConnection } from "../connection/connection.js";
 import type { ServerStatus } from "../connection/status.js";
-import {
-  ErrorCode,
-  InvalidArgumentsError,
-  McpBridgeError,
-  ServerConnectionError,
-  ToolExecutionError,
-  ToolNotFoundError,
-} from "../errors.js";
+import { ErrorCode, McpBridgeError } from "../errors.js";
 import { flattenParameters } from "../registry/flatten.js";
 import { ToolRegistry } from "../registry/registry.js";
 import { CallStats } from "../registry/stats.js";
 import type { ToolDefinition } from "../registry/types.js";
-import { validateArguments } from "../registry/validate.js";
-import { errorToolResult, toToolResult } from "../results/convert.js";
+import { errorToolResult } from "../results/convert.js";
 import type { ToolResult } from "../results/types.js";
 import { ToolSearchIndex, type ToolSearchOptions } from "../search/index.js";
 import { TypedEmitter } from "../util/events.js";
-import { type Logger, silentLogger } from "../util/logger.js";
-import { redactText } from "../util/redact.js";
-import { declineElicitation, registerElicitation } from "./elicitation.js";
+import type { Logger } from "../util/logger.js";
+import { callOnRecord, firstFound } from "./call.js";
+import { invalidStatus, notStartedStatus, requiredServersError, unknownToolError } from "./diagnostics.js";
+import { type ResolvedBridgeOptions, resolveBridgeOptions } from "./options.js";
+import { planReload, SerialQueue, watchConfigFile } from "./reload.js";
+import { BRIDGE_TOOL_SERVER, callResourceTool, resourceToolDefinitions } from "./resource-tools.js";
+import { ServerRecord, stillConnecting } from "./server-record.js";
+import { ClientSurface } from "./surface.js";
+import type { SurfaceMethods } from "./surface-methods.js";
+import { surfaceMethods } from "./surface-methods.js";
 import type {
   Bridge,
   BridgeEventMap,
@@ -37,16 +31,15 @@ import type {
   ToolEntry,
 } from "./types.js";
 
-const PACKAGE_CLIENT_INFO = { name: "mcp-bridge", version: "0.1.0" };
-
 /**
  * Loads the config, connects every enabled server in parallel and resolves once each is connected or
  * has failed (or at once with `wait: false`). A failing server never makes this reject; only a server
  * marked `required` that could not start does (unless `enforceRequired: false`).
  */
 export async function startBridge(options: BridgeOptions = {}): Promise<Bridge> {
-  const config = await loadConfig(loadOptionsOf(options));
-  const bridge = new BridgeRuntime(config, options);
+  const resolved = resolveBridgeOptions(options);
+  const config = await loadConfig(resolved.load);
+  const bridge = new BridgeRuntime(config, resolved);
   await bridge.startAll();
   return bridge;
 }
@@ -54,58 +47,112 @@ export async function startBridge(options: BridgeOptions = {}): Promise<Bridge> 
 /** `McpBridge.start(options)`: the same as `startBridge(options)`. */
 export const McpBridge = { start: startBridge } as const;
 
-function loadOptionsOf(options: BridgeOptions) {
-  return {
-    ...(options.config === undefined ? {} : { path: options.config }),
-    ...(options.servers === undefined ? {} : { servers: options.servers }),
-    ...(options.settings === undefined ? {} : { settings: options.settings }),
-    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-    ...(options.env === undefined ? {} : { env: options.env }),
-    ...(options.admitProjectServer === undefined ? {} : { admitProjectServer: options.admitProjectServer }),
-    ...(options.resolveInput === undefined ? {} : { resolveInput: options.resolveInput }),
-  };
+function closedError(): McpBridgeError {
+  return new McpBridgeError(ErrorCode.BridgeClosed, "The bridge is closed; start a new one.");
 }
 
 class BridgeRuntime implements Bridge {
   config: ResolvedConfig;
-  readonly #options: BridgeOptions;
+  readonly #options: ResolvedBridgeOptions;
   readonly #logger: Logger;
   readonly #events: TypedEmitter<BridgeEventMap>;
-  readonly #connections = new Map<string, ServerConnection>();
+  readonly #records = new Map<string, ServerRecord>();
+  /** Records a reload replaced or removed, until they have closed; `close()` waits for them too. */
+  readonly #retiring = new Set<ServerRecord>();
   readonly #stats = new CallStats();
   readonly #entries = new WeakMap<ToolDefinition, ToolEntry>();
   #searchIndex: { list: readonly ToolDefinition[]; index: ToolSearchIndex<ToolDefinition> } | undefined;
   #registry: ToolRegistry;
-  #watcher: FSWatcher | undefined;
+  #stopWatching: (() => void) | undefined;
+  /** One reload changes the servers at a time. */
+  readonly #reloads = new SerialQueue();
   #closing: Promise<void> | undefined;
+  readonly #surface: ClientSurface;
+  // MCP beyond tools (resources, prompts, completions, roots): see surface.ts.
+  readonly resources: SurfaceMethods["resources"];
+  readonly resourceTemplates: SurfaceMethods["resourceTemplates"];
+  readonly readResource: SurfaceMethods["readResource"];
+  readonly subscribe: SurfaceMethods["subscribe"];
+  readonly prompts: SurfaceMethods["prompts"];
+  readonly getPrompt: SurfaceMethods["getPrompt"];
+  readonly complete: SurfaceMethods["complete"];
+  readonly setRoots: SurfaceMethods["setRoots"];
+  #resourceToolCache: { format: string; definitions: ToolDefinition[] } | undefined;
 
-  constructor(config: ResolvedConfig, options: BridgeOptions) {
+  constructor(config: ResolvedConfig, options: ResolvedBridgeOptions) {
     this.config = config;
     this.#options = options;
-    this.#logger = options.logger ?? silentLogger;
+    this.#logger = options.logger;
     this.#events = new TypedEmitter((error) =>
       this.#logger.error("A bridge event listener threw", { error: String(error) }),
     );
     this.#registry = this.#newRegistry();
+    this.#surface = new ClientSurface({
+      logger: this.#logger,
+      config: () => this.config,
+      connections: () => this.#connections(),
+      closed: () => this.#closing !== undefined,
+      ...(options.onSampling ? { onSampling: options.onSampling } : {}),
+      onResourcesChanged: (server) => this.#events.emit("resourcesChanged", { server }),
+      onPromptsChanged: (server) => this.#events.emit("promptsChanged", { server }),
+    });
+    const surface = surfaceMethods(this.#surface);
+    this.resources = surface.resources;
+    this.resourceTemplates = surface.resourceTemplates;
+    this.readResource = surface.readResource;
+    this.subscribe = surface.subscribe;
+    this.prompts = surface.prompts;
+    this.getPrompt = surface.getPrompt;
+    this.complete = surface.complete;
+    this.setRoots = surface.setRoots;
     for (const warning of config.warnings) this.#logger.warn(warning.message, { ...warning });
+  }
+
+  /** The current servers' connections (a server whose setup failed has none). */
+  #connections(): Map<string, ServerConnection> {
+    const connections = new Map<string, ServerConnection>();
+    for (const [name, record] of this.#records)
+      if (record.connection) connections.set(name, record.connection);
+    return connections;
+  }
+
+  /** The opt-in resource tools (`resourceTools`), named by the configured format. */
+  #resourceTools(): ToolDefinition[] {
+    if (!(this.#options.resourceTools ?? this.config.settings.resourceTools ?? false)) return [];
+    const format = this.config.settings.toolNameFormat;
+    if (this.#resourceToolCache?.format !== format) {
+      this.#resourceToolCache = { format, definitions: resourceToolDefinitions(format) };
+    }
+    return this.#resourceToolCache.definitions;
+  }
+
+  #resourceTool(name: string): ToolDefinition | undefined {
+    return this.#resourceTools().find(
+      (definition) => definition.name === name || `${BRIDGE_TOOL_SERVER}/${definition.tool}` === name,
+    );
   }
 
   /** Starts every selected server in parallel. */
   async startAll(): Promise<void> {
-    for (const definition of this.config.servers) await this.#addConnection(definition);
-    const starting = [...this.#connections.values()].map((connection) => connection.start());
-    this.#watchConfig();
-    if (this.#options.wait === false) return;
+    for (const definition of this.config.servers) {
+      if (this.#selected(definition)) this.#install(await this.#open(definition, this.config.settings));
+    }
+    const starting = [...this.#records.values()].map((record) => record.start());
+    const file = this.config.file;
+    if (this.config.settings.autoReload && file) {
+      this.#stopWatching = watchConfigFile(file, () => this.reload(), this.#logger);
+    }
+    if (!this.#options.wait) return;
     await Promise.all(starting);
     await this.#enforceRequired();
   }
 
   async ready(): Promise<void> {
     await Promise.all(
-      [...this.#connections.values()].map(async (connection) => {
-        const state = connection.status().state;
+      [...this.#records.values()].map(async (record) => {
+        const state = record.status().state;
         if (state === "connecting" || state === "reconnecting") {
-          await connection.ensureConnected().catch(() => {});
+          await record.ensureConnected({}).catch(() => {});
         }
       }),
     );
@@ -113,8 +160,8 @@ class BridgeRuntime implements Bridge {
 
   servers(): ServerStatus[] {
     const configured = this.config.servers.map((definition) => {
-      const connection = this.#connections.get(definition.name);
-      return connection ? connection.status() : notStartedStatus(definition);
+      const record = this.#records.get(definition.name);
+      return record ? record.status() : notStartedStatus(definition);
     });
     // Entries the config could not load are listed too, so every server the user wrote is visible.
     return [...configured, ...this.config.skipped.map(invalidStatus)];
@@ -127,7 +174,10 @@ class BridgeRuntime implements Bridge {
   tools(filter: { server?: string } = {}): ToolEntry[] {
     const definitions =
       filter.server === undefined ? this.#registry.list() : this.#registry.forServer(filter.server);
-    return definitions.map((definition) => this.#entryOf(definition));
+    const own = this.#resourceTools().filter(
+      (d) => filter.server === undefined || filter.server === d.server,
+    );
+    return [...definitions, ...own].map((definition) => this.#entryOf(definition));
   }
 
   /** The tools that best match a task described in words (or a tool's name), best first. */
@@ -143,12 +193,12 @@ class BridgeRuntime implements Bridge {
   }
 
   tool(name: string): ToolEntry | undefined {
-    const definition = this.#registry.get(name);
+    const definition = this.#registry.get(name) ?? this.#resourceTool(name);
     return definition ? this.#entryOf(definition) : undefined;
   }
 
   resolve(name: string): { server: string; tool: string } | undefined {
-    const definition = this.#registry.resolve(name);
+    const definition = this.#registry.resolve(name) ?? this.#resourceTool(name);
     if (definition) return { server: definition.server, tool: definition.tool };
     return this.#splitServerTool(name);
   }
@@ -158,7 +208,7 @@ class BridgeRuntime implements Bridge {
     args: Record<string, unknown> = {},
     options: CallOptions = {},
   ): Promise<ToolResult> {
-    const onError = options.onError ?? this.#options.onError ?? "throw";
+    const onError = options.onError ?? this.#options.onError;
     try {
       return await this.#call(name, args, options);
     } catch (error) {
@@ -178,50 +228,28 @@ class BridgeRuntime implements Bridge {
     return this.#events.on(event, listener);
   }
 
+  /**
+   * Reloads run one after another, so two never replace the same server twice. The queue covers only
+   * the change itself (load, auth setup, swap); waiting for new servers to connect happens outside it.
+   */
   async reload(): Promise<ReloadSummary> {
-    if (this.#closing)
-      throw new McpBridgeError(ErrorCode.BridgeClosed, "The bridge is closed; start a new one.");
-    const next = await loadConfig(loadOptionsOf(this.#options));
-    for (const warning of next.warnings) this.#logger.warn(warning.message, { ...warning });
-    const diff = diffServers(this.config.servers, next.servers);
-    const settingsChanged = JSON.stringify(next.settings) !== JSON.stringify(this.config.settings);
-    this.config = next;
-    if (settingsChanged) {
-      this.#registry = this.#newRegistry();
-      for (const connection of this.#connections.values()) this.#publishTools(connection, connection.tools());
-    }
-    await Promise.all(
-      [...diff.removed, ...diff.changed].map(async (definition) => {
-        const connection = this.#connections.get(definition.name);
-        this.#connections.delete(definition.name);
-        this.#registry.removeServer(definition.name);
-        await connection?.close();
-      }),
-    );
-    const starting: ServerConnection[] = [];
-    for (const definition of [...diff.changed, ...diff.added]) {
-      const connection = await this.#addConnection(definition);
-      if (connection) starting.push(connection);
-    }
-    const pending = Promise.all(starting.map((connection) => connection.start()));
-    if (this.#options.wait !== false) await pending;
-    return {
-      added: diff.added.map((d) => d.name),
-      removed: diff.removed.map((d) => d.name),
-      restarted: diff.changed.map((d) => d.name),
-      unchanged: diff.unchanged.map((d) => d.name),
-    };
+    if (this.#closing) throw closedError();
+    const run = this.#reloads.run(() => this.#reloadOnce());
+    const { summary, starting } = await run;
+    if (this.#options.wait) await starting;
+    return summary;
   }
 
   close(): Promise<void> {
-    if (!this.#closing) {
-      this.#closing = (async () => {
-        this.#watcher?.close();
-        this.#watcher = undefined;
-        await Promise.all([...this.#connections.values()].map((connection) => connection.close()));
-        this.#events.clear();
-      })();
-    }
+    this.#closing ??= (async () => {
+      this.#stopWatching?.();
+      this.#stopWatching = undefined;
+      // A reload under way has either swapped its servers in (they are closed here) or has not
+      // started any yet: it sees the bridge closing, closes its own and rejects with BRIDGE_CLOSED.
+      const records = [...this.#records.values(), ...this.#retiring];
+      await Promise.all(records.map((record) => record.close()));
+      this.#events.clear();
+    })();
     return this.#closing;
   }
 
@@ -231,13 +259,81 @@ class BridgeRuntime implements Bridge {
 
   // --- internals ---
 
+  async #reloadOnce(): Promise<{ summary: ReloadSummary; starting: Promise<unknown> }> {
+    if (this.#closing) throw closedError();
+    const next = await loadConfig(this.#options.load);
+    const plan = planReload(this.config.servers, next.servers);
+    const fresh = await Promise.all(
+      [...plan.restarted, ...plan.added]
+        .filter((definition) => this.#selected(definition))
+        .map((definition) => this.#open(definition, next.settings)),
+    );
+    if (this.#closing) {
+      await Promise.all(fresh.map((record) => record.close()));
+      throw closedError();
+    }
+    // From here on nothing awaits: the swap is atomic for calls and events.
+    for (const warning of next.warnings) this.#logger.warn(warning.message, { ...warning });
+    const settingsChanged = JSON.stringify(next.settings) !== JSON.stringify(this.config.settings);
+    this.config = next;
+    for (const definition of [...plan.refiltered, ...plan.unchanged]) {
+      const record = this.#records.get(definition.name);
+      if (record) record.definition = definition;
+    }
+    if (settingsChanged) {
+      this.#registry = this.#newRegistry();
+      this.#surface.settingsChanged();
+      for (const record of this.#records.values()) this.#publishTools(record);
+    } else {
+      this.#registry.declareServers(next.servers.map((server) => server.name));
+      for (const definition of plan.refiltered) {
+        const record = this.#records.get(definition.name);
+        if (record) this.#publishTools(record);
+      }
+    }
+    for (const definition of plan.removed) {
+      const record = this.#records.get(definition.name);
+      this.#records.delete(definition.name);
+      const removed = this.#registry.forServer(definition.name).map((tool) => tool.name);
+      this.#registry.removeServer(definition.name);
+      this.#events.emit("toolsChanged", { server: definition.name, tools: [], removed });
+      if (record) this.#retire(record);
+    }
+    // A replaced server's last tools stay listed until its new connection lists its own, so a call
+    // made meanwhile finds the new record and waits for it instead of failing with TOOL_NOT_FOUND.
+    // The old process runs until its calls in flight have ended.
+    for (const record of fresh) {
+      const previous = this.#records.get(record.name);
+      this.#install(record);
+      if (previous) this.#retire(previous);
+    }
+    const starting = Promise.all(fresh.map((record) => record.start()));
+    // Old tools are kept only for a replacement that is connecting now (not disabled, lazy or failed).
+    for (const record of fresh) if (!stillConnecting(record.status())) this.#publishTools(record);
+    const kept = new Set([...plan.refiltered, ...plan.unchanged].map((d) => d.name));
+    return {
+      summary: {
+        added: plan.added.map((d) => d.name),
+        removed: plan.removed.map((d) => d.name),
+        restarted: plan.restarted.map((d) => d.name),
+        unchanged: next.servers.filter((d) => kept.has(d.name)).map((d) => d.name),
+      },
+      starting,
+    };
+  }
+
+  #retire(record: ServerRecord): void {
+    this.#retiring.add(record);
+    void record.retire().finally(() => this.#retiring.delete(record));
+  }
+
   #newRegistry(): ToolRegistry {
     const settings = this.config.settings;
     const registry = new ToolRegistry({
       toolNameFormat: settings.toolNameFormat,
       descriptionPrefix: settings.descriptionPrefix,
-      reservedNames: this.#options.reservedToolNames ?? [],
-      ...(this.#options.toolFilter ? { filter: this.#options.toolFilter } : {}),
+      reservedNames: this.#options.reservedToolNames,
+      filter: this.#options.toolFilter,
       logger: this.#logger,
     });
     registry.declareServers(this.config.servers.map((server) => server.name));
@@ -245,53 +341,39 @@ class BridgeRuntime implements Bridge {
   }
 
   #selected(definition: ServerDefinition): boolean {
-    const only = this.#options.only;
-    return only === undefined || only.includes(definition.name);
+    return this.#options.only === undefined || this.#options.only.has(definition.name);
   }
 
-  async #addConnection(definition: ServerDefinition): Promise<ServerConnection | undefined> {
-    if (!this.#selected(definition)) return undefined;
-    const enabled = definition.enabled && this.config.settings.enabled;
-    const secrets = secretsOf(definition);
-    const maxResultChars = definition.maxResultChars ?? this.config.settings.maxResultChars;
-    const auth =
-      enabled && definition.transport !== "stdio"
-        ? await createAuthHandle(definition, { ...this.#options.auth, env: this.#options.env ?? process.env })
-        : undefined;
-    const connection = createConnection(enabled ? definition : { ...definition, enabled: false }, {
-      logger: this.#logger,
-      clientInfo: this.#options.clientInfo ?? PACKAGE_CLIENT_INFO,
-      redact: (text) => redactText(text, secrets),
-      ...(this.#options.env ? { hostEnv: this.#options.env } : {}),
-      ...(auth ? { auth, ...(auth.fetch ? { fetch: auth.fetch } : {}) } : {}),
-      // Keep comfortably more than the result will show, so truncation (not the transport) decides.
-      stringCapBytes: Math.max(1024 * 1024, maxResultChars * 8),
-      configureClient: (client) =>
-        registerElicitation(client, this.#options.onElicitation ?? declineElicitation),
-    });
-    if (auth) {
-      const close = connection.close.bind(connection);
-      connection.close = async () => {
-        await close();
-        await auth.close();
-      };
-    }
-    connection.on("toolsChanged", (tools) => this.#publishTools(connection, tools));
-    connection.on("stateChanged", (status) => this.#events.emit("serverStateChanged", status));
-    this.#connections.set(definition.name, connection);
-    return connection;
+  #open(definition: ServerDefinition, settings: BridgeSettings): Promise<ServerRecord> {
+    return ServerRecord.open(definition, settings, this.#options, (client) =>
+      this.#surface.configureClient(definition, client),
+    );
   }
 
-  #publishTools(connection: ServerConnection, tools: readonly Tool[]): void {
-    if (this.#connections.get(connection.name) !== connection) return;
-    if (tools.length === 0) this.#registry.removeServer(connection.name);
-    else {
-      this.#registry.setServerTools(connection.name, connection.definition.tools, tools);
-    }
-    this.#events.emit("toolsChanged", {
-      server: connection.name,
-      tools: this.tools({ server: connection.name }),
+  /** Makes the record the server's current one and routes its events (a replaced record's are ignored). */
+  #install(record: ServerRecord): void {
+    record.connection?.on("toolsChanged", () => this.#publishTools(record));
+    record.connection?.on("stateChanged", (status) => {
+      if (this.#records.get(record.name) !== record) return;
+      if (record.connection) this.#surface.stateChanged(record.connection, status);
+      // A replacement that failed lists no tools of its own: drop the ones kept from its predecessor.
+      if (status.state === "failed" && this.#registry.forServer(record.name).length > 0) {
+        this.#publishTools(record);
+      }
+      this.#events.emit("serverStateChanged", status);
     });
+    this.#records.set(record.name, record);
+  }
+
+  #publishTools(record: ServerRecord): void {
+    if (this.#records.get(record.name) !== record) return;
+    const tools = record.connection?.tools() ?? [];
+    const before = new Set(this.#registry.forServer(record.name).map((tool) => tool.name));
+    if (tools.length === 0) this.#registry.removeServer(record.name);
+    else this.#registry.setServerTools(record.name, record.definition.tools, tools);
+    const after = this.tools({ server: record.name });
+    for (const tool of after) before.delete(tool.name);
+    this.#events.emit("toolsChanged", { server: record.name, tools: after, removed: [...before] });
   }
 
   #entryOf(definition: ToolDefinition): ToolEntry {
@@ -316,164 +398,88 @@ class BridgeRuntime implements Bridge {
     for (let index = name.indexOf("/"); index !== -1; index = name.indexOf("/", index + 1)) {
       if (index === 0) continue;
       const server = name.slice(0, index);
-      if (this.#connections.has(server)) return { server, tool: name.slice(index + 1) };
+      if (this.#records.has(server)) return { server, tool: name.slice(index + 1) };
     }
     return undefined;
   }
 
   async #call(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolResult> {
-    if (this.#closing)
-      throw new McpBridgeError(ErrorCode.BridgeClosed, "The bridge is closed; start a new one.");
-    let definition = this.#registry.resolve(name);
-    if (!definition) {
-      const target = this.#splitServerTool(name);
-      const connection = target && this.#connections.get(target.server);
-      if (connection && target) {
-        await connection.ensureConnected({
-          ...(options.signal ? { signal: options.signal } : {}),
-          ...(options.timeout === undefined ? {} : { timeoutMs: options.timeout }),
-        });
-        definition = this.#registry.resolve(name);
-      }
-      if (!definition) throw this.#unknownTool(name, target);
+    if (this.#closing) throw closedError();
+    const own = this.#resourceTool(name);
+    if (own) {
+      return callResourceTool(this.#surface.resources, own.tool, args, {
+        ...options,
+        maxResultChars: options.maxResultChars ?? this.config.settings.maxResultChars,
+      });
     }
-    const connection = this.#connections.get(definition.server);
-    if (!connection) throw this.#unknownTool(name, undefined);
-    const server = connection.definition;
-    if (options.validateArguments ?? this.#options.validateArguments) {
-      const issues = validateArguments(definition.inputSchema, args);
-      if (issues.length > 0) {
-        throw new InvalidArgumentsError(
-          `Invalid arguments for tool "${definition.name}" (server "${definition.server}"): ${issues
-            .map((issue) => `${issue.path || "(root)"}: ${issue.message}`)
-            .join("; ")}`,
-          { server: definition.server, tool: definition.tool, issues },
-        );
-      }
-    }
-    const started = performance.now();
-    const timeoutMs = options.timeout ?? server.callTimeoutMs;
+    const definition = this.#registry.resolve(name) ?? (await this.#resolveLate(name, options));
+    const record = this.#records.get(definition.server);
+    if (!record) throw this.#unknownTool(name, undefined);
+    const context = {
+      stats: this.#stats,
+      maxResultChars: this.config.settings.maxResultChars,
+      onError: this.#options.onError,
+      validateArguments: this.#options.validateArguments,
+      results: this.#options.results,
+      callAsTask: this.#surface.callAsTask.bind(this.#surface),
+    };
+    const started = Date.now();
     try {
-      const raw = await connection.callTool(definition.tool, args, {
-        timeoutMs,
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-        ...(options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true } : {}),
-      });
-      const result = toToolResult(raw, {
-        maxResultChars:
-          options.maxResultChars ?? server.maxResultChars ?? this.config.settings.maxResultChars,
-      });
-      this.#stats.record(
-        definition.server,
-        definition.name,
-        performance.now() - started,
-        result.isError ? "error" : "ok",
-      );
-      if (result.isError && (options.onError ?? this.#options.onError ?? "throw") === "throw") {
-        throw new ToolExecutionError(
-          `Tool "${definition.tool}" on server "${definition.server}" reported an error: ${result.text.slice(0, 1000)}`,
-          { server: definition.server, tool: definition.tool, result },
-        );
-      }
-      return result;
+      return await callOnRecord(record, definition, args, options, context);
     } catch (error) {
-      if (!(error instanceof ToolExecutionError && error.result !== undefined)) {
-        const outcome =
-          error instanceof McpBridgeError && error.code === ErrorCode.ToolTimeout ? "timeout" : "error";
-        this.#stats.record(definition.server, definition.name, performance.now() - started, outcome);
-      }
-      throw error;
+      // A call that was still waiting for its server when a reload replaced that server was never
+      // sent (the replaced connection reports itself closed): send it on the new connection instead.
+      const current = this.#records.get(definition.server);
+      const replaced = current !== undefined && current !== record && !this.#closing;
+      if (!(replaced && error instanceof McpBridgeError && error.code === ErrorCode.BridgeClosed))
+        throw error;
+      const timeout = (options.timeout ?? record.definition.callTimeoutMs) - (Date.now() - started);
+      return callOnRecord(current, definition, args, { ...options, timeout: Math.max(1, timeout) }, context);
     }
+  }
+
+  /**
+   * A name the registry does not know (yet): `server/tool` of a server whose tools are not listed
+   * (lazy, idle, failed) connects that server; any other name waits, up to the call's timeout, for the
+   * servers still connecting, since the tool may be one of theirs. Only then is it unknown.
+   */
+  async #resolveLate(name: string, options: CallOptions): Promise<ToolDefinition> {
+    // A reload under way may be adding this tool's server: let it swap its servers in first.
+    if (await this.#reloads.settled(options.timeout ?? this.config.settings.callTimeoutMs, options.signal)) {
+      const definition = this.#registry.resolve(name);
+      if (definition) return definition;
+    }
+    const target = this.#splitServerTool(name);
+    const record = target && this.#records.get(target.server);
+    const wait = (candidate: ServerRecord) =>
+      candidate
+        .ensureConnected({
+          signal: options.signal,
+          timeoutMs: options.timeout ?? candidate.definition.callTimeoutMs,
+        })
+        .then(() => this.#registry.resolve(name));
+    if (record) await wait(record);
+    else {
+      // The first server that brings the tool ends the wait; the others keep connecting on their own.
+      const connecting = [...this.#records.values()].filter((r) => stillConnecting(r.status()));
+      await firstFound(connecting.map(wait));
+    }
+    if (this.#closing) throw closedError();
+    const definition = this.#registry.resolve(name);
+    if (!definition) throw this.#unknownTool(name, target);
+    return definition;
   }
 
   #unknownTool(name: string, target: { server: string; tool: string } | undefined): McpBridgeError {
-    if (target) {
-      const status = this.#connections.get(target.server)?.status();
-      if (status && status.state !== "connected") {
-        return new ServerConnectionError(
-          ErrorCode.ServerUnavailable,
-          `Tool "${target.tool}" cannot be called: server "${target.server}" is ${status.state}${status.lastError ? ` (${status.lastError.message})` : ""}.`,
-          { server: target.server, tool: target.tool },
-        );
-      }
-      return new ToolNotFoundError(
-        `Server "${target.server}" has no tool "${target.tool}". Run \`mcp-bridge tools --server ${target.server}\` to list its tools.`,
-        { server: target.server, tool: target.tool },
-      );
-    }
-    const known = this.#registry.list().length;
-    return new ToolNotFoundError(
-      `Unknown tool "${name}" (${known} tools registered). Use an exposed name from \`mcp-bridge tools\` or "server/tool".`,
-      { tool: name },
-    );
+    const statuses = [...this.#records.values()].map((record) => record.status());
+    return unknownToolError(name, target, statuses, this.#registry.list().length);
   }
 
   async #enforceRequired(): Promise<void> {
-    if (this.#options.enforceRequired === false) return;
-    const down = this.config.servers.filter(
-      (definition) =>
-        definition.required &&
-        definition.enabled &&
-        this.#connections.get(definition.name)?.status().state === "failed",
-    );
-    if (down.length === 0) return;
-    const reasons = down
-      .map((definition) => {
-        const status = this.#connections.get(definition.name)?.status();
-        return `"${definition.name}": ${status?.lastError?.message ?? "failed"}`;
-      })
-      .join("; ");
+    if (!this.#options.enforceRequired) return;
+    const error = requiredServersError(this.config.servers, (name) => this.#records.get(name)?.status());
+    if (!error) return;
     await this.close();
-    throw new ServerConnectionError(
-      ErrorCode.ServerRequired,
-      `Required server${down.length > 1 ? "s" : ""} could not start: ${reasons}. Fix the server or set required = false.`,
-      { server: down[0]?.name ?? "" },
-    );
+    throw error;
   }
-
-  #watchConfig(): void {
-    const file = this.config.file;
-    if (!this.config.settings.autoReload || !file) return;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      this.#watcher = watch(file, () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => {
-          this.reload().catch((error: unknown) =>
-            this.#logger.error("Reloading the config failed; keeping the running servers", {
-              error: error instanceof Error ? error.message : String(error),
-            }),
-          );
-        }, 200);
-        timer.unref();
-      });
-      this.#watcher.unref();
-    } catch (error) {
-      this.#logger.warn(`Cannot watch ${file} for changes; autoReload is off`, { error: String(error) });
-    }
-  }
-}
-
-function invalidStatus(entry: SkippedServer): ServerStatus {
-  return {
-    name: entry.name,
-    transport: entry.transport,
-    state: "invalid",
-    toolCount: 0,
-    restarts: 0,
-    lastError: { code: ErrorCode.ConfigInvalid, message: entry.reason },
-    stderrTail: [],
-  };
-}
-
-function notStartedStatus(definition: ServerDefinition): ServerStatus {
-  return {
-    name: definition.name,
-    transport: definition.transport,
-    state: definition.enabled ? "idle" : "disabled",
-    toolCount: 0,
-    restarts: 0,
-    stderrTail: [],
-  };
 }

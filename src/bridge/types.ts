@@ -6,6 +6,8 @@ import type { BridgeStats, FlatParameters, ToolDefinition, ToolFilterCallback } 
 import type { ToolResult } from "../results/types.js";
 import type { ToolSearchOptions } from "../search/index.js";
 import type { Logger } from "../util/logger.js";
+import type { SamplingHandler } from "./sampling.js";
+import type { SurfaceMethods } from "./surface-methods.js";
 
 export interface Progress {
   readonly progress: number;
@@ -23,6 +25,8 @@ export interface CallOptions {
   readonly resetTimeoutOnProgress?: boolean;
   /** Overrides the server's / global max result characters for this call. */
   readonly maxResultChars?: number;
+  /** Also limit the result text in tokens (o200k tokenizer); overrides `results.maxTokens`. */
+  readonly maxResultTokens?: number;
   /** `throw` (default): failures throw a typed McpBridgeError. `result`: failures become an `Error: ...` result. */
   readonly onError?: "throw" | "result";
   /** Check arguments against the tool's inputSchema before sending. */
@@ -77,34 +81,73 @@ export interface BridgeOptions {
    */
   readonly admitProjectServer?: AdmitProjectServer;
   /**
+   * Fulfils servers' `sampling/createMessage` with the host's LLM (see `openAISamplingHandler`). Without
+   * it the sampling capability is not declared. Only servers allowed in the config (`sampling: true`)
+   * may sample; `maxTokens` is capped by the config.
+   */
+  readonly onSampling?: SamplingHandler;
+  /**
+   * Adds two tools, `list_resources` and `read_resource` in the configured name format (e.g.
+   * `mcp_list_resources`), so a model can browse and read every server's resources. Overrides the
+   * `resourceTools` setting; default off.
+   */
+  readonly resourceTools?: boolean;
+  /**
    * Answers VS Code `${input:id}` prompts of the config (see LoadConfigOptions.resolveInput). Default:
    * none, and the entries that use an input are skipped (state `invalid`).
    */
   readonly resolveInput?: ResolveInput;
   /** Fail `start()` when a server marked `required` could not start (default true). */
   readonly enforceRequired?: boolean;
+  /** How large results reach the model (besides each server's `maxResultChars`). */
+  readonly results?: ResultOptions;
+}
+
+export interface ResultOptions {
+  /** Cut result text at this many tokens (counted with a real tokenizer), as well as at the character limit. */
+  readonly maxTokens?: number;
+  /**
+   * `truncate` (default): a result over a limit is cut with a marker. `file`: the whole result is
+   * also written to a file (mode 0600) under `overflowDir`, and the model reads the head plus the
+   * file's path.
+   */
+  readonly overflow?: "truncate" | "file";
+  /** Folder for overflow files (default: `mcp-bridge-results-<uid>` in the system temp folder). */
+  readonly overflowDir?: string;
 }
 
 export interface ReloadSummary {
   readonly added: readonly string[];
   readonly removed: readonly string[];
+  /** Replaced by a new connection (a new process for stdio). */
   readonly restarted: readonly string[];
+  /**
+   * Servers whose connection (and process) kept running; a changed tool filter is one of them: it is
+   * applied to the running server's tools.
+   */
   readonly unchanged: readonly string[];
 }
 
 export interface ToolsChangedEvent {
   readonly server: string;
+  /** The server's tools now (empty when it failed, closed or was removed from the config). */
   readonly tools: readonly ToolEntry[];
+  /** Exposed names of the server's tools that are gone since the previous event. */
+  readonly removed: readonly string[];
 }
 
 export interface BridgeEventMap {
   serverStateChanged: [status: ServerStatus];
   toolsChanged: [event: ToolsChangedEvent];
+  /** A server sent `notifications/resources/list_changed`; `resources()` lists afresh. */
+  resourcesChanged: [event: { readonly server: string }];
+  /** A server sent `notifications/prompts/list_changed`; `prompts()` lists afresh. */
+  promptsChanged: [event: { readonly server: string }];
 }
 
 export type { BridgeStats, LatencyStats } from "../registry/types.js";
 
-export interface Bridge extends AsyncDisposable {
+export interface Bridge extends AsyncDisposable, SurfaceMethods {
   readonly config: ResolvedConfig;
   servers(): ServerStatus[];
   server(name: string): ServerStatus | undefined;
@@ -127,9 +170,14 @@ export interface Bridge extends AsyncDisposable {
 }
 
 export interface ElicitationRequest {
+  /** The asking server's config name. */
   readonly server: string;
+  /** `form`: fill in `requestedSchema`; `url`: open `url` for the user (answer accept, decline or cancel). */
+  readonly mode?: "form" | "url";
   readonly message: string;
   readonly requestedSchema?: Record<string, unknown>;
+  readonly url?: string;
+  readonly elicitationId?: string;
 }
 
 export type ElicitationResponse =

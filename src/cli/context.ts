@@ -8,9 +8,11 @@ import type { LogFields, Logger } from "../util/logger.js";
 import type { GlobalOptions } from "./args.js";
 import { projectConsent } from "./commands/trust.js";
 import { terminalElicitation } from "./elicit.js";
+import { urlElicitation } from "./elicit-url.js";
 import { terminalInputs } from "./input.js";
 import type { CliIO } from "./io.js";
 import { type Style, styleFor } from "./output.js";
+import { stopAsking } from "./prompt.js";
 import { terminalText } from "./terminal.js";
 
 export interface CommandContext {
@@ -99,13 +101,20 @@ export function chooseConfig(context: CommandContext): string | undefined {
 export async function cliBridgeOptions(context: CommandContext): Promise<BridgeOptions> {
   const config = chooseConfig(context);
   const admitProjectServer = await projectConsent(context, config);
-  const onElicitation = terminalElicitation(context.io);
+  // Let go of the terminal: the next reader (an elicitation prompt, chat's own) starts afresh.
+  stopAsking(context.io);
+  // Forms are asked field by field on a terminal; URL requests are printed (and offered to a browser
+  // on a terminal). Without a terminal both are declined.
+  const onElicitation = urlElicitation(
+    context.io,
+    terminalElicitation(context.io) ?? (() => ({ action: "decline" as const })),
+  );
   const resolveInput = terminalInputs(context.io);
   return {
     ...(resolveInput ? { resolveInput } : {}),
     ...(config === undefined ? {} : { config }),
     ...(admitProjectServer ? { admitProjectServer } : {}),
-    ...(onElicitation ? { onElicitation } : {}),
+    onElicitation,
     cwd: context.io.cwd,
     env: context.io.env,
     logger: context.logger,
@@ -119,7 +128,12 @@ export async function openBridge(
   context: CommandContext,
   extra: Partial<BridgeOptions> = {},
 ): Promise<Bridge> {
-  const bridge = await startBridge({ ...(await cliBridgeOptions(context)), ...extra });
+  return startWithProgress(context, { ...(await cliBridgeOptions(context)), ...extra });
+}
+
+/** Starts the bridge with options already made by `cliBridgeOptions`, showing live progress. */
+export async function startWithProgress(context: CommandContext, options: BridgeOptions): Promise<Bridge> {
+  const bridge = await startBridge(options);
   const abort = () => void bridge.close();
   context.io.signal?.addEventListener("abort", abort, { once: true });
   const stop = showProgress(context, bridge);

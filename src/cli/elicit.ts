@@ -1,6 +1,6 @@
 import type { ElicitationHandler, ElicitationResponse } from "../bridge/types.js";
 import type { CliIO } from "./io.js";
-import { ask, canAsk, clean, confirm } from "./prompt.js";
+import { ask, canAsk, clean } from "./prompt.js";
 
 interface FieldSchema {
   readonly type?: string;
@@ -9,16 +9,22 @@ interface FieldSchema {
   readonly enum?: readonly unknown[];
 }
 
+/** Asks one question and resolves with the answer line (undefined when input ended). */
+export type AskLine = (question: string) => Promise<string | undefined>;
+
 /**
  * Answers a server's `elicitation/create` by asking the person at the terminal, field by field. The
  * server's own defaults are never filled in for them. Without a terminal there is nobody to ask:
- * undefined, so the bridge's default declines.
+ * undefined, so the bridge's default declines. A command that already reads the terminal (chat)
+ * passes its own `askLine`, so two readers never compete for the same keystrokes.
  */
-export function terminalElicitation(io: CliIO): ElicitationHandler | undefined {
-  if (!canAsk(io)) return undefined;
+export function terminalElicitation(io: CliIO, askLine?: AskLine): ElicitationHandler | undefined {
+  if (!askLine && !canAsk(io)) return undefined;
+  const question: AskLine = askLine ?? ((text) => ask(io, text));
   return async (request): Promise<ElicitationResponse> => {
     io.stderr.write(`\nServer "${clean(request.server)}" asks: ${clean(request.message)}\n`);
-    if (!(await confirm(io, "Answer it? [y/N] "))) return { action: "decline" };
+    const answerIt = (await question("Answer it? [y/N] ")) ?? "";
+    if (!/^\s*y(es)?\s*$/i.test(answerIt)) return { action: "decline" };
     const schema = request.requestedSchema ?? {};
     const properties = (schema.properties ?? {}) as Record<string, FieldSchema>;
     const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
@@ -28,8 +34,7 @@ export function terminalElicitation(io: CliIO): ElicitationHandler | undefined {
       const kind = field.type === "boolean" ? " (y/n)" : choices;
       const optional = required.has(name) ? "" : " (optional, Enter to skip)";
       const about = field.description ? ` - ${field.description}` : "";
-      const answer = await ask(
-        io,
+      const answer = await question(
         `  ${clean(field.title ?? name)}${clean(about)}${clean(kind)}${optional}: `,
       );
       if (answer === undefined) return { action: "cancel" };

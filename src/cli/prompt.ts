@@ -18,6 +18,9 @@ interface LineReader {
   readonly reader: Interface;
 }
 
+/** Answers typed ahead beyond this many are dropped: nothing read from a terminal grows without bound. */
+const MAX_QUEUED_LINES = 64;
+
 // One reader per input stream: answers typed ahead (or piped in tests) are kept for the next question.
 const readers = new WeakMap<NodeJS.ReadableStream, LineReader>();
 
@@ -29,7 +32,7 @@ function readerFor(input: NodeJS.ReadableStream): LineReader {
   reader.on("line", (line) => {
     const next = created.waiting.shift();
     if (next) next(line);
-    else created.lines.push(line);
+    else if (created.lines.length < MAX_QUEUED_LINES) created.lines.push(line);
   });
   reader.on("close", () => {
     created.closed = true;

@@ -23,27 +23,30 @@ export function terminalText(text: string): string {
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching escape sequences is the point.
 const ALLOWED_CSI = /^\u001b\[[0-9;]*[mKABCDG]|^\u001b\[0?J/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching escape sequences is the point.
 const ANY_ESCAPE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching escape sequences is the point.
   /^\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[PX^_][^\u001b]*(?:\u001b\\)?|[@-Z\\-_]|.)?/s;
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point.
+const STRAY_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
 
 export function filterTerminalOutput(text: string): string {
   let out = "";
   let i = 0;
   while (i < text.length) {
-    const escape = text.indexOf("\u001b", i);
-    const end = escape === -1 ? text.length : escape;
-    out += text.slice(i, end).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g, "");
-    if (escape === -1) break;
-    const rest = text.slice(escape, escape + 4096);
+    const at = text.indexOf("\u001b", i);
+    const end = at === -1 ? text.length : at;
+    out += text.slice(i, end).replace(STRAY_CONTROL, "");
+    if (at === -1) break;
+    const rest = text.slice(at, at + 4096);
     const allowed = ALLOWED_CSI.exec(rest);
     if (allowed) {
       out += allowed[0];
-      i = escape + allowed[0].length;
+      i = at + allowed[0].length;
       continue;
     }
     const skipped = ANY_ESCAPE.exec(rest);
-    i = escape + Math.max(1, skipped?.[0].length ?? 1);
+    i = at + Math.max(1, skipped?.[0].length ?? 1);
   }
   return out;
 }

@@ -20,3 +20,22 @@ export const DEFAULT_RESTART_POLICY: RestartPolicy = {
   maxDelayMs: 30_000,
   stablePeriodMs: 10_000,
 };
+
+/** Library options of `startBridge` that are plain values (see bridge/options.ts for the rest). */
+export const DEFAULT_BRIDGE_OPTIONS = {
+  /** `start()` resolves once every enabled server is connected or failed. */
+  wait: true,
+  onError: "throw",
+  validateArguments: false,
+  enforceRequired: true,
+  reservedToolNames: [],
+} as const;
+
+/**
+ * Bytes kept of each string of an oversized stdio message: comfortably more than a result will show
+ * (8 bytes per result character, at least 1 MiB), so truncation, not the transport, decides what is cut.
+ */
+export const STRING_CAP = { minBytes: 1024 * 1024, bytesPerResultChar: 8 } as const;
+
+/** Quiet period after a change of the watched config file before `autoReload` reloads it. */
+export const AUTO_RELOAD_DEBOUNCE_MS = 200;

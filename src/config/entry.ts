@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { parseDuration } from "../util/duration.js";
 import { didYouMean } from "../util/suggest.js";
+import { parseClientFeatures } from "./client-features.js";
 import { DEFAULT_RESTART_POLICY } from "./defaults.js";
 import { parseDotenv } from "./dotenv.js";
 import { expand } from "./env.js";
@@ -136,6 +137,12 @@ export function normalizeEntry(
     ...(maxResultChars === undefined ? {} : { maxResultChars }),
     ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
     ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
+    ...parseClientFeatures(
+      (...keys) => lookup(raw, keys),
+      (field, message) => {
+        throw new EntryProblem(field, message);
+      },
+    ),
     ...(context.file ? { source: { file: context.file, format: context.format } } : {}),
     [VALUES_FROM_ENV]: reader.fromEnv,
   };

@@ -2,7 +2,7 @@ import * as z from "zod";
 import { parseDuration } from "../util/duration.js";
 import { IMPORT_SOURCES, type ImportSourceName } from "./model.js";
 import { EntryProblem } from "./problem.js";
-import { durationSchema, STRUCTURED } from "./structured.js";
+import { CLIENT_FEATURES, durationSchema, STRUCTURED } from "./structured.js";
 
 export { STRUCTURED } from "./structured.js";
 
@@ -185,6 +185,13 @@ export const SERVER_FIELDS = {
 
 /** Global settings (JSON `"settings"`, TOML `[mcp]`). */
 export const SETTINGS_FIELDS = {
+  resourceTools: field({
+    name: "resourceTools",
+    aliases: ["resource_tools"],
+    kind: "boolean",
+    default: "false",
+    doc: "offer the model `list_resources` and `read_resource` tools (named by `toolNameFormat`)",
+  }),
   enabled: field({
     name: "enabled",
     aliases: [],
@@ -271,7 +278,13 @@ export const SERVER_KEYS: ReadonlySet<string> = new Set([
   ...Object.values(STRUCTURED).flatMap((entry): readonly string[] => entry.keys),
 ]);
 
-export const SETTINGS_KEYS: ReadonlySet<string> = new Set(keysOf(SETTINGS_FIELDS));
+/** Settings with structure: the global roots and sampling policy. */
+export const SETTINGS_STRUCTURED = { roots: CLIENT_FEATURES.roots, sampling: CLIENT_FEATURES.sampling };
+
+export const SETTINGS_KEYS: ReadonlySet<string> = new Set([
+  ...keysOf(SETTINGS_FIELDS),
+  ...Object.values(SETTINGS_STRUCTURED).flatMap((entry) => entry.keys),
+]);
 
 /** The one alias lookup: the first spelling present in `raw`. */
 export function lookup(raw: Raw, keys: readonly string[]): { key: string; value: unknown } | undefined {

@@ -4,6 +4,10 @@
  * (`normalize.ts`); nothing downstream reads raw config.
  */
 
+import type { SamplingPolicy, ServerLogLevel } from "./client-features.js";
+
+export type { SamplingPolicy, ServerLogLevel } from "./client-features.js";
+
 export type TransportKind = "stdio" | "http" | "sse";
 
 export interface RestartPolicy {
@@ -99,6 +103,12 @@ interface ServerDefinitionBase {
   readonly negotiation: "legacy" | "auto" | { readonly pin: string };
   readonly source?: ConfigSource;
   readonly [VALUES_FROM_ENV]?: readonly EnvValue[];
+  /** `logging/setLevel` sent after connecting; undefined leaves the server's default. */
+  readonly logLevel?: ServerLogLevel;
+  /** Roots shown to this server; undefined means the global roots. */
+  readonly roots?: readonly string[];
+  /** Whether this server may sample and with what cap; undefined means not allowed. */
+  readonly sampling?: SamplingPolicy;
 }
 
 /**
@@ -156,6 +166,12 @@ export interface BridgeSettings {
   readonly autoReload: boolean;
   /** Other hosts' config files to import servers from (opt-in). */
   readonly imports: readonly ImportSourceName[];
+  /** Roots shown to every server without its own; undefined means the config file's folder. */
+  readonly roots?: readonly string[];
+  /** Expose the `list_resources` / `read_resource` tools to the model (default false). */
+  readonly resourceTools?: boolean;
+  /** Global sampling switch and default token cap (each server must still be allowed on its own). */
+  readonly sampling?: SamplingPolicy;
 }
 
 /** The hosts whose config files can be imported (`imports`, `config import --from`). */

@@ -1,5 +1,12 @@
 import * as z from "zod";
-import { type FieldSpec, READERS, SERVER_FIELDS, SETTINGS_FIELDS, STRUCTURED } from "./fields.js";
+import {
+  type FieldSpec,
+  READERS,
+  SERVER_FIELDS,
+  SETTINGS_FIELDS,
+  SETTINGS_STRUCTURED,
+  STRUCTURED,
+} from "./fields.js";
 
 /**
  * The raw shapes of a config file, for editors and `mcp-bridge config schema`, generated from the
@@ -18,9 +25,11 @@ function shapeOf(fields: Record<string, FieldSpec>): Record<string, z.ZodType> {
   return shape;
 }
 
-function structuredShape(): Record<string, z.ZodType> {
+function structuredShape(
+  table: Record<string, { keys: readonly string[]; schema: () => z.ZodType; doc: string }> = STRUCTURED,
+): Record<string, z.ZodType> {
   const shape: Record<string, z.ZodType> = {};
-  for (const entry of Object.values(STRUCTURED)) {
+  for (const entry of Object.values(table)) {
     for (const key of entry.keys) shape[key] = entry.schema().optional().describe(entry.doc);
   }
   return shape;
@@ -30,7 +39,10 @@ export const rawServerSchema = z
   .object({ ...structuredShape(), ...shapeOf(SERVER_FIELDS) })
   .describe("One MCP server");
 
-export const settingsSchema = z.object(shapeOf(SETTINGS_FIELDS));
+export const settingsSchema = z.object({
+  ...shapeOf(SETTINGS_FIELDS),
+  ...structuredShape(SETTINGS_STRUCTURED),
+});
 
 export const configFileSchema = z
   .object({

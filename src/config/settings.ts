@@ -1,5 +1,6 @@
 import { didYouMean } from "../util/suggest.js";
-import { type FieldSpec, type Raw, readField, SETTINGS_FIELDS, SETTINGS_KEYS } from "./fields.js";
+import { parseClientFeatures } from "./client-features.js";
+import { type FieldSpec, lookup, type Raw, readField, SETTINGS_FIELDS, SETTINGS_KEYS } from "./fields.js";
 import type { BridgeSettings, ConfigWarning } from "./model.js";
 import { EntryProblem } from "./problem.js";
 
@@ -61,6 +62,16 @@ export function normalizeSettings(
   read<BridgeSettings["imports"]>(f.imports, (v) => {
     settings.imports = v;
   });
+  read<boolean>(f.resourceTools, (v) => {
+    settings.resourceTools = v;
+  });
+  const features = parseClientFeatures(
+    (...keys) => lookup(raw, keys),
+    (field, message) =>
+      warnings.push({ kind: "other", field, message: `Setting ${message}; using the default`, ...where }),
+  );
+  if (features.roots) settings.roots = features.roots;
+  if (features.sampling) settings.sampling = features.sampling;
   for (const key of Object.keys(raw)) {
     if (SETTINGS_KEYS.has(key) || ignore.includes(key)) continue;
     warnings.push({

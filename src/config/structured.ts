@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { LOG_LEVELS } from "./client-features.js";
 
 export const durationSchema = () =>
   z
@@ -21,6 +22,32 @@ const transportNames = [
   "streamableHttp",
   "streamable_http",
 ] as const;
+
+/**
+ * The client side of MCP (what a server may ask of us), read by `parseClientFeatures`; `roots` and
+ * `sampling` are global settings too.
+ */
+export const CLIENT_FEATURES = {
+  logLevel: {
+    keys: ["logLevel", "log_level"],
+    schema: () => z.enum(LOG_LEVELS),
+    doc: "`logging/setLevel` sent after connecting; the server's log messages go to the host's logger",
+  },
+  roots: {
+    keys: ["roots"],
+    schema: () => z.array(z.string()).describe("Folder paths or file: URIs"),
+    doc: "folders shown to the server as roots (default: the global `roots`, else the config file's folder)",
+  },
+  sampling: {
+    keys: ["sampling"],
+    schema: () =>
+      z.union([
+        z.boolean(),
+        z.object({ enabled: z.boolean().optional(), maxTokens: z.number().int().positive().optional() }),
+      ]),
+    doc: "`true` or `{ enabled, maxTokens }`: the server may ask the host's LLM for completions (default: not allowed)",
+  },
+} satisfies Record<string, StructuredKey>;
 
 /**
  * Server keys with structure, read by the named functions of entry.ts and oauth.ts. Listed here so
@@ -117,6 +144,7 @@ export const STRUCTURED = {
     doc: "`{ enabled, maxAttempts, initialDelay, maxDelay, stablePeriod }`: reconnect with exponential backoff and jitter (default on, 5 attempts, 250 ms to 30 s); a restart counts as recovered only after staying up `stablePeriod` (10 s), so a server that dies after every handshake ends `failed`; `false` turns it off",
   },
   oauth: { keys: ["oauth"], schema: () => oauthSchema(), doc: "OAuth client settings (see OAuth below)" },
+  ...CLIENT_FEATURES,
 } as const satisfies Record<string, StructuredKey>;
 
 function oauthSchema(): z.ZodType {

@@ -35,6 +35,7 @@ import { backoffDelay } from "../util/backoff.js";
 import { TypedEmitter } from "../util/events.js";
 import type { Logger } from "../util/logger.js";
 import { RingBuffer } from "../util/ring.js";
+import { safeJsonSchemaValidator } from "../util/schema-engine.js";
 import { Semaphore } from "../util/semaphore.js";
 import { canTransition } from "./state.js";
 import type { ServerState, ServerStatus } from "./status.js";
@@ -415,6 +416,8 @@ class Connection implements ServerConnection {
     const client = new Client(
       { name: this.#options.clientInfo.name, version: this.#options.clientInfo.version },
       {
+        // Server schemas are untrusted: the SDK's outputSchema checks run on the RE2-backed engines.
+        jsonSchemaValidator: safeJsonSchemaValidator,
         versionNegotiation: { mode: negotiation },
         listMaxPages: MAX_LIST_PAGES,
         listChanged: {

@@ -2,6 +2,7 @@ import type { Tool } from "@modelcontextprotocol/client";
 import type { ToolFilter } from "../config/model.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { matchesToolFilter } from "./filter.js";
+import { boundedSchema, cutDescription } from "./limits.js";
 import { baseToolName, MAX_TOOL_NAME_LENGTH, NAME_HASH_LENGTH, suffixedName } from "./naming.js";
 import type { JsonSchema, ToolDefinition, ToolFilterCallback } from "./types.js";
 
@@ -204,11 +205,12 @@ export class ToolRegistry {
       name,
       server,
       tool: tool.name,
-      description: `${prefix}${description}`,
-      inputSchema: tool.inputSchema as JsonSchema,
+      description: cutDescription(`${prefix}${description}`),
+      inputSchema: boundedSchema(tool.inputSchema as JsonSchema),
       ...(tool.title === undefined ? {} : { title: tool.title }),
       ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema as JsonSchema }),
       ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+      ...(Array.isArray(tool.icons) ? { icons: tool.icons } : {}),
     };
   }
 }
@@ -230,7 +232,7 @@ function toolProblem(raw: unknown): string | undefined {
 function sameDefinition(old: ToolDefinition, fresh: ToolDefinition): boolean {
   if (old.name !== fresh.name || old.description !== fresh.description || old.title !== fresh.title)
     return false;
-  return (["inputSchema", "outputSchema", "annotations"] as const).every(
+  return (["inputSchema", "outputSchema", "annotations", "icons"] as const).every(
     (field) => old[field] === fresh[field] || JSON.stringify(old[field]) === JSON.stringify(fresh[field]),
   );
 }

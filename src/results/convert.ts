@@ -1,10 +1,19 @@
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/client";
 import { ErrorCode, McpBridgeError } from "../errors.js";
-import { truncateText } from "./truncate.js";
+import type { Tokenizer } from "../util/tokens.js";
+import { truncateText, truncationMarker } from "./truncate.js";
 import type { ToolResult } from "./types.js";
 
 export interface ConvertOptions {
   readonly maxResultChars: number;
+  /** Also a limit in tokens (needs `tokenizer`). */
+  readonly maxResultTokens?: number;
+  readonly tokenizer?: Tokenizer;
+  /**
+   * Called with the whole text when it is over a limit; returns a line to add to what the model
+   * reads (where the whole result was put). The line counts against the limits.
+   */
+  readonly overflow?: (full: string) => string | undefined;
 }
 
 /** Turns an MCP tool result into text an LLM can read, keeping the original blocks beside it. */
@@ -24,7 +33,7 @@ export function toToolResult(result: CallToolResult, options: ConvertOptions): T
   if (isError && parts.every((part) => part.trim() === ""))
     parts.push("Error: the tool failed without a message.");
   const full = parts.join("\n");
-  const { text, droppedChars } = truncateText(full, options.maxResultChars);
+  const { text, droppedChars } = limitText(full, options);
   return {
     text,
     content,
@@ -34,8 +43,35 @@ export function toToolResult(result: CallToolResult, options: ConvertOptions): T
   };
 }
 
+/** The text within the character and token limits, with the overflow line when it was cut. */
+function limitText(full: string, options: ConvertOptions): { text: string; droppedChars: number } {
+  const { maxResultTokens: maxTokens, tokenizer } = options;
+  const overTokens =
+    maxTokens !== undefined &&
+    tokenizer !== undefined &&
+    full.length > maxTokens &&
+    tokenizer.count(full) > maxTokens;
+  if (!overTokens && (options.maxResultChars <= 0 || full.length <= options.maxResultChars)) {
+    return { text: full, droppedChars: 0 };
+  }
+  const note = options.overflow?.(full);
+  const suffix = note ? `\n${note}` : "";
+  let maxChars =
+    options.maxResultChars > 0 ? Math.max(0, options.maxResultChars - suffix.length) : full.length;
+  if (overTokens && maxTokens !== undefined && tokenizer !== undefined) {
+    // The marker and note take tokens too: leave room for them, then cut at a token boundary.
+    const reserve = tokenizer.count(`${truncationMarker(full.length)}${suffix}`);
+    maxChars = Math.min(
+      maxChars,
+      tokenizer.prefix(full, Math.max(0, maxTokens - reserve)).length + truncationMarker(full.length).length,
+    );
+  }
+  const cut = truncateText(full, maxChars);
+  return { text: cut.text + suffix, droppedChars: cut.droppedChars };
+}
+
 /** One block's contribution to the text. Servers send odd things: nothing here may throw. */
-function blockText(raw: ContentBlock): string | undefined {
+export function blockText(raw: ContentBlock): string | undefined {
   if (!raw || typeof raw !== "object") return `[${raw === null ? "null" : typeof raw} content]`;
   const block = raw as ContentBlock & Record<string, unknown>;
   switch (block.type) {
@@ -71,12 +107,12 @@ function mediaDescription(mimeType: unknown, data: unknown): string {
 }
 
 /** Decoded size from the base64 length, without decoding a possibly large payload. */
-function base64Bytes(data: string): number {
+export function base64Bytes(data: string): number {
   const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
   return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
 }
 
-function formatBytes(bytes: number): string {
+export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;

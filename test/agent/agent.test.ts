@@ -177,7 +177,14 @@ describe("agent: progress, cancellation, limits", () => {
       (body) => ({ text: JSON.stringify(body).includes("declined") ? "ok, not run" : "ran anyway" }),
     ]);
     const asked: string[] = [];
-    const agent = new Agent({ bridge, provider, approve: (call) => (asked.push(call.name), false) });
+    const agent = new Agent({
+      bridge,
+      provider,
+      approve: (call) => {
+        asked.push(call.name);
+        return false;
+      },
+    });
     expect((await agent.run("add")).text).toBe("ok, not run");
     expect(asked).toEqual(["mcp_calc_add"]);
   });

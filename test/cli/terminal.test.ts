@@ -60,7 +60,13 @@ describe("terminal text", () => {
   it("guardTerminal filters writes to a terminal and leaves pipes byte for byte", () => {
     const written: string[] = [];
     const sink = (isTTY: boolean) =>
-      ({ isTTY, write: (chunk: string) => (written.push(chunk), true) }) as unknown as NodeJS.WriteStream;
+      ({
+        isTTY,
+        write: (chunk: string) => {
+          written.push(chunk);
+          return true;
+        },
+      }) as unknown as NodeJS.WriteStream;
     guardTerminal(sink(true)).write(`a${NASTY}`);
     guardTerminal(sink(false)).write(`a${NASTY}`);
     expect(written).toEqual(["a\rSPOOF", `a${NASTY}`]);

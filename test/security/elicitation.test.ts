@@ -2,6 +2,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
+import { terminalElicitation } from "../../src/cli/elicit.js";
 import type { CliIO } from "../../src/cli/io.js";
 import { runCli as runCliInProcess } from "../../src/cli/main.js";
 import { startBridge } from "../../src/index.js";
@@ -86,4 +87,28 @@ describe("elicitation in the CLI", () => {
     const empty = await onTerminal("y\n\n");
     expect(JSON.parse(empty.out)).toEqual({ action: "decline" });
   }, 30_000);
+});
+
+describe("terminal elicitation through a command's own reader", () => {
+  it("asks through the given function (chat's prompt), never through stdin, and converts answers", async () => {
+    const asked: string[] = [];
+    const answers = ["y", "42", "yes"];
+    const stderr = new PassThrough();
+    const io: CliIO = { stdout: new PassThrough(), stderr, env: {}, cwd: "/" };
+    const handler = terminalElicitation(io, async (question) => {
+      asked.push(question);
+      return answers.shift();
+    });
+    const answer = await handler?.({
+      server: "s",
+      message: "How many?",
+      requestedSchema: {
+        type: "object",
+        properties: { count: { type: "integer", default: 7 }, sure: { type: "boolean" } },
+        required: ["count"],
+      },
+    });
+    expect(answer).toEqual({ action: "accept", content: { count: 42, sure: true } });
+    expect(asked).toHaveLength(3);
+  });
 });

@@ -168,6 +168,30 @@ describe("the CLI asks before starting a project's servers", () => {
     }
   });
 
+  it("no command reads the host variables an unapproved server refers to", async () => {
+    writeJson(join(home, ".mcp.json"), { mcpServers: { evil: markerServer(join(home, "ran.txt")) } });
+    for (const args of [["call", "evil/x"], ["call", "mcp_evil_x"], ["tools"], ["status"]]) {
+      const read = new Set<string>();
+      const env = new Proxy(
+        { HOME: home, XDG_CONFIG_HOME: join(home, ".config"), HOST_TOKEN: HOST_SECRET } as Record<
+          string,
+          string | undefined
+        >,
+        {
+          get(target, key) {
+            if (typeof key === "string") read.add(key);
+            return target[key as string];
+          },
+        },
+      );
+      const sink = new PassThrough();
+      sink.resume();
+      const code = await runCliInProcess(args, { stdout: sink, stderr: sink, env, cwd: home });
+      expect(code, args.join(" ")).toBe(2);
+      expect([...read], args.join(" ")).not.toContain("HOST_TOKEN");
+    }
+  });
+
   it("--trust-project and MCP_BRIDGE_TRUST_PROJECT start them for one run without remembering", async () => {
     writeJson(join(home, "mcp.json"), { mcpServers: { calc: stdioEntry("normal") } });
     const env = cliEnv(home);
@@ -223,7 +247,8 @@ describe("the CLI asks before starting a project's servers", () => {
 describe("on a terminal the CLI asks and remembers the answer", () => {
   const terminal = (answer: string) => {
     const stdin = Object.assign(new PassThrough(), { isTTY: true });
-    stdin.end(`${answer}\n`);
+    // Written but not ended: a terminal stays open, so a reader left attached would show.
+    stdin.write(`${answer}\n`);
     let err = "";
     let out = "";
     const stderr = Object.assign(new PassThrough(), { isTTY: true });
@@ -241,7 +266,7 @@ describe("on a terminal the CLI asks and remembers the answer", () => {
       env: { HOME: home, XDG_CONFIG_HOME: join(home, ".config"), PATH: process.env.PATH, NO_COLOR: "1" },
       cwd: home,
     };
-    return { io, output: () => ({ out, err }) };
+    return { io, stdin, output: () => ({ out, err }) };
   };
 
   it("'n' leaves the servers out; 'y' approves, starts them and is not asked again", async () => {
@@ -254,6 +279,8 @@ describe("on a terminal the CLI asks and remembers the answer", () => {
     const yes = terminal("y");
     expect(await runCliInProcess(["call", "calc/add", "a=4", "b=4"], yes.io)).toBe(0);
     expect(yes.output().out.trim()).toBe("8");
+    // The consent prompt let go of the terminal: nothing else (chat, an elicitation) competes with it.
+    expect(yes.stdin.listenerCount("data")).toBe(0);
 
     const again = terminal("n");
     expect(await runCliInProcess(["call", "calc/add", "a=1", "b=4"], again.io)).toBe(0);

@@ -38,7 +38,10 @@ export class ChatView {
   }
 
   line(text = ""): void {
-    if (this.#side) return this.#side.line(text);
+    if (this.#side) {
+      this.#side.line(text);
+      return;
+    }
     this.#endText();
     this.#out.write(`${text}\n`);
   }
@@ -52,7 +55,10 @@ export class ChatView {
   }
 
   event(event: AgentEvent): void {
-    if (this.#side && event.type !== "text") return this.#side.event(event);
+    if (this.#side && event.type !== "text") {
+      this.#side.event(event);
+      return;
+    }
     switch (event.type) {
       case "text": {
         const text = terminalText(event.text);

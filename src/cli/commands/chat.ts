@@ -1,12 +1,13 @@
 import { createInterface, type Interface } from "node:readline";
 import { providerFromEnvironment } from "../../agent/select.js";
 import { startBridge } from "../../bridge/bridge.js";
-import type { Bridge } from "../../bridge/types.js";
+import type { Bridge, ElicitationHandler } from "../../bridge/types.js";
 import type { ServerStatus } from "../../connection/status.js";
 import { usageError } from "../args.js";
 import { ChatSession, type ChatSession as Session } from "../chat/session.js";
 import { ChatView } from "../chat/view.js";
 import { type CommandContext, cliBridgeOptions } from "../context.js";
+import { type AskLine, terminalElicitation } from "../elicit.js";
 import { writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
 
@@ -30,7 +31,14 @@ export async function chatCommand(context: CommandContext): Promise<number> {
     io.env,
   );
   const question = str("print");
-  const bridge = await startBridge(await cliBridgeOptions(context));
+  // Server questions (elicitation) go through the chat's own line reader once it exists; until then,
+  // and in -p mode, nobody is at the prompt and they are declined.
+  let askLine: AskLine | undefined;
+  const bridge = await startBridge({
+    ...(await cliBridgeOptions(context)),
+    onElicitation: (request) =>
+      askLine ? (terminalElicitation(io, askLine) as ElicitationHandler)(request) : { action: "decline" },
+  });
   const closing = () => void bridge.close();
   io.signal?.addEventListener("abort", closing, { once: true });
   const view = new ChatView(
@@ -45,7 +53,9 @@ export async function chatCommand(context: CommandContext): Promise<number> {
   );
   try {
     if (question !== undefined) return await printMode(context, bridge, provider, question);
-    return await interactive(context, bridge, view, provider);
+    return await interactive(context, bridge, view, provider, (ask) => {
+      askLine = ask;
+    });
   } finally {
     io.signal?.removeEventListener("abort", closing);
     await bridge.close();
@@ -101,6 +111,7 @@ async function interactive(
   bridge: Bridge,
   view: ChatView,
   provider: ReturnType<typeof providerFromEnvironment>,
+  shareAsk: (ask: AskLine) => void,
 ): Promise<number> {
   const { io, style } = context;
   const input = io.stdin;
@@ -110,6 +121,7 @@ async function interactive(
   let running: AbortController | undefined;
   let lastInterrupt = 0;
   const ask = (question: string) => new Promise<string>((answer) => rl.question(question, answer));
+  if (tty) shareAsk(ask);
   const session: Session = new ChatSession({
     bridge,
     provider,

@@ -1,0 +1,111 @@
+import type { CallToolResult } from "@modelcontextprotocol/client";
+import type { ServerConnection } from "../connection/connection.js";
+import { ErrorCode, InvalidArgumentsError, McpBridgeError, ToolExecutionError } from "../errors.js";
+import type { CallStats } from "../registry/stats.js";
+import type { ToolDefinition } from "../registry/types.js";
+import { validateArguments } from "../registry/validate.js";
+import { toToolResult } from "../results/convert.js";
+import { writeOverflow } from "../results/overflow.js";
+import type { ToolResult } from "../results/types.js";
+import { loadTokenizer } from "../util/tokens.js";
+import type { ServerRecord } from "./server-record.js";
+import type { TaskCallOptions } from "./tasks.js";
+import type { CallOptions, ResultOptions } from "./types.js";
+
+export interface CallContext {
+  readonly stats: CallStats;
+  /** The global cap on result text, for servers without their own. */
+  readonly maxResultChars: number;
+  readonly onError: "throw" | "result";
+  readonly validateArguments: boolean;
+  readonly results: ResultOptions;
+  /** Runs the call as a task when the tool needs one (see surface.ts); undefined for an ordinary tool. */
+  readonly callAsTask?: (
+    connection: ServerConnection,
+    args: Record<string, unknown> | undefined,
+    options: TaskCallOptions,
+  ) => Promise<CallToolResult> | undefined;
+}
+
+/** One call of a resolved tool on its server: argument check, the call, result conversion and stats. */
+export async function callOnRecord(
+  record: ServerRecord,
+  definition: ToolDefinition,
+  args: Record<string, unknown>,
+  options: CallOptions,
+  context: CallContext,
+): Promise<ToolResult> {
+  const server = record.definition;
+  if (options.validateArguments ?? context.validateArguments) {
+    const issues = validateArguments(definition.inputSchema, args);
+    if (issues.length > 0) {
+      throw new InvalidArgumentsError(
+        `Invalid arguments for tool "${definition.name}" (server "${definition.server}"): ${issues
+          .map((issue) => `${issue.path || "(root)"}: ${issue.message}`)
+          .join("; ")}`,
+        { server: definition.server, tool: definition.tool, issues },
+      );
+    }
+  }
+  const started = performance.now();
+  try {
+    const timeoutMs = options.timeout ?? server.callTimeoutMs;
+    const asTask =
+      record.connection &&
+      context.callAsTask?.(record.connection, args, {
+        server: definition.server,
+        tool: definition.tool,
+        timeoutMs,
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      });
+    const raw = await (asTask ??
+      record.callTool(definition.tool, args, {
+        timeoutMs,
+        signal: options.signal,
+        onProgress: options.onProgress,
+        resetTimeoutOnProgress: options.resetTimeoutOnProgress,
+      }));
+    const maxResultTokens = options.maxResultTokens ?? context.results.maxTokens;
+    const result = toToolResult(raw, {
+      maxResultChars: options.maxResultChars ?? server.maxResultChars ?? context.maxResultChars,
+      ...(maxResultTokens === undefined ? {} : { maxResultTokens, tokenizer: await loadTokenizer() }),
+      ...(context.results.overflow === "file"
+        ? { overflow: (full: string) => writeOverflow(full, definition, context.results.overflowDir) }
+        : {}),
+    });
+    context.stats.record(
+      definition.server,
+      definition.name,
+      performance.now() - started,
+      result.isError ? "error" : "ok",
+    );
+    if (result.isError && (options.onError ?? context.onError) === "throw") {
+      throw new ToolExecutionError(
+        `Tool "${definition.tool}" on server "${definition.server}" reported an error: ${result.text.slice(0, 1000)}`,
+        { server: definition.server, tool: definition.tool, result },
+      );
+    }
+    return result;
+  } catch (error) {
+    if (!(error instanceof ToolExecutionError && error.result !== undefined)) {
+      const outcome =
+        error instanceof McpBridgeError && error.code === ErrorCode.ToolTimeout ? "timeout" : "error";
+      context.stats.record(definition.server, definition.name, performance.now() - started, outcome);
+    }
+    throw error;
+  }
+}
+
+/** The first defined value, or undefined once every task has settled without one (a rejection counts as none). */
+export function firstFound<T>(tasks: readonly Promise<T | undefined>[]): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    let left = tasks.length;
+    if (left === 0) resolve(undefined);
+    const settle = (found: T | undefined) => {
+      left--;
+      if (found !== undefined || left === 0) resolve(found);
+    };
+    for (const task of tasks) task.then(settle, () => settle(undefined));
+  });
+}

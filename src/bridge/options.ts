@@ -1,0 +1,64 @@
+import type { AuthOptions } from "../auth/index.js";
+import { DEFAULT_BRIDGE_OPTIONS } from "../config/defaults.js";
+import type { LoadConfigOptions } from "../config/load.js";
+import type { ToolFilterCallback } from "../registry/types.js";
+import { type Logger, silentLogger } from "../util/logger.js";
+import { packageInfo } from "../util/package-info.js";
+import { declineElicitation } from "./elicitation.js";
+import type { BridgeOptions, ElicitationHandler, ResultOptions } from "./types.js";
+
+/** `BridgeOptions` with every default applied, once, where the library is entered. */
+export interface ResolvedBridgeOptions {
+  /** What `loadConfig` gets, on start and on every reload. */
+  readonly load: LoadConfigOptions;
+  /** The host environment: `${VAR}` expansion, variables servers inherit, the auth store's location. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly logger: Logger;
+  readonly wait: boolean;
+  /** Names of the servers to start; undefined starts every server. */
+  readonly only: ReadonlySet<string> | undefined;
+  readonly reservedToolNames: readonly string[];
+  readonly toolFilter: ToolFilterCallback | undefined;
+  readonly onError: "throw" | "result";
+  readonly validateArguments: boolean;
+  readonly clientInfo: { readonly name: string; readonly version: string };
+  readonly auth: AuthOptions;
+  readonly onElicitation: ElicitationHandler;
+  /** The host gave its own elicitation handler (URL mode is declared only then). */
+  readonly hostElicitation: boolean;
+  readonly enforceRequired: boolean;
+  readonly results: ResultOptions;
+  readonly onSampling: BridgeOptions["onSampling"];
+  readonly resourceTools: boolean | undefined;
+}
+
+export function resolveBridgeOptions(options: BridgeOptions): ResolvedBridgeOptions {
+  const env = options.env ?? process.env;
+  return {
+    load: {
+      path: options.config,
+      servers: options.servers,
+      settings: options.settings,
+      cwd: options.cwd,
+      env,
+      admitProjectServer: options.admitProjectServer,
+      resolveInput: options.resolveInput,
+    },
+    env,
+    logger: options.logger ?? silentLogger,
+    wait: options.wait ?? DEFAULT_BRIDGE_OPTIONS.wait,
+    only: options.only === undefined ? undefined : new Set(options.only),
+    reservedToolNames: options.reservedToolNames ?? DEFAULT_BRIDGE_OPTIONS.reservedToolNames,
+    toolFilter: options.toolFilter,
+    onError: options.onError ?? DEFAULT_BRIDGE_OPTIONS.onError,
+    validateArguments: options.validateArguments ?? DEFAULT_BRIDGE_OPTIONS.validateArguments,
+    clientInfo: options.clientInfo ?? packageInfo(),
+    results: options.results ?? {},
+    onSampling: options.onSampling,
+    resourceTools: options.resourceTools,
+    auth: { ...options.auth, env },
+    onElicitation: options.onElicitation ?? declineElicitation,
+    hostElicitation: options.onElicitation !== undefined,
+    enforceRequired: options.enforceRequired ?? DEFAULT_BRIDGE_OPTIONS.enforceRequired,
+  };
+}

@@ -1,0 +1,181 @@
+import type { CallToolResult, Client } from "@modelcontextprotocol/client";
+import { type AuthHandle, createAuthHandle } from "../auth/index.js";
+import { STRING_CAP } from "../config/defaults.js";
+import type { BridgeSettings, ServerDefinition } from "../config/model.js";
+import { secretsOf } from "../config/secrets.js";
+import { createConnection, type ServerConnection, type ToolCallOptions } from "../connection/connection.js";
+import type { ServerStatus } from "../connection/status.js";
+import { ErrorCode, McpBridgeError, ServerConnectionError } from "../errors.js";
+import { redactText } from "../util/redact.js";
+import { registerElicitationModes } from "./elicitation-modes.js";
+import type { ResolvedBridgeOptions } from "./options.js";
+
+/**
+ * One configured server as the bridge holds it: its connection and the auth handle that connection
+ * uses, which live and die together. A server whose setup failed (a misconfigured `oauth` block) has
+ * no connection and reports itself as failed, so one bad server never fails the whole bridge.
+ */
+export class ServerRecord {
+  readonly name: string;
+  /**
+   * The current definition. Fields only the bridge reads (the tool filter) are updated in place on
+   * reload; any other change replaces the record.
+   */
+  definition: ServerDefinition;
+  readonly connection: ServerConnection | undefined;
+  readonly #auth: AuthHandle | undefined;
+  readonly #failure: McpBridgeError | undefined;
+  readonly #redact: (text: string) => string;
+  #calls = 0;
+  readonly #drainWaiters = new Set<() => void>();
+  #closing: Promise<void> | undefined;
+
+  private constructor(
+    definition: ServerDefinition,
+    parts: {
+      connection?: ServerConnection;
+      auth?: AuthHandle;
+      failure?: McpBridgeError;
+      redact: (text: string) => string;
+    },
+  ) {
+    this.name = definition.name;
+    this.definition = definition;
+    this.connection = parts.connection;
+    this.#auth = parts.auth;
+    this.#failure = parts.failure;
+    this.#redact = parts.redact;
+  }
+
+  /** Sets up auth and the (not yet started) connection. Never rejects: a setup failure is a failed record. */
+  static async open(
+    definition: ServerDefinition,
+    settings: BridgeSettings,
+    options: ResolvedBridgeOptions,
+    configureClient?: (client: Client) => void,
+  ): Promise<ServerRecord> {
+    const enabled = definition.enabled && settings.enabled;
+    const secrets = secretsOf(definition);
+    const redact = (text: string) => redactText(text, secrets);
+    let auth: AuthHandle | undefined;
+    if (enabled && definition.transport !== "stdio") {
+      try {
+        auth = await createAuthHandle(definition, options.auth);
+      } catch (error) {
+        const reason = redact(error instanceof Error ? error.message : String(error));
+        const failure = new McpBridgeError(
+          ErrorCode.Auth,
+          `Server "${definition.name}": authentication could not be set up: ${reason}. Fix its oauth settings in the config.`,
+          { server: definition.name, cause: error },
+        );
+        options.logger.warn(failure.message, { server: definition.name, code: failure.code });
+        return new ServerRecord(definition, { failure, redact });
+      }
+    }
+    const maxResultChars = definition.maxResultChars ?? settings.maxResultChars;
+    const connection = createConnection(enabled ? definition : { ...definition, enabled: false }, {
+      logger: options.logger,
+      clientInfo: options.clientInfo,
+      redact,
+      hostEnv: options.env,
+      auth,
+      fetch: auth?.fetch,
+      stringCapBytes: Math.max(STRING_CAP.minBytes, maxResultChars * STRING_CAP.bytesPerResultChar),
+      configureClient: (client) => {
+        registerElicitationModes(client, {
+          server: definition.name,
+          handler: options.onElicitation,
+          hostHandler: options.hostElicitation,
+          logger: options.logger,
+        });
+        configureClient?.(client);
+      },
+    });
+    return new ServerRecord(definition, { connection, auth, redact });
+  }
+
+  status(): ServerStatus {
+    if (this.connection) return this.connection.status();
+    return {
+      name: this.name,
+      transport: this.definition.transport,
+      state: this.#closing ? "closed" : "failed",
+      toolCount: 0,
+      restarts: 0,
+      stderrTail: [],
+      ...(this.#failure
+        ? { lastError: { code: this.#failure.code, message: this.#redact(this.#failure.message) } }
+        : {}),
+    };
+  }
+
+  /** Connects (unless lazy, disabled or failed); resolves once connected or failed, never rejects. */
+  start(): Promise<void> {
+    return this.connection?.start() ?? Promise.resolve();
+  }
+
+  async ensureConnected(options: { signal?: AbortSignal; timeoutMs?: number }): Promise<void> {
+    if (!this.connection) throw this.#unavailable(undefined);
+    await this.connection.ensureConnected(options);
+  }
+
+  /** A call on this server; counted, so that a replaced record can let it finish before closing. */
+  async callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    options: ToolCallOptions,
+  ): Promise<CallToolResult> {
+    if (!this.connection) throw this.#unavailable(tool);
+    this.#calls++;
+    try {
+      return await this.connection.callTool(tool, args, options);
+    } finally {
+      this.#calls--;
+      if (this.#calls === 0) for (const wake of [...this.#drainWaiters]) wake();
+    }
+  }
+
+  /**
+   * For a record a reload replaced or removed: closes once the calls in flight have ended (each is
+   * bounded by its own timeout). `close()` meanwhile closes at once.
+   */
+  async retire(): Promise<void> {
+    // Calls waiting for a connection that is not up were never sent: closing makes them fail with
+    // BRIDGE_CLOSED, and the bridge sends them on the replacing connection.
+    const connected = this.connection?.status().state === "connected";
+    if (connected && this.#calls > 0 && !this.#closing) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          this.#drainWaiters.delete(done);
+          resolve();
+        };
+        this.#drainWaiters.add(done);
+      });
+    }
+    await this.close();
+  }
+
+  /** Closes the connection (its process is gone when this resolves), then the auth handle. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      for (const wake of [...this.#drainWaiters]) wake();
+      await this.connection?.close();
+      await this.#auth?.close().catch(() => {});
+    })();
+    return this.#closing;
+  }
+
+  #unavailable(tool: string | undefined): ServerConnectionError {
+    const reason = this.#failure ? ` Last error: ${this.#redact(this.#failure.message)}` : "";
+    return new ServerConnectionError(
+      ErrorCode.ServerUnavailable,
+      `Server "${this.name}" is not connected (state: ${this.status().state}).${reason}`,
+      { server: this.name, ...(tool === undefined ? {} : { tool }) },
+    );
+  }
+}
+
+/** States in which a server may still bring tools that are not registered yet. */
+export function stillConnecting(status: ServerStatus): boolean {
+  return status.state === "connecting";
+}

@@ -1,0 +1,52 @@
+import { readFileSync, statSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startBridge } from "../../src/bridge/bridge.js";
+import type { Bridge } from "../../src/bridge/types.js";
+import { loadTokenizer } from "../../src/util/tokens.js";
+import { stdioEntry } from "../fixtures/servers/index.js";
+import { tempDirs } from "../helpers/wait.js";
+
+const tempDir = tempDirs("mcp-bridge-overflow-");
+const long = Array.from({ length: 3000 }, (_, i) => `line ${i}: the quick brown fox`).join("\n");
+
+let bridge: Bridge;
+let dir: string;
+beforeAll(async () => {
+  dir = tempDir();
+  bridge = await startBridge({
+    servers: { calc: stdioEntry("normal", { maxResultChars: 2000 }) },
+    results: { overflow: "file", overflowDir: dir },
+  });
+}, 30_000);
+afterAll(() => bridge?.close());
+
+describe("large results", () => {
+  it("overflow: file keeps the head within the limit and the whole result in a private file", async () => {
+    const result = await bridge.call("calc/echo", { text: long });
+    expect(result.text.length).toBeLessThanOrEqual(2000);
+    expect(result.text.startsWith("line 0: the quick brown fox")).toBe(true);
+    const path = /is in the file (\S+);/.exec(result.text)?.[1] as string;
+    expect(path.startsWith(dir)).toBe(true);
+    expect(readFileSync(path, "utf8")).toBe(long);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(result.truncated?.originalChars).toBe(long.length);
+  });
+
+  it("a small result is untouched and writes no file", async () => {
+    expect((await bridge.call("calc/echo", { text: "short" })).text).toBe("short");
+  });
+
+  it("a token limit cuts at a token boundary, counted with the real tokenizer, marker and note included", async () => {
+    const tokenizer = await loadTokenizer();
+    const result = await bridge.call(
+      "calc/echo",
+      { text: long },
+      { maxResultChars: 1_000_000, maxResultTokens: 300 },
+    );
+    expect(tokenizer.count(result.text)).toBeLessThanOrEqual(300);
+    expect(result.text).toContain("is in the file");
+    expect(result.text.startsWith("line 0:")).toBe(true);
+    expect(tokenizer.count(long)).toBeGreaterThan(3000);
+  });
+});
