@@ -66,7 +66,14 @@ export { DEFAULT_RESTART_POLICY, DEFAULT_SETTINGS } from "./config/defaults.js";
 export { diffServers, type ServerDiff } from "./config/diff.js";
 export { type ImportResult, importLocations, importServers } from "./config/imports.js";
 // --- config loading, registry and result helpers for hosts that build their own pipeline ---
-export { configSearchPaths, type LoadConfigOptions, loadConfig, type SearchPath } from "./config/load.js";
+export type { InputRequest, ResolveInput } from "./config/inputs.js";
+export {
+  configSearchPaths,
+  hostConfigsFound,
+  type LoadConfigOptions,
+  loadConfig,
+  type SearchPath,
+} from "./config/load.js";
 // --- config ---
 export type {
   AdmitProjectServer,
@@ -82,6 +89,7 @@ export type {
   SamplingPolicy,
   ServerDefinition,
   ServerLogLevel,
+  SkippedServer,
   StdioServerDefinition,
   ToolFilter,
   TransportKind,
