@@ -89,7 +89,7 @@ class BridgeRuntime implements Bridge {
       config: () => this.config,
       connections: () => this.#servers.connections(),
       closed: () => this.#closing !== undefined,
-      ...(options.onSampling ? { onSampling: options.onSampling } : {}),
+      onSampling: options.onSampling,
       onResourcesChanged: (server) => this.#events.emit("resourcesChanged", { server }),
       onPromptsChanged: (server) => this.#events.emit("promptsChanged", { server }),
     });

@@ -57,8 +57,8 @@ export async function callOnRecord(
         server: definition.server,
         tool: definition.tool,
         timeoutMs,
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        signal: options.signal,
+        onProgress: options.onProgress,
       });
     const raw = await (asTask ??
       record.callTool(definition.tool, args, {
