@@ -24,6 +24,8 @@ export interface ResolvedBridgeOptions {
   readonly clientInfo: { readonly name: string; readonly version: string };
   readonly auth: AuthOptions;
   readonly onElicitation: ElicitationHandler;
+  /** The host gave its own elicitation handler (URL mode is declared only then). */
+  readonly hostElicitation: boolean;
   readonly enforceRequired: boolean;
   readonly results: ResultOptions;
   readonly onSampling: BridgeOptions["onSampling"];
@@ -56,6 +58,7 @@ export function resolveBridgeOptions(options: BridgeOptions): ResolvedBridgeOpti
     resourceTools: options.resourceTools,
     auth: { ...options.auth, env },
     onElicitation: options.onElicitation ?? declineElicitation,
+    hostElicitation: options.onElicitation !== undefined,
     enforceRequired: options.enforceRequired ?? DEFAULT_BRIDGE_OPTIONS.enforceRequired,
   };
 }

@@ -1,6 +1,7 @@
 import {
   type Client,
   type Icon,
+  type McpSubscription,
   type Resource,
   type ResourceTemplateType,
   UriTemplate,
@@ -64,6 +65,8 @@ export class ResourceCatalog {
   readonly #templates = new PerClientCache<ResourceTemplateEntry[]>();
   /** server -> uri -> listeners */
   readonly #subscriptions = new Map<string, Map<string, Set<Listener>>>();
+  /** 2026-07-28 sessions: the open `subscriptions/listen` stream of each subscribed `server\0uri`. */
+  readonly #listens = new Map<string, McpSubscription>();
 
   constructor(host: SurfaceHost) {
     this.#host = host;
@@ -172,7 +175,7 @@ export class ResourceCatalog {
           connection,
           { method: "resources/subscribe", item: uri },
           this.#requestOptions(connection, options),
-          (client, requestOptions) => this.#sendSubscribe(client, uri, requestOptions),
+          (client, requestOptions) => this.#sendSubscribe(connection.name, client, uri, requestOptions),
         );
       } catch (error) {
         listeners.delete(listener);
@@ -183,6 +186,12 @@ export class ResourceCatalog {
     return async () => {
       if (!listeners.delete(listener) || listeners.size > 0) return;
       byUri.delete(uri);
+      const listen = this.#listens.get(`${connection.name}\0${uri}`);
+      this.#listens.delete(`${connection.name}\0${uri}`);
+      if (listen) {
+        await listen.close();
+        return;
+      }
       const client = this.#host.sessions.current(connection);
       if (client?.getServerCapabilities()?.resources?.subscribe) {
         await client
@@ -198,7 +207,7 @@ export class ResourceCatalog {
     const uris = [...(this.#subscriptions.get(connection.name)?.keys() ?? [])];
     if (!client || uris.length === 0) return;
     for (const uri of uris) {
-      this.#sendSubscribe(client, uri, { timeout: this.#host.timeoutMs(connection) }).catch(
+      this.#sendSubscribe(connection.name, client, uri, { timeout: this.#host.timeoutMs(connection) }).catch(
         (error: unknown) =>
           this.#host.logger.warn(`Server "${connection.name}": re-subscribing to ${uri} failed`, {
             server: connection.name,
@@ -208,11 +217,24 @@ export class ResourceCatalog {
     }
   }
 
-  async #sendSubscribe(client: Client, uri: string, requestOptions: { timeout?: number }): Promise<void> {
+  async #sendSubscribe(
+    server: string,
+    client: Client,
+    uri: string,
+    requestOptions: { timeout?: number },
+  ): Promise<void> {
     // A server without subscribe support still sends list_changed; the listener then never fires,
     // which is the truth, so subscribing is not an error.
     if (!client.getServerCapabilities()?.resources?.subscribe) return;
-    await client.subscribeResource({ uri }, requestOptions);
+    if (client.getProtocolEra() !== "modern") {
+      await client.subscribeResource({ uri }, requestOptions);
+      return;
+    }
+    // 2026-07-28: `subscriptions/listen` replaces resources/subscribe; its updates reach the same
+    // notification handler. One stream per URI, so unsubscribing one leaves the others open.
+    const key = `${server}\0${uri}`;
+    await this.#listens.get(key)?.close();
+    this.#listens.set(key, await client.listen({ resourceSubscriptions: [uri] }, requestOptions));
   }
 
   /** The server that serves `uri`: the one named, else the only one listing it or a matching template. */

@@ -7,7 +7,7 @@ import { createConnection, type ServerConnection, type ToolCallOptions } from ".
 import type { ServerStatus } from "../connection/status.js";
 import { ErrorCode, McpBridgeError, ServerConnectionError } from "../errors.js";
 import { redactText } from "../util/redact.js";
-import { registerElicitation } from "./elicitation.js";
+import { registerElicitationModes } from "./elicitation-modes.js";
 import type { ResolvedBridgeOptions } from "./options.js";
 
 /**
@@ -82,7 +82,12 @@ export class ServerRecord {
       fetch: auth?.fetch,
       stringCapBytes: Math.max(STRING_CAP.minBytes, maxResultChars * STRING_CAP.bytesPerResultChar),
       configureClient: (client) => {
-        registerElicitation(client, options.onElicitation);
+        registerElicitationModes(client, {
+          server: definition.name,
+          handler: options.onElicitation,
+          hostHandler: options.hostElicitation,
+          logger: options.logger,
+        });
         configureClient?.(client);
       },
     });

@@ -170,9 +170,14 @@ export interface Bridge extends AsyncDisposable, SurfaceMethods {
 }
 
 export interface ElicitationRequest {
+  /** The asking server's config name. */
   readonly server: string;
+  /** `form`: fill in `requestedSchema`; `url`: open `url` for the user (answer accept, decline or cancel). */
+  readonly mode?: "form" | "url";
   readonly message: string;
   readonly requestedSchema?: Record<string, unknown>;
+  readonly url?: string;
+  readonly elicitationId?: string;
 }
 
 export type ElicitationResponse =

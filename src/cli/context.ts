@@ -8,6 +8,7 @@ import type { LogFields, Logger } from "../util/logger.js";
 import type { GlobalOptions } from "./args.js";
 import { projectConsent } from "./commands/trust.js";
 import { terminalElicitation } from "./elicit.js";
+import { urlElicitation } from "./elicit-url.js";
 import { terminalInputs } from "./input.js";
 import type { CliIO } from "./io.js";
 import { type Style, styleFor } from "./output.js";
@@ -102,13 +103,18 @@ export async function cliBridgeOptions(context: CommandContext): Promise<BridgeO
   const admitProjectServer = await projectConsent(context, config);
   // Let go of the terminal: the next reader (an elicitation prompt, chat's own) starts afresh.
   stopAsking(context.io);
-  const onElicitation = terminalElicitation(context.io);
+  // Forms are asked field by field on a terminal; URL requests are printed (and offered to a browser
+  // on a terminal). Without a terminal both are declined.
+  const onElicitation = urlElicitation(
+    context.io,
+    terminalElicitation(context.io) ?? (() => ({ action: "decline" as const })),
+  );
   const resolveInput = terminalInputs(context.io);
   return {
     ...(resolveInput ? { resolveInput } : {}),
     ...(config === undefined ? {} : { config }),
     ...(admitProjectServer ? { admitProjectServer } : {}),
-    ...(onElicitation ? { onElicitation } : {}),
+    onElicitation,
     cwd: context.io.cwd,
     env: context.io.env,
     logger: context.logger,

@@ -1,4 +1,4 @@
-import { type FieldSpec, SERVER_FIELDS, SETTINGS_FIELDS, STRUCTURED } from "./fields.js";
+import { type FieldSpec, SERVER_FIELDS, SETTINGS_FIELDS, SETTINGS_STRUCTURED, STRUCTURED } from "./fields.js";
 
 /**
  * The README's key tables, generated from the same field tables the loader and the JSON Schema use
@@ -14,11 +14,15 @@ function scalarRows(fields: Record<string, FieldSpec>, note: (spec: FieldSpec) =
   );
 }
 
-export function serverKeysTable(): string {
-  const header = ["| key | also written | default | meaning |", "| --- | --- | --- | --- |"];
-  const structured = Object.values(STRUCTURED).map(
+function structuredRows(table: Record<string, { keys: readonly string[]; doc: string }>) {
+  return Object.values(table).map(
     (entry) => `| \`${entry.keys[0]}\` | ${code(entry.keys.slice(1)) || "-"} | - | ${cell(entry.doc)} |`,
   );
+}
+
+export function serverKeysTable(): string {
+  const header = ["| key | also written | default | meaning |", "| --- | --- | --- | --- |"];
+  const structured = structuredRows(STRUCTURED);
   const scope = (spec: FieldSpec) =>
     spec.scope === "stdio" ? " (stdio servers)" : spec.scope === "remote" ? " (remote servers)" : "";
   return [...header, ...structured, ...scalarRows(SERVER_FIELDS, scope)].join("\n");
@@ -26,7 +30,7 @@ export function serverKeysTable(): string {
 
 export function settingsKeysTable(): string {
   const header = ["| setting | also written | default | meaning |", "| --- | --- | --- | --- |"];
-  return [...header, ...scalarRows(SETTINGS_FIELDS)].join("\n");
+  return [...header, ...scalarRows(SETTINGS_FIELDS), ...structuredRows(SETTINGS_STRUCTURED)].join("\n");
 }
 
 /** Replaces the text between `<!-- keys:NAME:start -->` and `<!-- keys:NAME:end -->`. */
