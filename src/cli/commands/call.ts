@@ -6,12 +6,13 @@ import type { ToolResult } from "../../results/types.js";
 import { parseDuration } from "../../util/duration.js";
 import { plainText } from "../../util/plain-text.js";
 import { parseKeyValues, usageError } from "../args.js";
-import { type CommandContext, cliBridgeOptions, startWithProgress } from "../context.js";
+import { defineCommand, TIMEOUT_FLAG } from "../command.js";
+import { type CommandContext, cliBridgeOptions, loadOptionsFor, startWithProgress } from "../context.js";
 import { writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
 
 /** `mcp-bridge call TOOL [key=value ...]`: starts only the server that owns TOOL. */
-export async function callCommand(context: CommandContext): Promise<number> {
+async function runCall(context: CommandContext): Promise<number> {
   const [name, ...pairs] = context.positionals;
   if (!name)
     throw usageError("Usage: mcp-bridge call TOOL [key=value ...] [--args JSON] [--timeout DURATION]");
@@ -120,7 +121,7 @@ function report(
   return result.isError ? 1 : 0;
 }
 
-function parseJsonArgs(value: string | boolean | undefined): Record<string, unknown> {
+function parseJsonArgs(value: unknown): Record<string, unknown> {
   if (typeof value !== "string") return {};
   try {
     const parsed: unknown = JSON.parse(value);
@@ -146,12 +147,12 @@ interface Owners {
  * name can only belong to servers whose name prefix it carries.
  */
 async function owningServers(context: CommandContext, name: string, options: BridgeOptions): Promise<Owners> {
-  const resolved = await loadConfig({
-    ...(options.config ? { path: options.config } : {}),
-    cwd: context.io.cwd,
-    env: context.io.env,
-    ...(options.admitProjectServer ? { admitProjectServer: options.admitProjectServer } : {}),
-  });
+  const resolved = await loadConfig(
+    loadOptionsFor(context, {
+      ...(options.config ? { path: options.config } : {}),
+      ...(options.admitProjectServer ? { admitProjectServer: options.admitProjectServer } : {}),
+    }),
+  );
   const servers = resolved.servers.map((server) => server.name);
   const bySlash = servers.filter((server) => name.startsWith(`${server}/`));
   if (bySlash.length > 0) return { servers, only: bySlash };
@@ -165,3 +166,23 @@ async function owningServers(context: CommandContext, name: string, options: Bri
   );
   return matching.length > 0 ? { servers, only: matching } : { servers };
 }
+
+export const callCommand = defineCommand({
+  name: "call",
+  summary: "call a tool by exposed name (mcp_calc_add) or server/tool",
+  flags: {
+    args: {
+      type: "string",
+      value: "JSON",
+      description: "the arguments as one JSON object (key=value pairs are merged over it)",
+    },
+    timeout: TIMEOUT_FLAG,
+  },
+  positionals: { usage: "TOOL [key=value ...]", min: 1, max: Number.POSITIVE_INFINITY },
+  examples: [
+    "call mcp_calc_add a=2 b=3",
+    'call calc/add --args \'{"a":2,"b":3}\'',
+    "call slow/work --timeout 2m --json",
+  ],
+  run: runCall,
+});
