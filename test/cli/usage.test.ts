@@ -41,7 +41,9 @@ describe("per-command help and usage errors (built CLI)", () => {
     expect(command.stderr).toContain('Unknown command "stauts". Did you mean "status"?');
     const option = await run(["tools", "--sever", "calc"]);
     expect(option.code).toBe(2);
-    expect(option.stderr).toContain('Unknown option "--sever" for `mcp-bridge tools`. Did you mean --server?');
+    expect(option.stderr).toContain(
+      'Unknown option "--sever" for `mcp-bridge tools`. Did you mean --server?',
+    );
     // Node's own wording ("To specify a positional argument starting with a '-' ...") is not shown.
     expect(option.stderr).not.toContain("positional argument");
     const help = await run(["help", "cal"]);
