@@ -42,6 +42,7 @@ async function runCall(context: CommandContext): Promise<number> {
   const only = owners.only;
   const bridge = await startWithProgress(context, { ...options, ...(only ? { only } : {}) });
   try {
+    if (context.io.signal?.aborted) return interrupted(context, name);
     const target = bridge.resolve(name);
     if (!target) {
       // The tool is unknown because the server that would own it is down: say that, not "unknown tool".
@@ -73,8 +74,10 @@ async function runCall(context: CommandContext): Promise<number> {
               },
             }),
         ...(timeout === undefined ? {} : { timeout }),
+        ...(context.io.signal ? { signal: context.io.signal } : {}),
       });
     } catch (error) {
+      if (context.io.signal?.aborted) return interrupted(context, name);
       const toolResult = (error as { result?: ToolResult }).result;
       if (toolResult) return report(context, name, target, toolResult);
       return fail(context, name, error);
@@ -83,6 +86,18 @@ async function runCall(context: CommandContext): Promise<number> {
   } finally {
     await bridge.close();
   }
+}
+
+/**
+ * Ctrl-C (or SIGTERM) while the call ran: the call was cancelled by us. Saying anything else (the server
+ * stopped, retry) would send the user after a failure that did not happen. Exit 130 like a shell.
+ */
+function interrupted(context: CommandContext, name: string): number {
+  const message = `Interrupted: the call of "${name}" was cancelled; the server may have done part of the work.`;
+  if (context.global.json)
+    writeJson(context.io, { name, isError: true, error: { code: ErrorCode.Aborted, message } });
+  else context.io.stderr.write(`${terminalText(message)}\n`);
+  return 130;
 }
 
 /** A call that produced no tool result (unknown tool, server down, timeout): exit 1. */
