@@ -317,6 +317,10 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
       }),
     );
     const child = spawnCli(["call", "parent/sleep", "ms=20000", "-c", treeConfig], { cwd: home, env });
+    let stderr = "";
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
     const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
     const deadline = Date.now() + 10_000;
     while (!existsSync(pidsFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
@@ -326,6 +330,9 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
     await new Promise((r) => setTimeout(r, 300));
     child.kill("SIGINT");
     expect(await exited).toBe(130);
+    // Reported as what it was: an interruption, not a server that stopped or a call to retry.
+    expect(stderr).toContain('Interrupted: the call of "parent/sleep" was cancelled');
+    expect(stderr).not.toMatch(/stopped while|retry/i);
     expect(await waitForExit([pid, childPid])).toEqual([]);
   });
 

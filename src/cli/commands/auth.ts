@@ -1,27 +1,18 @@
 import { spawn } from "node:child_process";
 import { AuthStore, defaultAuthDir } from "../../auth/index.js";
 import { startBridge } from "../../bridge/bridge.js";
-import { loadConfig } from "../../config/load.js";
 import type { RemoteServerDefinition } from "../../config/model.js";
 import { usageError } from "../args.js";
+import { defineCommand } from "../command.js";
 import type { CommandContext } from "../context.js";
-import { chooseConfig } from "../context.js";
+import { loadCliConfig } from "../context.js";
 import { table, writeJson } from "../output.js";
-import { projectConsent } from "./trust.js";
 
 /** `mcp-bridge auth login|logout|status [SERVER]`: OAuth logins for remote servers. */
-export async function authCommand(context: CommandContext): Promise<number> {
+async function runAuth(context: CommandContext): Promise<number> {
   const [sub, name] = context.positionals;
-  const path =
-    context.global.config ?? chooseConfig({ ...context, global: { ...context.global, quiet: true } });
   // A login contacts the server's URL with its headers: a project's server needs consent first.
-  const admitProjectServer = sub === "login" ? await projectConsent(context, path) : undefined;
-  const config = await loadConfig({
-    ...(path === undefined ? {} : { path }),
-    cwd: context.io.cwd,
-    env: context.io.env,
-    ...(admitProjectServer ? { admitProjectServer } : {}),
-  });
+  const config = await loadCliConfig(context, { consent: sub === "login" });
   const remotes = config.servers.filter((s): s is RemoteServerDefinition => s.transport !== "stdio");
   const storageDir = defaultAuthDir(context.io.env);
   const find = (): RemoteServerDefinition => {
@@ -120,3 +111,18 @@ function present(context: CommandContext, url: URL): void {
     // No browser here: the printed URL is enough.
   }
 }
+
+export const authCommand = defineCommand({
+  name: "auth",
+  summary:
+    "OAuth login for a remote server (browser + 127.0.0.1 callback); tokens kept per server, mode 0600",
+  flags: {},
+  positionals: {
+    usage: "login|logout|status [SERVER]",
+    min: 1,
+    max: 2,
+    choices: ["login", "logout", "status"],
+  },
+  examples: ["auth login linear", "auth status", "auth logout linear"],
+  run: runAuth,
+});

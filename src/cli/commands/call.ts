@@ -6,12 +6,13 @@ import type { ToolResult } from "../../results/types.js";
 import { parseDuration } from "../../util/duration.js";
 import { plainText } from "../../util/plain-text.js";
 import { parseKeyValues, usageError } from "../args.js";
-import { type CommandContext, cliBridgeOptions, startWithProgress } from "../context.js";
+import { defineCommand, TIMEOUT_FLAG } from "../command.js";
+import { type CommandContext, cliBridgeOptions, loadOptionsFor, startWithProgress } from "../context.js";
 import { writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
 
 /** `mcp-bridge call TOOL [key=value ...]`: starts only the server that owns TOOL. */
-export async function callCommand(context: CommandContext): Promise<number> {
+async function runCall(context: CommandContext): Promise<number> {
   const [name, ...pairs] = context.positionals;
   if (!name)
     throw usageError("Usage: mcp-bridge call TOOL [key=value ...] [--args JSON] [--timeout DURATION]");
@@ -41,6 +42,7 @@ export async function callCommand(context: CommandContext): Promise<number> {
   const only = owners.only;
   const bridge = await startWithProgress(context, { ...options, ...(only ? { only } : {}) });
   try {
+    if (context.io.signal?.aborted) return interrupted(context, name);
     const target = bridge.resolve(name);
     if (!target) {
       // The tool is unknown because the server that would own it is down: say that, not "unknown tool".
@@ -72,8 +74,10 @@ export async function callCommand(context: CommandContext): Promise<number> {
               },
             }),
         ...(timeout === undefined ? {} : { timeout }),
+        ...(context.io.signal ? { signal: context.io.signal } : {}),
       });
     } catch (error) {
+      if (context.io.signal?.aborted) return interrupted(context, name);
       const toolResult = (error as { result?: ToolResult }).result;
       if (toolResult) return report(context, name, target, toolResult);
       return fail(context, name, error);
@@ -82,6 +86,18 @@ export async function callCommand(context: CommandContext): Promise<number> {
   } finally {
     await bridge.close();
   }
+}
+
+/**
+ * Ctrl-C (or SIGTERM) while the call ran: the call was cancelled by us. Saying anything else (the server
+ * stopped, retry) would send the user after a failure that did not happen. Exit 130 like a shell.
+ */
+function interrupted(context: CommandContext, name: string): number {
+  const message = `Interrupted: the call of "${name}" was cancelled; the server may have done part of the work.`;
+  if (context.global.json)
+    writeJson(context.io, { name, isError: true, error: { code: ErrorCode.Aborted, message } });
+  else context.io.stderr.write(`${terminalText(message)}\n`);
+  return 130;
 }
 
 /** A call that produced no tool result (unknown tool, server down, timeout): exit 1. */
@@ -120,7 +136,7 @@ function report(
   return result.isError ? 1 : 0;
 }
 
-function parseJsonArgs(value: string | boolean | undefined): Record<string, unknown> {
+function parseJsonArgs(value: unknown): Record<string, unknown> {
   if (typeof value !== "string") return {};
   try {
     const parsed: unknown = JSON.parse(value);
@@ -146,12 +162,12 @@ interface Owners {
  * name can only belong to servers whose name prefix it carries.
  */
 async function owningServers(context: CommandContext, name: string, options: BridgeOptions): Promise<Owners> {
-  const resolved = await loadConfig({
-    ...(options.config ? { path: options.config } : {}),
-    cwd: context.io.cwd,
-    env: context.io.env,
-    ...(options.admitProjectServer ? { admitProjectServer: options.admitProjectServer } : {}),
-  });
+  const resolved = await loadConfig(
+    loadOptionsFor(context, {
+      ...(options.config ? { path: options.config } : {}),
+      ...(options.admitProjectServer ? { admitProjectServer: options.admitProjectServer } : {}),
+    }),
+  );
   const servers = resolved.servers.map((server) => server.name);
   const bySlash = servers.filter((server) => name.startsWith(`${server}/`));
   if (bySlash.length > 0) return { servers, only: bySlash };
@@ -165,3 +181,23 @@ async function owningServers(context: CommandContext, name: string, options: Bri
   );
   return matching.length > 0 ? { servers, only: matching } : { servers };
 }
+
+export const callCommand = defineCommand({
+  name: "call",
+  summary: "call a tool by exposed name (mcp_calc_add) or server/tool",
+  flags: {
+    args: {
+      type: "string",
+      value: "JSON",
+      description: "the arguments as one JSON object (key=value pairs are merged over it)",
+    },
+    timeout: TIMEOUT_FLAG,
+  },
+  positionals: { usage: "TOOL [key=value ...]", min: 1, max: Number.POSITIVE_INFINITY },
+  examples: [
+    "call mcp_calc_add a=2 b=3",
+    'call calc/add --args \'{"a":2,"b":3}\'',
+    "call slow/work --timeout 2m --json",
+  ],
+  run: runCall,
+});

@@ -1,4 +1,5 @@
 import type { ServerStatus } from "../../connection/status.js";
+import { defineCommand } from "../command.js";
 import { type CommandContext, openBridge } from "../context.js";
 import { table, writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
@@ -7,7 +8,7 @@ import { terminalText } from "../terminal.js";
  * `mcp-bridge status`: start every enabled server, one row each, plus a row in state `invalid` for each
  * entry the config could not load; exit 1 when any failed or is invalid.
  */
-export async function statusCommand(context: CommandContext): Promise<number> {
+async function runStatus(context: CommandContext): Promise<number> {
   const bridge = await openBridge(context);
   try {
     const servers = bridge.servers();
@@ -71,3 +72,12 @@ function render(context: CommandContext, servers: readonly ServerStatus[]): stri
   );
   return lines.join("\n");
 }
+
+export const statusCommand = defineCommand({
+  name: "status",
+  summary: "start every enabled server and show its state (exit 1 if any failed)",
+  flags: {},
+  positionals: { usage: "", min: 0, max: 0 },
+  examples: ["status", "status --json", "status --verbose"],
+  run: runStatus,
+});

@@ -1,6 +1,7 @@
 import { toAnthropicTools } from "../../adapters/anthropic.js";
 import { toOpenAITools } from "../../adapters/openai.js";
 import { usageError } from "../args.js";
+import { defineCommand, SERVER_FLAG } from "../command.js";
 import { type CommandContext, openBridge } from "../context.js";
 import { shorten, table, writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
@@ -8,7 +9,7 @@ import { terminalText } from "../terminal.js";
 const FORMATS = ["table", "json", "openai", "anthropic"] as const;
 
 /** `mcp-bridge tools`: the registry as the LLM will see it. */
-export async function toolsCommand(context: CommandContext): Promise<number> {
+async function runTools(context: CommandContext): Promise<number> {
   const format = (context.options.format as string | undefined) ?? (context.global.json ? "json" : "table");
   if (!FORMATS.includes(format as (typeof FORMATS)[number])) {
     throw usageError(`Unknown --format "${format}"; use ${FORMATS.join(", ")}`);
@@ -56,3 +57,20 @@ export async function toolsCommand(context: CommandContext): Promise<number> {
     await bridge.close();
   }
 }
+
+export const toolsCommand = defineCommand({
+  name: "tools",
+  summary: "the tools as the LLM sees them",
+  flags: {
+    server: SERVER_FLAG,
+    format: {
+      type: "string",
+      short: "f",
+      value: "FORMAT",
+      description: "table (default), json, openai or anthropic",
+    },
+  },
+  positionals: { usage: "", min: 0, max: 0 },
+  examples: ["tools", "tools --server calc", "tools --format openai"],
+  run: runTools,
+});
