@@ -159,12 +159,13 @@ export class ToolRegistry {
     }
     // Code-unit order of the original names: the same for every start order.
     suffixed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const format = this.#options.toolNameFormat;
     for (const candidate of suffixed) {
       let hashLength = NAME_HASH_LENGTH;
-      let name = suffixedName(candidate.base, candidate.server, candidate.tool.name, hashLength);
+      let name = suffixedName(format, candidate.server, candidate.tool.name, hashLength);
       while (taken.has(name) && hashLength < 32) {
         hashLength += 2;
-        name = suffixedName(candidate.base, candidate.server, candidate.tool.name, hashLength);
+        name = suffixedName(format, candidate.server, candidate.tool.name, hashLength);
       }
       names.set(candidate, name);
       taken.add(name);
