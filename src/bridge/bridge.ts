@@ -103,7 +103,9 @@ class BridgeRuntime implements Bridge {
   servers(): ServerStatus[] {
     return this.config.servers.map((definition) => {
       const record = this.#records.get(definition.name);
-      return record ? record.status() : notStartedStatus(definition);
+      if (!record) return notStartedStatus(definition);
+      const skipped = this.#registry.skipped(definition.name);
+      return skipped.length > 0 ? { ...record.status(), skippedTools: skipped } : record.status();
     });
   }
 

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toAiSdkTools } from "../../src/adapters/ai-sdk.js";
 import {
@@ -218,5 +219,35 @@ describe("exports", () => {
     // The execution options carry more in ai v7 (context, ...); our execute reads only abortSignal.
     const output = await add?.execute?.({ a: 20, b: 22 }, { toolCallId: "x", messages: [] } as never);
     expect(output).toBe("42");
+  });
+});
+
+describe("tools the bridge cannot call", () => {
+  it("keeps a task-required tool of a real server out of the exports and names it on the status", async () => {
+    const everything = await startBridge({
+      servers: {
+        everything: {
+          command: process.execPath,
+          args: [
+            join(process.cwd(), "node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
+            "stdio",
+          ],
+        },
+      },
+    });
+    try {
+      expect(everything.server("everything")?.state).toBe("connected");
+      const names = everything.tools().map((tool) => tool.tool);
+      expect(names).toContain("echo");
+      expect(names).not.toContain("simulate-research-query");
+      expect(toOpenAITools(everything.tools()).map((t) => t.function.name)).not.toContain(
+        "mcp_everything_simulate-research-query",
+      );
+      expect(everything.server("everything")?.skippedTools).toEqual([
+        { tool: "simulate-research-query", reason: expect.stringContaining('taskSupport: "required"') },
+      ]);
+    } finally {
+      await everything.close();
+    }
   });
 });

@@ -278,3 +278,27 @@ describe("flattenParameters edge cases", () => {
     expect(flattenParameters({ type: "object" })).toEqual({ parameters: [], complete: true, omitted: [] });
   });
 });
+
+describe("tools the bridge cannot call", () => {
+  it("skips a task-required tool with its reason and exports task-optional ones", () => {
+    const reg = new ToolRegistry({ toolNameFormat: "mcp_{server}_{tool}", descriptionPrefix: "" });
+    const tool = (name: string, taskSupport?: string) => ({
+      name,
+      inputSchema: { type: "object" },
+      ...(taskSupport ? { execution: { taskSupport } } : {}),
+    });
+    const { definitions, warnings } = reg.setServerTools("s", { include: [], exclude: [] }, [
+      tool("plain"),
+      tool("optional", "optional"),
+      tool("research", "required"),
+    ]);
+    expect(definitions.map((d) => d.tool)).toEqual(["plain", "optional"]);
+    expect(reg.resolve("s/research")).toBeUndefined();
+    expect(reg.skipped("s")).toEqual([
+      { tool: "research", reason: expect.stringContaining("task-augmented") },
+    ]);
+    expect(warnings).toEqual([expect.stringContaining('skipped tool "research"')]);
+    reg.removeServer("s");
+    expect(reg.skipped("s")).toEqual([]);
+  });
+});
