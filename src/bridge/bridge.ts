@@ -1,7 +1,7 @@
 import { loadConfig } from "../config/load.js";
 import type { BridgeSettings, ResolvedConfig, ServerDefinition } from "../config/model.js";
 import type { ServerStatus } from "../connection/status.js";
-import { ErrorCode, McpBridgeError } from "../errors.js";
+import { ErrorCode, errorMessages, McpBridgeError } from "../errors.js";
 import { flattenParameters } from "../registry/flatten.js";
 import { ToolRegistry } from "../registry/registry.js";
 import { CallStats } from "../registry/stats.js";
@@ -43,7 +43,7 @@ export async function startBridge(options: BridgeOptions = {}): Promise<Bridge> 
 export const McpBridge = { start: startBridge } as const;
 
 function closedError(): McpBridgeError {
-  return new McpBridgeError(ErrorCode.BridgeClosed, "The bridge is closed; start a new one.");
+  return new McpBridgeError(ErrorCode.BridgeClosed, errorMessages.bridgeClosed());
 }
 
 class BridgeRuntime implements Bridge {

@@ -1,6 +1,12 @@
 import type { BridgeOptions } from "../../bridge/types.js";
 import { loadConfig } from "../../config/load.js";
-import { ErrorCode, isMcpBridgeError, McpBridgeError } from "../../errors.js";
+import {
+  ErrorCode,
+  errorMessages,
+  isMcpBridgeError,
+  ServerConnectionError,
+  ToolExecutionError,
+} from "../../errors.js";
 import { normalizeServerPart } from "../../registry/naming.js";
 import type { ToolResult } from "../../results/types.js";
 import { parseDuration } from "../../util/duration.js";
@@ -27,13 +33,13 @@ export async function callCommand(context: CommandContext): Promise<number> {
   const options = await cliBridgeOptions(context);
   const owners = await owningServers(context, name, options);
   if (owners.unknownServer !== undefined) {
-    const known = owners.servers.length ? owners.servers.join(", ") : "none";
     return fail(
       context,
       name,
-      new McpBridgeError(
+      new ServerConnectionError(
         ErrorCode.ServerNotFound,
-        `No server named "${owners.unknownServer}" in the config (servers: ${known}). Check \`mcp-bridge status\`.`,
+        errorMessages.serverNotFound(owners.unknownServer, owners.servers),
+        { server: owners.unknownServer },
       ),
     );
   }
@@ -48,9 +54,9 @@ export async function callCommand(context: CommandContext): Promise<number> {
         return fail(
           context,
           name,
-          new McpBridgeError(
+          new ServerConnectionError(
             ErrorCode.ServerUnavailable,
-            `Server "${down.name}", which would own "${name}", is not connected: ${down.lastError?.message ?? "it failed to start"}`,
+            errorMessages.ownerUnavailable(down.name, name, down.lastError?.message),
             { server: down.name },
           ),
         );
@@ -62,8 +68,9 @@ export async function callCommand(context: CommandContext): Promise<number> {
         ...(timeout === undefined ? {} : { timeout }),
       });
     } catch (error) {
-      const toolResult = (error as { result?: ToolResult }).result;
-      if (toolResult) return report(context, name, target, toolResult);
+      // The tool ran and said it failed: that is a tool result to show, not a call that failed.
+      if (error instanceof ToolExecutionError && error.result !== undefined)
+        return report(context, name, target, error.result as ToolResult);
       return fail(context, name, error);
     }
     return report(context, name, target, result);
