@@ -7,7 +7,7 @@ import {
   ServerConnectionError,
   ToolExecutionError,
 } from "../../errors.js";
-import { normalizeServerPart } from "../../registry/naming.js";
+import { MIN_SERVER_PART_LENGTH, normalizeServerPart } from "../../registry/naming.js";
 import type { ToolResult } from "../../results/types.js";
 import { parseDuration } from "../../util/duration.js";
 import { parseKeyValues, usageError } from "../args.js";
@@ -155,8 +155,11 @@ async function owningServers(context: CommandContext, name: string, options: Bri
   if (slash > 0) return { servers, unknownServer: name.slice(0, slash) };
   const [before] = resolved.settings.toolNameFormat.split("{tool}");
   if (before === undefined || !before.includes("{server}")) return { servers };
-  const matching = servers.filter((server) =>
-    name.startsWith(before.replaceAll("{server}", () => normalizeServerPart(server))),
-  );
+  const prefix = (server: string, length = Number.POSITIVE_INFINITY) =>
+    before.replaceAll("{server}", () => normalizeServerPart(server).slice(0, length));
+  let matching = servers.filter((server) => name.startsWith(prefix(server)));
+  // A name too long for 64 characters keeps at least the first MIN_SERVER_PART_LENGTH characters of its server.
+  if (matching.length === 0)
+    matching = servers.filter((server) => name.startsWith(prefix(server, MIN_SERVER_PART_LENGTH)));
   return matching.length > 0 ? { servers, only: matching } : { servers };
 }
