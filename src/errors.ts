@@ -25,6 +25,17 @@ export const ErrorCode = {
   ModelRequest: "MODEL_REQUEST",
   /** A project-level config defines servers the user has not approved (and no terminal to ask). */
   ProjectNotTrusted: "PROJECT_NOT_TRUSTED",
+  /** No connected server serves the resource URI (or the named server does not). */
+  ResourceNotFound: "RESOURCE_NOT_FOUND",
+  /** Two or more servers serve the same resource URI and no `server` was given. */
+  ResourceAmbiguous: "RESOURCE_AMBIGUOUS",
+  PromptNotFound: "PROMPT_NOT_FOUND",
+  /** A server request other than a tool call (resources/read, prompts/get, completion/complete, ...) failed. */
+  RequestFailed: "REQUEST_FAILED",
+  /** A request other than a tool call did not finish within its timeout. */
+  RequestTimeout: "REQUEST_TIMEOUT",
+  /** A server asked for sampling (an LLM completion) and was refused or the handler failed. */
+  SamplingFailed: "SAMPLING_FAILED",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -147,6 +158,35 @@ export class InvalidArgumentsError extends McpBridgeError {
   }
 }
 
+/**
+ * A request about one item of a server (a resource URI, a prompt name, a completion reference) failed:
+ * the error names the server, the MCP method and the item.
+ */
+export class ServerRequestError extends McpBridgeError {
+  readonly method: string;
+  readonly item?: string;
+  /** JSON-RPC error code when the server answered with a protocol error. */
+  readonly rpcCode?: number;
+  constructor(
+    code: ErrorCode,
+    message: string,
+    fields: McpBridgeErrorFields & { method: string; item?: string; rpcCode?: number },
+  ) {
+    super(code, message, fields);
+    this.method = fields.method;
+    if (fields.item !== undefined) this.item = fields.item;
+    if (fields.rpcCode !== undefined) this.rpcCode = fields.rpcCode;
+  }
+
+  override toJSON(): ReturnType<McpBridgeError["toJSON"]> & { method: string; item?: string } {
+    return {
+      ...super.toJSON(),
+      method: this.method,
+      ...(this.item === undefined ? {} : { item: this.item }),
+    };
+  }
+}
+
 export function isMcpBridgeError(value: unknown): value is McpBridgeError {
   return value instanceof McpBridgeError;
 }
@@ -196,6 +236,17 @@ export const errorMessages = {
     `No tool is named "${name.slice(0, 200)}". Call ${searchTool} to find the right tool and use the name it returns.`,
   invalidSearchPattern: (pattern: string, reason: string) =>
     `Invalid regular expression /${pattern.slice(0, 100)}/: ${reason}. Use RE2 syntax (no backreferences or lookaround), or plain words.`,
+  samplingNoModel: (server: string) =>
+    `Sampling for server "${server}": no model configured; set OPENAI_MODEL or pass { model }.`,
+  samplingUnreachable: (server: string, baseUrl: string, detail: string) =>
+    `Sampling for server "${server}": the model endpoint ${baseUrl} could not be reached (${detail}).`,
+  samplingHttp: (server: string, status: number, body: string) =>
+    `Sampling for server "${server}": the model endpoint answered HTTP ${status}: ${body.slice(0, 300)}`,
+  samplingNotJson: (server: string) =>
+    `Sampling for server "${server}": the model endpoint did not answer JSON.`,
+  samplingTooLarge: (maxBytes: number) => `The model endpoint sent more than ${maxBytes} bytes.`,
+  samplingNoMessage: (server: string) =>
+    `Sampling for server "${server}": the model endpoint's answer has no message.`,
   missingToolName: () => "The tool call has no tool name.",
   unreadableArguments: (tool: string, problem: string) =>
     `Cannot call tool "${tool}": ${problem}. Send the arguments as one JSON object.`,

@@ -29,10 +29,28 @@ export type { GeminiFunctionDeclaration, GeminiSchema, GeminiType } from "./adap
 export { toGeminiTools } from "./adapters/gemini.js";
 export type { OpenAITool, OpenAIToolOptions, StrictSchema } from "./adapters/openai.js";
 export { fromOpenAIStrictArguments, toOpenAITools, toStrictSchema } from "./adapters/openai.js";
+export {
+  fromChatCompletion,
+  type OpenAISamplingOptions,
+  openAISamplingHandler,
+  toChatCompletionRequest,
+} from "./adapters/openai-sampling.js";
 // --- auth (the `auth` option of BridgeOptions) ---
 export type { AuthOptions } from "./auth/index.js";
 // --- bridge ---
 export { McpBridge, startBridge } from "./bridge/bridge.js";
+export type { CompleteRef, CompletionResult } from "./bridge/completions.js";
+export type { GetPromptOptions, PromptEntry } from "./bridge/prompts.js";
+export type {
+  ReadResourceOptions,
+  ResourceEntry,
+  ResourceTemplateEntry,
+  ResourceUpdate,
+} from "./bridge/resources.js";
+export type { SamplingContext, SamplingHandler, SamplingRequest, SamplingResult } from "./bridge/sampling.js";
+export type { CompleteOptions } from "./bridge/surface.js";
+export type { RequestOptions } from "./bridge/surface-host.js";
+export type { SurfaceMethods } from "./bridge/surface-methods.js";
 export type {
   Bridge,
   BridgeEventMap,
@@ -51,6 +69,7 @@ export type {
   ToolsChangedEvent,
 } from "./bridge/types.js";
 // --- config: reading the config without starting anything, and the shapes BridgeOptions uses ---
+export type { InputRequest, ResolveInput } from "./config/inputs.js";
 export { configSearchPaths, type LoadConfigOptions, loadConfig, type SearchPath } from "./config/load.js";
 export type {
   AdmitProjectServer,
@@ -63,7 +82,9 @@ export type {
   RemoteServerDefinition,
   ResolvedConfig,
   RestartPolicy,
+  SamplingPolicy,
   ServerDefinition,
+  ServerLogLevel,
   StdioServerDefinition,
   ToolFilter,
   TransportKind,
@@ -80,6 +101,7 @@ export {
   McpBridgeError,
   ServerConnectionError,
   ServerCrashedError,
+  ServerRequestError,
   ToolExecutionError,
   ToolNotFoundError,
   ToolTimeoutError,
@@ -94,6 +116,8 @@ export type {
   ToolDefinition,
   ToolFilterCallback,
 } from "./registry/types.js";
+export type { PromptMessageEntry, PromptMessages } from "./results/prompt.js";
+export type { ResourceContent, ResourcePart } from "./results/resource.js";
 export type { ToolResult } from "./results/types.js";
 export type { ToolSearchOptions } from "./search/index.js";
 // --- logging ---

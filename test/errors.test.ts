@@ -43,10 +43,13 @@ describe("one error shape", () => {
     expect(offenders).toEqual([]);
   });
 
-  it("composes messages in errors.ts, not at the throw sites of the bridge, adapters, registry, results and search", () => {
-    const dirs = ["bridge", "adapters", "registry", "results", "search"];
+  it("composes messages in errors.ts, not at the throw sites of the tool path (bridge calls, adapters, registry, results, search)", () => {
+    const dirs = ["adapters", "registry", "results", "search"];
     const files = [
       ...dirs.flatMap((dir) => sourceFiles(join(srcDir, dir))),
+      ...["bridge.ts", "call.ts", "diagnostics.ts", "server-record.ts"].map((file) =>
+        join(srcDir, "bridge", file),
+      ),
       join(srcDir, "cli/commands/call.ts"),
     ];
     // An error class constructed with its wording written in place (a string or template literal).

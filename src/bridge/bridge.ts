@@ -1,5 +1,6 @@
 import { loadConfig } from "../config/load.js";
 import type { BridgeSettings, ResolvedConfig, ServerDefinition } from "../config/model.js";
+import type { ServerConnection } from "../connection/connection.js";
 import type { ServerStatus } from "../connection/status.js";
 import { ErrorCode, errorMessages, McpBridgeError } from "../errors.js";
 import { flattenParameters } from "../registry/flatten.js";
@@ -12,10 +13,14 @@ import { ToolSearchIndex, type ToolSearchOptions } from "../search/index.js";
 import { TypedEmitter } from "../util/events.js";
 import type { Logger } from "../util/logger.js";
 import { callOnRecord, firstFound } from "./call.js";
-import { notStartedStatus, requiredServersError, unknownToolError } from "./diagnostics.js";
+import { invalidStatus, notStartedStatus, requiredServersError, unknownToolError } from "./diagnostics.js";
 import { type ResolvedBridgeOptions, resolveBridgeOptions } from "./options.js";
-import { planReload, watchConfigFile } from "./reload.js";
+import { planReload, SerialQueue, watchConfigFile } from "./reload.js";
+import { BRIDGE_TOOL_SERVER, callResourceTool, resourceToolDefinitions } from "./resource-tools.js";
 import { ServerRecord, stillConnecting } from "./server-record.js";
+import { ClientSurface } from "./surface.js";
+import type { SurfaceMethods } from "./surface-methods.js";
+import { surfaceMethods } from "./surface-methods.js";
 import type {
   Bridge,
   BridgeEventMap,
@@ -59,9 +64,20 @@ class BridgeRuntime implements Bridge {
   #searchIndex: { list: readonly ToolDefinition[]; index: ToolSearchIndex<ToolDefinition> } | undefined;
   #registry: ToolRegistry;
   #stopWatching: (() => void) | undefined;
-  /** The tail of the reload queue: one reload changes the servers at a time. */
-  #reloads: Promise<unknown> = Promise.resolve();
+  /** One reload changes the servers at a time. */
+  readonly #reloads = new SerialQueue();
   #closing: Promise<void> | undefined;
+  readonly #surface: ClientSurface;
+  // MCP beyond tools (resources, prompts, completions, roots): see surface.ts.
+  readonly resources: SurfaceMethods["resources"];
+  readonly resourceTemplates: SurfaceMethods["resourceTemplates"];
+  readonly readResource: SurfaceMethods["readResource"];
+  readonly subscribe: SurfaceMethods["subscribe"];
+  readonly prompts: SurfaceMethods["prompts"];
+  readonly getPrompt: SurfaceMethods["getPrompt"];
+  readonly complete: SurfaceMethods["complete"];
+  readonly setRoots: SurfaceMethods["setRoots"];
+  #resourceToolCache: { format: string; definitions: ToolDefinition[] } | undefined;
 
   constructor(config: ResolvedConfig, options: ResolvedBridgeOptions) {
     this.config = config;
@@ -71,7 +87,49 @@ class BridgeRuntime implements Bridge {
       this.#logger.error("A bridge event listener threw", { error: String(error) }),
     );
     this.#registry = this.#newRegistry();
+    this.#surface = new ClientSurface({
+      logger: this.#logger,
+      config: () => this.config,
+      connections: () => this.#connections(),
+      closed: () => this.#closing !== undefined,
+      ...(options.onSampling ? { onSampling: options.onSampling } : {}),
+      onResourcesChanged: (server) => this.#events.emit("resourcesChanged", { server }),
+      onPromptsChanged: (server) => this.#events.emit("promptsChanged", { server }),
+    });
+    const surface = surfaceMethods(this.#surface);
+    this.resources = surface.resources;
+    this.resourceTemplates = surface.resourceTemplates;
+    this.readResource = surface.readResource;
+    this.subscribe = surface.subscribe;
+    this.prompts = surface.prompts;
+    this.getPrompt = surface.getPrompt;
+    this.complete = surface.complete;
+    this.setRoots = surface.setRoots;
     for (const warning of config.warnings) this.#logger.warn(warning.message, { ...warning });
+  }
+
+  /** The current servers' connections (a server whose setup failed has none). */
+  #connections(): Map<string, ServerConnection> {
+    const connections = new Map<string, ServerConnection>();
+    for (const [name, record] of this.#records)
+      if (record.connection) connections.set(name, record.connection);
+    return connections;
+  }
+
+  /** The opt-in resource tools (`resourceTools`), named by the configured format. */
+  #resourceTools(): ToolDefinition[] {
+    if (!(this.#options.resourceTools ?? this.config.settings.resourceTools ?? false)) return [];
+    const format = this.config.settings.toolNameFormat;
+    if (this.#resourceToolCache?.format !== format) {
+      this.#resourceToolCache = { format, definitions: resourceToolDefinitions(format) };
+    }
+    return this.#resourceToolCache.definitions;
+  }
+
+  #resourceTool(name: string): ToolDefinition | undefined {
+    return this.#resourceTools().find(
+      (definition) => definition.name === name || `${BRIDGE_TOOL_SERVER}/${definition.tool}` === name,
+    );
   }
 
   /** Starts every selected server in parallel. */
@@ -101,12 +159,14 @@ class BridgeRuntime implements Bridge {
   }
 
   servers(): ServerStatus[] {
-    return this.config.servers.map((definition) => {
+    const configured = this.config.servers.map((definition) => {
       const record = this.#records.get(definition.name);
       if (!record) return notStartedStatus(definition);
       const skipped = this.#registry.skipped(definition.name);
       return skipped.length > 0 ? { ...record.status(), skippedTools: skipped } : record.status();
     });
+    // Entries the config could not load are listed too, so every server the user wrote is visible.
+    return [...configured, ...this.config.skipped.map(invalidStatus)];
   }
 
   server(name: string): ServerStatus | undefined {
@@ -116,7 +176,10 @@ class BridgeRuntime implements Bridge {
   tools(filter: { server?: string } = {}): ToolEntry[] {
     const definitions =
       filter.server === undefined ? this.#registry.list() : this.#registry.forServer(filter.server);
-    return definitions.map((definition) => this.#entryOf(definition));
+    const own = this.#resourceTools().filter(
+      (d) => filter.server === undefined || filter.server === d.server,
+    );
+    return [...definitions, ...own].map((definition) => this.#entryOf(definition));
   }
 
   /** The tools that best match a task described in words (or a tool's name), best first. */
@@ -132,12 +195,12 @@ class BridgeRuntime implements Bridge {
   }
 
   tool(name: string): ToolEntry | undefined {
-    const definition = this.#registry.get(name);
+    const definition = this.#registry.get(name) ?? this.#resourceTool(name);
     return definition ? this.#entryOf(definition) : undefined;
   }
 
   resolve(name: string): { server: string; tool: string } | undefined {
-    const definition = this.#registry.resolve(name);
+    const definition = this.#registry.resolve(name) ?? this.#resourceTool(name);
     if (definition) return { server: definition.server, tool: definition.tool };
     return this.#splitServerTool(name);
   }
@@ -173,8 +236,7 @@ class BridgeRuntime implements Bridge {
    */
   async reload(): Promise<ReloadSummary> {
     if (this.#closing) throw closedError();
-    const run = this.#reloads.then(() => this.#reloadOnce());
-    this.#reloads = run.catch(() => {});
+    const run = this.#reloads.run(() => this.#reloadOnce());
     const { summary, starting } = await run;
     if (this.#options.wait) await starting;
     return summary;
@@ -184,8 +246,8 @@ class BridgeRuntime implements Bridge {
     this.#closing ??= (async () => {
       this.#stopWatching?.();
       this.#stopWatching = undefined;
-      // A reload under way either finishes its swap (and its servers are closed below) or stops.
-      await this.#reloads;
+      // A reload under way has either swapped its servers in (they are closed here) or has not
+      // started any yet: it sees the bridge closing, closes its own and rejects with BRIDGE_CLOSED.
       const records = [...this.#records.values(), ...this.#retiring];
       await Promise.all(records.map((record) => record.close()));
       this.#events.clear();
@@ -222,6 +284,7 @@ class BridgeRuntime implements Bridge {
     }
     if (settingsChanged) {
       this.#registry = this.#newRegistry();
+      this.#surface.settingsChanged();
       for (const record of this.#records.values()) this.#publishTools(record);
     } else {
       this.#registry.declareServers(next.servers.map((server) => server.name));
@@ -284,7 +347,9 @@ class BridgeRuntime implements Bridge {
   }
 
   #open(definition: ServerDefinition, settings: BridgeSettings): Promise<ServerRecord> {
-    return ServerRecord.open(definition, settings, this.#options);
+    return ServerRecord.open(definition, settings, this.#options, (client) =>
+      this.#surface.configureClient(definition, client),
+    );
   }
 
   /** Makes the record the server's current one and routes its events (a replaced record's are ignored). */
@@ -292,6 +357,7 @@ class BridgeRuntime implements Bridge {
     record.connection?.on("toolsChanged", () => this.#publishTools(record));
     record.connection?.on("stateChanged", (status) => {
       if (this.#records.get(record.name) !== record) return;
+      if (record.connection) this.#surface.stateChanged(record.connection, status);
       // A replacement that failed lists no tools of its own: drop the ones kept from its predecessor.
       if (status.state === "failed" && this.#registry.forServer(record.name).length > 0) {
         this.#publishTools(record);
@@ -306,7 +372,10 @@ class BridgeRuntime implements Bridge {
     const tools = record.connection?.tools() ?? [];
     const before = new Set(this.#registry.forServer(record.name).map((tool) => tool.name));
     if (tools.length === 0) this.#registry.removeServer(record.name);
-    else this.#registry.setServerTools(record.name, record.definition.tools, tools);
+    else
+      this.#registry.setServerTools(record.name, record.definition.tools, tools, {
+        toolTasks: this.#surface.runsToolTasks(record.name),
+      });
     const after = this.tools({ server: record.name });
     for (const tool of after) before.delete(tool.name);
     this.#events.emit("toolsChanged", { server: record.name, tools: after, removed: [...before] });
@@ -341,6 +410,13 @@ class BridgeRuntime implements Bridge {
 
   async #call(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolResult> {
     if (this.#closing) throw closedError();
+    const own = this.#resourceTool(name);
+    if (own) {
+      return callResourceTool(this.#surface.resources, own.tool, args, {
+        ...options,
+        maxResultChars: options.maxResultChars ?? this.config.settings.maxResultChars,
+      });
+    }
     const definition = this.#registry.resolve(name) ?? (await this.#resolveLate(name, options));
     const record = this.#records.get(definition.server);
     if (!record) throw this.#unknownTool(name, undefined);
@@ -350,6 +426,7 @@ class BridgeRuntime implements Bridge {
       onError: this.#options.onError,
       validateArguments: this.#options.validateArguments,
       results: this.#options.results,
+      callAsTask: this.#surface.callAsTask.bind(this.#surface),
     };
     const started = Date.now();
     try {
@@ -372,6 +449,11 @@ class BridgeRuntime implements Bridge {
    * servers still connecting, since the tool may be one of theirs. Only then is it unknown.
    */
   async #resolveLate(name: string, options: CallOptions): Promise<ToolDefinition> {
+    // A reload under way may be adding this tool's server: let it swap its servers in first.
+    if (await this.#reloads.settled(options.timeout ?? this.config.settings.callTimeoutMs, options.signal)) {
+      const definition = this.#registry.resolve(name);
+      if (definition) return definition;
+    }
     const target = this.#splitServerTool(name);
     const record = target && this.#records.get(target.server);
     const wait = (candidate: ServerRecord) =>

@@ -1,3 +1,5 @@
+import type { CallToolResult } from "@modelcontextprotocol/client";
+import type { ServerConnection } from "../connection/connection.js";
 import {
   ErrorCode,
   errorMessages,
@@ -13,6 +15,7 @@ import { writeOverflow } from "../results/overflow.js";
 import type { ToolResult } from "../results/types.js";
 import { loadTokenizer } from "../util/tokens.js";
 import type { ServerRecord } from "./server-record.js";
+import type { TaskCallOptions } from "./tasks.js";
 import type { CallOptions, ResultOptions } from "./types.js";
 
 export interface CallContext {
@@ -22,6 +25,12 @@ export interface CallContext {
   readonly onError: "throw" | "result";
   readonly validateArguments: boolean;
   readonly results: ResultOptions;
+  /** Runs the call as a task when the tool needs one (see surface.ts); undefined for an ordinary tool. */
+  readonly callAsTask?: (
+    connection: ServerConnection,
+    args: Record<string, unknown> | undefined,
+    options: TaskCallOptions,
+  ) => Promise<CallToolResult> | undefined;
 }
 
 /** One call of a resolved tool on its server: argument check, the call, result conversion and stats. */
@@ -44,12 +53,23 @@ export async function callOnRecord(
   }
   const started = performance.now();
   try {
-    const raw = await record.callTool(definition.tool, args, {
-      timeoutMs: options.timeout ?? server.callTimeoutMs,
-      signal: options.signal,
-      onProgress: options.onProgress,
-      resetTimeoutOnProgress: options.resetTimeoutOnProgress,
-    });
+    const timeoutMs = options.timeout ?? server.callTimeoutMs;
+    const asTask =
+      record.connection &&
+      context.callAsTask?.(record.connection, args, {
+        server: definition.server,
+        tool: definition.tool,
+        timeoutMs,
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      });
+    const raw = await (asTask ??
+      record.callTool(definition.tool, args, {
+        timeoutMs,
+        signal: options.signal,
+        onProgress: options.onProgress,
+        resetTimeoutOnProgress: options.resetTimeoutOnProgress,
+      }));
     const maxResultTokens = options.maxResultTokens ?? context.results.maxTokens;
     const result = toToolResult(raw, {
       maxResultChars: options.maxResultChars ?? server.maxResultChars ?? context.maxResultChars,

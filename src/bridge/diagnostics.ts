@@ -1,4 +1,4 @@
-import type { ServerDefinition } from "../config/model.js";
+import type { ServerDefinition, SkippedServer } from "../config/model.js";
 import type { ServerStatus } from "../connection/status.js";
 import {
   ErrorCode,
@@ -73,6 +73,19 @@ export function notStartedStatus(definition: ServerDefinition): ServerStatus {
     state: definition.enabled ? "idle" : "disabled",
     toolCount: 0,
     restarts: 0,
+    stderrTail: [],
+  };
+}
+
+/** A config entry that could not load, as a status row: every server the user wrote is visible. */
+export function invalidStatus(entry: SkippedServer): ServerStatus {
+  return {
+    name: entry.name,
+    transport: entry.transport,
+    state: "invalid",
+    toolCount: 0,
+    restarts: 0,
+    lastError: { code: ErrorCode.ConfigInvalid, message: entry.reason },
     stderrTail: [],
   };
 }

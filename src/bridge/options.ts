@@ -24,8 +24,12 @@ export interface ResolvedBridgeOptions {
   readonly clientInfo: { readonly name: string; readonly version: string };
   readonly auth: AuthOptions;
   readonly onElicitation: ElicitationHandler;
+  /** The host gave its own elicitation handler (URL mode is declared only then). */
+  readonly hostElicitation: boolean;
   readonly enforceRequired: boolean;
   readonly results: ResultOptions;
+  readonly onSampling: BridgeOptions["onSampling"];
+  readonly resourceTools: boolean | undefined;
 }
 
 export function resolveBridgeOptions(options: BridgeOptions): ResolvedBridgeOptions {
@@ -38,6 +42,7 @@ export function resolveBridgeOptions(options: BridgeOptions): ResolvedBridgeOpti
       cwd: options.cwd,
       env,
       admitProjectServer: options.admitProjectServer,
+      resolveInput: options.resolveInput,
     },
     env,
     logger: options.logger ?? silentLogger,
@@ -49,8 +54,11 @@ export function resolveBridgeOptions(options: BridgeOptions): ResolvedBridgeOpti
     validateArguments: options.validateArguments ?? DEFAULT_BRIDGE_OPTIONS.validateArguments,
     clientInfo: options.clientInfo ?? packageInfo(),
     results: options.results ?? {},
+    onSampling: options.onSampling,
+    resourceTools: options.resourceTools,
     auth: { ...options.auth, env },
     onElicitation: options.onElicitation ?? declineElicitation,
+    hostElicitation: options.onElicitation !== undefined,
     enforceRequired: options.enforceRequired ?? DEFAULT_BRIDGE_OPTIONS.enforceRequired,
   };
 }

@@ -1,4 +1,4 @@
-import type { CallToolResult } from "@modelcontextprotocol/client";
+import type { CallToolResult, Client } from "@modelcontextprotocol/client";
 import { type AuthHandle, createAuthHandle } from "../auth/index.js";
 import { STRING_CAP } from "../config/defaults.js";
 import type { BridgeSettings, ServerDefinition } from "../config/model.js";
@@ -7,7 +7,7 @@ import { createConnection, type ServerConnection, type ToolCallOptions } from ".
 import type { ServerStatus } from "../connection/status.js";
 import { ErrorCode, errorMessages, McpBridgeError, ServerConnectionError } from "../errors.js";
 import { redactText } from "../util/redact.js";
-import { registerElicitation } from "./elicitation.js";
+import { registerElicitationModes } from "./elicitation-modes.js";
 import type { ResolvedBridgeOptions } from "./options.js";
 
 /**
@@ -52,6 +52,7 @@ export class ServerRecord {
     definition: ServerDefinition,
     settings: BridgeSettings,
     options: ResolvedBridgeOptions,
+    configureClient?: (client: Client) => void,
   ): Promise<ServerRecord> {
     const enabled = definition.enabled && settings.enabled;
     const secrets = secretsOf(definition);
@@ -79,7 +80,15 @@ export class ServerRecord {
       auth,
       fetch: auth?.fetch,
       stringCapBytes: Math.max(STRING_CAP.minBytes, maxResultChars * STRING_CAP.bytesPerResultChar),
-      configureClient: (client) => registerElicitation(client, options.onElicitation),
+      configureClient: (client) => {
+        registerElicitationModes(client, {
+          server: definition.name,
+          handler: options.onElicitation,
+          hostHandler: options.hostElicitation,
+          logger: options.logger,
+        });
+        configureClient?.(client);
+      },
     });
     return new ServerRecord(definition, { connection, auth, redact });
   }

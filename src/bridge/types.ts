@@ -1,10 +1,13 @@
 import type { AuthOptions } from "../auth/index.js";
+import type { ResolveInput } from "../config/inputs.js";
 import type { AdmitProjectServer, BridgeSettings, ResolvedConfig } from "../config/model.js";
 import type { ServerStatus } from "../connection/status.js";
 import type { BridgeStats, FlatParameters, ToolDefinition, ToolFilterCallback } from "../registry/types.js";
 import type { ToolResult } from "../results/types.js";
 import type { ToolSearchOptions } from "../search/index.js";
 import type { Logger } from "../util/logger.js";
+import type { SamplingHandler } from "./sampling.js";
+import type { SurfaceMethods } from "./surface-methods.js";
 
 export interface Progress {
   readonly progress: number;
@@ -77,6 +80,23 @@ export interface BridgeOptions {
    * before their `${VAR}`s are expanded, at start and on reload. Default: all admitted.
    */
   readonly admitProjectServer?: AdmitProjectServer;
+  /**
+   * Fulfils servers' `sampling/createMessage` with the host's LLM (see `openAISamplingHandler`). Without
+   * it the sampling capability is not declared. Only servers allowed in the config (`sampling: true`)
+   * may sample; `maxTokens` is capped by the config.
+   */
+  readonly onSampling?: SamplingHandler;
+  /**
+   * Adds two tools, `list_resources` and `read_resource` in the configured name format (e.g.
+   * `mcp_list_resources`), so a model can browse and read every server's resources. Overrides the
+   * `resourceTools` setting; default off.
+   */
+  readonly resourceTools?: boolean;
+  /**
+   * Answers VS Code `${input:id}` prompts of the config (see LoadConfigOptions.resolveInput). Default:
+   * none, and the entries that use an input are skipped (state `invalid`).
+   */
+  readonly resolveInput?: ResolveInput;
   /** Fail `start()` when a server marked `required` could not start (default true). */
   readonly enforceRequired?: boolean;
   /** How large results reach the model (besides each server's `maxResultChars`). */
@@ -119,11 +139,15 @@ export interface ToolsChangedEvent {
 export interface BridgeEventMap {
   serverStateChanged: [status: ServerStatus];
   toolsChanged: [event: ToolsChangedEvent];
+  /** A server sent `notifications/resources/list_changed`; `resources()` lists afresh. */
+  resourcesChanged: [event: { readonly server: string }];
+  /** A server sent `notifications/prompts/list_changed`; `prompts()` lists afresh. */
+  promptsChanged: [event: { readonly server: string }];
 }
 
 export type { BridgeStats, LatencyStats } from "../registry/types.js";
 
-export interface Bridge extends AsyncDisposable {
+export interface Bridge extends AsyncDisposable, SurfaceMethods {
   readonly config: ResolvedConfig;
   servers(): ServerStatus[];
   server(name: string): ServerStatus | undefined;
@@ -146,9 +170,14 @@ export interface Bridge extends AsyncDisposable {
 }
 
 export interface ElicitationRequest {
+  /** The asking server's config name. */
   readonly server: string;
+  /** `form`: fill in `requestedSchema`; `url`: open `url` for the user (answer accept, decline or cancel). */
+  readonly mode?: "form" | "url";
   readonly message: string;
   readonly requestedSchema?: Record<string, unknown>;
+  readonly url?: string;
+  readonly elicitationId?: string;
 }
 
 export type ElicitationResponse =

@@ -1,13 +1,15 @@
-import { dirname, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startBridge } from "../bridge/bridge.js";
 import type { Bridge, BridgeOptions } from "../bridge/types.js";
-import { configSearchPaths } from "../config/load.js";
+import { configSearchPaths, hostConfigsFound } from "../config/load.js";
 import type { ServerStatus } from "../connection/status.js";
 import type { LogFields, Logger } from "../util/logger.js";
 import type { GlobalOptions } from "./args.js";
 import { projectConsent } from "./commands/trust.js";
 import { terminalElicitation } from "./elicit.js";
+import { urlElicitation } from "./elicit-url.js";
+import { terminalInputs } from "./input.js";
 import type { CliIO } from "./io.js";
 import { type Style, styleFor } from "./output.js";
 import { stopAsking } from "./prompt.js";
@@ -60,21 +62,35 @@ export function bundledExampleConfig(): string {
   return resolve(dirname(fileURLToPath(import.meta.url)), "../../../examples/mcp.json");
 }
 
-/** The config to use: --config, else the search order, else the bundled example (said on stderr). */
+/**
+ * The config to use: --config, else the search order (naming on stderr a file other than ./mcp.json),
+ * else the bundled example, unless another host's config exists: then no servers, and the files found.
+ */
 export function chooseConfig(context: CommandContext): string | undefined {
   if (context.global.config) return context.global.config;
-  const found = configSearchPaths({ cwd: context.io.cwd, env: context.io.env }).some(
-    (candidate) => candidate.used,
-  );
-  if (found) return undefined;
-  if (!context.global.quiet) {
-    const userConfig = configSearchPaths({ cwd: context.io.cwd, env: context.io.env }).find(
-      (c) => c.origin === "user",
-    );
-    context.io.stderr.write(
-      `No config found; using the bundled example servers. Put your own in ./mcp.json or ${userConfig?.path ?? "~/.config/mcp-bridge/mcp.json"} (see \`mcp-bridge config paths\`).\n`,
-    );
+  const where = { cwd: context.io.cwd, env: context.io.env };
+  const candidates = configSearchPaths(where);
+  const used = candidates.find((candidate) => candidate.used);
+  const say = (text: string) => {
+    if (!context.global.quiet) context.io.stderr.write(`${text}\n`);
+  };
+  if (used) {
+    if (used.path !== join(context.io.cwd, "mcp.json")) say(`Using config ${terminalText(used.path)}`);
+    return undefined;
   }
+  const hosts = hostConfigsFound(where);
+  if (hosts.length > 0) {
+    const list = hosts.map((host) => `${terminalText(host.file)} (${host.source})`).join(", ");
+    const sources = [...new Set(hosts.map((host) => `"${host.source}"`))].join(", ");
+    say(
+      `No mcp-bridge config found, so no servers are started (the bundled examples are not used when other hosts' configs exist). Found: ${list}. Use one with --config FILE, or put { "settings": { "imports": [${sources}] } } in ./mcp.json.`,
+    );
+    return undefined;
+  }
+  const userConfig = candidates.find((c) => c.origin === "user");
+  say(
+    `No config found; using the bundled example servers. Put your own in ./mcp.json or ${userConfig?.path ?? "~/.config/mcp-bridge/mcp.json"} (see \`mcp-bridge config paths\`).`,
+  );
   return bundledExampleConfig();
 }
 
@@ -87,11 +103,18 @@ export async function cliBridgeOptions(context: CommandContext): Promise<BridgeO
   const admitProjectServer = await projectConsent(context, config);
   // Let go of the terminal: the next reader (an elicitation prompt, chat's own) starts afresh.
   stopAsking(context.io);
-  const onElicitation = terminalElicitation(context.io);
+  // Forms are asked field by field on a terminal; URL requests are printed (and offered to a browser
+  // on a terminal). Without a terminal both are declined.
+  const onElicitation = urlElicitation(
+    context.io,
+    terminalElicitation(context.io) ?? (() => ({ action: "decline" as const })),
+  );
+  const resolveInput = terminalInputs(context.io);
   return {
+    ...(resolveInput ? { resolveInput } : {}),
     ...(config === undefined ? {} : { config }),
     ...(admitProjectServer ? { admitProjectServer } : {}),
-    ...(onElicitation ? { onElicitation } : {}),
+    onElicitation,
     cwd: context.io.cwd,
     env: context.io.env,
     logger: context.logger,
@@ -130,7 +153,9 @@ function showProgress(context: CommandContext, bridge: Bridge): () => void {
   const style = context.errStyle;
   let frame = 0;
   const render = () => {
-    const servers = bridge.servers().filter((s) => s.state !== "disabled" && s.state !== "idle");
+    const servers = bridge
+      .servers()
+      .filter((s) => s.state !== "disabled" && s.state !== "idle" && s.state !== "invalid");
     const done = servers.filter((s) => s.state === "connected" || s.state === "failed");
     const pending = servers.filter((s) => !done.includes(s)).map((s) => s.name);
     const spinner = style.dim(FRAMES[frame++ % FRAMES.length] ?? "");

@@ -5,6 +5,8 @@ import { authCommand } from "./commands/auth.js";
 import { callCommand } from "./commands/call.js";
 import { chatCommand } from "./commands/chat.js";
 import { configCommand } from "./commands/config.js";
+import { promptCommand, promptsCommand } from "./commands/prompts.js";
+import { readCommand, resourcesCommand } from "./commands/resources.js";
 import { statusCommand } from "./commands/status.js";
 import { toolsCommand } from "./commands/tools.js";
 import { trustCommand } from "./commands/trust.js";
@@ -23,6 +25,10 @@ Commands:
                                   the tools as the LLM sees them
   call TOOL [key=value ...] [--args JSON] [--timeout DURATION]
                                   call a tool by exposed name (mcp_calc_add) or server/tool
+  resources [--server NAME]       resources and resource templates of the connected servers
+  read URI [--server NAME]        a resource as the LLM reads it (blobs as placeholders)
+  prompts [--server NAME]         prompts under their exposed names, with their arguments
+  prompt NAME [key=value ...]     a prompt's messages (exposed name or server/prompt)
   config show|paths|schema|validate
                                   the resolved config (secrets redacted), the search paths,
                                   the JSON Schema, or a validation report (exit 1 if an entry is skipped)
@@ -87,6 +93,14 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
         return await callCommand(context);
       case "config":
         return await configCommand(context);
+      case "resources":
+        return await resourcesCommand(context);
+      case "read":
+        return await readCommand(context);
+      case "prompts":
+        return await promptsCommand(context);
+      case "prompt":
+        return await promptCommand(context);
       case "auth":
         return await authCommand(context);
       case "chat":

@@ -7,6 +7,8 @@ export interface ExpansionContext {
   /** `${configDir}`: the directory of the config file. */
   readonly configDir?: string;
   readonly homeDir?: string;
+  /** Answers to VS Code `${input:id}` prompts, by id (asked for before loading; kept in memory only). */
+  readonly inputs?: Readonly<Record<string, string>>;
 }
 
 export type Expansion =
@@ -31,6 +33,12 @@ export function expand(
   let result = value.replace(PATTERN, (whole, inner: string) => {
     if (failure) return whole;
     if (inner.startsWith("input:")) {
+      const answer = context.inputs?.[inner.slice(6)];
+      if (answer !== undefined) {
+        // Inputs are mostly secrets (API keys typed in): mask them like values from the environment.
+        fromEnv?.push({ variable: inner, value: answer });
+        return answer;
+      }
       failure = { ok: false, reason: "input", variable: inner };
       return whole;
     }

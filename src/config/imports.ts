@@ -1,7 +1,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../errors.js";
-import type { AdmitProjectServer, ConfigWarning, ImportSourceName, ServerDefinition } from "./model.js";
+import type {
+  AdmitProjectServer,
+  ConfigWarning,
+  ImportSourceName,
+  ServerDefinition,
+  SkippedServer,
+} from "./model.js";
 import { normalizeDocument, parseConfigText, parseDocument } from "./parse.js";
 import { isProjectFile } from "./project.js";
 
@@ -17,42 +23,48 @@ export interface ImportOptions {
 export interface ImportResult {
   readonly servers: ServerDefinition[];
   readonly warnings: ConfigWarning[];
+  readonly skipped: SkippedServer[];
   /** Files that exist and were read. */
   readonly files: string[];
 }
 
+/** VS Code's user-level `mcp.json` (beside its settings.json) on this platform. */
+export function vscodeUserConfig(
+  home: string,
+  env: Readonly<Record<string, string | undefined>>,
+  platform: NodeJS.Platform,
+): string {
+  if (platform === "darwin") return join(home, "Library", "Application Support", "Code", "User", "mcp.json");
+  if (platform === "win32")
+    return join(env.APPDATA ?? join(home, "AppData", "Roaming"), "Code", "User", "mcp.json");
+  return join(env.XDG_CONFIG_HOME || join(home, ".config"), "Code", "User", "mcp.json");
+}
+
+function claudeDesktopConfig(home: string, env: ImportOptions["env"], platform: NodeJS.Platform): string {
+  if (platform === "darwin")
+    return join(home, "Library", "Application Support", "Claude", "claude_desktop_config.json");
+  if (platform === "win32")
+    return join(env.APPDATA ?? join(home, "AppData", "Roaming"), "Claude", "claude_desktop_config.json");
+  return join(env.XDG_CONFIG_HOME || join(home, ".config"), "Claude", "claude_desktop_config.json");
+}
+
 /** Where each host keeps its MCP config on this machine, project files first. */
+const LOCATIONS: Record<ImportSourceName, (o: ImportOptions, platform: NodeJS.Platform) => string[]> = {
+  "claude-code": ({ cwd, homeDir }) => [join(cwd, ".mcp.json"), join(homeDir, ".claude.json")],
+  "claude-desktop": ({ homeDir, env }, platform) => [claudeDesktopConfig(homeDir, env, platform)],
+  cursor: ({ cwd, homeDir }) => [join(cwd, ".cursor", "mcp.json"), join(homeDir, ".cursor", "mcp.json")],
+  vscode: ({ cwd, homeDir, env }, platform) => [
+    join(cwd, ".vscode", "mcp.json"),
+    vscodeUserConfig(homeDir, env, platform),
+  ],
+  codex: ({ cwd, homeDir, env }) => [
+    join(cwd, ".codex", "config.toml"),
+    join(env.CODEX_HOME || join(homeDir, ".codex"), "config.toml"),
+  ],
+};
+
 export function importLocations(source: ImportSourceName, options: ImportOptions): string[] {
-  const { cwd, homeDir: home } = options;
-  const platform = options.platform ?? process.platform;
-  switch (source) {
-    case "claude-code":
-      return [join(cwd, ".mcp.json"), join(home, ".claude.json")];
-    case "claude-desktop":
-      if (platform === "darwin")
-        return [join(home, "Library", "Application Support", "Claude", "claude_desktop_config.json")];
-      if (platform === "win32") {
-        return [
-          join(
-            options.env.APPDATA ?? join(home, "AppData", "Roaming"),
-            "Claude",
-            "claude_desktop_config.json",
-          ),
-        ];
-      }
-      return [
-        join(options.env.XDG_CONFIG_HOME || join(home, ".config"), "Claude", "claude_desktop_config.json"),
-      ];
-    case "cursor":
-      return [join(cwd, ".cursor", "mcp.json"), join(home, ".cursor", "mcp.json")];
-    case "vscode":
-      return [join(cwd, ".vscode", "mcp.json")];
-    case "codex":
-      return [
-        join(cwd, ".codex", "config.toml"),
-        join(options.env.CODEX_HOME || join(home, ".codex"), "config.toml"),
-      ];
-  }
+  return LOCATIONS[source](options, options.platform ?? process.platform);
 }
 
 /**
@@ -63,6 +75,7 @@ export function importLocations(source: ImportSourceName, options: ImportOptions
 export async function importServers(source: ImportSourceName, options: ImportOptions): Promise<ImportResult> {
   const servers: ServerDefinition[] = [];
   const warnings: ConfigWarning[] = [];
+  const skipped: SkippedServer[] = [];
   const files: string[] = [];
   const add = (found: ServerDefinition[]) => {
     for (const server of found) if (!servers.some((s) => s.name === server.name)) servers.push(server);
@@ -76,6 +89,7 @@ export async function importServers(source: ImportSourceName, options: ImportOpt
       const expansion = {
         env: options.env,
         homeDir: options.homeDir,
+        readFile: (path: string) => readFileSync(path, "utf8"),
         ...(project ? { admit: options.admitProjectServer } : {}),
       };
       if (source === "claude-code" && file.endsWith(".claude.json")) {
@@ -89,6 +103,7 @@ export async function importServers(source: ImportSourceName, options: ImportOpt
             { ...expansion, file, configDir: options.cwd, workspaceFolder: options.cwd },
           );
           warnings.push(...parsed.warnings);
+          skipped.push(...parsed.skipped);
           add(
             parsed.servers.map((server) => ({
               ...server,
@@ -100,11 +115,12 @@ export async function importServers(source: ImportSourceName, options: ImportOpt
       }
       const parsed = parseConfigText(text, file, expansion);
       warnings.push(...parsed.warnings);
+      skipped.push(...parsed.skipped);
       add(parsed.servers);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       warnings.push({ kind: "import", file, message: `Could not import from ${file}: ${error.message}` });
     }
   }
-  return { servers, warnings, files };
+  return { servers, warnings, skipped, files };
 }

@@ -3,15 +3,19 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { ConfigError, ErrorCode } from "../errors.js";
 import { DEFAULT_SETTINGS } from "./defaults.js";
-import { importServers } from "./imports.js";
-import type {
-  AdmitProjectServer,
-  BridgeSettings,
-  ConfigWarning,
-  ResolvedConfig,
-  ServerDefinition,
+import { importLocations, importServers, vscodeUserConfig } from "./imports.js";
+import { type ResolveInput, resolveInputs } from "./inputs.js";
+import {
+  type AdmitProjectServer,
+  type BridgeSettings,
+  type ConfigWarning,
+  IMPORT_SOURCES,
+  type ImportSourceName,
+  type ResolvedConfig,
+  type ServerDefinition,
+  type SkippedServer,
 } from "./model.js";
-import { normalizeDocument, parseConfigText } from "./parse.js";
+import { normalizeDocument, normalizeFile, parseDocument } from "./parse.js";
 import { isProjectFile } from "./project.js";
 
 export interface LoadConfigOptions {
@@ -30,6 +34,11 @@ export interface LoadConfigOptions {
    * out with an "untrusted" warning. Default: every server is admitted (a library host chose its cwd).
    */
   readonly admitProjectServer?: AdmitProjectServer;
+  /**
+   * Answers VS Code `${input:id}` prompts (asked once per id; `password` inputs should not echo). The
+   * answers are kept in memory only. Without it, entries that use an input are skipped with a warning.
+   */
+  readonly resolveInput?: ResolveInput;
 }
 
 export interface SearchPath {
@@ -44,8 +53,9 @@ export interface SearchPath {
  * 1. `$MCP_BRIDGE_CONFIG` (set by whoever runs the host; it overrides even `--config`, so an operator
  *    can redirect a host without editing its command line);
  * 2. the `path` option / `--config`;
- * 3. `./mcp.json`, `./mcp.toml`, `./.mcp.json` in the working directory, in that order;
- * 4. `$XDG_CONFIG_HOME/mcp-bridge/mcp.json` then `mcp.toml` (`~/.config/...` when XDG_CONFIG_HOME is unset).
+ * 3. `./mcp.json`, `./mcp.toml`, `./.mcp.json`, `./.vscode/mcp.json` in the working directory, in that order;
+ * 4. `$XDG_CONFIG_HOME/mcp-bridge/mcp.json` then `mcp.toml` (`~/.config/...` when XDG_CONFIG_HOME is unset),
+ *    then VS Code's user-level `mcp.json`.
  * A file named by 1 or 2 that does not exist is an error; the locations of 3 and 4 are skipped silently.
  */
 export function configSearchPaths(options: LoadConfigOptions = {}): SearchPath[] {
@@ -56,10 +66,14 @@ export function configSearchPaths(options: LoadConfigOptions = {}): SearchPath[]
   const candidates: { path: string; origin: SearchPath["origin"] }[] = [];
   if (env.MCP_BRIDGE_CONFIG) candidates.push({ path: resolve(cwd, env.MCP_BRIDGE_CONFIG), origin: "env" });
   if (options.path) candidates.push({ path: resolve(cwd, options.path), origin: "option" });
-  for (const name of ["mcp.json", "mcp.toml", ".mcp.json"])
+  for (const name of ["mcp.json", "mcp.toml", ".mcp.json", join(".vscode", "mcp.json")])
     candidates.push({ path: join(cwd, name), origin: "cwd" });
   for (const name of ["mcp.json", "mcp.toml"])
     candidates.push({ path: join(configHome, "mcp-bridge", name), origin: "user" });
+  candidates.push({
+    path: vscodeUserConfig(home, env, options.platform ?? process.platform),
+    origin: "user",
+  });
   let usedIndex = -1;
   const withState = candidates.map((candidate, index) => {
     const exists = existsSync(candidate.path);
@@ -70,32 +84,52 @@ export function configSearchPaths(options: LoadConfigOptions = {}): SearchPath[]
   return withState.map((candidate, index) => ({ ...candidate, used: index === usedIndex }));
 }
 
+/** Other hosts' config files present on this machine (what `imports` could read), by host. */
+export function hostConfigsFound(
+  options: LoadConfigOptions = {},
+): { source: ImportSourceName; file: string }[] {
+  const env = options.env ?? process.env;
+  const located = {
+    cwd: options.cwd ?? process.cwd(),
+    homeDir: options.homeDir ?? env.HOME ?? homedir(),
+    env,
+    ...(options.platform ? { platform: options.platform } : {}),
+  };
+  return IMPORT_SOURCES.flatMap((source) =>
+    importLocations(source, located)
+      .filter((file) => existsSync(file))
+      .map((file) => ({ source, file })),
+  );
+}
+
 /** Loads, expands and validates the config; the only module that reads config files. */
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<ResolvedConfig> {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const homeDir = options.homeDir ?? env.HOME ?? homedir();
-  const expansion = { env, homeDir };
+  const readFile = (path: string) => readFileSync(path, "utf8");
+  const expansion = { env, homeDir, readFile };
   const admitFor = (file: string): { admit?: AdmitProjectServer } =>
     options.admitProjectServer && isProjectFile(file, { cwd, env, homeDir })
       ? { admit: options.admitProjectServer }
       : {};
-  let servers: ServerDefinition[];
-  let settings: Partial<BridgeSettings>;
-  let warnings: ConfigWarning[];
+  let servers: ServerDefinition[] = [];
+  let settings: Partial<BridgeSettings> = { ...options.settings };
+  let warnings: ConfigWarning[] = [];
+  let skipped: SkippedServer[] = [];
   let file: string | undefined;
   let format: ResolvedConfig["format"];
   if (options.servers) {
-    const parsed = normalizeDocument(
-      { mcpServers: options.servers },
-      {
-        ...expansion,
-        configDir: cwd,
-        workspaceFolder: cwd,
-        ...(options.settings ? { settings: options.settings } : {}),
-      },
-    );
-    ({ servers, settings, warnings } = parsed);
+    const data = { mcpServers: options.servers };
+    const inputs = await resolveInputs(data, options.resolveInput);
+    const parsed = normalizeDocument(data, {
+      ...expansion,
+      inputs,
+      configDir: cwd,
+      workspaceFolder: cwd,
+      ...(options.settings ? { settings: options.settings } : {}),
+    });
+    ({ servers, settings, warnings, skipped } = parsed);
     format = "object";
   } else {
     const chosen = configSearchPaths(options).find((candidate) => candidate.used);
@@ -109,20 +143,17 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
     }
     if (chosen) {
       file = chosen.path;
-      const text = readFileSync(file, "utf8");
+      const data = parseDocument(readFileSync(file, "utf8"), file);
+      const inputs = await resolveInputs(data, options.resolveInput, file);
       const named = chosen.origin === "env" || chosen.origin === "option";
-      const parsed = parseConfigText(text, file, { ...expansion, ...(named ? {} : admitFor(file)) });
-      servers = parsed.servers;
+      const parsed = normalizeFile(data, file, { ...expansion, inputs, ...(named ? {} : admitFor(file)) });
+      ({ servers, warnings, skipped, format } = parsed);
       settings = { ...parsed.settings, ...options.settings };
-      warnings = parsed.warnings;
-      format = parsed.format;
-    } else {
-      servers = [];
-      settings = { ...options.settings };
-      warnings = [];
     }
   }
   const resolvedSettings: BridgeSettings = { ...DEFAULT_SETTINGS, ...settings };
+  // Where each name was first defined, so a clash names both real sources.
+  const sourceOf = new Map(servers.map((server) => [server.name, file ?? "the servers given in code"]));
   for (const source of resolvedSettings.imports) {
     const imported = await importServers(source, {
       cwd,
@@ -132,15 +163,19 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
       ...(options.admitProjectServer ? { admitProjectServer: options.admitProjectServer } : {}),
     });
     warnings.push(...imported.warnings);
+    skipped.push(...imported.skipped.filter((entry) => !sourceOf.has(entry.name)));
     for (const server of imported.servers) {
-      if (servers.some((existing) => existing.name === server.name)) {
+      const here = server.source?.file ?? source;
+      const first = sourceOf.get(server.name);
+      if (first !== undefined) {
         warnings.push({
           kind: "import",
           server: server.name,
-          message: `Server "${server.name}" imported from ${server.source?.file ?? source} is also in ${file ?? "the config"}; the config's own definition is used`,
+          message: `Server "${server.name}" is in both ${first} and ${here} (imported from ${source}); the one in ${first} is used`,
         });
         continue;
       }
+      sourceOf.set(server.name, here);
       servers.push(server);
     }
   }
@@ -148,6 +183,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
     servers,
     settings: resolvedSettings,
     warnings,
+    skipped: skipped.filter((entry) => !servers.some((server) => server.name === entry.name)),
     ...(file === undefined ? {} : { file }),
     ...(format === undefined ? {} : { format }),
   };

@@ -4,6 +4,10 @@
  * (`normalize.ts`); nothing downstream reads raw config.
  */
 
+import type { SamplingPolicy, ServerLogLevel } from "./client-features.js";
+
+export type { SamplingPolicy, ServerLogLevel } from "./client-features.js";
+
 export type TransportKind = "stdio" | "http" | "sse";
 
 export interface RestartPolicy {
@@ -99,6 +103,12 @@ interface ServerDefinitionBase {
   readonly negotiation: "legacy" | "auto" | { readonly pin: string };
   readonly source?: ConfigSource;
   readonly [VALUES_FROM_ENV]?: readonly EnvValue[];
+  /** `logging/setLevel` sent after connecting; undefined leaves the server's default. */
+  readonly logLevel?: ServerLogLevel;
+  /** Roots shown to this server; undefined means the global roots. */
+  readonly roots?: readonly string[];
+  /** Whether this server may sample and with what cap; undefined means not allowed. */
+  readonly sampling?: SamplingPolicy;
 }
 
 /**
@@ -156,9 +166,31 @@ export interface BridgeSettings {
   readonly autoReload: boolean;
   /** Other hosts' config files to import servers from (opt-in). */
   readonly imports: readonly ImportSourceName[];
+  /** Roots shown to every server without its own; undefined means the config file's folder. */
+  readonly roots?: readonly string[];
+  /** Expose the `list_resources` / `read_resource` tools to the model (default false). */
+  readonly resourceTools?: boolean;
+  /** Global sampling switch and default token cap (each server must still be allowed on its own). */
+  readonly sampling?: SamplingPolicy;
 }
 
-export type ImportSourceName = "claude-code" | "claude-desktop" | "cursor" | "vscode" | "codex";
+/** The hosts whose config files can be imported (`imports`, `config import --from`). */
+export const IMPORT_SOURCES = ["claude-code", "claude-desktop", "cursor", "vscode", "codex"] as const;
+export type ImportSourceName = (typeof IMPORT_SOURCES)[number];
+
+/**
+ * A server entry that was written but left out (unset variable, bad field, no consent): kept so that
+ * `status` and `config validate` show every server the user wrote, each with the reason.
+ */
+export interface SkippedServer {
+  readonly name: string;
+  /** Best guess from the entry (`command` means stdio, `url` means http); stdio when unknown. */
+  readonly transport: TransportKind;
+  readonly kind: ConfigWarning["kind"];
+  readonly reason: string;
+  readonly field?: string;
+  readonly file?: string;
+}
 
 export interface ConfigWarning {
   /** Stable machine-readable kind of warning. */
@@ -181,6 +213,8 @@ export interface ResolvedConfig {
   readonly servers: readonly ServerDefinition[];
   readonly settings: BridgeSettings;
   readonly warnings: readonly ConfigWarning[];
+  /** Entries left out, each also in `warnings`; empty when every entry loaded. */
+  readonly skipped: readonly SkippedServer[];
   /** The file that was loaded; undefined for a config given as an object or when none was found. */
   readonly file?: string;
   readonly format?: ConfigFormat;

@@ -1,22 +1,9 @@
 import { basename, dirname } from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { ConfigError, ErrorCode } from "../errors.js";
-import type { ExpansionContext } from "./env.js";
-import type {
-  AdmitProjectServer,
-  BridgeSettings,
-  ConfigFormat,
-  ConfigWarning,
-  ServerDefinition,
-} from "./model.js";
-import { normalizeServers, normalizeSettings } from "./normalize.js";
+import { type DocumentContext, normalizeDocument, type ParsedConfig } from "./document.js";
 
-export interface ParsedConfig {
-  readonly servers: ServerDefinition[];
-  readonly settings: Partial<BridgeSettings>;
-  readonly warnings: ConfigWarning[];
-  readonly format: ConfigFormat;
-}
+export { normalizeDocument, type ParsedConfig } from "./document.js";
 
 type Raw = Record<string, unknown>;
 
@@ -24,9 +11,17 @@ type Raw = Record<string, unknown>;
 export function parseConfigText(
   text: string,
   file: string,
-  context: Omit<ExpansionContext, "configDir" | "workspaceFolder"> & { admit?: AdmitProjectServer },
+  context: Omit<DocumentContext, "configDir" | "workspaceFolder" | "file">,
 ): ParsedConfig {
-  const data = parseDocument(text, file);
+  return normalizeFile(parseDocument(text, file), file, context);
+}
+
+/** Normalizes a parsed file: `${configDir}` and `${workspaceFolder}` come from where it lies. */
+export function normalizeFile(
+  data: Raw,
+  file: string,
+  context: Omit<DocumentContext, "configDir" | "workspaceFolder" | "file">,
+): ParsedConfig {
   const configDir = dirname(file);
   // VS Code's `.vscode/mcp.json` and Cursor's `.cursor/mcp.json` belong to the folder above.
   const workspaceFolder = /^\.(vscode|cursor|codex)$/.test(basename(configDir))
@@ -167,89 +162,4 @@ function firstBadOffset(text: string): number {
     else low = middle + 1;
   }
   return Math.max(0, low - 1);
-}
-
-/** Finds the servers map in any supported document shape and normalizes it. */
-export function normalizeDocument(
-  data: Raw,
-  context: ExpansionContext & {
-    file?: string;
-    settings?: Partial<BridgeSettings>;
-    admit?: AdmitProjectServer;
-  },
-): ParsedConfig {
-  const warnings: ConfigWarning[] = [];
-  const mcp = isTable(data.mcp) ? data.mcp : undefined;
-  const settingsTable = isTable(data.settings)
-    ? data.settings
-    : isTable(data.mcpBridge)
-      ? data.mcpBridge
-      : undefined;
-  const settings = {
-    ...normalizeSettings(
-      mcp && !isTable(mcp.servers) && !Array.isArray(mcp.servers)
-        ? mcp
-        : mcp
-          ? omit(mcp, "servers")
-          : undefined,
-      warnings,
-      context.file,
-    ),
-    ...normalizeSettings(settingsTable, warnings, context.file),
-    ...context.settings,
-  };
-  let format: ConfigFormat;
-  let entries: [string, unknown][];
-  if (isTable(data.mcpServers)) {
-    format = "mcpServers-json";
-    entries = Object.entries(data.mcpServers);
-  } else if (isTable(data.mcp_servers)) {
-    format = "codex-toml";
-    entries = Object.entries(data.mcp_servers);
-  } else if (mcp && Array.isArray(mcp.servers)) {
-    format = "toml-array";
-    entries = mcp.servers.map((entry, index) => {
-      const name = isTable(entry) && typeof entry.name === "string" ? entry.name : "";
-      if (!name)
-        warnings.push({
-          kind: "invalid-entry",
-          field: "name",
-          message: `[[mcp.servers]] entry #${index + 1} has no "name"; it was skipped`,
-          ...(context.file ? { file: context.file } : {}),
-        });
-      return [name, isTable(entry) ? omit(entry, "name") : entry] as [string, unknown];
-    });
-  } else if (mcp && isTable(mcp.servers)) {
-    format = "toml-table";
-    entries = Object.entries(mcp.servers);
-  } else if (isTable(data.servers)) {
-    format = "vscode-json";
-    entries = Object.entries(data.servers);
-  } else {
-    format = /\.toml$/i.test(context.file ?? "") ? "toml-table" : "mcpServers-json";
-    entries = [];
-    if (
-      Object.keys(data).some((key) => !["settings", "mcpBridge", "mcp", "inputs", "$schema"].includes(key))
-    ) {
-      warnings.push({
-        kind: "other",
-        message: `${context.file ?? "The config"} has no "mcpServers", "servers", [mcp.servers] or [mcp_servers] section; no servers were loaded`,
-        ...(context.file ? { file: context.file } : {}),
-      });
-    }
-  }
-  const normalized = normalizeServers(
-    entries.filter(([name]) => name !== ""),
-    { ...context, format, settings },
-  );
-  return { servers: normalized.servers, settings, warnings: [...warnings, ...normalized.warnings], format };
-}
-
-function isTable(value: unknown): value is Raw {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function omit(table: Raw, key: string): Raw {
-  const { [key]: _dropped, ...rest } = table;
-  return rest;
 }

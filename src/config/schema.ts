@@ -1,125 +1,47 @@
 import * as z from "zod";
+import {
+  type FieldSpec,
+  READERS,
+  SERVER_FIELDS,
+  SETTINGS_FIELDS,
+  SETTINGS_STRUCTURED,
+  STRUCTURED,
+} from "./fields.js";
 
 /**
- * The raw shapes of a config file, for editors and `mcp-bridge config schema`. Validation itself is
- * done entry by entry in normalize.ts (so one bad entry is skipped, not the file); this schema
- * documents the same keys.
+ * The raw shapes of a config file, for editors and `mcp-bridge config schema`, generated from the
+ * field tables of fields.ts (the same tables the loader reads with). Validation itself is done entry
+ * by entry in normalize.ts, so one bad entry is skipped, not the whole file.
  */
-const duration = z
-  .union([z.number().nonnegative(), z.string().regex(/^(\d+(\.\d+)?\s*(ms|s|sec|m|min|h)?)+$/)])
-  .describe('Seconds as a number, or a string such as "500ms", "30s", "2m"');
-const stringMap = z.record(z.string(), z.string());
-const patterns = z.array(z.string()).describe("Original tool names or * globs");
+function shapeOf(fields: Record<string, FieldSpec>): Record<string, z.ZodType> {
+  const shape: Record<string, z.ZodType> = {};
+  for (const spec of Object.values(fields)) {
+    const schema = () => READERS[spec.kind].schema();
+    shape[spec.name] = schema()
+      .optional()
+      .describe(`${spec.doc}${spec.default ? ` (default: ${spec.default})` : ""}`);
+    for (const alias of spec.aliases) shape[alias] = schema().optional().describe(`Same as ${spec.name}`);
+  }
+  return shape;
+}
+
+function structuredShape(
+  table: Record<string, { keys: readonly string[]; schema: () => z.ZodType; doc: string }> = STRUCTURED,
+): Record<string, z.ZodType> {
+  const shape: Record<string, z.ZodType> = {};
+  for (const entry of Object.values(table)) {
+    for (const key of entry.keys) shape[key] = entry.schema().optional().describe(entry.doc);
+  }
+  return shape;
+}
 
 export const rawServerSchema = z
-  .object({
-    type: z.enum(["stdio", "sse", "http", "streamable-http", "streamableHttp", "streamable_http"]).optional(),
-    transport: z
-      .enum(["stdio", "sse", "http", "streamable-http", "streamableHttp", "streamable_http"])
-      .optional(),
-    command: z
-      .union([z.string(), z.array(z.string())])
-      .optional()
-      .describe("Program to start (stdio); never run through a shell"),
-    args: z.array(z.string()).optional(),
-    env: stringMap.optional().describe("Environment added to a safe base (PATH, HOME, ...)"),
-    cwd: z.string().optional(),
-    inheritEnv: z
-      .union([z.boolean(), z.array(z.string())])
-      .optional()
-      .describe("Host variables to pass through"),
-    env_vars: z.array(z.string()).optional().describe("Codex: host variables to pass through"),
-    url: z.string().optional().describe("Streamable HTTP or SSE endpoint; a url ending in /sse means SSE"),
-    headers: stringMap.optional(),
-    http_headers: stringMap.optional(),
-    env_http_headers: stringMap.optional().describe("Codex: header name -> environment variable"),
-    bearerToken: z.string().optional(),
-    bearer_token_env_var: z.string().optional(),
-    enabled: z.boolean().optional(),
-    disabled: z.boolean().optional(),
-    required: z.boolean().optional().describe("The host fails when this server cannot start"),
-    timeout: duration.optional().describe("Call timeout (seconds when a number)"),
-    callTimeout: duration.optional(),
-    tool_timeout_sec: z.number().optional(),
-    startupTimeout: duration.optional(),
-    startup_timeout_sec: z.number().optional(),
-    startup_timeout_ms: z.number().optional(),
-    tools: z.object({ include: patterns.optional(), exclude: patterns.optional() }).optional(),
-    includeTools: patterns.optional(),
-    excludeTools: patterns.optional(),
-    enabled_tools: patterns.optional(),
-    disabled_tools: patterns.optional(),
-    maxResultChars: z.number().int().positive().optional(),
-    lazy: z.boolean().optional().describe("Connect on first use"),
-    idleTimeout: duration.optional().describe("Close after this long unused; reopen on the next call"),
-    maxConcurrency: z.number().int().positive().optional(),
-    restart: z
-      .union([
-        z.boolean(),
-        z.object({
-          enabled: z.boolean().optional(),
-          maxAttempts: z.number().int().nonnegative().optional(),
-          initialDelay: duration.optional(),
-          maxDelay: duration.optional(),
-          stablePeriod: duration
-            .optional()
-            .describe(
-              "A restart counts as recovered only after the server stayed up this long (default 10 s)",
-            ),
-        }),
-      ])
-      .optional(),
-    healthCheckInterval: duration.optional(),
-    negotiation: z.union([z.enum(["legacy", "auto"]), z.string().regex(/^\d{4}-\d{2}-\d{2}$/)]).optional(),
-    maxMessageBytes: z.number().int().positive().optional(),
-    oauth: z
-      .object({
-        clientId: z.string().optional(),
-        clientSecret: z.string().optional(),
-        clientMetadataUrl: z.string().optional(),
-        scopes: z.union([z.string(), z.array(z.string())]).optional(),
-        grant: z
-          .enum(["authorization_code", "client_credentials", "cross_app_access", "jwt_bearer"])
-          .optional(),
-        assertion: z.string().optional().describe("jwt_bearer: the workload's JWT (use ${VAR})"),
-        issuer: z
-          .string()
-          .optional()
-          .describe("The authorization server's issuer: credentials are only sent there"),
-        idp: z
-          .object({
-            tokenEndpoint: z.string().optional(),
-            issuer: z.string().optional(),
-            idToken: z.string(),
-            clientId: z.string(),
-            clientSecret: z.string().optional(),
-          })
-          .optional()
-          .describe("Enterprise-managed authorization (SEP-990): the identity provider issuing the ID-JAG"),
-        tokenEndpointAuthMethod: z
-          .enum(["client_secret_basic", "client_secret_post", "private_key_jwt", "none"])
-          .optional(),
-        privateKeyPem: z.string().optional(),
-        signingAlgorithm: z.string().optional(),
-        redirectPort: z.number().int().optional(),
-      })
-      .optional(),
-  })
+  .object({ ...structuredShape(), ...shapeOf(SERVER_FIELDS) })
   .describe("One MCP server");
 
 export const settingsSchema = z.object({
-  enabled: z.boolean().optional(),
-  toolNameFormat: z.string().optional().describe('Default "mcp_{server}_{tool}"'),
-  descriptionPrefix: z
-    .union([z.string(), z.literal(false)])
-    .optional()
-    .describe('Default "[MCP:{server}] "'),
-  maxResultChars: z.number().int().positive().optional().describe("Default 5000"),
-  startupTimeout: duration.optional().describe("Default 30s"),
-  callTimeout: duration.optional().describe("Default 60s"),
-  healthCheckInterval: duration.optional().describe("Remote servers; default 30s"),
-  autoReload: z.boolean().optional(),
-  imports: z.array(z.enum(["claude-code", "claude-desktop", "cursor", "vscode", "codex"])).optional(),
+  ...shapeOf(SETTINGS_FIELDS),
+  ...structuredShape(SETTINGS_STRUCTURED),
 });
 
 export const configFileSchema = z
@@ -130,10 +52,21 @@ export const configFileSchema = z
       .optional()
       .describe("Claude Desktop / Cursor / .mcp.json shape"),
     servers: z.record(z.string(), rawServerSchema).optional().describe("VS Code shape"),
+    inputs: z
+      .array(
+        z.object({
+          id: z.string(),
+          type: z.string().optional(),
+          description: z.string().optional(),
+          password: z.boolean().optional(),
+        }),
+      )
+      .optional()
+      .describe("VS Code: values asked for on the terminal for ${input:id}"),
     settings: settingsSchema.optional(),
   })
   .describe(
-    "mcp-bridge configuration (JSON); TOML files use the same keys under [mcp.servers], [[mcp.servers]] or [mcp_servers]",
+    "mcp-bridge configuration (JSON); TOML files use the same keys under [mcp.servers], [[mcp.servers]] or [mcp_servers], settings under [mcp]",
   );
 
 export function configJsonSchema(): Record<string, unknown> {

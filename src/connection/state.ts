@@ -9,6 +9,8 @@ const transitions: Readonly<Record<ServerState, readonly ServerState[]>> = {
   reconnecting: ["connected", "reconnecting", "failed", "closed"],
   failed: ["connecting", "closed"],
   closed: [],
+  // A config entry that could not be loaded never gets a connection, so it never changes state.
+  invalid: [],
 };
 
 export function canTransition(from: ServerState, to: ServerState): boolean {

@@ -7,7 +7,9 @@ export type ServerState =
   | "connected"
   | "reconnecting"
   | "failed"
-  | "closed";
+  | "closed"
+  /** A config entry that could not be loaded (unset variable, bad field); `lastError` says why. */
+  | "invalid";
 
 /** What a host can read about one configured server. Secrets are already redacted. */
 export interface ServerStatus {

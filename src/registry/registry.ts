@@ -4,7 +4,7 @@ import { type Logger, silentLogger } from "../util/logger.js";
 import { matchesToolFilter } from "./filter.js";
 import { boundedSchema, cutDescription } from "./limits.js";
 import { baseToolName, MAX_TOOL_NAME_LENGTH, NAME_HASH_LENGTH, suffixedName } from "./naming.js";
-import { type SkippedTool, unsupportedReason } from "./support.js";
+import { type ServerCallSupport, type SkippedTool, unsupportedReason } from "./support.js";
 import type { JsonSchema, ToolDefinition, ToolFilterCallback } from "./types.js";
 
 export interface ToolRegistryOptions {
@@ -69,6 +69,8 @@ export class ToolRegistry {
     server: string,
     toolFilter: ToolFilter,
     tools: readonly unknown[],
+    /** What the server supports; without it, every call form is assumed possible. */
+    support: ServerCallSupport = { toolTasks: true },
   ): { definitions: ToolDefinition[]; warnings: string[] } {
     const warnings: string[] = [];
     const accepted: Candidate[] = [];
@@ -93,7 +95,7 @@ export class ToolRegistry {
       if (!matchesToolFilter(toolFilter, tool.name)) continue;
       if (this.#options.filter && !this.#options.filter({ server, tool: tool.name, definition: tool }))
         continue;
-      const unsupported = unsupportedReason(tool);
+      const unsupported = unsupportedReason(tool, support);
       if (unsupported) {
         skipped.push({ tool: tool.name, reason: unsupported });
         warnings.push(`Server "${server}": skipped tool "${tool.name}": ${unsupported}.`);
@@ -228,6 +230,7 @@ export class ToolRegistry {
       ...(tool.title === undefined ? {} : { title: tool.title }),
       ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema as JsonSchema }),
       ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+      ...(Array.isArray(tool.icons) ? { icons: tool.icons } : {}),
     };
   }
 }
@@ -249,7 +252,7 @@ function toolProblem(raw: unknown): string | undefined {
 function sameDefinition(old: ToolDefinition, fresh: ToolDefinition): boolean {
   if (old.name !== fresh.name || old.description !== fresh.description || old.title !== fresh.title)
     return false;
-  return (["inputSchema", "outputSchema", "annotations"] as const).every(
+  return (["inputSchema", "outputSchema", "annotations", "icons"] as const).every(
     (field) => old[field] === fresh[field] || JSON.stringify(old[field]) === JSON.stringify(fresh[field]),
   );
 }

@@ -17,6 +17,8 @@ export interface ToolDefinition {
   readonly inputSchema: JsonSchema;
   readonly outputSchema?: JsonSchema;
   readonly annotations?: Tool["annotations"];
+  /** The server's icons for the tool, kept for hosts that show them. */
+  readonly icons?: Tool["icons"];
 }
 
 export type FlatParameterType = "string" | "number" | "integer" | "boolean" | "array" | "object";

@@ -71,7 +71,7 @@ function limitText(full: string, options: ConvertOptions): { text: string; dropp
 }
 
 /** One block's contribution to the text. Servers send odd things: nothing here may throw. */
-function blockText(raw: ContentBlock): string | undefined {
+export function blockText(raw: ContentBlock): string | undefined {
   if (!raw || typeof raw !== "object") return `[${raw === null ? "null" : typeof raw} content]`;
   const block = raw as ContentBlock & Record<string, unknown>;
   switch (block.type) {
@@ -107,12 +107,12 @@ function mediaDescription(mimeType: unknown, data: unknown): string {
 }
 
 /** Decoded size from the base64 length, without decoding a possibly large payload. */
-function base64Bytes(data: string): number {
+export function base64Bytes(data: string): number {
   const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
   return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
 }
 
-function formatBytes(bytes: number): string {
+export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;

@@ -6,7 +6,14 @@ import { stdioEntry } from "../fixtures/servers/index.js";
 import { pidsIn, running } from "../helpers/process.js";
 import { tempDirs, until } from "../helpers/wait.js";
 
-const tempDir = tempDirs("mcp-bridge-reload-");
+const makeDir = tempDirs("mcp-bridge-reload-");
+const usedDirs: string[] = [];
+/** A temporary directory whose servers' pids are killed after the test, whatever its outcome. */
+function tempDir(): string {
+  const dir = makeDir();
+  usedDirs.push(dir);
+  return dir;
+}
 
 /** Every pid any generation of a spawns-child server wrote into `dir`. */
 function allPids(dir: string): number[] {
@@ -15,10 +22,9 @@ function allPids(dir: string): number[] {
     .flatMap((name) => pidsIn(join(dir, name)));
 }
 
-const leftovers: number[] = [];
 afterEach(() => {
   // A failing test must not leave its servers behind for the next one.
-  for (const pid of leftovers.splice(0)) {
+  for (const pid of usedDirs.splice(0).flatMap(allPids).filter(running)) {
     try {
       process.kill(pid, "SIGKILL");
     } catch {}
@@ -31,7 +37,6 @@ async function survivors(dir: string): Promise<number[]> {
   // Work a reload left behind (a spawn after close) shows up only later: look again after a while.
   await new Promise((resolve) => setTimeout(resolve, 600));
   const later = allPids(dir).filter(running);
-  leftovers.push(...atClose, ...later);
   return [...new Set([...atClose, ...later])];
 }
 
@@ -61,7 +66,6 @@ describe("reload and close", () => {
     const second = bridge.reload();
     await Promise.all([first, second]);
     expect(bridge.server("a")?.state).toBe("connected");
-    leftovers.push(...allPids(dir));
     // The replaced servers are stopped; one server and its child remain.
     await until(() => allPids(dir).filter(running).length === 2);
     const current = bridge.server("a")?.pid;
@@ -138,6 +142,20 @@ describe("reload and close", () => {
     const pids = JSON.parse((await waiting).text) as { pid: number };
     expect(pids.pid).toBe(bridge.server("a")?.pid);
     expect(pids.pid).not.toBe(pid);
+  });
+
+  it("a call to a tool of a server that a reload under way adds waits for it", async () => {
+    const dir = tempDir();
+    const file = join(dir, "mcp.json");
+    const write = (servers: Record<string, unknown>) =>
+      writeFileSync(file, JSON.stringify({ mcpServers: servers }));
+    write({ a: stdioEntry("normal") });
+    await using bridge = await startBridge({ config: file, env: {} });
+    write({ a: stdioEntry("normal"), b: stdioEntry("slow-start", {}, ["--delay", "300"]) });
+    const reloading = bridge.reload();
+    const result = await bridge.call("mcp_b_add", { a: 2, b: 2 }, { timeout: 10_000 });
+    expect(result.text).toBe("4");
+    expect((await reloading).added).toEqual(["b"]);
   });
 
   it("a call in flight when its server is replaced finishes on the old connection", async () => {
@@ -227,4 +245,34 @@ describe("reload and tools", () => {
     expect(bridge.server("a")?.state).toBe("disabled");
     expect(bridge.tools()).toEqual([]);
   });
+});
+
+describe("host exit", () => {
+  it("a host that reloads twice and closes without waiting for the reloads exits on its own", async () => {
+    const { spawn } = await import("node:child_process");
+    const { resolve } = await import("node:path");
+    const dir = tempDir();
+    const { file, write } = configFile(dir);
+    write();
+    const host = spawn(process.execPath, [resolve("dist/test/fixtures/hosts/reload-host.js"), file], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    host.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    const code = await new Promise<number | string | null>((done) => {
+      const timer = setTimeout(() => {
+        host.kill("SIGKILL");
+        done("did not exit");
+      }, 20_000);
+      host.on("exit", (exitCode) => {
+        clearTimeout(timer);
+        done(exitCode);
+      });
+    });
+    expect(stdout).toContain("CLOSED");
+    expect(code).toBe(0);
+    expect(await survivors(dir)).toEqual([]);
+  }, 30_000);
 });

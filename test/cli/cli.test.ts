@@ -289,10 +289,13 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
     const schema = JSON.parse((await runCli(["config", "schema"], { cwd: home, env })).stdout);
     expect(schema.properties.mcpServers).toBeDefined();
     const paths = JSON.parse((await runCli(["config", "paths", "--json"], { cwd: home, env })).stdout);
+    // ./mcp.json, ./mcp.toml, ./.mcp.json, ./.vscode/mcp.json; mcp-bridge's user config (json, toml), VS Code's.
     expect(paths.paths.map((p: { origin: string }) => p.origin)).toEqual([
       "cwd",
       "cwd",
       "cwd",
+      "cwd",
+      "user",
       "user",
       "user",
     ]);

@@ -17,13 +17,7 @@ beforeAll(() => {
     config,
     JSON.stringify({
       mcpServers: {
-        everything: {
-          command: process.execPath,
-          args: [
-            join(process.cwd(), "node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
-            "stdio",
-          ],
-        },
+        undeclared: stdioEntry("tasks-undeclared"),
         [longServer]: stdioEntry("normal"),
       },
     }),
@@ -39,8 +33,8 @@ describe("registry rules seen from the CLI (built, as a child process)", () => {
       timeoutMs: 60_000,
     });
     expect(text.code).toBe(0);
-    expect(text.stdout).toContain("tools of everything not exported:");
-    expect(text.stdout).toMatch(/simulate-research-query: it requires task-augmented calls/);
+    expect(text.stdout).toContain("tools of undeclared not exported:");
+    expect(text.stdout).toMatch(/research: it requires task-augmented calls/);
 
     const json = await runCli(["status", "--config", config, "--verbose", "--json"], {
       cwd: home,
@@ -49,8 +43,8 @@ describe("registry rules seen from the CLI (built, as a child process)", () => {
     });
     const servers = (JSON.parse(json.stdout) as { servers: { name: string; skippedTools: unknown[] }[] })
       .servers;
-    expect(servers.find((s) => s.name === "everything")?.skippedTools).toEqual([
-      { tool: "simulate-research-query", reason: expect.stringContaining('taskSupport: "required"') },
+    expect(servers.find((s) => s.name === "undeclared")?.skippedTools).toEqual([
+      { tool: "research", reason: expect.stringContaining('taskSupport: "required"') },
     ]);
     expect(servers.find((s) => s.name === longServer)?.skippedTools).toEqual([]);
   }, 130_000);

@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toAiSdkTools } from "../../src/adapters/ai-sdk.js";
 import {
@@ -223,31 +222,24 @@ describe("exports", () => {
 });
 
 describe("tools the bridge cannot call", () => {
-  it("keeps a task-required tool of a real server out of the exports and names it on the status", async () => {
-    const everything = await startBridge({
-      servers: {
-        everything: {
-          command: process.execPath,
-          args: [
-            join(process.cwd(), "node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
-            "stdio",
-          ],
-        },
-      },
+  it("keeps a task-required tool of a server without task support out of the exports and names it on the status", async () => {
+    const tasks = await startBridge({
+      servers: { undeclared: stdioEntry("tasks-undeclared"), declared: stdioEntry("tasks") },
     });
     try {
-      expect(everything.server("everything")?.state).toBe("connected");
-      const names = everything.tools().map((tool) => tool.tool);
-      expect(names).toContain("echo");
-      expect(names).not.toContain("simulate-research-query");
-      expect(toOpenAITools(everything.tools()).map((t) => t.function.name)).not.toContain(
-        "mcp_everything_simulate-research-query",
+      expect(tasks.server("undeclared")?.state).toBe("connected");
+      expect(tasks.tools({ server: "undeclared" }).map((tool) => tool.tool)).toEqual(["echo"]);
+      expect(toOpenAITools(tasks.tools()).map((t) => t.function.name)).not.toContain(
+        "mcp_undeclared_research",
       );
-      expect(everything.server("everything")?.skippedTools).toEqual([
-        { tool: "simulate-research-query", reason: expect.stringContaining('taskSupport: "required"') },
+      expect(tasks.server("undeclared")?.skippedTools).toEqual([
+        { tool: "research", reason: expect.stringContaining('taskSupport: "required"') },
       ]);
+      // A server that declares task-augmented tools/call keeps its task-required tools.
+      expect(tasks.tools({ server: "declared" }).map((tool) => tool.tool)).toContain("never-finishes");
+      expect(tasks.server("declared")?.skippedTools).toBeUndefined();
     } finally {
-      await everything.close();
+      await tasks.close();
     }
   });
 });

@@ -1,4 +1,4 @@
-import type { BridgeOptions } from "../../bridge/types.js";
+import type { BridgeOptions, Progress } from "../../bridge/types.js";
 import { loadConfig } from "../../config/load.js";
 import {
   ErrorCode,
@@ -10,6 +10,7 @@ import {
 import { MIN_SERVER_PART_LENGTH, normalizeServerPart } from "../../registry/naming.js";
 import type { ToolResult } from "../../results/types.js";
 import { parseDuration } from "../../util/duration.js";
+import { plainText } from "../../util/plain-text.js";
 import { parseKeyValues, usageError } from "../args.js";
 import { type CommandContext, cliBridgeOptions, startWithProgress } from "../context.js";
 import { writeJson } from "../output.js";
@@ -65,6 +66,17 @@ export async function callCommand(context: CommandContext): Promise<number> {
     try {
       result = await bridge.call(name, args, {
         onError: "throw",
+        // Live status of long calls (task tools' status messages, progress notifications) on stderr.
+        ...(context.global.quiet
+          ? {}
+          : {
+              onProgress: (progress: Progress) => {
+                if (progress.message)
+                  context.io.stderr.write(
+                    `${context.errStyle.dim("…")} ${plainText(progress.message, 500)}\n`,
+                  );
+              },
+            }),
         ...(timeout === undefined ? {} : { timeout }),
       });
     } catch (error) {

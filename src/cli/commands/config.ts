@@ -1,15 +1,19 @@
 import { importServers } from "../../config/imports.js";
 import { configSearchPaths, loadConfig } from "../../config/load.js";
-import type { ImportSourceName, ResolvedConfig, ServerDefinition } from "../../config/model.js";
+import {
+  IMPORT_SOURCES,
+  type ImportSourceName,
+  type ResolvedConfig,
+  type ServerDefinition,
+} from "../../config/model.js";
 import { redactConfig, redactServer } from "../../config/redact.js";
 import { configJsonSchema } from "../../config/schema.js";
 import { usageError } from "../args.js";
 import type { CommandContext } from "../context.js";
 import { table, writeJson } from "../output.js";
+import { terminalText } from "../terminal.js";
 
-const SOURCES: ImportSourceName[] = ["claude-code", "claude-desktop", "cursor", "vscode", "codex"];
-/** Warnings that mean a server entry was left out (as opposed to a key being ignored). */
-const SKIPPING = new Set(["invalid-entry", "unset-variable", "unsupported-input", "duplicate-server"]);
+const SOURCES: readonly ImportSourceName[] = IMPORT_SOURCES;
 
 /** `mcp-bridge config show|paths|schema|validate|import`. */
 export async function configCommand(context: CommandContext): Promise<number> {
@@ -117,23 +121,39 @@ function paths(context: CommandContext): number {
   return 0;
 }
 
+/** Exit 1 when the config loads no server or left any entry out; each left-out entry is listed. */
 async function validate(context: CommandContext): Promise<number> {
   const config = redactConfig(await load(context));
-  const skipped = config.warnings.filter((w) => SKIPPING.has(w.kind));
+  const { skipped } = config;
+  const empty = config.servers.length === 0;
+  const valid = skipped.length === 0 && !empty;
   if (context.global.json) {
     writeJson(context.io, {
       file: config.file ?? null,
-      valid: skipped.length === 0,
+      valid,
       servers: config.servers.map((s) => s.name),
+      skipped: skipped.map((entry) => ({
+        name: entry.name,
+        reason: entry.reason,
+        field: entry.field ?? null,
+        file: entry.file ?? null,
+      })),
       warnings: config.warnings,
     });
-  } else {
-    writeWarnings(context, config);
-    context.io.stdout.write(
-      `${config.file ?? "(no config file)"}: ${config.servers.length} server(s) valid${skipped.length ? `, ${skipped.length} skipped` : ""}${config.warnings.length ? `, ${config.warnings.length} warning(s)` : ""}\n`,
-    );
+    return valid ? 0 : 1;
   }
-  return skipped.length > 0 ? 1 : 0;
+  writeWarnings(context, config);
+  const out = context.io.stdout;
+  for (const entry of skipped)
+    out.write(`${context.style.red("skipped")} ${terminalText(entry.name)}: ${terminalText(entry.reason)}\n`);
+  out.write(
+    `${config.file ?? "(no config file)"}: ${config.servers.length} server(s) valid${skipped.length ? `, ${skipped.length} skipped` : ""}${config.warnings.length ? `, ${config.warnings.length} warning(s)` : ""}\n`,
+  );
+  if (empty && skipped.length === 0)
+    context.io.stderr.write(
+      `${context.errStyle.red("error:")} no server is defined; write them under "mcpServers" (JSON) or [mcp.servers] (TOML)\n`,
+    );
+  return valid ? 0 : 1;
 }
 
 async function importFrom(context: CommandContext): Promise<number> {

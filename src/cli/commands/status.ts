@@ -3,7 +3,10 @@ import { type CommandContext, openBridge } from "../context.js";
 import { table, writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
 
-/** `mcp-bridge status`: start every enabled server, one row each; exit 1 when any failed. */
+/**
+ * `mcp-bridge status`: start every enabled server, one row each, plus a row in state `invalid` for each
+ * entry the config could not load; exit 1 when any failed or is invalid.
+ */
 export async function statusCommand(context: CommandContext): Promise<number> {
   const bridge = await openBridge(context);
   try {
@@ -24,7 +27,7 @@ export async function statusCommand(context: CommandContext): Promise<number> {
     } else {
       context.io.stdout.write(`${render(context, servers)}\n`);
     }
-    return servers.some((s) => s.state === "failed") ? 1 : 0;
+    return servers.some((s) => s.state === "failed" || s.state === "invalid") ? 1 : 0;
   } finally {
     await bridge.close();
   }
@@ -34,10 +37,14 @@ function render(context: CommandContext, servers: readonly ServerStatus[]): stri
   const { style } = context;
   if (servers.length === 0) return "No servers configured.";
   const stateText = (state: ServerStatus["state"]) =>
-    state === "connected" ? style.green(state) : state === "failed" ? style.red(state) : style.dim(state);
+    state === "connected"
+      ? style.green(state)
+      : state === "failed" || state === "invalid"
+        ? style.red(state)
+        : style.dim(state);
   const rows = servers.map((s) => [
     s.name,
-    s.transport,
+    s.state === "invalid" ? "-" : s.transport,
     stateText(s.state),
     s.state === "connected" ? String(s.toolCount) : "-",
     s.protocolVersion ?? "-",

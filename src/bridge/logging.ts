@@ -1,0 +1,58 @@
+import type { Client, LoggingLevel } from "@modelcontextprotocol/client";
+import type { Logger } from "../util/logger.js";
+import { plainText } from "../util/plain-text.js";
+
+/** MCP's eight syslog levels onto the logger's four. */
+const LEVELS: Record<LoggingLevel, keyof Logger> = {
+  debug: "debug",
+  info: "info",
+  notice: "info",
+  warning: "warn",
+  error: "error",
+  critical: "error",
+  alert: "error",
+  emergency: "error",
+};
+
+export const LOGGING_LEVELS = Object.keys(LEVELS) as LoggingLevel[];
+
+/** Text of one `notifications/message` payload: strings as they are, anything else as JSON. */
+export function logDataText(data: unknown): string {
+  if (typeof data === "string") return data;
+  try {
+    return JSON.stringify(data) ?? String(data);
+  } catch {
+    return String(data);
+  }
+}
+
+/** Sends a server's `notifications/message` to the host's logger with the server's name and level. */
+export function registerServerLogging(client: Client, server: string, logger: Logger): void {
+  client.setNotificationHandler("notifications/message", (notification) => {
+    const params = notification.params;
+    const level = (params.level in LEVELS ? params.level : "info") as LoggingLevel;
+    const source = typeof params.logger === "string" ? plainText(params.logger, 200) : undefined;
+    logger[LEVELS[level]](`[${plainText(server, 200)}] ${plainText(logDataText(params.data))}`, {
+      server,
+      level,
+      ...(source === undefined ? {} : { logger: source }),
+    });
+  });
+}
+
+/** `logging/setLevel` on a freshly connected session, when configured and the server logs. */
+export async function applyLogLevel(
+  client: Client,
+  server: string,
+  level: LoggingLevel | undefined,
+  logger: Logger,
+  timeoutMs: number,
+): Promise<void> {
+  if (level === undefined || !client.getServerCapabilities()?.logging) return;
+  await client.setLoggingLevel(level, { timeout: timeoutMs }).catch((error: unknown) =>
+    logger.warn(`Server "${server}" did not accept log level "${level}"`, {
+      server,
+      error: error instanceof Error ? error.message : String(error),
+    }),
+  );
+}

@@ -1,0 +1,113 @@
+import type { Client } from "@modelcontextprotocol/client";
+import type { ServerConnection } from "../connection/connection.js";
+import { ErrorCode, McpBridgeError, ServerConnectionError } from "../errors.js";
+import type { Logger } from "../util/logger.js";
+import type { SessionClients } from "./sessions.js";
+
+/** What the resource, prompt and completion surfaces need from the bridge (and nothing more). */
+export interface SurfaceHost {
+  readonly sessions: SessionClients;
+  readonly logger: Logger;
+  /** Every started connection, in config order. */
+  connections(): readonly ServerConnection[];
+  connection(name: string): ServerConnection | undefined;
+  /** Default timeout of a request to this server (its call timeout). */
+  timeoutMs(connection: ServerConnection): number;
+  maxResultChars(connection: ServerConnection): number;
+  /** Throws BRIDGE_CLOSED once the bridge is closing. */
+  assertOpen(): void;
+}
+
+/** Per-request options shared by resources, prompts and completions. */
+export interface RequestOptions {
+  readonly server?: string;
+  readonly signal?: AbortSignal;
+  /** Milliseconds; defaults to the server's call timeout. */
+  readonly timeout?: number;
+}
+
+/** The named server's connection, or a typed error saying there is none. */
+export function requireConnection(host: SurfaceHost, server: string): ServerConnection {
+  const connection = host.connection(server);
+  if (connection) return connection;
+  const known = host
+    .connections()
+    .map((c) => `"${c.name}"`)
+    .join(", ");
+  throw new ServerConnectionError(
+    ErrorCode.ServerNotFound,
+    `No server named "${server}" is configured${known ? ` (configured: ${known})` : ""}.`,
+    { server },
+  );
+}
+
+/** Connected servers with their live client, for listings that should not start idle servers. */
+export function liveClients(host: SurfaceHost): { connection: ServerConnection; client: Client }[] {
+  const live: { connection: ServerConnection; client: Client }[] = [];
+  for (const connection of host.connections()) {
+    const client = host.sessions.current(connection);
+    if (client) live.push({ connection, client });
+  }
+  return live;
+}
+
+/** Upper bound on pages of one listing: a server whose cursor never ends cannot hold us forever. */
+export const MAX_LIST_PAGES = 500;
+
+/**
+ * Walks a paginated listing with explicit cursors, stopping at a repeated cursor or MAX_LIST_PAGES
+ * (said in the log, never silently).
+ */
+export async function listAllPages<T>(
+  server: string,
+  method: string,
+  logger: Logger,
+  fetchPage: (
+    cursor: string | undefined,
+  ) => Promise<{ items: readonly T[]; nextCursor?: string | undefined }>,
+): Promise<T[]> {
+  const items: T[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_LIST_PAGES; page++) {
+    const result = await fetchPage(cursor);
+    items.push(...(Array.isArray(result.items) ? result.items : []));
+    cursor = result.nextCursor;
+    if (!cursor) return items;
+    if (seen.has(cursor)) {
+      logger.warn(`Server "${server}" repeated a ${method} cursor; the listing stops there`, { server });
+      return items;
+    }
+    seen.add(cursor);
+  }
+  logger.warn(`Server "${server}" sent more than ${MAX_LIST_PAGES} ${method} pages; the rest is ignored`, {
+    server,
+  });
+  return items;
+}
+
+/** A listing of one server cached per live client; a `list_changed` notification drops it. */
+export class PerClientCache<T> {
+  readonly #cache = new WeakMap<Client, Promise<T>>();
+
+  get(client: Client, load: () => Promise<T>): Promise<T> {
+    let cached = this.#cache.get(client);
+    if (!cached) {
+      cached = load();
+      this.#cache.set(client, cached);
+      // A failed listing is not cached: the next caller tries again.
+      cached.catch(() => {
+        if (this.#cache.get(client) === cached) this.#cache.delete(client);
+      });
+    }
+    return cached;
+  }
+
+  invalidate(client: Client): void {
+    this.#cache.delete(client);
+  }
+}
+
+export function closedError(): McpBridgeError {
+  return new McpBridgeError(ErrorCode.BridgeClosed, "The bridge is closed; start a new one.");
+}

@@ -1,0 +1,59 @@
+import type { Root } from "@modelcontextprotocol/client";
+import type { PromptMessages } from "../results/prompt.js";
+import type { ResourceContent } from "../results/resource.js";
+import type { CompleteRef, CompletionResult } from "./completions.js";
+import type { GetPromptOptions, PromptEntry } from "./prompts.js";
+import type {
+  ReadResourceOptions,
+  ResourceEntry,
+  ResourceTemplateEntry,
+  ResourceUpdate,
+} from "./resources.js";
+import type { ClientSurface, CompleteOptions } from "./surface.js";
+import type { RequestOptions } from "./surface-host.js";
+
+/** The bridge's MCP surface beyond tools (part of the Bridge interface). */
+export interface SurfaceMethods {
+  /** Every connected server's resources (all pages), or one server's (`server`, connecting it if idle). */
+  resources(options?: RequestOptions): Promise<ResourceEntry[]>;
+  resourceTemplates(options?: RequestOptions): Promise<ResourceTemplateEntry[]>;
+  /**
+   * Reads a resource as text an LLM can read (tool-result truncation; blobs as placeholders, or bytes
+   * with `binary`). A URI two servers serve needs `server`; a URI none serves is RESOURCE_NOT_FOUND.
+   */
+  readResource(uri: string, options?: ReadResourceOptions): Promise<ResourceContent>;
+  /** Calls `listener` on each `resources/updated` of the URI; resolves to the unsubscribe function. */
+  subscribe(
+    uri: string,
+    listener: (update: ResourceUpdate) => void,
+    options?: RequestOptions,
+  ): Promise<() => Promise<void>>;
+  prompts(options?: RequestOptions): Promise<PromptEntry[]>;
+  /** Messages of a prompt (exposed name or `server/prompt`); required arguments are checked first. */
+  getPrompt(
+    name: string,
+    args?: Record<string, unknown>,
+    options?: GetPromptOptions,
+  ): Promise<PromptMessages>;
+  /** Completion suggestions for a prompt argument or a resource-template variable. */
+  complete(
+    ref: CompleteRef,
+    argument: { name: string; value: string },
+    options?: CompleteOptions,
+  ): Promise<CompletionResult>;
+  /** Replaces the roots shown to servers (all, or `server`) and sends `notifications/roots/list_changed`. */
+  setRoots(roots: readonly (string | Root)[], options?: { server?: string }): Promise<void>;
+}
+
+export function surfaceMethods(surface: ClientSurface): SurfaceMethods {
+  return {
+    resources: (options) => surface.resources.list(options),
+    resourceTemplates: (options) => surface.resources.templates(options),
+    readResource: (uri, options) => surface.resources.read(uri, options),
+    subscribe: (uri, listener, options) => surface.resources.subscribe(uri, listener, options),
+    prompts: (options) => surface.prompts.list(options),
+    getPrompt: (name, args, options) => surface.prompts.get(name, args, options),
+    complete: (ref, argument, options) => surface.complete(ref, argument, options),
+    setRoots: (roots, options) => surface.setRoots(roots, options),
+  };
+}

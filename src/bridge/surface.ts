@@ -1,0 +1,172 @@
+import { dirname } from "node:path";
+import type { CallToolResult, Client, Root } from "@modelcontextprotocol/client";
+import type { ResolvedConfig, ServerDefinition } from "../config/model.js";
+import type { ServerConnection } from "../connection/connection.js";
+import type { ServerStatus } from "../connection/status.js";
+import type { Logger } from "../util/logger.js";
+import { type CompleteRef, type CompletionResult, completeArgument } from "./completions.js";
+import { applyLogLevel, registerServerLogging } from "./logging.js";
+import { PromptCatalog } from "./prompts.js";
+import { ResourceCatalog } from "./resources.js";
+import { registerRoots, toRoot } from "./roots.js";
+import { registerSampling, type SamplingHandler, samplingPolicyOf } from "./sampling.js";
+import { SessionClients } from "./sessions.js";
+import { closedError, type RequestOptions, type SurfaceHost } from "./surface-host.js";
+import { callToolAsTask, runsAsTask, type TaskCallOptions } from "./tasks.js";
+
+export interface SurfaceOptions {
+  readonly logger: Logger;
+  readonly config: () => ResolvedConfig;
+  readonly connections: () => ReadonlyMap<string, ServerConnection>;
+  readonly closed: () => boolean;
+  readonly onSampling?: SamplingHandler;
+  readonly onResourcesChanged: (server: string) => void;
+  readonly onPromptsChanged: (server: string) => void;
+}
+
+/**
+ * Everything of MCP beyond tools, for one bridge: resources, prompts, completions, server logging,
+ * roots and sampling. The bridge hands every new SDK client of a server to `configureClient` (before
+ * it connects) and every state change to `stateChanged`.
+ */
+export class ClientSurface {
+  readonly sessions = new SessionClients();
+  readonly resources: ResourceCatalog;
+  readonly prompts: PromptCatalog;
+  readonly #options: SurfaceOptions;
+  readonly #host: SurfaceHost;
+  /** Roots set through `setRoots`: for all servers (key "") or one server. */
+  readonly #rootOverrides = new Map<string, readonly Root[]>();
+
+  constructor(options: SurfaceOptions) {
+    this.#options = options;
+    const config = options.config;
+    this.#host = {
+      sessions: this.sessions,
+      logger: options.logger,
+      connections: () => [...options.connections().values()],
+      connection: (name) => options.connections().get(name),
+      timeoutMs: (connection) => connection.definition.callTimeoutMs,
+      maxResultChars: (connection) =>
+        connection.definition.maxResultChars ?? config().settings.maxResultChars,
+      assertOpen: () => {
+        if (options.closed()) throw closedError();
+      },
+    };
+    this.resources = new ResourceCatalog(this.#host);
+    this.prompts = new PromptCatalog(
+      this.#host,
+      () => config().settings.toolNameFormat,
+      () => config().servers.map((server) => server.name),
+    );
+  }
+
+  configureClient(definition: ServerDefinition, client: Client): void {
+    const server = definition.name;
+    this.sessions.track(server, client);
+    registerServerLogging(client, server, this.#options.logger);
+    this.resources.configureClient(server, client, () => this.#options.onResourcesChanged(server));
+    this.prompts.configureClient(client, () => this.#options.onPromptsChanged(server));
+    registerRoots(client, () => this.rootsFor(definition));
+    if (this.#options.onSampling) {
+      registerSampling(client, {
+        server,
+        handler: this.#options.onSampling,
+        policy: samplingPolicyOf(definition.sampling, this.#options.config().settings.sampling),
+        timeoutMs: definition.callTimeoutMs,
+        logger: this.#options.logger,
+      });
+    }
+  }
+
+  stateChanged(connection: ServerConnection, status: ServerStatus): void {
+    if (status.state === "connected") {
+      const client = this.sessions.current(connection);
+      if (!client) return;
+      void applyLogLevel(
+        client,
+        connection.name,
+        connection.definition.logLevel,
+        this.#options.logger,
+        connection.definition.callTimeoutMs,
+      );
+      this.resources.resubscribe(connection);
+    } else if (status.state === "failed" || status.state === "closed" || status.state === "disabled") {
+      this.prompts.removeServer(connection.name);
+    }
+  }
+
+  /** The server's roots: set by `setRoots`, else configured (server, then global), else the config's folder. */
+  rootsFor(definition: ServerDefinition): readonly Root[] {
+    const override = this.#rootOverrides.get(definition.name) ?? this.#rootOverrides.get("");
+    if (override) return override;
+    const config = this.#options.config();
+    const base = config.file ? dirname(config.file) : process.cwd();
+    const configured = definition.roots ?? config.settings.roots;
+    if (configured) return configured.map((entry) => toRoot(entry, base));
+    return config.file ? [toRoot(base, base)] : [];
+  }
+
+  /** Replaces the roots (of one server or all) and tells the connected servers the list changed. */
+  async setRoots(roots: readonly (string | Root)[], options: { server?: string } = {}): Promise<void> {
+    const base = this.#options.config().file ? dirname(this.#options.config().file as string) : process.cwd();
+    const normalized = roots.map((root) => (typeof root === "string" ? toRoot(root, base) : root));
+    this.#rootOverrides.set(options.server ?? "", normalized);
+    if (options.server === undefined) {
+      for (const key of [...this.#rootOverrides.keys()]) if (key !== "") this.#rootOverrides.delete(key);
+    }
+    const targets = this.#host
+      .connections()
+      .filter((connection) => options.server === undefined || connection.name === options.server);
+    await Promise.all(
+      targets.map(async (connection) => {
+        const client = this.sessions.current(connection);
+        await client?.sendRootsListChanged().catch((error: unknown) =>
+          this.#options.logger.warn(`Telling server "${connection.name}" that the roots changed failed`, {
+            server: connection.name,
+            error: error instanceof Error ? error.message : String(error),
+          }),
+        );
+      }),
+    );
+  }
+
+  complete(ref: CompleteRef, argument: { name: string; value: string }, options: CompleteOptions = {}) {
+    return completeArgument(this.#host, this.prompts, ref, argument, options);
+  }
+
+  /**
+   * Runs the call as a task when the tool declares task support (required, or optional on a server
+   * that runs tool calls as tasks); undefined when the tool is an ordinary one.
+   */
+  /** Whether the server's newest session declares task-augmented tools/call. */
+  runsToolTasks(server: string): boolean {
+    const capabilities = this.sessions.latest(server)?.getServerCapabilities() as
+      | { tasks?: { requests?: { tools?: { call?: unknown } } } }
+      | undefined;
+    return capabilities?.tasks?.requests?.tools?.call !== undefined;
+  }
+
+  callAsTask(
+    connection: ServerConnection,
+    args: Record<string, unknown> | undefined,
+    options: TaskCallOptions,
+  ): Promise<CallToolResult> | undefined {
+    const client = this.sessions.current(connection);
+    const tool = connection.tools().find((candidate) => candidate.name === options.tool);
+    if (!client || !runsAsTask(tool, client)) return undefined;
+    return callToolAsTask(client, args, options);
+  }
+
+  /** Settings changed (name format): prompt names are rebuilt like tool names. */
+  settingsChanged(): void {
+    this.prompts.rebuild(this.#options.config().servers.map((server) => server.name));
+  }
+}
+
+export interface CompleteOptions extends RequestOptions {
+  /** Values of the other arguments already chosen (narrows the suggestions). */
+  readonly context?: Readonly<Record<string, string>>;
+}
+
+export type { CompletionResult };

@@ -1,0 +1,379 @@
+import { isAbsolute, resolve } from "node:path";
+import { parseDuration } from "../util/duration.js";
+import { didYouMean } from "../util/suggest.js";
+import { parseClientFeatures } from "./client-features.js";
+import { DEFAULT_RESTART_POLICY } from "./defaults.js";
+import { parseDotenv } from "./dotenv.js";
+import { expand } from "./env.js";
+import {
+  FieldError,
+  type FieldSpec,
+  IGNORED_SERVER_KEYS,
+  lookup,
+  type Raw,
+  type ReaderKind,
+  readField,
+  SERVER_FIELDS,
+  SERVER_KEYS,
+  STRUCTURED,
+  type ValueOf,
+} from "./fields.js";
+import {
+  type BridgeSettings,
+  type ConfigWarning,
+  type EnvValue,
+  type RestartPolicy,
+  type ServerDefinition,
+  type TransportKind,
+  VALUES_FROM_ENV,
+} from "./model.js";
+import type { NormalizeContext } from "./normalize.js";
+import { normalizeOAuth } from "./oauth.js";
+import { EntryProblem } from "./problem.js";
+
+const TRANSPORT_ALIASES: Record<string, TransportKind> = {
+  stdio: "stdio",
+  sse: "sse",
+  http: "http",
+  "streamable-http": "http",
+  streamablehttp: "http",
+  streamable_http: "http",
+};
+
+/** Expands and type-checks the strings of one entry, collecting the values taken from the environment. */
+class EntryReader {
+  readonly fromEnv: EnvValue[] = [];
+  constructor(
+    readonly raw: Raw,
+    readonly context: NormalizeContext,
+  ) {}
+
+  field<K extends ReaderKind>(spec: FieldSpec<K>): ValueOf<K> | undefined {
+    try {
+      return readField(this.raw, spec);
+    } catch (error) {
+      if (error instanceof FieldError) throw new EntryProblem(error.field, error.message);
+      throw error;
+    }
+  }
+
+  text(field: string, value: unknown): string {
+    if (typeof value !== "string") throw new EntryProblem(field, `"${field}" must be a string`);
+    const expanded = expand(value, this.context, this.fromEnv);
+    if (expanded.ok) return expanded.value;
+    if (expanded.reason === "input") {
+      throw new EntryProblem(
+        field,
+        `"${field}" uses \${${expanded.variable}}, a VS Code input prompt; run on a terminal to be asked for it, or put the value in an env variable instead`,
+        "unsupported-input",
+      );
+    }
+    throw new EntryProblem(
+      field,
+      `"${field}" uses \${${expanded.variable}}, which is not set; set it or write \${${expanded.variable}:-default}`,
+      "unset-variable",
+    );
+  }
+
+  record(field: string, value: unknown): Record<string, string> {
+    if (value === undefined) return {};
+    if (!value || typeof value !== "object" || Array.isArray(value))
+      throw new EntryProblem(field, `"${field}" must be a table of strings`);
+    const result: Record<string, string> = {};
+    for (const [key, item] of Object.entries(value)) {
+      const asText = typeof item === "number" || typeof item === "boolean" ? String(item) : item;
+      result[key] = this.text(`${field}.${key}`, asText);
+    }
+    return result;
+  }
+
+  list(field: string, value: unknown): string[] {
+    if (value === undefined) return [];
+    if (!Array.isArray(value)) throw new EntryProblem(field, `"${field}" must be a list of strings`);
+    return value.map((item, index) =>
+      this.text(`${field}[${index}]`, typeof item === "number" ? String(item) : item),
+    );
+  }
+
+  /** A variable named by the entry (Codex `env_http_headers`, `bearer_token_env_var`). */
+  variable(field: string, variable: unknown, what: string): string {
+    if (typeof variable !== "string") throw new EntryProblem(field, "must name an environment variable");
+    const value = this.context.env[variable];
+    if (value === undefined)
+      throw new EntryProblem(field, `${what} comes from \${${variable}}, which is not set`, "unset-variable");
+    this.fromEnv.push({ variable, value });
+    return value;
+  }
+}
+
+function patterns(field: string, value: unknown): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) {
+    throw new EntryProblem(field, `"${field}" must be a list of tool names or globs`);
+  }
+  return value as string[];
+}
+
+export function normalizeEntry(
+  name: string,
+  raw: Raw,
+  context: NormalizeContext,
+  settings: BridgeSettings,
+  warnings: ConfigWarning[],
+): ServerDefinition {
+  warnUnknownKeys(name, raw, context, warnings);
+  const reader = new EntryReader(raw, context);
+  const f = SERVER_FIELDS;
+  const declared = readTransport(raw);
+  let transport = declared ?? inferTransport(raw);
+  const disabled = reader.field(f.disabled);
+  const maxResultChars = reader.field(f.maxResultChars);
+  const idleTimeoutMs = reader.field(f.idleTimeout);
+  const maxConcurrency = reader.field(f.maxConcurrency);
+  const base = {
+    name,
+    enabled: disabled === true ? false : (reader.field(f.enabled) ?? true),
+    required: reader.field(f.required) ?? false,
+    startupTimeoutMs: reader.field(f.startupTimeout) ?? settings.startupTimeoutMs,
+    callTimeoutMs: reader.field(f.callTimeout) ?? settings.callTimeoutMs,
+    tools: readToolFilter(raw),
+    lazy: reader.field(f.lazy) ?? false,
+    restart: readRestart(raw.restart),
+    negotiation: reader.field(f.negotiation) ?? (transport === "stdio" ? "legacy" : "auto"),
+    ...(maxResultChars === undefined ? {} : { maxResultChars }),
+    ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
+    ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
+    ...parseClientFeatures(
+      (...keys) => lookup(raw, keys),
+      (field, message) => {
+        throw new EntryProblem(field, message);
+      },
+    ),
+    ...(context.file ? { source: { file: context.file, format: context.format } } : {}),
+    [VALUES_FROM_ENV]: reader.fromEnv,
+  };
+
+  if (transport === "stdio") {
+    const { command, args } = readCommand(reader);
+    const cwd = readCwd(reader);
+    const maxMessageBytes = reader.field(f.maxMessageBytes);
+    return {
+      ...base,
+      transport: "stdio",
+      command,
+      args,
+      env: readEnv(reader),
+      ...(cwd === undefined ? {} : { cwd }),
+      inheritEnv: readInheritEnv(raw),
+      healthCheckIntervalMs: reader.field(f.healthCheckInterval) ?? 0,
+      ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }),
+    };
+  }
+
+  const url = readUrl(reader, transport);
+  if (!declared && /\/sse\/?$/.test(new URL(url).pathname)) transport = "sse";
+  const oauth = normalizeOAuth(raw.oauth, (field, value) => reader.text(field, value));
+  return {
+    ...base,
+    transport,
+    url,
+    headers: readHeaders(reader),
+    fallbackToSse: !declared && transport === "http",
+    healthCheckIntervalMs: reader.field(f.healthCheckInterval) ?? settings.healthCheckIntervalMs,
+    ...(oauth ? { oauth } : {}),
+  };
+}
+
+function warnUnknownKeys(name: string, raw: Raw, context: NormalizeContext, warnings: ConfigWarning[]) {
+  for (const key of Object.keys(raw)) {
+    if (SERVER_KEYS.has(key) || IGNORED_SERVER_KEYS.includes(key)) continue;
+    warnings.push({
+      kind: "unknown-key",
+      server: name,
+      field: key,
+      message: `Server "${name}": unknown key "${key}" was ignored${didYouMean(key, SERVER_KEYS)}`,
+      ...(context.file ? { file: context.file } : {}),
+    });
+  }
+}
+
+/** The declared transport (`type` / `transport`), in any host's spelling. */
+function readTransport(raw: Raw): TransportKind | undefined {
+  const declared = lookup(raw, STRUCTURED.transport?.keys ?? []);
+  if (!declared) return undefined;
+  const kind =
+    typeof declared.value === "string" ? TRANSPORT_ALIASES[declared.value.toLowerCase()] : undefined;
+  if (!kind) {
+    throw new EntryProblem(
+      declared.key,
+      `unknown transport ${JSON.stringify(declared.value)} (use stdio, http or sse)`,
+    );
+  }
+  if (kind === "stdio" && raw.command === undefined)
+    throw new EntryProblem("command", 'uses transport "stdio" but has no "command"');
+  if (kind !== "stdio" && raw.url === undefined)
+    throw new EntryProblem("url", `uses transport "${kind}" but has no "url"`);
+  return kind;
+}
+
+/** No declared transport: `command` means stdio, `url` means Streamable HTTP (SSE for a `/sse` path). */
+function inferTransport(raw: Raw): TransportKind {
+  if (raw.command !== undefined) return "stdio";
+  if (raw.url !== undefined) return "http";
+  throw new EntryProblem("command", 'has neither "command" nor "url"');
+}
+
+/** `command` as a string, or as a list (program then its first arguments), then `args`. */
+function readCommand(reader: EntryReader): { command: string; args: string[] } {
+  const raw = reader.raw.command;
+  let command: string;
+  let prefixArgs: string[] = [];
+  if (Array.isArray(raw)) {
+    const parts = reader.list("command", raw);
+    if (parts.length === 0 || !parts[0]) throw new EntryProblem("command", '"command" must not be empty');
+    [command, ...prefixArgs] = parts as [string, ...string[]];
+  } else command = reader.text("command", raw);
+  if (command.trim() === "") throw new EntryProblem("command", '"command" must not be empty');
+  return { command, args: [...prefixArgs, ...reader.list("args", reader.raw.args)] };
+}
+
+function readCwd(reader: EntryReader): string | undefined {
+  if (reader.raw.cwd === undefined) return undefined;
+  const cwd = reader.text("cwd", reader.raw.cwd);
+  const dir = reader.context.configDir;
+  return !isAbsolute(cwd) && dir ? resolve(dir, cwd) : cwd;
+}
+
+/** `envFile` (VS Code) read first, then `env` on top of it. */
+function readEnv(reader: EntryReader): Record<string, string> {
+  const found = lookup(reader.raw, STRUCTURED.envFile?.keys ?? []);
+  const fromFile: Record<string, string> = {};
+  if (found) {
+    const path = reader.text(found.key, found.value);
+    const dir = reader.context.configDir;
+    const file = !isAbsolute(path) && dir ? resolve(dir, path) : path;
+    const read = reader.context.readFile;
+    if (!read) throw new EntryProblem(found.key, `"${found.key}" cannot be read here (no file access)`);
+    let text: string;
+    try {
+      text = read(file);
+    } catch (error) {
+      throw new EntryProblem(
+        found.key,
+        `"${found.key}" names ${file}, which cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      );
+    }
+    for (const [key, value] of Object.entries(parseDotenv(text))) {
+      fromFile[key] = value;
+      // An env file holds secrets as often as the environment does: mask them the same way.
+      reader.fromEnv.push({ variable: key, value });
+    }
+  }
+  return { ...fromFile, ...reader.record("env", reader.raw.env) };
+}
+
+function readInheritEnv(raw: Raw): boolean | string[] {
+  const found = lookup(raw, ["inheritEnv", "inherit_env"]);
+  let inheritEnv: boolean | string[] = false;
+  if (found) inheritEnv = typeof found.value === "boolean" ? found.value : patterns(found.key, found.value);
+  if (raw.env_vars !== undefined) {
+    const names = patterns("env_vars", raw.env_vars);
+    inheritEnv = inheritEnv === true ? true : [...(inheritEnv || []), ...names];
+  }
+  return inheritEnv;
+}
+
+function readUrl(reader: EntryReader, transport: TransportKind): string {
+  if (reader.raw.url === undefined)
+    throw new EntryProblem("url", `uses transport "${transport}" but has no "url"`);
+  const url = reader.text("url", reader.raw.url);
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error("not http");
+  } catch {
+    throw new EntryProblem("url", '"url" must be an http:// or https:// URL');
+  }
+  return url;
+}
+
+/** `headers`, Codex `http_headers` and `env_http_headers`, and a bearer token in any spelling. */
+function readHeaders(reader: EntryReader): Record<string, string> {
+  const raw = reader.raw;
+  const headers = {
+    ...reader.record("headers", raw.headers),
+    ...reader.record("http_headers", raw.http_headers),
+  };
+  const envHeaders = raw.env_http_headers;
+  if (envHeaders !== undefined) {
+    if (!envHeaders || typeof envHeaders !== "object" || Array.isArray(envHeaders))
+      throw new EntryProblem("env_http_headers", '"env_http_headers" must be a table of header = ENV_VAR');
+    for (const [header, variable] of Object.entries(envHeaders))
+      headers[header] = reader.variable(`env_http_headers.${header}`, variable, `header "${header}"`);
+  }
+  const bearer = lookup(raw, ["bearerToken", "bearer_token"]);
+  if (bearer) headers.Authorization = `Bearer ${reader.text(bearer.key, bearer.value)}`;
+  if (raw.bearer_token_env_var !== undefined) {
+    const token = reader.variable("bearer_token_env_var", raw.bearer_token_env_var, "the bearer token");
+    headers.Authorization = `Bearer ${token}`;
+  }
+  return headers;
+}
+
+/** `tools: { include, exclude }` plus every host's flat spelling of the same lists, combined. */
+function readToolFilter(raw: Raw): ServerDefinition["tools"] {
+  const tools = raw.tools;
+  if (tools !== undefined && (typeof tools !== "object" || tools === null || Array.isArray(tools))) {
+    throw new EntryProblem("tools", '"tools" must be a table with "include" and/or "exclude" lists');
+  }
+  const table = (tools ?? {}) as Raw;
+  return {
+    include: [
+      ...patterns("tools.include", table.include),
+      ...patterns("include", raw.include),
+      ...patterns("includeTools", raw.includeTools ?? raw.include_tools),
+      ...patterns("enabled_tools", raw.enabled_tools),
+    ],
+    exclude: [
+      ...patterns("tools.exclude", table.exclude),
+      ...patterns("exclude", raw.exclude),
+      ...patterns("excludeTools", raw.excludeTools ?? raw.exclude_tools),
+      ...patterns("disabled_tools", raw.disabled_tools),
+    ],
+  };
+}
+
+/** `restart`: true (the default policy), false (off) or a table overriding parts of the policy. */
+function readRestart(value: unknown): RestartPolicy {
+  if (value === undefined || value === true) return DEFAULT_RESTART_POLICY;
+  if (value === false) return { ...DEFAULT_RESTART_POLICY, enabled: false };
+  if (!value || typeof value !== "object" || Array.isArray(value))
+    throw new EntryProblem("restart", '"restart" must be true, false or a table');
+  const table = value as Raw;
+  const duration = (keys: string[], fallback: number) => {
+    const found = lookup(table, keys);
+    if (!found) return fallback;
+    try {
+      return parseDuration(found.value, "ms");
+    } catch (error) {
+      throw new EntryProblem(`restart.${keys[0]}`, `"restart.${keys[0]}" ${(error as Error).message}`);
+    }
+  };
+  const attempts = lookup(table, ["maxAttempts", "max_attempts"])?.value;
+  if (
+    attempts !== undefined &&
+    (typeof attempts !== "number" || !Number.isInteger(attempts) || attempts < 0)
+  ) {
+    throw new EntryProblem(
+      "restart.maxAttempts",
+      '"restart.maxAttempts" must be a whole number (0 = unlimited)',
+    );
+  }
+  const d = DEFAULT_RESTART_POLICY;
+  return {
+    enabled: table.enabled === undefined ? true : table.enabled === true,
+    maxAttempts: (attempts as number | undefined) ?? d.maxAttempts,
+    initialDelayMs: duration(["initialDelay", "initial_delay"], d.initialDelayMs),
+    maxDelayMs: duration(["maxDelay", "max_delay"], d.maxDelayMs),
+    stablePeriodMs: duration(["stablePeriod", "stable_period"], d.stablePeriodMs),
+  };
+}

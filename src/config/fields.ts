@@ -1,0 +1,333 @@
+import * as z from "zod";
+import { parseDuration } from "../util/duration.js";
+import { IMPORT_SOURCES, type ImportSourceName } from "./model.js";
+import { CLIENT_FEATURES, durationSchema, STRUCTURED } from "./structured.js";
+
+export { STRUCTURED } from "./structured.js";
+
+/**
+ * Every scalar config key, described once: its canonical name, the spellings other hosts write (Codex
+ * snake_case, `*_sec`/`*_ms` units), how a value is read, its default and one line of documentation.
+ * The accepted keys, the JSON Schema and the README's key tables are all generated from these tables,
+ * so the loader, the schema and the docs cannot drift apart. Keys with structure (transport, command,
+ * headers, tools, restart, OAuth) are read by named functions in entry.ts and described in STRUCTURED.
+ */
+
+export type Raw = Record<string, unknown>;
+
+/** How a value is read; `read` throws a message that follows the key name ("must be ..."). */
+interface Reader<T> {
+  readonly read: (value: unknown, key: string) => T;
+  readonly schema: () => z.ZodType;
+}
+
+export const READERS = {
+  boolean: {
+    read: (value: unknown) => {
+      if (typeof value !== "boolean") throw new Error("must be true or false");
+      return value;
+    },
+    schema: () => z.boolean(),
+  } satisfies Reader<boolean>,
+  /** Milliseconds; a bare number is seconds, or milliseconds under a `*_ms` spelling. */
+  duration: {
+    read: (value: unknown, key: string) => parseDuration(value, key.endsWith("_ms") ? "ms" : "s"),
+    schema: durationSchema,
+  } satisfies Reader<number>,
+  positiveInt: {
+    read: (value: unknown) => {
+      if (typeof value !== "number" || !Number.isInteger(value) || value <= 0)
+        throw new Error("must be a positive integer");
+      return value;
+    },
+    schema: () => z.number().int().positive(),
+  } satisfies Reader<number>,
+  negotiation: {
+    read: (value: unknown): "legacy" | "auto" | { pin: string } => {
+      if (value === "legacy" || value === "auto") return value;
+      if (typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value)) return { pin: value };
+      throw new Error('must be "legacy", "auto" or a protocol version like "2026-07-28"');
+    },
+    schema: () => z.union([z.enum(["legacy", "auto"]), z.string().regex(/^\d{4}-\d{2}-\d{2}$/)]),
+  } satisfies Reader<"legacy" | "auto" | { pin: string }>,
+  toolNameFormat: {
+    read: (value: unknown) => {
+      if (typeof value === "string" && value.includes("{tool}")) return value;
+      throw new Error('must be a string containing "{tool}"');
+    },
+    schema: () => z.string(),
+  } satisfies Reader<string>,
+  descriptionPrefix: {
+    read: (value: unknown) => {
+      if (typeof value === "string") return value;
+      if (value === false) return "";
+      throw new Error("must be a string (empty or false turns it off)");
+    },
+    schema: () => z.union([z.string(), z.literal(false)]),
+  } satisfies Reader<string>,
+  imports: {
+    read: (value: unknown): ImportSourceName[] => {
+      if (Array.isArray(value) && value.every((item) => IMPORT_SOURCES.includes(item as ImportSourceName)))
+        return value as ImportSourceName[];
+      throw new Error(`must be a list of ${IMPORT_SOURCES.join(", ")}`);
+    },
+    schema: () => z.array(z.enum(IMPORT_SOURCES)),
+  } satisfies Reader<ImportSourceName[]>,
+} as const;
+
+export type ReaderKind = keyof typeof READERS;
+export type ValueOf<K extends ReaderKind> = ReturnType<(typeof READERS)[K]["read"]>;
+
+export interface FieldSpec<K extends ReaderKind = ReaderKind> {
+  /** The canonical (camelCase) key, first in the lookup order. */
+  readonly name: string;
+  /** Other spellings, in lookup order after the canonical name (the first present wins). */
+  readonly aliases: readonly string[];
+  readonly kind: K;
+  /** Where the key applies: every server, stdio or remote servers only, or the global settings. */
+  readonly scope: "server" | "stdio" | "remote";
+  /** The default, as documentation. */
+  readonly default?: string;
+  readonly doc: string;
+}
+
+const field = <K extends ReaderKind>(spec: FieldSpec<K>): FieldSpec<K> => spec;
+
+/** Scalar server keys. */
+export const SERVER_FIELDS = {
+  enabled: field({
+    name: "enabled",
+    aliases: [],
+    kind: "boolean",
+    scope: "server",
+    default: "true",
+    doc: "false leaves the server off",
+  }),
+  disabled: field({
+    name: "disabled",
+    aliases: [],
+    kind: "boolean",
+    scope: "server",
+    default: "false",
+    doc: "true leaves the server off (Claude Code, Cline)",
+  }),
+  required: field({
+    name: "required",
+    aliases: [],
+    kind: "boolean",
+    scope: "server",
+    default: "false",
+    doc: "a required server that cannot start makes `start()` fail",
+  }),
+  lazy: field({
+    name: "lazy",
+    aliases: [],
+    kind: "boolean",
+    scope: "server",
+    default: "false",
+    doc: "connect on first use instead of at start",
+  }),
+  startupTimeout: field({
+    name: "startupTimeout",
+    aliases: ["startup_timeout", "startup_timeout_sec", "startup_timeout_ms"],
+    kind: "duration",
+    scope: "server",
+    default: "the `startupTimeout` setting (30 s)",
+    doc: "bounds the whole start: spawn, handshake, the SSE `endpoint` event and every `tools/list` page (at most 500; a cursor that repeats fails the server); `close()` ends a start at once",
+  }),
+  callTimeout: field({
+    name: "callTimeout",
+    aliases: ["call_timeout", "timeout", "tool_timeout_sec", "tool_timeout_ms"],
+    kind: "duration",
+    scope: "server",
+    default: "the `callTimeout` setting (60 s)",
+    doc: "one tool call, from request to result",
+  }),
+  idleTimeout: field({
+    name: "idleTimeout",
+    aliases: ["idle_timeout"],
+    kind: "duration",
+    scope: "server",
+    default: "never",
+    doc: "close a connection unused this long; reopen it on the next call",
+  }),
+  maxResultChars: field({
+    name: "maxResultChars",
+    aliases: ["max_result_chars"],
+    kind: "positiveInt",
+    scope: "server",
+    default: "the `maxResultChars` setting (5000)",
+    doc: "result text is cut at this many characters",
+  }),
+  maxConcurrency: field({
+    name: "maxConcurrency",
+    aliases: ["max_concurrency"],
+    kind: "positiveInt",
+    scope: "server",
+    default: "no limit",
+    doc: "calls beyond this many in flight wait in a queue",
+  }),
+  healthCheckInterval: field({
+    name: "healthCheckInterval",
+    aliases: ["health_check_interval"],
+    kind: "duration",
+    scope: "server",
+    default: "off for stdio, the setting (30 s) for remote",
+    doc: "`ping` period; 0 turns it off",
+  }),
+  negotiation: field({
+    name: "negotiation",
+    aliases: ["protocol", "protocolVersion", "protocol_version"],
+    kind: "negotiation",
+    scope: "server",
+    default: "`legacy` for stdio, `auto` for remote",
+    doc: "`legacy` (the `initialize` handshake), `auto` (probe for the 2026-07-28 protocol and fall back) or a version to pin",
+  }),
+  maxMessageBytes: field({
+    name: "maxMessageBytes",
+    aliases: ["max_message_bytes"],
+    kind: "positiveInt",
+    scope: "stdio",
+    default: "no hard cap (oversized text is cut while it streams in)",
+    doc: "hard cap on one stdio message; a larger one fails only its own call",
+  }),
+} as const;
+
+/** Global settings (JSON `"settings"`, TOML `[mcp]`). */
+export const SETTINGS_FIELDS = {
+  resourceTools: field({
+    name: "resourceTools",
+    aliases: ["resource_tools"],
+    kind: "boolean",
+    scope: "server",
+    default: "false",
+    doc: "offer the model `list_resources` and `read_resource` tools (named by `toolNameFormat`)",
+  }),
+  enabled: field({
+    name: "enabled",
+    aliases: [],
+    kind: "boolean",
+    scope: "server",
+    default: "true",
+    doc: "false turns every server off",
+  }),
+  toolNameFormat: field({
+    name: "toolNameFormat",
+    aliases: ["tool_name_format"],
+    kind: "toolNameFormat",
+    scope: "server",
+    default: "`mcp_{server}_{tool}`",
+    doc: "exposed tool names; `{server}` and `{tool}` are replaced",
+  }),
+  descriptionPrefix: field({
+    name: "descriptionPrefix",
+    aliases: ["description_prefix"],
+    kind: "descriptionPrefix",
+    scope: "server",
+    default: "`[MCP:{server}] `",
+    doc: 'put before each tool description; `""` or false turns it off',
+  }),
+  maxResultChars: field({
+    name: "maxResultChars",
+    aliases: ["max_result_chars"],
+    kind: "positiveInt",
+    scope: "server",
+    default: "5000",
+    doc: "result text is cut at this many characters",
+  }),
+  startupTimeout: field({
+    name: "startupTimeout",
+    aliases: ["startup_timeout"],
+    kind: "duration",
+    scope: "server",
+    default: "30 s",
+    doc: "default `startupTimeout` of every server",
+  }),
+  callTimeout: field({
+    name: "callTimeout",
+    aliases: ["call_timeout", "timeout"],
+    kind: "duration",
+    scope: "server",
+    default: "60 s",
+    doc: "default `callTimeout` of every server",
+  }),
+  healthCheckInterval: field({
+    name: "healthCheckInterval",
+    aliases: ["health_check_interval"],
+    kind: "duration",
+    scope: "server",
+    default: "30 s",
+    doc: "default `ping` period of remote servers",
+  }),
+  autoReload: field({
+    name: "autoReload",
+    aliases: ["auto_reload"],
+    kind: "boolean",
+    scope: "server",
+    default: "false",
+    doc: "watch the file and `reload()` on change",
+  }),
+  imports: field({
+    name: "imports",
+    aliases: [],
+    kind: "imports",
+    scope: "server",
+    default: "none",
+    doc: `other hosts' servers to add: ${IMPORT_SOURCES.map((s) => `\`${s}\``).join(", ")}`,
+  }),
+} as const;
+
+/** Keys other hosts write that mean nothing to a bridge; dropped without a warning. */
+export const IGNORED_SERVER_KEYS: readonly string[] = [
+  "name",
+  "autoApprove",
+  "alwaysAllow",
+  "description",
+  "trust",
+  "disabledTools",
+  "$schema",
+  "dev",
+];
+
+const keysOf = (fields: Record<string, FieldSpec>) =>
+  Object.values(fields).flatMap((spec) => [spec.name, ...spec.aliases]);
+
+/** Every key a server entry may hold: these are read, all others are warned about. */
+export const SERVER_KEYS: ReadonlySet<string> = new Set([
+  ...keysOf(SERVER_FIELDS),
+  ...Object.values(STRUCTURED).flatMap((entry) => entry.keys),
+]);
+
+/** Settings with structure: the global roots and sampling policy. */
+export const SETTINGS_STRUCTURED = { roots: CLIENT_FEATURES.roots, sampling: CLIENT_FEATURES.sampling };
+
+export const SETTINGS_KEYS: ReadonlySet<string> = new Set([
+  ...keysOf(SETTINGS_FIELDS),
+  ...Object.values(SETTINGS_STRUCTURED).flatMap((entry) => entry.keys),
+]);
+
+/** The one alias lookup: the first spelling present in `raw`. */
+export function lookup(raw: Raw, keys: readonly string[]): { key: string; value: unknown } | undefined {
+  for (const key of keys) if (raw[key] !== undefined) return { key, value: raw[key] };
+  return undefined;
+}
+
+/** Reads one field; `undefined` when absent; a bad value throws `FieldError` naming the key used. */
+export function readField<K extends ReaderKind>(raw: Raw, spec: FieldSpec<K>): ValueOf<K> | undefined {
+  const found = lookup(raw, [spec.name, ...spec.aliases]);
+  if (!found) return undefined;
+  try {
+    return READERS[spec.kind].read(found.value, found.key) as ValueOf<K>;
+  } catch (error) {
+    throw new FieldError(found.key, `"${found.key}" ${(error as Error).message}`);
+  }
+}
+
+export class FieldError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}

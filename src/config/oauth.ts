@@ -1,0 +1,77 @@
+import { lookup, type Raw } from "./fields.js";
+import type { OAuthSettings } from "./model.js";
+import { EntryProblem } from "./problem.js";
+
+const GRANTS = ["authorization_code", "client_credentials", "cross_app_access", "jwt_bearer"] as const;
+
+/** Reads an entry's `oauth` table; `text` expands `${VAR}` like every other string of the entry. */
+export function normalizeOAuth(
+  value: unknown,
+  text: (field: string, value: unknown) => string,
+): OAuthSettings | undefined {
+  if (value === undefined) return undefined;
+  if (!value || typeof value !== "object" || Array.isArray(value))
+    throw new EntryProblem("oauth", '"oauth" must be a table');
+  const raw = value as Raw;
+  const get = (...keys: string[]) => lookup(raw, keys)?.value;
+  const optional = (field: string, ...keys: string[]) => {
+    const v = get(field, ...keys);
+    return v === undefined ? undefined : text(`oauth.${field}`, v);
+  };
+  const scopes = get("scopes", "scope");
+  const grant = get("grant", "grantType", "grant_type");
+  if (grant !== undefined && !GRANTS.includes(grant as (typeof GRANTS)[number])) {
+    throw new EntryProblem("oauth.grant", `"oauth.grant" must be ${GRANTS.map((g) => `"${g}"`).join(", ")}`);
+  }
+  const idp = normalizeIdp(raw.idp, text);
+  const port = get("redirectPort", "redirect_port");
+  const settings: Record<string, unknown> = {
+    clientId: optional("clientId", "client_id"),
+    clientSecret: optional("clientSecret", "client_secret"),
+    clientMetadataUrl: optional("clientMetadataUrl", "client_metadata_url"),
+    scopes:
+      typeof scopes === "string"
+        ? scopes.split(/\s+/).filter(Boolean)
+        : Array.isArray(scopes)
+          ? scopes.map(String)
+          : undefined,
+    grant,
+    tokenEndpointAuthMethod: get("tokenEndpointAuthMethod", "token_endpoint_auth_method"),
+    privateKeyPem: optional("privateKeyPem", "private_key_pem"),
+    signingAlgorithm: optional("signingAlgorithm", "signing_algorithm"),
+    redirectPort: typeof port === "number" ? port : undefined,
+    idp,
+    assertion: optional("assertion"),
+    issuer: optional("issuer"),
+  };
+  return Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)) as OAuthSettings;
+}
+
+/** Enterprise-managed authorization (SEP-990): the identity provider that issues the ID-JAG. */
+function normalizeIdp(
+  value: unknown,
+  text: (field: string, value: unknown) => string,
+): OAuthSettings["idp"] | undefined {
+  if (value === undefined) return undefined;
+  if (!value || typeof value !== "object" || Array.isArray(value)) {
+    throw new EntryProblem("oauth.idp", '"oauth.idp" must be a table');
+  }
+  const table = value as Raw;
+  const field = (name: string, ...keys: string[]) => {
+    const found = lookup(table, [name, ...keys])?.value;
+    return found === undefined ? undefined : text(`oauth.idp.${name}`, found);
+  };
+  const entries = {
+    tokenEndpoint: field("tokenEndpoint", "token_endpoint"),
+    issuer: field("issuer"),
+    idToken: field("idToken", "id_token"),
+    clientId: field("clientId", "client_id"),
+    clientSecret: field("clientSecret", "client_secret"),
+  };
+  if (!entries.idToken || !entries.clientId || !(entries.tokenEndpoint || entries.issuer)) {
+    throw new EntryProblem("oauth.idp", '"oauth.idp" needs idToken, clientId and tokenEndpoint or issuer');
+  }
+  return Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined)) as NonNullable<
+    OAuthSettings["idp"]
+  >;
+}

@@ -1,0 +1,179 @@
+import * as z from "zod";
+import { LOG_LEVELS } from "./client-features.js";
+
+export const durationSchema = () =>
+  z
+    .union([z.number().nonnegative(), z.string().regex(/^(\d+(\.\d+)?\s*(ms|s|sec|m|min|h)?)+$/)])
+    .describe('Seconds as a number, or a string such as "500ms", "30s", "2m"');
+
+export interface StructuredKey {
+  readonly keys: readonly string[];
+  readonly schema: () => z.ZodType;
+  readonly doc: string;
+}
+
+const stringMap = () => z.record(z.string(), z.string());
+const patterns = () => z.array(z.string()).describe("Original tool names or * globs");
+const transportNames = [
+  "stdio",
+  "sse",
+  "http",
+  "streamable-http",
+  "streamableHttp",
+  "streamable_http",
+] as const;
+
+/**
+ * The client side of MCP (what a server may ask of us), read by `parseClientFeatures`; `roots` and
+ * `sampling` are global settings too.
+ */
+export const CLIENT_FEATURES = {
+  logLevel: {
+    keys: ["logLevel", "log_level"],
+    schema: () => z.enum(LOG_LEVELS),
+    doc: "`logging/setLevel` sent after connecting; the server's log messages go to the host's logger",
+  },
+  roots: {
+    keys: ["roots"],
+    schema: () => z.array(z.string()).describe("Folder paths or file: URIs"),
+    doc: "folders shown to the server as roots (default: the global `roots`, else the config file's folder)",
+  },
+  sampling: {
+    keys: ["sampling"],
+    schema: () =>
+      z.union([
+        z.boolean(),
+        z.object({ enabled: z.boolean().optional(), maxTokens: z.number().int().positive().optional() }),
+      ]),
+    doc: "`true` or `{ enabled, maxTokens }`: the server may ask the host's LLM for completions (default: not allowed)",
+  },
+} satisfies Record<string, StructuredKey>;
+
+/**
+ * Server keys with structure, read by the named functions of entry.ts and oauth.ts. Listed here so
+ * they are accepted, published in the schema and documented from the same place as scalar keys.
+ */
+export const STRUCTURED: Record<string, StructuredKey> = {
+  transport: {
+    keys: ["type", "transport"],
+    schema: () => z.enum(transportNames),
+    doc: "`stdio`, `http` (also `streamable-http`), `sse`; when omitted: `command` means stdio, `url` means Streamable HTTP with SSE fallback, a `url` ending in `/sse` means SSE",
+  },
+  command: {
+    keys: ["command"],
+    schema: () =>
+      z
+        .union([z.string(), z.array(z.string())])
+        .describe("Program to start (stdio); never run through a shell"),
+    doc: "the program (a string, or a list: program then arguments); never run through a shell",
+  },
+  args: { keys: ["args"], schema: () => z.array(z.string()), doc: "its arguments" },
+  env: {
+    keys: ["env"],
+    schema: () => stringMap().describe("Environment added to a safe base (PATH, HOME, ...)"),
+    doc: "variables added to a safe base environment (PATH, HOME, ...), not the host's whole environment",
+  },
+  envFile: {
+    keys: ["envFile", "env_file"],
+    schema: () => z.string().describe("A .env file (KEY=value lines) whose variables are added; env wins"),
+    doc: "a `.env` file (`KEY=value` lines, relative to the config file) read into `env`; `env` wins on a clash",
+  },
+  cwd: { keys: ["cwd"], schema: () => z.string(), doc: "working directory, relative to the config file" },
+  inheritEnv: {
+    keys: ["inheritEnv", "inherit_env", "env_vars"],
+    schema: () => z.union([z.boolean(), z.array(z.string())]).describe("Host variables to pass through"),
+    doc: "host variables to pass through (`true`: all); Codex `env_vars`",
+  },
+  url: {
+    keys: ["url"],
+    schema: () => z.string().describe("Streamable HTTP or SSE endpoint; a url ending in /sse means SSE"),
+    doc: "the endpoint of a remote server",
+  },
+  headers: {
+    keys: ["headers", "http_headers"],
+    schema: stringMap,
+    doc: "HTTP headers (Codex `http_headers`)",
+  },
+  envHeaders: {
+    keys: ["env_http_headers"],
+    schema: () => stringMap().describe("Codex: header name -> environment variable"),
+    doc: "Codex: header name to the environment variable holding its value",
+  },
+  bearer: {
+    keys: ["bearerToken", "bearer_token"],
+    schema: z.string,
+    doc: "sent as `Authorization: Bearer <token>`",
+  },
+  bearerEnv: {
+    keys: ["bearer_token_env_var"],
+    schema: z.string,
+    doc: "Codex: the environment variable holding the bearer token",
+  },
+  tools: {
+    keys: ["tools"],
+    schema: () => z.object({ include: patterns().optional(), exclude: patterns().optional() }),
+    doc: "`{ include, exclude }`: original tool names or `*` globs; only included tools are exposed (all when empty), excluded never",
+  },
+  include: {
+    keys: ["include", "includeTools", "include_tools", "enabled_tools"],
+    schema: patterns,
+    doc: "more tools to include, outside `tools` (Codex `enabled_tools`); every list given is combined",
+  },
+  exclude: {
+    keys: ["exclude", "excludeTools", "exclude_tools", "disabled_tools"],
+    schema: patterns,
+    doc: "more tools to exclude, outside `tools` (Codex `disabled_tools`); every list given is combined",
+  },
+  restart: {
+    keys: ["restart"],
+    schema: () =>
+      z.union([
+        z.boolean(),
+        z.object({
+          enabled: z.boolean().optional(),
+          maxAttempts: z.number().int().nonnegative().optional(),
+          initialDelay: durationSchema().optional(),
+          maxDelay: durationSchema().optional(),
+          stablePeriod: durationSchema()
+            .optional()
+            .describe(
+              "A restart counts as recovered only after the server stayed up this long (default 10 s)",
+            ),
+        }),
+      ]),
+    doc: "`{ enabled, maxAttempts, initialDelay, maxDelay, stablePeriod }`: reconnect with exponential backoff and jitter (default on, 5 attempts, 250 ms to 30 s); a restart counts as recovered only after staying up `stablePeriod` (10 s), so a server that dies after every handshake ends `failed`; `false` turns it off",
+  },
+  oauth: { keys: ["oauth"], schema: () => oauthSchema(), doc: "OAuth client settings (see OAuth below)" },
+  ...CLIENT_FEATURES,
+};
+
+function oauthSchema(): z.ZodType {
+  return z.object({
+    clientId: z.string().optional(),
+    clientSecret: z.string().optional(),
+    clientMetadataUrl: z.string().optional(),
+    scopes: z.union([z.string(), z.array(z.string())]).optional(),
+    grant: z.enum(["authorization_code", "client_credentials", "cross_app_access", "jwt_bearer"]).optional(),
+    assertion: z.string().optional().describe("jwt_bearer: the workload's JWT (use ${VAR})"),
+    issuer: z
+      .string()
+      .optional()
+      .describe("The authorization server's issuer: credentials are only sent there"),
+    idp: z
+      .object({
+        tokenEndpoint: z.string().optional(),
+        issuer: z.string().optional(),
+        idToken: z.string(),
+        clientId: z.string(),
+        clientSecret: z.string().optional(),
+      })
+      .optional()
+      .describe("Enterprise-managed authorization (SEP-990): the identity provider issuing the ID-JAG"),
+    tokenEndpointAuthMethod: z
+      .enum(["client_secret_basic", "client_secret_post", "private_key_jwt", "none"])
+      .optional(),
+    privateKeyPem: z.string().optional(),
+    signingAlgorithm: z.string().optional(),
+    redirectPort: z.number().int().optional(),
+  });
+}
