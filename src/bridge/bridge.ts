@@ -1,7 +1,7 @@
 import { loadConfig } from "../config/load.js";
 import type { BridgeSettings, ResolvedConfig, ServerDefinition } from "../config/model.js";
 import type { ServerStatus } from "../connection/status.js";
-import { ErrorCode, McpBridgeError } from "../errors.js";
+import { ErrorCode, errorMessages, McpBridgeError } from "../errors.js";
 import { ToolRegistry } from "../registry/registry.js";
 import { CallStats } from "../registry/stats.js";
 import type { ToolDefinition } from "../registry/types.js";
@@ -47,7 +47,7 @@ export async function startBridge(options: BridgeOptions = {}): Promise<Bridge> 
 export const McpBridge = { start: startBridge } as const;
 
 function closedError(): McpBridgeError {
-  return new McpBridgeError(ErrorCode.BridgeClosed, "The bridge is closed; start a new one.");
+  return new McpBridgeError(ErrorCode.BridgeClosed, errorMessages.bridgeClosed());
 }
 
 class BridgeRuntime implements Bridge {
@@ -143,7 +143,9 @@ class BridgeRuntime implements Bridge {
   servers(): ServerStatus[] {
     const configured = this.config.servers.map((definition) => {
       const record = this.#servers.get(definition.name);
-      return record ? record.status() : notStartedStatus(definition);
+      if (!record) return notStartedStatus(definition);
+      const skipped = this.#registry.skipped(definition.name);
+      return skipped.length > 0 ? { ...record.status(), skippedTools: skipped } : record.status();
     });
     // Entries the config could not load are listed too, so every server the user wrote is visible.
     return [...configured, ...this.config.skipped.map(invalidStatus)];
@@ -331,7 +333,10 @@ class BridgeRuntime implements Bridge {
     const tools = record.connection?.tools() ?? [];
     const before = new Set(this.#registry.forServer(record.name).map((tool) => tool.name));
     if (tools.length === 0) this.#registry.removeServer(record.name);
-    else this.#registry.setServerTools(record.name, record.definition.tools, tools);
+    else
+      this.#registry.setServerTools(record.name, record.definition.tools, tools, {
+        toolTasks: this.#surface.runsToolTasks(record.name),
+      });
     const after = this.tools({ server: record.name });
     for (const tool of after) before.delete(tool.name);
     this.#events.emit("toolsChanged", { server: record.name, tools: after, removed: [...before] });

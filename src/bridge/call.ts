@@ -1,6 +1,12 @@
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import type { ServerConnection } from "../connection/connection.js";
-import { ErrorCode, InvalidArgumentsError, McpBridgeError, ToolExecutionError } from "../errors.js";
+import {
+  ErrorCode,
+  errorMessages,
+  InvalidArgumentsError,
+  McpBridgeError,
+  ToolExecutionError,
+} from "../errors.js";
 import { flattenParameters } from "../registry/flatten.js";
 import type { CallStats } from "../registry/stats.js";
 import type { ToolDefinition } from "../registry/types.js";
@@ -41,9 +47,7 @@ export async function callOnRecord(
     const issues = validateArguments(definition.inputSchema, args);
     if (issues.length > 0) {
       throw new InvalidArgumentsError(
-        `Invalid arguments for tool "${definition.name}" (server "${definition.server}"): ${issues
-          .map((issue) => `${issue.path || "(root)"}: ${issue.message}`)
-          .join("; ")}`,
+        errorMessages.invalidArguments(definition.server, definition.name, issues),
         { server: definition.server, tool: definition.tool, issues },
       );
     }
@@ -83,7 +87,7 @@ export async function callOnRecord(
     );
     if (result.isError && (options.onError ?? context.onError) === "throw") {
       throw new ToolExecutionError(
-        `Tool "${definition.tool}" on server "${definition.server}" reported an error: ${result.text.slice(0, 1000)}`,
+        errorMessages.toolReportedError(definition.server, definition.tool, result.text),
         { server: definition.server, tool: definition.tool, result },
       );
     }

@@ -1,7 +1,13 @@
 import type { BridgeOptions, Progress } from "../../bridge/types.js";
 import { loadConfig } from "../../config/load.js";
-import { ErrorCode, isMcpBridgeError, McpBridgeError } from "../../errors.js";
-import { normalizeServerPart } from "../../registry/naming.js";
+import {
+  ErrorCode,
+  errorMessages,
+  isMcpBridgeError,
+  ServerConnectionError,
+  ToolExecutionError,
+} from "../../errors.js";
+import { MIN_SERVER_PART_LENGTH, normalizeServerPart } from "../../registry/naming.js";
 import type { ToolResult } from "../../results/types.js";
 import { parseDuration } from "../../util/duration.js";
 import { plainText } from "../../util/plain-text.js";
@@ -29,13 +35,13 @@ async function runCall(context: CommandContext): Promise<number> {
   const options = await cliBridgeOptions(context);
   const owners = await owningServers(context, name, options);
   if (owners.unknownServer !== undefined) {
-    const known = owners.servers.length ? owners.servers.join(", ") : "none";
     return fail(
       context,
       name,
-      new McpBridgeError(
+      new ServerConnectionError(
         ErrorCode.ServerNotFound,
-        `No server named "${owners.unknownServer}" in the config (servers: ${known}). Check \`mcp-bridge status\`.`,
+        errorMessages.serverNotFound(owners.unknownServer, owners.servers),
+        { server: owners.unknownServer },
       ),
     );
   }
@@ -51,9 +57,9 @@ async function runCall(context: CommandContext): Promise<number> {
         return fail(
           context,
           name,
-          new McpBridgeError(
+          new ServerConnectionError(
             ErrorCode.ServerUnavailable,
-            `Server "${down.name}", which would own "${name}", is not connected: ${down.lastError?.message ?? "it failed to start"}`,
+            errorMessages.ownerUnavailable(down.name, name, down.lastError?.message),
             { server: down.name },
           ),
         );
@@ -78,8 +84,9 @@ async function runCall(context: CommandContext): Promise<number> {
       });
     } catch (error) {
       if (context.io.signal?.aborted) return interrupted(context, name);
-      const toolResult = (error as { result?: ToolResult }).result;
-      if (toolResult) return report(context, name, target, toolResult);
+      // The tool ran and said it failed: that is a tool result to show, not a call that failed.
+      if (error instanceof ToolExecutionError && error.result !== undefined)
+        return report(context, name, target, error.result as ToolResult);
       return fail(context, name, error);
     }
     return report(context, name, target, result);
@@ -176,9 +183,12 @@ async function owningServers(context: CommandContext, name: string, options: Bri
   if (slash > 0) return { servers, unknownServer: name.slice(0, slash) };
   const [before] = resolved.settings.toolNameFormat.split("{tool}");
   if (before === undefined || !before.includes("{server}")) return { servers };
-  const matching = servers.filter((server) =>
-    name.startsWith(before.replaceAll("{server}", () => normalizeServerPart(server))),
-  );
+  const prefix = (server: string, length = Number.POSITIVE_INFINITY) =>
+    before.replaceAll("{server}", () => normalizeServerPart(server).slice(0, length));
+  let matching = servers.filter((server) => name.startsWith(prefix(server)));
+  // A name too long for 64 characters keeps at least the first MIN_SERVER_PART_LENGTH characters of its server.
+  if (matching.length === 0)
+    matching = servers.filter((server) => name.startsWith(prefix(server, MIN_SERVER_PART_LENGTH)));
   return matching.length > 0 ? { servers, only: matching } : { servers };
 }
 

@@ -22,7 +22,7 @@ async function runStatus(context: CommandContext): Promise<number> {
           protocolVersion: s.protocolVersion ?? null,
           startMs: s.connectMs ?? null,
           error: s.lastError ? { code: s.lastError.code, message: s.lastError.message } : null,
-          ...(context.global.verbose ? { stderr: s.stderrTail } : {}),
+          ...(context.global.verbose ? { stderr: s.stderrTail, skippedTools: s.skippedTools ?? [] } : {}),
         })),
       });
     } else {
@@ -56,6 +56,11 @@ function render(context: CommandContext, servers: readonly ServerStatus[]): stri
     table(["SERVER", "TRANSPORT", "STATE", "TOOLS", "PROTOCOL", "START MS", "ERROR"], rows, style),
   ];
   if (context.global.verbose) {
+    for (const s of servers) {
+      if (!s.skippedTools?.length) continue;
+      lines.push("", style.bold(`tools of ${s.name} not exported:`));
+      lines.push(...s.skippedTools.map((t) => `  ${terminalText(t.tool)}: ${terminalText(t.reason)}`));
+    }
     for (const s of servers) {
       if (s.state !== "failed" || s.stderrTail.length === 0) continue;
       lines.push("", style.bold(`stderr of ${s.name} (last ${s.stderrTail.length} lines):`));
