@@ -13,6 +13,7 @@ import { urlElicitation } from "./elicit-url.js";
 import { terminalInputs } from "./input.js";
 import type { CliIO } from "./io.js";
 import { type Style, styleFor } from "./output.js";
+import { progressText, startProgress } from "./progress.js";
 import { stopAsking } from "./prompt.js";
 import { terminalText } from "./terminal.js";
 
@@ -201,14 +202,11 @@ function showProgress(context: CommandContext, bridge: Bridge): () => void {
   const style = context.errStyle;
   let frame = 0;
   const render = () => {
-    const servers = bridge
-      .servers()
-      .filter((s) => s.state !== "disabled" && s.state !== "idle" && s.state !== "invalid");
-    const done = servers.filter((s) => s.state === "connected" || s.state === "failed");
-    const pending = servers.filter((s) => !done.includes(s)).map((s) => s.name);
+    const progress = startProgress(bridge.servers());
+    const pending = progress.pending;
     const spinner = style.dim(FRAMES[frame++ % FRAMES.length] ?? "");
     stderr.write(
-      `\r\u001b[2K${spinner} Starting servers: ${done.length}/${servers.length} ready${pending.length ? style.dim(` (waiting for ${pending.slice(0, 3).join(", ")}${pending.length > 3 ? ", ..." : ""})`) : ""}`,
+      `\r\u001b[2K${spinner} Starting servers: ${progressText(progress)}${pending.length ? style.dim(` (waiting for ${pending.slice(0, 3).join(", ")}${pending.length > 3 ? ", ..." : ""})`) : ""}`,
     );
   };
   const unsubscribe = bridge.on("serverStateChanged", (status: ServerStatus) => {

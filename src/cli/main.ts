@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { ErrorCode, isMcpBridgeError, McpBridgeError } from "../errors.js";
 import { suggest } from "../util/suggest.js";
 import { commandWord, parseCommandArguments } from "./args.js";
-import type { CommandSpec } from "./command.js";
+import { type CommandSpec, defineCommand } from "./command.js";
 import { authCommand } from "./commands/auth.js";
 import { callCommand } from "./commands/call.js";
 import { chatCommand } from "./commands/chat.js";
@@ -12,6 +12,7 @@ import { readCommand, resourcesCommand } from "./commands/resources.js";
 import { statusCommand } from "./commands/status.js";
 import { toolsCommand } from "./commands/tools.js";
 import { trustCommand } from "./commands/trust.js";
+import { completionScript, SHELLS, type Shell } from "./completion.js";
 import { createContext } from "./context.js";
 import { commandHelp, overviewHelp } from "./help.js";
 import type { CliIO } from "./io.js";
@@ -29,8 +30,7 @@ function version(): string {
   }
 }
 
-/** Every command, in the order of `mcp-bridge --help`. */
-export const COMMANDS: readonly CommandSpec[] = [
+const BASE_COMMANDS: readonly CommandSpec[] = [
   statusCommand,
   toolsCommand,
   callCommand,
@@ -43,6 +43,29 @@ export const COMMANDS: readonly CommandSpec[] = [
   authCommand,
   trustCommand,
 ] as unknown as readonly CommandSpec[];
+
+/** `mcp-bridge completion bash|zsh|fish`: generated from the declarations above. */
+const completionCommand = defineCommand({
+  name: "completion",
+  summary: "shell completion script for bash, zsh or fish",
+  flags: {},
+  positionals: { usage: "bash|zsh|fish", min: 1, max: 1, choices: SHELLS },
+  examples: [
+    'completion bash >> ~/.bashrc   (or eval "$(mcp-bridge completion bash)")',
+    "completion zsh > ~/.zsh/completions/_mcp-bridge",
+    "completion fish > ~/.config/fish/completions/mcp-bridge.fish",
+  ],
+  run: async (context) => {
+    context.io.stdout.write(completionScript(context.positionals[0] as Shell, COMMANDS));
+    return 0;
+  },
+});
+
+/** Every command, in the order of `mcp-bridge --help`. */
+export const COMMANDS: readonly CommandSpec[] = [
+  ...BASE_COMMANDS,
+  completionCommand as unknown as CommandSpec,
+];
 
 export function findCommand(name: string): CommandSpec | undefined {
   return COMMANDS.find((command) => command.name === name || command.aliases?.includes(name));

@@ -78,6 +78,24 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
     );
   });
 
+  it("status counts the tools that pass the filters, as `tools` does", async () => {
+    const filtered = join(home, "filtered.json");
+    writeFileSync(
+      filtered,
+      JSON.stringify({
+        mcpServers: { calc: { ...stdioEntry("normal"), tools: { exclude: ["divide", "pid"] } } },
+      }),
+    );
+    const table = await runCli(["status", "--config", filtered], { cwd: home, env });
+    const listed = JSON.parse((await runCli(["tools", "--json", "-c", filtered], { cwd: home, env })).stdout);
+    const count = (listed as { tools: unknown[] }).tools.length;
+    expect(count).toBeGreaterThan(0);
+    expect(table.stdout).toMatch(new RegExp(`calc\\s+stdio\\s+connected\\s+${count}\\s`));
+    expect(table.stdout).toContain(`1/1 servers connected, ${count} tools`);
+    const json = JSON.parse((await runCli(["status", "--json", "-c", filtered], { cwd: home, env })).stdout);
+    expect(json.servers[0].tools).toBe(count);
+  });
+
   it("status exits 0 when every enabled server connects", async () => {
     const good = join(home, "good.json");
     writeFileSync(good, JSON.stringify({ mcpServers: { calc: stdioEntry("normal") } }));

@@ -11,7 +11,7 @@ import { MIN_SERVER_PART_LENGTH, normalizeServerPart } from "../../registry/nami
 import type { ToolResult } from "../../results/types.js";
 import { parseDuration } from "../../util/duration.js";
 import { plainText } from "../../util/plain-text.js";
-import { parseKeyValues, usageError } from "../args.js";
+import { parseKeyValues, parseKeyValuesFor, usageError } from "../args.js";
 import { defineCommand, TIMEOUT_FLAG } from "../command.js";
 import { type CommandContext, cliBridgeOptions, loadOptionsFor, startWithProgress } from "../context.js";
 import { writeJson } from "../output.js";
@@ -22,7 +22,10 @@ async function runCall(context: CommandContext): Promise<number> {
   const [name, ...pairs] = context.positionals;
   if (!name)
     throw usageError("Usage: mcp-bridge call TOOL [key=value ...] [--args JSON] [--timeout DURATION]");
-  const args = { ...parseJsonArgs(context.options.args), ...parseKeyValues(pairs) };
+  const jsonArgs = parseJsonArgs(context.options.args);
+  // Checked before anything starts; converted by the tool's schema once it is known.
+  parseKeyValues(pairs);
+  const maxResultChars = maxCharsOption(context.options["max-chars"], context.options.full);
   let timeout: number | undefined;
   if (context.options.timeout !== undefined) {
     try {
@@ -64,6 +67,10 @@ async function runCall(context: CommandContext): Promise<number> {
           ),
         );
     }
+    const schema = target
+      ? bridge.tools({ server: target.server }).find((tool) => tool.tool === target.tool)?.inputSchema
+      : undefined;
+    const args = { ...jsonArgs, ...parseKeyValuesFor(pairs, schema) };
     let result: ToolResult;
     try {
       result = await bridge.call(name, args, {
@@ -73,13 +80,21 @@ async function runCall(context: CommandContext): Promise<number> {
           ? {}
           : {
               onProgress: (progress: Progress) => {
+                const amount =
+                  progress.total === undefined
+                    ? `${progress.progress}`
+                    : `${progress.progress}/${progress.total}`;
+                // Messages always; bare counters only on a terminal, where they are live feedback.
                 if (progress.message)
                   context.io.stderr.write(
-                    `${context.errStyle.dim("…")} ${plainText(progress.message, 500)}\n`,
+                    `${context.errStyle.dim(`… ${amount}`)} ${plainText(progress.message, 500)}\n`,
                   );
+                else if (context.io.stderr.isTTY)
+                  context.io.stderr.write(`${context.errStyle.dim(`… ${amount}`)}\n`);
               },
             }),
         ...(timeout === undefined ? {} : { timeout }),
+        ...(maxResultChars === undefined ? {} : { maxResultChars }),
         ...(context.io.signal ? { signal: context.io.signal } : {}),
       });
     } catch (error) {
@@ -143,6 +158,21 @@ function report(
   return result.isError ? 1 : 0;
 }
 
+/** --max-chars N (a positive integer) or --full (no limit); undefined: the config's limit. */
+function maxCharsOption(value: unknown, full: unknown): number | undefined {
+  if (full === true) {
+    if (value !== undefined) throw usageError("Give --max-chars or --full, not both");
+    return Number.MAX_SAFE_INTEGER;
+  }
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw usageError(
+      `--max-chars must be a whole number of characters (1 or more), got ${JSON.stringify(value)}`,
+    );
+  return n;
+}
+
 function parseJsonArgs(value: unknown): Record<string, unknown> {
   if (typeof value !== "string") return {};
   try {
@@ -202,12 +232,21 @@ export const callCommand = defineCommand({
       description: "the arguments as one JSON object (key=value pairs are merged over it)",
     },
     timeout: TIMEOUT_FLAG,
+    "max-chars": {
+      type: "string",
+      value: "N",
+      description: "print up to N characters of the result (default: the config's maxResultChars)",
+    },
+    full: { type: "boolean", description: "print the whole result, however long" },
   },
+  description:
+    'key=value values are converted by the tool\'s inputSchema: a string parameter gets the text as written (id=5 is "5"), a number or boolean parameter the parsed value. Progress notifications are shown on stderr.',
   positionals: { usage: "TOOL [key=value ...]", min: 1, max: Number.POSITIVE_INFINITY },
   examples: [
     "call mcp_calc_add a=2 b=3",
     'call calc/add --args \'{"a":2,"b":3}\'',
     "call slow/work --timeout 2m --json",
+    "call docs/fetch url=https://example.com --full",
   ],
   run: runCall,
 });

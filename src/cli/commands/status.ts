@@ -12,13 +12,16 @@ async function runStatus(context: CommandContext): Promise<number> {
   const bridge = await openBridge(context);
   try {
     const servers = bridge.servers();
+    // The tools the LLM sees (after include/exclude and other filters), as `tools` counts them; the
+    // connection's own count includes the filtered-out ones.
+    const exposed = (name: string) => bridge.tools({ server: name }).length;
     if (context.global.json) {
       writeJson(context.io, {
         servers: servers.map((s) => ({
           name: s.name,
           transport: s.transport,
           state: s.state,
-          tools: s.toolCount,
+          tools: s.state === "connected" ? exposed(s.name) : 0,
           protocolVersion: s.protocolVersion ?? null,
           startMs: s.connectMs ?? null,
           error: s.lastError ? { code: s.lastError.code, message: s.lastError.message } : null,
@@ -26,7 +29,7 @@ async function runStatus(context: CommandContext): Promise<number> {
         })),
       });
     } else {
-      context.io.stdout.write(`${render(context, servers)}\n`);
+      context.io.stdout.write(`${render(context, servers, exposed)}\n`);
     }
     return servers.some((s) => s.state === "failed" || s.state === "invalid") ? 1 : 0;
   } finally {
@@ -34,7 +37,11 @@ async function runStatus(context: CommandContext): Promise<number> {
   }
 }
 
-function render(context: CommandContext, servers: readonly ServerStatus[]): string {
+function render(
+  context: CommandContext,
+  servers: readonly ServerStatus[],
+  exposed: (server: string) => number,
+): string {
   const { style } = context;
   if (servers.length === 0) return "No servers configured.";
   const stateText = (state: ServerStatus["state"]) =>
@@ -47,7 +54,7 @@ function render(context: CommandContext, servers: readonly ServerStatus[]): stri
     s.name,
     s.state === "invalid" ? "-" : s.transport,
     stateText(s.state),
-    s.state === "connected" ? String(s.toolCount) : "-",
+    s.state === "connected" ? String(exposed(s.name)) : "-",
     s.protocolVersion ?? "-",
     s.connectMs === undefined ? "-" : String(s.connectMs),
     terminalText(s.lastError?.message ?? ""),
@@ -68,7 +75,7 @@ function render(context: CommandContext, servers: readonly ServerStatus[]): stri
     }
   }
   const connected = servers.filter((s) => s.state === "connected");
-  const tools = connected.reduce((sum, s) => sum + s.toolCount, 0);
+  const tools = connected.reduce((sum, s) => sum + exposed(s.name), 0);
   lines.push(
     "",
     style.dim(
