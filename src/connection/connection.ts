@@ -1,27 +1,11 @@
 import type { CallToolResult, Client, Tool } from "@modelcontextprotocol/client";
 import type { ServerDefinition } from "../config/model.js";
-import { ErrorCode, McpBridgeError } from "../errors.js";
-import { createTransport, httpStatusOf } from "../transport/create.js";
+import { McpBridgeError } from "../errors.js";
+import { createTransport, httpStatusOf, type TransportContext } from "../transport/create.js";
 import type { ExitInfo } from "../transport/stdio.js";
 import { TypedEmitter } from "../util/events.js";
 import { Semaphore } from "../util/semaphore.js";
-import {
-  abortError,
-  becameUnreachable,
-  callFailure,
-  closedError,
-  closedWhileStarting,
-  describeError,
-  disabledError,
-  type FailureContext,
-  healthCheckFailed,
-  isNetworkFailure,
-  staleSession,
-  startFailure,
-  timeoutError,
-  unavailableError,
-  unexpectedStop,
-} from "./failures.js";
+import * as fail from "./failures.js";
 import { HealthCheck, IdleTimer } from "./keepalive.js";
 import {
   boundedBy,
@@ -35,7 +19,6 @@ import { Restarts } from "./restarts.js";
 import { ServerOutput } from "./server-output.js";
 import { canTransition, StateWaiters } from "./state.js";
 import type { ServerState, ServerStatus } from "./status.js";
-
 import type { ConnectionEvents, ConnectionOptions, ServerConnection, ToolCallOptions } from "./types.js";
 
 export { MAX_LIST_PAGES } from "./open-session.js";
@@ -68,10 +51,8 @@ class Connection implements ServerConnection {
   #connecting: Promise<void> | undefined;
   #tools: readonly Tool[] = [];
   #lastError: McpBridgeError | undefined;
-  #protocolVersion: string | undefined;
-  #serverInfo: { name: string; version: string } | undefined;
-  #connectMs: number | undefined;
-  #pid: number | undefined;
+  /** What the last successful connect learnt; the pid is shown only while its session lives. */
+  #info: Partial<Pick<ServerStatus, "protocolVersion" | "serverInfo" | "connectMs" | "pid">> = {};
   #restartCount = 0;
   #lastAttemptEndedAt = 0;
   #inFlight = 0;
@@ -106,13 +87,10 @@ class Connection implements ServerConnection {
       toolCount: this.#tools.length,
       restarts: this.#restartCount,
       stderrTail: this.#output.stderr().map(redact),
-      ...(this.#protocolVersion === undefined ? {} : { protocolVersion: this.#protocolVersion }),
-      ...(this.#serverInfo === undefined ? {} : { serverInfo: this.#serverInfo }),
-      ...(this.#connectMs === undefined ? {} : { connectMs: this.#connectMs }),
+      ...definedOnly({ ...this.#info, pid: this.#session === undefined ? undefined : this.#info.pid }),
       ...(this.#lastError === undefined
         ? {}
         : { lastError: { code: this.#lastError.code, message: redact(this.#lastError.message) } }),
-      ...(this.#pid === undefined || this.#session === undefined ? {} : { pid: this.#pid }),
     };
   }
 
@@ -147,8 +125,8 @@ class Connection implements ServerConnection {
         ]);
         release = await this.#semaphore.acquire(waitSignal).catch(() => {
           throw options.signal?.aborted
-            ? abortError(this.name, tool)
-            : timeoutError(this.name, tool, options.timeoutMs, "while queued");
+            ? fail.abortError(this.name, tool)
+            : fail.timeoutError(this.name, tool, options.timeoutMs, "while queued");
         });
       }
       // One transparent retry when a restarted HTTP server no longer knows our session: the request
@@ -160,7 +138,7 @@ class Connection implements ServerConnection {
             ? current
             : await this.#usableSession(deadline, options.signal, tool, options.timeoutMs);
         const remaining = deadline - Date.now();
-        if (remaining <= 0) throw timeoutError(this.name, tool, options.timeoutMs);
+        if (remaining <= 0) throw fail.timeoutError(this.name, tool, options.timeoutMs);
         try {
           return await session.client.callTool(
             { name: tool, ...(args === undefined ? {} : { arguments: args }) },
@@ -173,10 +151,10 @@ class Connection implements ServerConnection {
           );
         } catch (error) {
           if (!retried && this.definition.transport !== "stdio" && httpStatusOf(error) === 404) {
-            this.#abandon(session, staleSession(this.name, error), { immediate: true });
+            this.#abandon(session, fail.staleSession(this.name, error), { immediate: true });
             continue;
           }
-          const failure = callFailure(error, this.#failureContext(), {
+          const failure = fail.callFailure(error, this.#failureContext(), {
             tool,
             timeoutMs: options.timeoutMs,
             aborted: options.signal?.aborted === true,
@@ -231,7 +209,7 @@ class Connection implements ServerConnection {
         this.#health.start(
           this.definition.healthCheckIntervalMs,
           (timeout) => (session === this.#session ? session.client.ping({ timeout }) : Promise.resolve()),
-          (error) => this.#abandon(session, healthCheckFailed(this.#failureContext(), error)),
+          (error) => this.#abandon(session, fail.healthCheckFailed(this.#failureContext(), error)),
         );
         this.#armIdleTimer();
       },
@@ -262,34 +240,25 @@ class Connection implements ServerConnection {
       definition: this.definition,
       logger: options.logger,
       createTransport: options.createTransport ?? createTransport,
-      transportContext: {
-        ...(options.hostEnv ? { hostEnv: options.hostEnv } : {}),
-        ...(options.auth ? { authProvider: options.auth.provider } : {}),
-        ...(options.fetch ? { fetch: options.fetch } : {}),
-        ...(options.stringCapBytes ? { stringCapBytes: options.stringCapBytes } : {}),
-        onStderrLine: this.#output.onStderrLine,
-        onNoise: this.#output.onNoise,
-      },
+      transportContext: transportContext(options, this.#output),
       newClient: () => this.#newClient(),
       bounded: (deadline, work) => this.#bounded(deadline, work),
       startError: (error, exit, timeoutMs) => this.#startError(error, exit, timeoutMs),
       authorizationResult: async () =>
         options.auth?.authorizationResult().catch((error: unknown) => {
-          this.#lastError = new McpBridgeError(
-            ErrorCode.Auth,
-            `Server "${this.name}": authorization failed: ${describeError(error, options.redact)}`,
-            { server: this.name, cause: error },
-          );
+          this.#lastError = fail.authorizationFailed(this.name, error, options.redact);
           return undefined;
         }),
     });
     const { session } = opened;
     session.client.onclose = () => this.#onSessionClosed(session);
     session.client.onerror = (error) => this.#onSessionError(session, error);
-    if (session.created.process) this.#pid = session.created.process.pid;
-    this.#protocolVersion = opened.protocolVersion;
-    this.#serverInfo = opened.serverInfo;
-    this.#connectMs = opened.connectMs;
+    this.#info = {
+      ...(session.created.process ? { pid: session.created.process.pid } : {}),
+      protocolVersion: opened.protocolVersion,
+      serverInfo: opened.serverInfo,
+      connectMs: opened.connectMs,
+    };
     this.#setTools(opened.tools);
     return session;
   }
@@ -308,24 +277,21 @@ class Connection implements ServerConnection {
   #relist(client: Client): void {
     if (client !== this.#session?.client) return;
     const timeoutMs = this.definition.startupTimeoutMs;
-    this.#bounded(Date.now() + timeoutMs, () => listTools(client, this.#listDeps(), timeoutMs)).then(
+    const deps = { name: this.name, logger: this.#options.logger };
+    this.#bounded(Date.now() + timeoutMs, () => listTools(client, deps, timeoutMs)).then(
       (tools) => {
         if (client === this.#session?.client) this.#setTools(tools);
       },
       (error: unknown) =>
         this.#options.logger.warn(`Server "${this.name}" announced new tools, but listing them failed`, {
           server: this.name,
-          error: describeError(error, this.#options.redact),
+          error: fail.describeError(error, this.#options.redact),
         }),
     );
   }
 
-  #listDeps() {
-    return { name: this.name, logger: this.#options.logger };
-  }
-
   #bounded<T>(deadline: number, work: () => Promise<T>): Promise<T> {
-    return boundedBy(deadline, this.#stop.signal, () => closedWhileStarting(this.name), work);
+    return boundedBy(deadline, this.#stop.signal, () => fail.closedWhileStarting(this.name), work);
   }
 
   #setTools(tools: readonly Tool[]): void {
@@ -341,7 +307,7 @@ class Connection implements ServerConnection {
     this.#session = undefined;
     this.#health.stop();
     if (this.#closing) return;
-    this.#lastError = unexpectedStop(this.#failureContext(), session.created.process?.exitInfo);
+    this.#lastError = fail.unexpectedStop(this.#failureContext(), session.created.process?.exitInfo);
     this.#options.logger.warn(`Server "${this.name}" connection closed unexpectedly`, { server: this.name });
     this.#afterRuntimeFailure();
   }
@@ -354,12 +320,12 @@ class Connection implements ServerConnection {
   #onSessionError(session: Session, error: Error): void {
     if (session.retired || session !== this.#session) return;
     this.#options.logger.debug(
-      `Server "${this.name}" transport error: ${describeError(error, this.#options.redact)}`,
+      `Server "${this.name}" transport error: ${fail.describeError(error, this.#options.redact)}`,
       { server: this.name },
     );
     if (this.definition.transport === "stdio") return;
-    if (isNetworkFailure(error) || /Maximum reconnection attempts/.test(error.message)) {
-      this.#abandon(session, becameUnreachable(this.#failureContext(), error));
+    if (fail.isNetworkFailure(error) || /Maximum reconnection attempts/.test(error.message)) {
+      this.#abandon(session, fail.becameUnreachable(this.#failureContext(), error));
     }
   }
 
@@ -395,14 +361,14 @@ class Connection implements ServerConnection {
     timeoutMs = deadline - Date.now(),
   ): Promise<Session> {
     for (;;) {
-      if (signal?.aborted) throw abortError(this.name, tool);
+      if (signal?.aborted) throw fail.abortError(this.name, tool);
       const session = this.#session;
       if (this.#state === "connected" && session && !session.dead) return session;
       switch (this.#state) {
         case "closed":
-          throw closedError(this.name, tool);
+          throw fail.closedError(this.name, tool);
         case "disabled":
-          throw disabledError(this.name, tool);
+          throw fail.disabledError(this.name, tool);
         case "idle":
           this.#connect("demand").catch(() => {});
           break;
@@ -418,7 +384,7 @@ class Connection implements ServerConnection {
       await this.#waiters.next(deadline, signal);
       if (Date.now() >= deadline && !(this.#state === "connected" && this.#session)) {
         if (tool === undefined) throw this.#unavailableError(tool);
-        throw timeoutError(this.name, tool, timeoutMs, "while waiting for the server to (re)connect");
+        throw fail.timeoutError(this.name, tool, timeoutMs, "while waiting for the server to (re)connect");
       }
       if (this.#state === "failed" && !this.#connecting) throw this.#unavailableError(tool);
     }
@@ -460,7 +426,7 @@ class Connection implements ServerConnection {
 
   // --- errors ---
 
-  #failureContext(): FailureContext {
+  #failureContext(): fail.FailureContext {
     const definition = this.definition;
     return {
       server: this.name,
@@ -472,11 +438,15 @@ class Connection implements ServerConnection {
   }
 
   #startError(error: unknown, exit: ExitInfo | undefined, timeoutMs = this.definition.startupTimeoutMs) {
-    return startFailure(error, this.#failureContext(), { exit, timeoutMs, maxListPages: MAX_LIST_PAGES });
+    return fail.startFailure(error, this.#failureContext(), {
+      exit,
+      timeoutMs,
+      maxListPages: MAX_LIST_PAGES,
+    });
   }
 
   #unavailableError(tool: string | undefined) {
-    return unavailableError(
+    return fail.unavailableError(
       { server: this.name, redact: this.#options.redact },
       this.#state,
       this.#lastError,
@@ -489,4 +459,20 @@ async function retire(session: Session): Promise<void> {
   session.retired = true;
   await session.client.close().catch(() => {});
   await session.created.transport.close().catch(() => {});
+}
+
+/** The fields of `record` whose value is defined (status() leaves unknown fields out). */
+function definedOnly<T extends object>(record: T): Partial<T> {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
+function transportContext(options: ConnectionOptions, output: ServerOutput): TransportContext {
+  return {
+    ...(options.hostEnv ? { hostEnv: options.hostEnv } : {}),
+    ...(options.auth ? { authProvider: options.auth.provider } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.stringCapBytes ? { stringCapBytes: options.stringCapBytes } : {}),
+    onStderrLine: output.onStderrLine,
+    onNoise: output.onNoise,
+  };
 }

@@ -94,6 +94,21 @@ export function endlessListing(server: string, what: string): McpBridgeError {
   );
 }
 
+export function authorizationFailed(
+  server: string,
+  error: unknown,
+  redact: (text: string) => string,
+): McpBridgeError {
+  return new McpBridgeError(
+    ErrorCode.Auth,
+    `Server "${server}": authorization failed: ${describeError(error, redact)}`,
+    {
+      server,
+      cause: error,
+    },
+  );
+}
+
 export function closedWhileStarting(server: string): McpBridgeError {
   return new McpBridgeError(ErrorCode.BridgeClosed, `Server "${server}" was closed while it was starting.`, {
     server,
