@@ -33,9 +33,29 @@ export interface FailureContext {
 /** Lines of stderr shown at the end of a failure message besides the line that explains it. */
 const STDERR_HINT_TAIL = 3;
 
-/** The last few non-empty stderr lines, for a one-line failure message. */
+/**
+ * A line that states why a process failed, as opposed to stack frames and the runtime's trailer
+ * (`    at ...`, `requireStack: []`, `}`, `Node.js v20`): `Error: ...`, `TypeError: ...`,
+ * `Cannot find module ...`, Python's `ValueError: ...`, Go's `panic: ...`, `fatal: ...`.
+ */
+const EXPLAINING_LINE =
+  /^\s*(?:(?:Uncaught\s+)?[A-Za-z_$][\w$.]*(?:Error|Exception)\b|Error\b|Cannot find (?:module|package)\b|panic:|fatal(?: error)?:|error:)/i;
+
+/**
+ * The stderr lines worth showing in a one-line failure: the last line that explains the failure
+ * (when it is not already in the tail) followed by the last few non-empty lines.
+ */
 export function pickStderrLines(lines: readonly string[], tail = STDERR_HINT_TAIL): string[] {
-  return lines.filter((line) => line.trim() !== "").slice(-tail);
+  const nonEmpty = lines.filter((line) => line.trim() !== "");
+  const last = nonEmpty.slice(-tail);
+  const tailStart = nonEmpty.length - last.length;
+  for (let index = nonEmpty.length - 1; index >= 0; index--) {
+    const line = nonEmpty[index] as string;
+    if (!EXPLAINING_LINE.test(line) || /^\s+at\s/.test(line)) continue;
+    if (index >= tailStart) return last;
+    return [line.trim(), "…", ...last];
+  }
+  return last;
 }
 
 export function stderrHint(context: FailureContext): string {
@@ -75,6 +95,17 @@ export function isNetworkFailure(error: unknown): boolean {
   }
   return false;
 }
+
+const NETWORK_WORDING: Readonly<Record<string, string>> = {
+  ECONNREFUSED: "connection refused: nothing is listening there; start the server or fix the URL's port",
+  ENOTFOUND: "host not found: check the URL's host name",
+  EAI_AGAIN: "host name lookup failed: check the URL's host name and the network",
+  EHOSTUNREACH: "host unreachable: check the URL and the network",
+  ENETUNREACH: "network unreachable: check the network",
+  ETIMEDOUT: "connection timed out: check the URL and any firewall",
+  UND_ERR_CONNECT_TIMEOUT: "connection timed out: check the URL and any firewall",
+  ECONNRESET: "connection reset by the server",
+};
 
 function where(context: FailureContext): string {
   return context.transport === "stdio" || context.url === undefined
@@ -162,6 +193,15 @@ export function startFailure(
     return new ServerConnectionError(
       ErrorCode.ServerStartFailed,
       `Server "${server}"${where(context)} requires authorization: run \`mcp-bridge auth login ${server}\`, or configure its oauth settings or an Authorization header.`,
+      fields,
+    );
+  }
+  const network = context.transport === "stdio" ? undefined : networkErrorCode(error);
+  const wording = network ? NETWORK_WORDING[network] : undefined;
+  if (wording) {
+    return new ServerConnectionError(
+      ErrorCode.ServerStartFailed,
+      `Server "${server}"${where(context)} could not be connected (${wording}).`,
       fields,
     );
   }

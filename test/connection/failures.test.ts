@@ -169,8 +169,94 @@ describe("isNetworkFailure", () => {
   });
 });
 
-describe("pickStderrLines", () => {
-  it("keeps the last three non-empty lines", () => {
-    expect(pickStderrLines(["1", "", "2", "3", "  ", "4"])).toEqual(["2", "3", "4"]);
+describe("pickStderrLines: the line that explains the failure, then the tail", () => {
+  const nodeStack = [
+    "node:internal/modules/cjs/loader:1228",
+    "  throw err;",
+    "  ^",
+    "",
+    "Error: Cannot find module '/srv/missing.js'",
+    "    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)",
+    "    at node:internal/main/run_main_module:28:49 {",
+    "  code: 'MODULE_NOT_FOUND',",
+    "  requireStack: []",
+    "}",
+    "",
+    "Node.js v20.11.0",
+  ];
+  it.each([
+    [
+      "a Node stack",
+      nodeStack,
+      ["Error: Cannot find module '/srv/missing.js'", "…", "  requireStack: []", "}", "Node.js v20.11.0"],
+    ],
+    [
+      "a Python traceback",
+      [
+        "Traceback (most recent call last):",
+        '  File "s.py", line 1, in <module>',
+        "ValueError: bad port",
+        "exiting",
+      ],
+      ['  File "s.py", line 1, in <module>', "ValueError: bad port", "exiting"],
+    ],
+    [
+      "a Go panic before a long trailer",
+      [
+        "panic: listen tcp: address in use",
+        "",
+        "goroutine 1 [running]:",
+        "main.main()",
+        "\t/src/main.go:12",
+        "exit status 2",
+      ],
+      ["panic: listen tcp: address in use", "…", "main.main()", "\t/src/main.go:12", "exit status 2"],
+    ],
+    ["an explaining line already in the tail", ["x", "Error: boom", "y"], ["x", "Error: boom", "y"]],
+    ["no explaining line", ["one", "two", "three", "four"], ["two", "three", "four"]],
+    ["nothing", [], []],
+  ])("%s", (_, lines, expected) => {
+    expect(pickStderrLines(lines)).toEqual(expected);
+  });
+
+  it("the latest explaining line wins (the ring keeps several runs)", () => {
+    const lines = ["Error: first run", "a", "b", "c", "Error: second run", "d", "e", "f"];
+    expect(pickStderrLines(lines)[0]).toBe("Error: second run");
+  });
+});
+
+describe("start failures over the network name the cause", () => {
+  const fetchFailed = (code: string) =>
+    Object.assign(
+      new SdkError(SdkErrorCode.ClientHttpNotImplemented, "Version negotiation probe failed: fetch failed"),
+      {
+        cause: new TypeError("fetch failed", { cause: errno(code) }),
+      },
+    );
+  it.each([
+    ["ECONNREFUSED", /could not be connected \(connection refused: nothing is listening there/],
+    ["ENOTFOUND", /\(host not found: check the URL's host name\)/],
+    ["ETIMEDOUT", /\(connection timed out/],
+  ])("%s", (code, message) => {
+    const wrapped = new Error("Version negotiation probe failed: fetch failed", {
+      cause: new TypeError("fetch failed", { cause: errno(code) }),
+    });
+    for (const error of [wrapped, fetchFailed(code)]) {
+      const failure = startFailure(error, remote, start);
+      expect(failure.message).toMatch(message);
+      expect(failure.message).not.toContain("fetch failed");
+      expect(failure.message).not.toContain("s3cret");
+    }
+  });
+
+  it("an AggregateError of refused addresses (localhost on IPv4 and IPv6) is a refused connection", () => {
+    const error = new TypeError("fetch failed", {
+      cause: new AggregateError([errno("ECONNREFUSED"), errno("ECONNREFUSED")]),
+    });
+    expect(startFailure(error, remote, start).message).toContain("connection refused");
+  });
+
+  it("a stdio server is never described as a network failure", () => {
+    expect(startFailure(errno("ECONNREFUSED", "boom"), stdio, start).message).toContain(": boom");
   });
 });
