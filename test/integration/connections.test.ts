@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -84,6 +86,30 @@ describe("stdio servers", () => {
     expect(status?.lastError?.code).toBe("SERVER_START_FAILED");
     expect(status?.lastError?.message).toContain('Server "dead" exited with code 1');
     expect(status?.lastError?.message).toContain("fatal: cannot start (fixture)");
+  });
+
+  it("quotes the stderr line that explains a start failure, not only Node's trailer", async () => {
+    await using bridge = await startBridge({ servers: { broken: stdioEntry("missing-module") } });
+    const message = bridge.server("broken")?.lastError?.message ?? "";
+    expect(message).toContain('Server "broken" exited with code 1');
+    expect(message).toMatch(
+      /Last stderr: Error \[ERR_MODULE_NOT_FOUND\]: Cannot find module .*this-module-does-not-exist/,
+    );
+    expect(message).toMatch(/Node\.js v\d+/);
+  });
+
+  it("says a refused port is a refused connection", async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    await using bridge = await startBridge({
+      servers: { down: { url: `http://127.0.0.1:${port}/mcp`, restart: { enabled: false } } },
+    });
+    const message = bridge.server("down")?.lastError?.message ?? "";
+    expect(message).toContain(`Server "down" at http://127.0.0.1:${port}/mcp could not be connected`);
+    expect(message).toContain("connection refused");
+    expect(message).not.toContain("fetch failed");
   });
 
   it("reports a command that does not exist", async () => {
