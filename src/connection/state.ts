@@ -21,3 +21,27 @@ export function canTransition(from: ServerState, to: ServerState): boolean {
 export function keepsTools(state: ServerState): boolean {
   return state === "connected" || state === "reconnecting" || state === "idle";
 }
+
+/** Callers waiting for a connection's state to change, each until its own deadline or abort. */
+export class StateWaiters {
+  readonly #waiters = new Set<() => void>();
+
+  /** Resolves at the next state change, at the deadline or when the signal aborts, whichever is first. */
+  next(deadline: number, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", done);
+        this.#waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, deadline - Date.now()));
+      signal?.addEventListener("abort", done, { once: true });
+      this.#waiters.add(done);
+    });
+  }
+
+  wakeAll(): void {
+    for (const wake of [...this.#waiters]) wake();
+  }
+}

@@ -2,7 +2,7 @@ import type { AuthProvider, FetchLike, OAuthClientProvider, Transport } from "@m
 import { SdkError } from "@modelcontextprotocol/client";
 import type { ServerDefinition } from "../config/model.js";
 import { createSseTransport, createStreamableHttpTransport } from "./http.js";
-import { childEnvironment, type NoiseKind, ProcessTransport } from "./stdio.js";
+import { childEnvironment, type ExitInfo, type NoiseKind, ProcessTransport } from "./stdio.js";
 
 /** One way of reaching a server; an inferred `url` has two (Streamable HTTP, then legacy SSE). */
 export type TransportAttempt = "stdio" | "streamable-http" | "sse";
@@ -23,14 +23,38 @@ export function transportAttempts(definition: ServerDefinition): TransportAttemp
   return definition.fallbackToSse ? ["streamable-http", "sse"] : ["streamable-http"];
 }
 
+/** The server process behind a stdio transport, as the connection sees it. */
+export interface ServerProcess {
+  /** The server's own pid, once spawned. */
+  readonly pid: number | undefined;
+  /** How the process ended, once it has. */
+  readonly exitInfo: ExitInfo | undefined;
+}
+
+/** A transport plus what the connection may need of it, so no caller has to know its class. */
+export interface CreatedTransport {
+  readonly transport: Transport;
+  /** Present for a transport that runs a local process. */
+  readonly process?: ServerProcess;
+  /** Completes an OAuth authorization the SDK started on this transport (remote transports only). */
+  readonly finishAuth?: (callbackParams: URLSearchParams) => Promise<void>;
+}
+
+/** What `createTransport` is to a connection; tests pass another (e.g. the SDK's InMemoryTransport). */
+export type TransportFactory = (
+  definition: ServerDefinition,
+  attempt: TransportAttempt,
+  context: TransportContext,
+) => CreatedTransport;
+
 /** The one place that chooses a transport implementation. */
 export function createTransport(
   definition: ServerDefinition,
   attempt: TransportAttempt,
   context: TransportContext = {},
-): Transport {
+): CreatedTransport {
   if (definition.transport === "stdio") {
-    return new ProcessTransport({
+    const transport = new ProcessTransport({
       command: definition.command,
       args: definition.args,
       env: childEnvironment(definition.env, definition.inheritEnv, context.hostEnv),
@@ -40,6 +64,17 @@ export function createTransport(
       ...(context.onStderrLine ? { onStderrLine: context.onStderrLine } : {}),
       ...(context.onNoise ? { onNoise: context.onNoise } : {}),
     });
+    return {
+      transport,
+      process: {
+        get pid() {
+          return transport.pid;
+        },
+        get exitInfo() {
+          return transport.exitInfo;
+        },
+      },
+    };
   }
   const remote = {
     url: definition.url,
@@ -47,7 +82,8 @@ export function createTransport(
     ...(context.authProvider ? { authProvider: context.authProvider } : {}),
     ...(context.fetch ? { fetch: context.fetch } : {}),
   };
-  return attempt === "sse" ? createSseTransport(remote) : createStreamableHttpTransport(remote);
+  const transport = attempt === "sse" ? createSseTransport(remote) : createStreamableHttpTransport(remote);
+  return { transport, finishAuth: (params) => transport.finishAuth(params) };
 }
 
 /**

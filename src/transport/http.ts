@@ -1,4 +1,4 @@
-import type { AuthProvider, FetchLike, OAuthClientProvider, Transport } from "@modelcontextprotocol/client";
+import type { AuthProvider, FetchLike, OAuthClientProvider } from "@modelcontextprotocol/client";
 import { SSEClientTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { boundedFetch, DEFAULT_MAX_RESPONSE_BYTES } from "./bounded-fetch.js";
 import { RESULT_TOO_LARGE_RPC_CODE } from "./stdio.js";
@@ -20,7 +20,9 @@ function fetchFor(options: RemoteTransportOptions): FetchLike {
   });
 }
 
-export function createStreamableHttpTransport(options: RemoteTransportOptions): Transport {
+export function createStreamableHttpTransport(
+  options: RemoteTransportOptions,
+): StreamableHTTPClientTransport {
   return new StreamableHTTPClientTransport(new URL(options.url), {
     requestInit: { headers: { ...options.headers } },
     ...(options.authProvider ? { authProvider: options.authProvider } : {}),
@@ -36,7 +38,7 @@ export function createStreamableHttpTransport(options: RemoteTransportOptions): 
   });
 }
 
-export function createSseTransport(options: RemoteTransportOptions): Transport {
+export function createSseTransport(options: RemoteTransportOptions): SSEClientTransport {
   // The SDK sends requestInit headers on the EventSource GET as well as on the POSTs.
   return new SSEClientTransport(new URL(options.url), {
     requestInit: { headers: { ...options.headers } },

@@ -1,0 +1,344 @@
+import { ProtocolError, SdkError, SdkErrorCode, UnauthorizedError } from "@modelcontextprotocol/client";
+import type { TransportKind } from "../config/model.js";
+import {
+  AbortError,
+  ErrorCode,
+  McpBridgeError,
+  ServerConnectionError,
+  ServerCrashedError,
+  ToolExecutionError,
+  ToolTimeoutError,
+} from "../errors.js";
+import { httpStatusOf } from "../transport/create.js";
+import type { ExitInfo } from "../transport/stdio.js";
+import { RESULT_TOO_LARGE_RPC_CODE } from "../transport/stdio.js";
+
+/**
+ * Pure translation of what went wrong (an exit, a stderr tail, an SDK or network error) into a typed
+ * McpBridgeError whose message names the server, says what failed and what to do. Every piece of
+ * server or config text passes through `redact` first.
+ */
+export interface FailureContext {
+  readonly server: string;
+  readonly transport: TransportKind;
+  /** The stdio command, for "cannot run" messages. */
+  readonly command?: string;
+  /** The remote URL (redacted before use). */
+  readonly url?: string;
+  readonly redact: (text: string) => string;
+  /** The server's last stderr lines, oldest first. */
+  readonly stderr: readonly string[];
+}
+
+/** Lines of stderr shown at the end of a failure message besides the line that explains it. */
+const STDERR_HINT_TAIL = 3;
+
+/** The last few non-empty stderr lines, for a one-line failure message. */
+export function pickStderrLines(lines: readonly string[], tail = STDERR_HINT_TAIL): string[] {
+  return lines.filter((line) => line.trim() !== "").slice(-tail);
+}
+
+export function stderrHint(context: FailureContext): string {
+  const lines = pickStderrLines(context.stderr);
+  return lines.length > 0 ? ` Last stderr: ${context.redact(lines.join(" | "))}` : "";
+}
+
+export function describeError(error: unknown, redact: (text: string) => string): string {
+  return redact(error instanceof Error ? error.message : String(error));
+}
+
+const NETWORK_CODES =
+  /^(ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|UND_ERR_SOCKET|UND_ERR_CLOSED|UND_ERR_CONNECT_TIMEOUT)$/;
+
+/** The system error code of a network failure somewhere in an error's cause chain (ECONNREFUSED, ...). */
+export function networkErrorCode(error: unknown): string | undefined {
+  const queue: unknown[] = [error];
+  for (let seen = 0; queue.length > 0 && seen < 20; seen++) {
+    const current = queue.shift();
+    if (!current || typeof current !== "object") continue;
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && NETWORK_CODES.test(code)) return code;
+    queue.push((current as { cause?: unknown }).cause);
+    const errors = (current as { errors?: unknown }).errors;
+    if (Array.isArray(errors)) queue.push(...errors.slice(0, 5));
+  }
+  return undefined;
+}
+
+/** Failures after which the remote server is not reachable any more (the session is lost). */
+export function isNetworkFailure(error: unknown): boolean {
+  const code = networkErrorCode(error);
+  if (code && /^(ECONNREFUSED|ECONNRESET|EPIPE|UND_ERR_SOCKET|UND_ERR_CLOSED)$/.test(code)) return true;
+  for (let current: unknown = error, depth = 0; current && depth < 5; depth++) {
+    if (current instanceof TypeError && current.message === "fetch failed") return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+function where(context: FailureContext): string {
+  return context.transport === "stdio" || context.url === undefined
+    ? ""
+    : ` at ${context.redact(context.url)}`;
+}
+
+export function exitWording(exit: ExitInfo): string {
+  return exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+}
+
+export function endlessListing(server: string, what: string): McpBridgeError {
+  return new ServerConnectionError(
+    ErrorCode.ServerStartFailed,
+    `Server "${server}": tools/list pagination does not end (the server ${what}); the listing was stopped. Fix the server's cursors.`,
+    { server },
+  );
+}
+
+export function authorizationFailed(
+  server: string,
+  error: unknown,
+  redact: (text: string) => string,
+): McpBridgeError {
+  return new McpBridgeError(
+    ErrorCode.Auth,
+    `Server "${server}": authorization failed: ${describeError(error, redact)}`,
+    {
+      server,
+      cause: error,
+    },
+  );
+}
+
+export function closedWhileStarting(server: string): McpBridgeError {
+  return new McpBridgeError(ErrorCode.BridgeClosed, `Server "${server}" was closed while it was starting.`, {
+    server,
+  });
+}
+
+export interface StartFailureDetails {
+  /** How the server process ended, when it has. */
+  readonly exit?: ExitInfo | undefined;
+  readonly timeoutMs: number;
+  /** The page cap of a listing (see open-session.ts), for the message of a listing cut off. */
+  readonly maxListPages: number;
+}
+
+/** Why one connect attempt failed. */
+export function startFailure(
+  error: unknown,
+  context: FailureContext,
+  details: StartFailureDetails,
+): McpBridgeError {
+  if (error instanceof McpBridgeError) return error;
+  const server = context.server;
+  const fields = { server, cause: error, stderrTail: context.stderr.map(context.redact) };
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (context.transport === "stdio" && (code === "ENOENT" || code === "EACCES")) {
+    return new ServerConnectionError(
+      ErrorCode.ServerStartFailed,
+      `Server "${server}": cannot run command "${context.command ?? ""}" (${code}). Check the command and PATH in the config.`,
+      fields,
+    );
+  }
+  if (SdkError.isInstance(error) && error.code === SdkErrorCode.ListPaginationExceeded) {
+    return endlessListing(server, `sent more than ${details.maxListPages} pages`);
+  }
+  if (SdkError.isInstance(error) && error.code === SdkErrorCode.RequestTimeout) {
+    return new ServerConnectionError(
+      ErrorCode.ServerStartTimeout,
+      `Server "${server}" did not complete the MCP handshake within ${details.timeoutMs} ms; it was stopped. Raise startupTimeout if it is just slow.${stderrHint(context)}`,
+      fields,
+    );
+  }
+  if (details.exit) {
+    return new ServerConnectionError(
+      ErrorCode.ServerStartFailed,
+      `Server "${server}" ${exitWording(details.exit)} before completing the MCP handshake.${stderrHint(context) || " It wrote nothing to stderr."}`,
+      fields,
+    );
+  }
+  const status = httpStatusOf(error);
+  if (status === 401 || UnauthorizedError.isInstance(error)) {
+    return new ServerConnectionError(
+      ErrorCode.ServerStartFailed,
+      `Server "${server}"${where(context)} requires authorization: run \`mcp-bridge auth login ${server}\`, or configure its oauth settings or an Authorization header.`,
+      fields,
+    );
+  }
+  return new ServerConnectionError(
+    ErrorCode.ServerStartFailed,
+    `Server "${server}"${where(context)} could not be connected${status ? ` (HTTP ${status})` : ""}: ${describeError(error, context.redact)}${stderrHint(context)}`,
+    fields,
+  );
+}
+
+/** A session that ended without us closing it. */
+export function unexpectedStop(context: FailureContext, exit: ExitInfo | undefined): ServerCrashedError {
+  const how = exit ? (exit.signal ? ` (killed by ${exit.signal})` : ` (exit code ${exit.code})`) : "";
+  return new ServerCrashedError(
+    `Server "${context.server}" stopped unexpectedly${how}.${stderrHint(context)}`,
+    {
+      server: context.server,
+    },
+  );
+}
+
+export function becameUnreachable(context: FailureContext, error: unknown): ServerCrashedError {
+  return new ServerCrashedError(
+    `Server "${context.server}"${where(context)} became unreachable (${describeError(error, context.redact)}); reconnecting.`,
+    { server: context.server, cause: error },
+  );
+}
+
+export function staleSession(server: string, cause: unknown): ServerConnectionError {
+  return new ServerConnectionError(
+    ErrorCode.ServerUnavailable,
+    `Server "${server}" no longer knows this session (HTTP 404); reconnecting.`,
+    { server, cause },
+  );
+}
+
+export function healthCheckFailed(context: FailureContext, error: unknown): ServerConnectionError {
+  return new ServerConnectionError(
+    ErrorCode.ServerUnavailable,
+    `Server "${context.server}" did not answer a health-check ping (${describeError(error, context.redact)}); reconnecting.`,
+    { server: context.server, cause: error },
+  );
+}
+
+export function timeoutError(server: string, tool: string, timeoutMs: number, detail = ""): ToolTimeoutError {
+  return new ToolTimeoutError(
+    `Tool "${tool}" on server "${server}" did not finish within ${timeoutMs} ms${detail ? ` ${detail}` : ""}; the request was cancelled. Raise the call timeout if the tool is just slow.`,
+    { server, tool, timeoutMs },
+  );
+}
+
+export function abortError(server: string, tool: string | undefined, cause?: unknown): AbortError {
+  return new AbortError(
+    tool === undefined
+      ? `Connecting to server "${server}" was aborted by the caller.`
+      : `Call to tool "${tool}" on server "${server}" was aborted by the caller; the request was cancelled on the server.`,
+    { server, ...(tool === undefined ? {} : { tool }), ...(cause === undefined ? {} : { cause }) },
+  );
+}
+
+export function unavailableError(
+  context: Pick<FailureContext, "server" | "redact">,
+  state: string,
+  lastError: McpBridgeError | undefined,
+  tool: string | undefined,
+): ServerConnectionError {
+  const reason = lastError ? ` Last error: ${context.redact(lastError.message)}` : "";
+  return new ServerConnectionError(
+    ErrorCode.ServerUnavailable,
+    `Server "${context.server}" is not connected (state: ${state}).${reason}`,
+    { server: context.server, ...(tool === undefined ? {} : { tool }) },
+  );
+}
+
+export function closedError(server: string, tool: string | undefined): McpBridgeError {
+  return new McpBridgeError(ErrorCode.BridgeClosed, `Server "${server}" is closed.`, {
+    server,
+    ...(tool === undefined ? {} : { tool }),
+  });
+}
+
+export function disabledError(server: string, tool: string | undefined): ServerConnectionError {
+  return new ServerConnectionError(
+    ErrorCode.ServerUnavailable,
+    `Server "${server}" is disabled in the config; enable it to use${tool ? ` tool "${tool}"` : " it"}.`,
+    { server, ...(tool === undefined ? {} : { tool }) },
+  );
+}
+
+export interface CallFailureDetails {
+  readonly tool: string;
+  readonly timeoutMs: number;
+  readonly aborted: boolean;
+  /** The session's transport has closed. */
+  readonly sessionDead: boolean;
+  /** Why the stdio server stopped, when the connection already knows (its session is gone). */
+  readonly exitReason?: string | undefined;
+}
+
+/** What a failed tool call means: the error for the caller, and whether the session is lost. */
+export interface CallFailure {
+  readonly error: McpBridgeError;
+  /** The session can no longer be trusted; the connection replaces it. */
+  readonly abandon: boolean;
+}
+
+export function crashError(
+  context: FailureContext,
+  details: CallFailureDetails,
+  cause: unknown,
+): ServerCrashedError {
+  const { server } = context;
+  const fields = { server, tool: details.tool, cause };
+  if (context.transport !== "stdio") {
+    return new ServerCrashedError(
+      `Server "${server}"${where(context)} became unreachable while tool "${details.tool}" was running (${describeError(cause, context.redact)}). mcp-bridge reconnects automatically; retry the call.`,
+      fields,
+    );
+  }
+  const exit = details.exitReason;
+  return new ServerCrashedError(
+    `Server "${server}" stopped while tool "${details.tool}" was running${exit ? `: ${exit}` : "."} mcp-bridge restarts it automatically; retry the call.`,
+    fields,
+  );
+}
+
+export function callFailure(
+  error: unknown,
+  context: FailureContext,
+  details: CallFailureDetails,
+): CallFailure {
+  const kept = (failure: McpBridgeError): CallFailure => ({ error: failure, abandon: false });
+  if (error instanceof McpBridgeError) return kept(error);
+  const { server } = context;
+  const { tool } = details;
+  const fields = { server, tool, cause: error };
+  if (details.aborted) return kept(abortError(server, tool, error));
+  if (SdkError.isInstance(error)) {
+    switch (error.code) {
+      case SdkErrorCode.RequestTimeout:
+        return kept(timeoutError(server, tool, details.timeoutMs));
+      case SdkErrorCode.ConnectionClosed:
+      case SdkErrorCode.NotConnected:
+        return kept(crashError(context, details, error));
+      case SdkErrorCode.SendFailed:
+      case SdkErrorCode.ClientHttpFailedToOpenStream:
+        return { error: crashError(context, details, error), abandon: true };
+      default:
+        break;
+    }
+  }
+  if (ProtocolError.isInstance?.(error) || error instanceof ProtocolError) {
+    const protocolError = error as ProtocolError;
+    if (protocolError.code === RESULT_TOO_LARGE_RPC_CODE) {
+      return kept(
+        new McpBridgeError(
+          ErrorCode.ResultTooLarge,
+          `Tool "${tool}" on server "${server}": ${protocolError.message}`,
+          fields,
+        ),
+      );
+    }
+    return kept(
+      new ToolExecutionError(
+        `Server "${server}" rejected the call to tool "${tool}": ${describeError(protocolError, context.redact)} (JSON-RPC ${protocolError.code})`,
+        { ...fields, rpcCode: protocolError.code },
+      ),
+    );
+  }
+  if (details.sessionDead) return kept(crashError(context, details, error));
+  if (context.transport !== "stdio" && (isNetworkFailure(error) || (httpStatusOf(error) ?? 0) >= 500)) {
+    return { error: crashError(context, details, error), abandon: true };
+  }
+  return kept(
+    new ToolExecutionError(
+      `Call to tool "${tool}" on server "${server}" failed: ${describeError(error, context.redact)}`,
+      fields,
+    ),
+  );
+}

@@ -1,0 +1,235 @@
+import type { Tool } from "@modelcontextprotocol/client";
+import { Client, SdkError, SdkErrorCode, UnauthorizedError } from "@modelcontextprotocol/client";
+import * as z from "zod";
+import type { ServerDefinition } from "../config/model.js";
+import type { McpBridgeError } from "../errors.js";
+import {
+  type CreatedTransport,
+  looksLikeLegacySseServer,
+  type TransportContext,
+  type TransportFactory,
+  transportAttempts,
+} from "../transport/create.js";
+import type { ExitInfo } from "../transport/stdio.js";
+import type { Logger } from "../util/logger.js";
+import { safeJsonSchemaValidator } from "../util/schema-engine.js";
+import { endlessListing } from "./failures.js";
+
+/**
+ * Most pages one listing may take. A server whose cursors never end (or take turns) is cut off here
+ * rather than followed forever; 500 pages hold any real catalog (tens of thousands of tools).
+ */
+export const MAX_LIST_PAGES = 500;
+
+/** One live MCP session: the SDK client and the transport under it. */
+export interface Session {
+  readonly client: Client;
+  readonly created: CreatedTransport;
+  /** Set before closing a session on purpose, so its close is not taken for a crash. */
+  retired: boolean;
+  /** Set once the session's transport has closed. */
+  dead: boolean;
+}
+
+/** What one connect attempt needs; passed in so the attempt has no other way to reach the connection. */
+export interface OpenSessionDeps {
+  readonly name: string;
+  readonly definition: ServerDefinition;
+  readonly logger: Logger;
+  readonly createTransport: TransportFactory;
+  readonly transportContext: TransportContext;
+  readonly newClient: () => Client;
+  /** Runs `work` until the deadline or the connection's close(), whichever comes first. */
+  readonly bounded: <T>(deadline: number, work: () => Promise<T>) => Promise<T>;
+  readonly startError: (error: unknown, exit: ExitInfo | undefined, timeoutMs: number) => McpBridgeError;
+  /** The result of the user's authorization step, when the SDK asked for one; undefined when there is none. */
+  readonly authorizationResult: () => Promise<URLSearchParams | undefined>;
+}
+
+export interface OpenedSession {
+  readonly session: Session;
+  readonly tools: Tool[];
+  readonly protocolVersion: string | undefined;
+  readonly serverInfo: { name: string; version: string } | undefined;
+  readonly connectMs: number;
+}
+
+/**
+ * One connect attempt: transport, handshake and version negotiation, the first tools listing, the
+ * fallback from Streamable HTTP to legacy SSE, and one retry after an OAuth authorization. The
+ * startup deadline bounds the whole attempt (spawn, handshake, the SSE endpoint wait, every listing
+ * page), not each request on its own.
+ */
+export async function openSession(deps: OpenSessionDeps): Promise<OpenedSession> {
+  const started = performance.now();
+  const timeoutMs = deps.definition.startupTimeoutMs;
+  const deadline = Date.now() + timeoutMs;
+  const attempts = transportAttempts(deps.definition);
+  let lastError: unknown;
+  let authorizations = 0;
+  for (let index = 0; index < attempts.length; index++) {
+    const attempt = attempts[index] as (typeof attempts)[number];
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) break;
+    const created = deps.createTransport(deps.definition, attempt, deps.transportContext);
+    const client = deps.newClient();
+    const session: Session = { client, created, retired: false, dead: false };
+    try {
+      const tools = await deps.bounded(deadline, async () => {
+        await client.connect(created.transport, { timeout: remaining });
+        return listTools(client, deps, Math.max(1, deadline - Date.now()));
+      });
+      const info = client.getServerVersion();
+      return {
+        session,
+        tools,
+        protocolVersion: client.getNegotiatedProtocolVersion(),
+        serverInfo: info ? { name: info.name, version: info.version } : undefined,
+        connectMs: Math.round(performance.now() - started),
+      };
+    } catch (error) {
+      if (
+        UnauthorizedError.isInstance(error) &&
+        authorizations < 2 &&
+        (await finishAuthorization(deps, created))
+      ) {
+        authorizations++;
+        session.retired = true;
+        await client.close().catch(() => {});
+        // The same transport kind again, now with a token.
+        index--;
+        continue;
+      }
+      lastError = deps.startError(error, created.process?.exitInfo, timeoutMs);
+      session.retired = true;
+      await client.close().catch(() => {});
+      await created.transport.close().catch(() => {});
+      const next = attempts[index + 1];
+      if (next === "sse" && looksLikeLegacySseServer(error)) {
+        deps.logger.debug(`Server "${deps.name}" is not Streamable HTTP; trying legacy SSE`, {
+          server: deps.name,
+        });
+        continue;
+      }
+      throw lastError;
+    }
+  }
+  throw (
+    lastError ??
+    deps.startError(new SdkError(SdkErrorCode.RequestTimeout, "startup timeout"), undefined, timeoutMs)
+  );
+}
+
+/** Completes an OAuth authorization the SDK started during connect; true when there is a new token. */
+async function finishAuthorization(deps: OpenSessionDeps, created: CreatedTransport): Promise<boolean> {
+  const params = await deps.authorizationResult();
+  if (!params || !created.finishAuth) return false;
+  await created.finishAuth(params);
+  return true;
+}
+
+/** A new SDK client for one connect attempt; `onToolsChanged` runs (debounced) on tools/list_changed. */
+export function newSessionClient(options: {
+  readonly clientInfo: { readonly name: string; readonly version: string };
+  readonly negotiation: ServerDefinition["negotiation"];
+  readonly onToolsChanged: () => void;
+}): Client {
+  return new Client(
+    { name: options.clientInfo.name, version: options.clientInfo.version },
+    {
+      // Server schemas are untrusted: the SDK's outputSchema checks run on the RE2-backed engines.
+      jsonSchemaValidator: safeJsonSchemaValidator,
+      versionNegotiation: { mode: options.negotiation },
+      listMaxPages: MAX_LIST_PAGES,
+      listChanged: {
+        tools: {
+          // We list ourselves (see listTools) so that one malformed tool cannot hide all the others.
+          autoRefresh: false,
+          debounceMs: 50,
+          onChanged: options.onToolsChanged,
+        },
+      },
+    },
+  );
+}
+
+const LENIENT_TOOL_PAGE = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
+
+/**
+ * The server's tools. The SDK rejects a whole list for one bad entry; then the pages are taken as
+ * they are and the registry skips the bad entries one by one, with a warning naming each. Either way
+ * a listing stops after MAX_LIST_PAGES pages or at a repeated cursor.
+ */
+export async function listTools(
+  client: Client,
+  deps: Pick<OpenSessionDeps, "name" | "logger">,
+  timeoutMs: number,
+): Promise<Tool[]> {
+  if (!client.getServerCapabilities()?.tools) return [];
+  try {
+    return (await client.listTools(undefined, { timeout: timeoutMs })).tools;
+  } catch (error) {
+    if (!(SdkError.isInstance(error) && error.code === SdkErrorCode.InvalidResult)) throw error;
+  }
+  deps.logger.warn(`Server "${deps.name}" sent a malformed tool list; skipping the invalid entries`, {
+    server: deps.name,
+  });
+  const tools: unknown[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 1; ; page++) {
+    const result = await client.request(
+      { method: "tools/list", ...(cursor === undefined ? {} : { params: { cursor } }) },
+      LENIENT_TOOL_PAGE,
+      { timeout: timeoutMs },
+    );
+    tools.push(...result.tools);
+    cursor = result.nextCursor;
+    if (!cursor) break;
+    if (seen.has(cursor)) throw endlessListing(deps.name, `repeated the cursor "${cursor.slice(0, 40)}"`);
+    if (page >= MAX_LIST_PAGES) throw endlessListing(deps.name, `sent more than ${MAX_LIST_PAGES} pages`);
+    seen.add(cursor);
+  }
+  return tools as Tool[];
+}
+
+/**
+ * Runs `work` until the deadline or until `stop` aborts, whichever comes first. On either, the
+ * caller's cleanup (closing the client and transport, which stops the process) ends what `work` waits on.
+ */
+export function boundedBy<T>(
+  deadline: number,
+  stop: AbortSignal,
+  onStop: () => Error,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (stop.aborted) return Promise.reject(onStop());
+  return new Promise<T>((resolve, reject) => {
+    const finish = () => {
+      clearTimeout(timer);
+      stop.removeEventListener("abort", stopped);
+    };
+    const stopped = () => {
+      finish();
+      reject(onStop());
+    };
+    const timer = setTimeout(
+      () => {
+        stop.removeEventListener("abort", stopped);
+        reject(new SdkError(SdkErrorCode.RequestTimeout, "startup deadline reached"));
+      },
+      Math.max(0, deadline - Date.now()),
+    );
+    stop.addEventListener("abort", stopped, { once: true });
+    work().then(
+      (value) => {
+        finish();
+        resolve(value);
+      },
+      (error: unknown) => {
+        finish();
+        reject(error);
+      },
+    );
+  });
+}

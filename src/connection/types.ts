@@ -1,0 +1,67 @@
+import type {
+  AuthProvider,
+  CallToolResult,
+  Client,
+  FetchLike,
+  OAuthClientProvider,
+  Tool,
+} from "@modelcontextprotocol/client";
+import type { ServerDefinition } from "../config/model.js";
+import type { TransportFactory } from "../transport/create.js";
+import type { Logger } from "../util/logger.js";
+import type { ServerStatus } from "./status.js";
+
+export interface ConnectionOptions {
+  readonly logger: Logger;
+  readonly clientInfo: { readonly name: string; readonly version: string };
+  /** Redacts secrets of this server out of free text (errors, stderr lines). */
+  readonly redact: (text: string) => string;
+  readonly hostEnv?: Readonly<Record<string, string | undefined>>;
+  /** Authentication to a remote server (see auth/): the SDK provider and the authorization step's result. */
+  readonly auth?: {
+    readonly provider: AuthProvider | OAuthClientProvider;
+    authorizationResult(): Promise<URLSearchParams | undefined>;
+  };
+  readonly fetch?: FetchLike;
+  /** Bytes kept of each string of an oversized stdio message (see transport/framing.ts). */
+  readonly stringCapBytes?: number;
+  /** Registers client-side handlers (elicitation, roots, ...) on every new SDK Client. */
+  readonly configureClient?: (client: Client) => void;
+  readonly random?: () => number;
+  /** Makes the transport of each connect attempt; the real one by default, the SDK's InMemoryTransport in tests. */
+  readonly createTransport?: TransportFactory;
+}
+
+export interface ToolCallOptions {
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  readonly resetTimeoutOnProgress?: boolean;
+}
+
+export interface ConnectionEvents {
+  stateChanged: [status: ServerStatus];
+  toolsChanged: [tools: readonly Tool[]];
+}
+
+/** One configured server: a live MCP session (or the way back to one), its tools and its health. */
+export interface ServerConnection {
+  readonly name: string;
+  readonly definition: ServerDefinition;
+  status(): ServerStatus;
+  tools(): readonly Tool[];
+  /** Connects (unless lazy or disabled). Resolves once connected or failed; never rejects. */
+  start(): Promise<void>;
+  /** Connects now if idle or failed; resolves when usable, rejects with the reason otherwise. */
+  ensureConnected(options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<void>;
+  callTool(
+    tool: string,
+    args: Record<string, unknown> | undefined,
+    options: ToolCallOptions,
+  ): Promise<CallToolResult>;
+  on<E extends keyof ConnectionEvents>(
+    event: E,
+    listener: (...args: ConnectionEvents[E]) => void,
+  ): () => void;
+  close(): Promise<void>;
+}
