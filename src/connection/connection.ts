@@ -468,10 +468,10 @@ function definedOnly<T extends object>(record: T): Partial<T> {
 
 function transportContext(options: ConnectionOptions, output: ServerOutput): TransportContext {
   return {
-    ...(options.hostEnv ? { hostEnv: options.hostEnv } : {}),
-    ...(options.auth ? { authProvider: options.auth.provider } : {}),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-    ...(options.stringCapBytes ? { stringCapBytes: options.stringCapBytes } : {}),
+    hostEnv: options.hostEnv,
+    authProvider: options.auth?.provider,
+    fetch: options.fetch,
+    stringCapBytes: options.stringCapBytes,
     onStderrLine: output.onStderrLine,
     onNoise: output.onNoise,
   };
