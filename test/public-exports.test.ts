@@ -97,6 +97,7 @@ const PUBLIC_EXPORTS = [
   "ServerRequestError",
   "ServerState",
   "ServerStatus",
+  "SkippedServer",
   "StdioServerDefinition",
   "StrictSchema",
   "SurfaceMethods",
