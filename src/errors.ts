@@ -247,6 +247,9 @@ export const errorMessages = {
   samplingTooLarge: (maxBytes: number) => `The model endpoint sent more than ${maxBytes} bytes.`,
   samplingNoMessage: (server: string) =>
     `Sampling for server "${server}": the model endpoint's answer has no message.`,
+  /** `tools NAME` (describe) for a name no connected server has. */
+  noConnectedTool: (name: string, near?: string) =>
+    `No tool named "${name}" among the connected servers' tools.${near ? ` Did you mean "${near}"?` : ""} Run \`mcp-bridge tools\` for the list.`,
   missingToolName: () => "The tool call has no tool name.",
   unreadableArguments: (tool: string, problem: string) =>
     `Cannot call tool "${tool}": ${problem}. Send the arguments as one JSON object.`,

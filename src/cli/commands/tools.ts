@@ -1,7 +1,7 @@
 import { toAnthropicTools } from "../../adapters/anthropic.js";
 import { toOpenAITools } from "../../adapters/openai.js";
 import type { Bridge } from "../../bridge/types.js";
-import { ToolNotFoundError } from "../../errors.js";
+import { errorMessages, ToolNotFoundError } from "../../errors.js";
 import { suggest } from "../../util/suggest.js";
 import { usageError } from "../args.js";
 import { defineCommand, SERVER_FLAG } from "../command.js";
@@ -28,9 +28,7 @@ function describeTool(
       wanted,
       tools.map((t) => t.name),
     );
-    throw new ToolNotFoundError(
-      `No tool named "${wanted}" among the connected servers' tools.${near ? ` Did you mean "${near}"?` : ""} Run \`mcp-bridge tools\` for the list.`,
-    );
+    throw new ToolNotFoundError(errorMessages.noConnectedTool(wanted, near), { tool: wanted });
   }
   void bridge;
   if (context.global.json) {
