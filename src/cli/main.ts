@@ -7,6 +7,7 @@ import { authCommand } from "./commands/auth.js";
 import { callCommand } from "./commands/call.js";
 import { chatCommand } from "./commands/chat.js";
 import { configCommand } from "./commands/config.js";
+import { listCommand } from "./commands/list.js";
 import { promptCommand, promptsCommand } from "./commands/prompts.js";
 import { readCommand, resourcesCommand } from "./commands/resources.js";
 import { statusCommand } from "./commands/status.js";
@@ -31,6 +32,7 @@ function version(): string {
 }
 
 const BASE_COMMANDS: readonly CommandSpec[] = [
+  listCommand,
   statusCommand,
   toolsCommand,
   callCommand,

@@ -1,4 +1,5 @@
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COMMANDS } from "../../src/cli/main.js";
 import { cliEnv, emptyHome, runCli } from "../helpers/cli.js";
@@ -100,4 +101,26 @@ describe("one config loading for every command", () => {
     expect(doc.servers.map((s) => s.name)).toEqual(status.servers.map((s) => s.name));
     expect(show.stderr).toContain("No config found");
   }, 30_000);
+});
+
+describe("list", () => {
+  it("lists the configured servers without starting any (a server that cannot start is listed)", async () => {
+    const file = join(home, "list.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: {
+          broken: { command: "/nonexistent/server-binary", args: ["--flag"] },
+          remote: { url: "https://example.com/mcp?token=tok-SECRET-1", enabled: false },
+        },
+      }),
+    );
+    const run = await runCli(["list", "-c", file], { cwd: home, env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/broken\s+stdio\s+yes\s+\/nonexistent\/server-binary --flag/);
+    expect(run.stdout).toMatch(/remote\s+http\s+no/);
+    expect(run.stdout).not.toContain("tok-SECRET-1");
+    const json = JSON.parse((await runCli(["list", "-c", file, "--json"], { cwd: home, env })).stdout);
+    expect(json.servers.map((s: { name: string }) => s.name)).toEqual(["broken", "remote"]);
+  });
 });

@@ -1,0 +1,49 @@
+import { redactServer } from "../../config/redact.js";
+import { defineCommand } from "../command.js";
+import { type CommandContext, loadCliConfig } from "../context.js";
+import { table, writeJson } from "../output.js";
+import { terminalText } from "../terminal.js";
+
+/**
+ * `mcp-bridge list`: the configured servers, read from the config without starting any (secrets
+ * redacted); `status` starts them, `tools` lists their tools.
+ */
+async function runList(context: CommandContext): Promise<number> {
+  const config = await loadCliConfig(context, { consent: false });
+  const servers = config.servers.map(redactServer).map((server) => ({
+    name: server.name,
+    transport: server.transport,
+    enabled: server.enabled,
+    target: server.transport === "stdio" ? [server.command, ...server.args].join(" ") : server.url,
+    file: server.source?.file ?? config.file ?? null,
+  }));
+  if (context.global.json) {
+    writeJson(context.io, { file: config.file ?? null, servers });
+    return 0;
+  }
+  context.io.stdout.write(
+    servers.length === 0
+      ? "No servers configured.\n"
+      : `${table(
+          ["SERVER", "TRANSPORT", "ENABLED", "COMMAND / URL"],
+          servers.map((s) => [
+            terminalText(s.name),
+            s.transport,
+            s.enabled ? "yes" : "no",
+            terminalText(s.target),
+          ]),
+          context.style,
+        )}\n`,
+  );
+  return 0;
+}
+
+export const listCommand = defineCommand({
+  name: "list",
+  aliases: ["ls"],
+  summary: "the configured servers, without starting them (status starts them, tools lists their tools)",
+  flags: {},
+  positionals: { usage: "", min: 0, max: 0 },
+  examples: ["list", "list --json", "list -c ./mcp.json"],
+  run: runList,
+});
