@@ -190,3 +190,84 @@ export class ServerRequestError extends McpBridgeError {
 export function isMcpBridgeError(value: unknown): value is McpBridgeError {
   return value instanceof McpBridgeError;
 }
+
+/** What a server could not do at the moment a call needed it. */
+export interface PendingServer {
+  readonly name: string;
+  /** `connecting` (still coming up) or `failed`, with the redacted reason. */
+  readonly state: "connecting" | "failed";
+  readonly reason?: string;
+}
+
+/**
+ * Every message mcp-bridge composes, one builder per situation: what failed, for which server and
+ * tool, and what to do. Throw sites pick a builder and the class; they never write wording, so the
+ * same failure reads the same wherever it is raised. Builders take already-redacted text.
+ */
+export const errorMessages = {
+  serverNotFound: (server: string, configured: readonly string[]) =>
+    `No server named "${server}" in the config (servers: ${configured.length ? configured.join(", ") : "none"}). Check \`mcp-bridge status\`.`,
+  /** A tool whose server is not connected (idle, failed, reconnecting, ...). */
+  serverUnavailable: (server: string, state: string, reason?: string, tool?: string) =>
+    tool === undefined
+      ? `Server "${server}" is not connected (state: ${state}).${reason ? ` Last error: ${reason}` : ""}`
+      : `Tool "${tool}" cannot be called: server "${server}" is ${state}${reason ? ` (${reason})` : ""}.`,
+  /** The server that would own a `server/tool` name is down. */
+  ownerUnavailable: (server: string, name: string, reason?: string) =>
+    `Server "${server}", which would own "${name}", is not connected: ${reason ?? "it failed to start"}`,
+  requiredServers: (down: readonly { name: string; reason: string }[]) =>
+    `Required server${down.length > 1 ? "s" : ""} could not start: ${down
+      .map(({ name, reason }) => `"${name}": ${reason}`)
+      .join("; ")}. Fix the server or set required = false.`,
+  toolNotFound: (server: string, tool: string) =>
+    `Server "${server}" has no tool "${tool}". Run \`mcp-bridge tools --server ${server}\` to list its tools.`,
+  unknownTool: (name: string, registered: number, pending: readonly PendingServer[]) => {
+    const servers = pending.map(({ name: server, state, reason }) =>
+      state === "connecting"
+        ? `server "${server}" is still connecting`
+        : `server "${server}" failed${reason ? `: ${reason.slice(0, 300)}` : ""}`,
+    );
+    return `Unknown tool "${name}" (${registered} tools registered${servers.length ? `; ${servers.join("; ")}` : ""}). Use an exposed name from \`mcp-bridge tools\` or "server/tool".`;
+  },
+  authSetup: (server: string, reason: string) =>
+    `Server "${server}": authentication could not be set up: ${reason}. Fix its oauth settings in the config.`,
+  /** A name the model sent to the catalog's call tool that names no tool. */
+  catalogUnknownTool: (name: string, searchTool: string) =>
+    `No tool is named "${name.slice(0, 200)}". Call ${searchTool} to find the right tool and use the name it returns.`,
+  invalidSearchPattern: (pattern: string, reason: string) =>
+    `Invalid regular expression /${pattern.slice(0, 100)}/: ${reason}. Use RE2 syntax (no backreferences or lookaround), or plain words.`,
+  samplingNoModel: (server: string) =>
+    `Sampling for server "${server}": no model configured; set OPENAI_MODEL or pass { model }.`,
+  samplingUnreachable: (server: string, baseUrl: string, detail: string) =>
+    `Sampling for server "${server}": the model endpoint ${baseUrl} could not be reached (${detail}).`,
+  samplingHttp: (server: string, status: number, body: string) =>
+    `Sampling for server "${server}": the model endpoint answered HTTP ${status}: ${body.slice(0, 300)}`,
+  samplingNotJson: (server: string) =>
+    `Sampling for server "${server}": the model endpoint did not answer JSON.`,
+  samplingTooLarge: (maxBytes: number) => `The model endpoint sent more than ${maxBytes} bytes.`,
+  samplingNoMessage: (server: string) =>
+    `Sampling for server "${server}": the model endpoint's answer has no message.`,
+  missingToolName: () => "The tool call has no tool name.",
+  unreadableArguments: (tool: string, problem: string) =>
+    `Cannot call tool "${tool}": ${problem}. Send the arguments as one JSON object.`,
+  invalidArguments: (server: string, tool: string, issues: readonly { path: string; message: string }[]) =>
+    `Invalid arguments for tool "${tool}" (server "${server}"): ${issues
+      .map((issue) => `${issue.path || "(root)"}: ${issue.message}`)
+      .join("; ")}`,
+  toolReportedError: (server: string, tool: string, text: string) =>
+    `Tool "${tool}" on server "${server}" reported an error: ${text.slice(0, 1000)}`,
+  toolRejected: (server: string, tool: string, detail: string, rpcCode: number) =>
+    `Server "${server}" rejected the call to tool "${tool}": ${detail} (JSON-RPC ${rpcCode})`,
+  toolFailed: (server: string, tool: string, detail: string) =>
+    `Call to tool "${tool}" on server "${server}" failed: ${detail}`,
+  toolTimeout: (server: string, tool: string, timeoutMs: number, detail = "") =>
+    `Tool "${tool}" on server "${server}" did not finish within ${timeoutMs} ms${detail ? ` ${detail}` : ""}; the request was cancelled. Raise the call timeout if the tool is just slow.`,
+  aborted: (server: string, tool?: string) =>
+    tool === undefined
+      ? `Connecting to server "${server}" was aborted by the caller.`
+      : `Call to tool "${tool}" on server "${server}" was aborted by the caller; the request was cancelled on the server.`,
+  modelRequestCancelled: () => "The model request was cancelled.",
+  turnCancelled: () => "The turn was cancelled.",
+  bridgeClosed: () => "The bridge is closed; start a new one.",
+  serverClosed: (server: string) => `Server "${server}" is closed.`,
+} as const;

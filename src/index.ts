@@ -1,4 +1,7 @@
-// The public API of mcp-bridge. Everything not exported here is internal.
+// The public API of mcp-bridge: what a host needs to start servers, hand their tools to a model and
+// run the model's calls. Building blocks for hosts that assemble their own pipeline (naming, registry,
+// validation, result conversion, config parsing, redaction) are the `mcp-bridge/internals` subpath,
+// with no stability promise. test/public-exports.test.ts lists these names: changing them is deliberate.
 
 // --- adapters (vendor-free; the Vercel AI SDK adapter is the `mcp-bridge/ai-sdk` subpath) ---
 export type { AnthropicTool } from "./adapters/anthropic.js";
@@ -32,6 +35,8 @@ export {
   openAISamplingHandler,
   toChatCompletionRequest,
 } from "./adapters/openai-sampling.js";
+// --- auth (the `auth` option of BridgeOptions) ---
+export type { AuthOptions } from "./auth/index.js";
 // --- bridge ---
 export { McpBridge, startBridge } from "./bridge/bridge.js";
 export type { CompleteRef, CompletionResult } from "./bridge/completions.js";
@@ -59,15 +64,13 @@ export type {
   Progress,
   RawServers,
   ReloadSummary,
+  ResultOptions,
   ToolEntry,
   ToolsChangedEvent,
 } from "./bridge/types.js";
-export { DEFAULT_RESTART_POLICY, DEFAULT_SETTINGS } from "./config/defaults.js";
-export { diffServers, type ServerDiff } from "./config/diff.js";
-export { type ImportResult, importLocations, importServers } from "./config/imports.js";
-// --- config loading, registry and result helpers for hosts that build their own pipeline ---
+// --- config: reading the config without starting anything, and the shapes BridgeOptions uses ---
+export type { InputRequest, ResolveInput } from "./config/inputs.js";
 export { configSearchPaths, type LoadConfigOptions, loadConfig, type SearchPath } from "./config/load.js";
-// --- config ---
 export type {
   AdmitProjectServer,
   BridgeSettings,
@@ -82,18 +85,14 @@ export type {
   SamplingPolicy,
   ServerDefinition,
   ServerLogLevel,
+  SkippedServer,
   StdioServerDefinition,
   ToolFilter,
   TransportKind,
 } from "./config/model.js";
-export { parseConfigText } from "./config/parse.js";
-export { isProjectFile } from "./config/project.js";
-export { redactConfig, redactServer } from "./config/redact.js";
-export { secretsOf } from "./config/secrets.js";
-export { defaultTrustFile, projectServerRequests, TrustStore } from "./config/trust.js";
 // --- connection ---
 export type { ServerState, ServerStatus } from "./connection/status.js";
-// --- core ---
+// --- errors ---
 export {
   AbortError,
   ConfigError,
@@ -108,19 +107,8 @@ export {
   ToolNotFoundError,
   ToolTimeoutError,
 } from "./errors.js";
-export { matchesToolFilter } from "./registry/filter.js";
-export { flattenParameters } from "./registry/flatten.js";
-export {
-  baseToolName,
-  formatToolName,
-  normalizeNamePart,
-  normalizeServerPart,
-  normalizeToolPart,
-  TOOL_NAME_PATTERN,
-} from "./registry/naming.js";
-export { ToolRegistry, type ToolRegistryOptions } from "./registry/registry.js";
-export { type CallOutcome, CallStats } from "./registry/stats.js";
-// --- registry and results ---
+// --- registry and results: the shapes of tools and results ---
+export { TOOL_NAME_PATTERN } from "./registry/naming.js";
 export type {
   FlatParameter,
   FlatParameters,
@@ -129,13 +117,10 @@ export type {
   ToolDefinition,
   ToolFilterCallback,
 } from "./registry/types.js";
-export { type ArgumentIssue, validateArguments } from "./registry/validate.js";
-export { type ConvertOptions, errorToolResult, textForModel, toToolResult } from "./results/convert.js";
 export type { PromptMessageEntry, PromptMessages } from "./results/prompt.js";
 export type { ResourceContent, ResourcePart } from "./results/resource.js";
-export { truncateText } from "./results/truncate.js";
 export type { ToolResult } from "./results/types.js";
-export { parseDuration } from "./util/duration.js";
+export type { ToolSearchOptions } from "./search/index.js";
+// --- logging ---
 export type { LogFields, Logger, LogLevel } from "./util/logger.js";
 export { silentLogger } from "./util/logger.js";
-export { redactText, redactUrl } from "./util/redact.js";

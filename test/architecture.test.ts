@@ -31,6 +31,19 @@ const allowed: Record<string, readonly string[]> = {
     "bridge",
     "adapters",
   ],
+  // The `mcp-bridge/internals` subpath: building blocks for hosts, like the main entry.
+  internals: [
+    "errors",
+    "util",
+    "config",
+    "auth",
+    "connection",
+    "registry",
+    "results",
+    "search",
+    "bridge",
+    "adapters",
+  ],
   cli: [
     "errors",
     "util",

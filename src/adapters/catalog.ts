@@ -1,5 +1,5 @@
 import type { CallOptions, ToolEntry } from "../bridge/types.js";
-import { ErrorCode, McpBridgeError } from "../errors.js";
+import { ErrorCode, errorMessages, ToolNotFoundError } from "../errors.js";
 import { flattenParameters } from "../registry/flatten.js";
 import type { JsonSchema } from "../registry/types.js";
 import type { ToolResult } from "../results/types.js";
@@ -180,8 +180,8 @@ export function catalogTools(source: ToolCatalogSource, options: CatalogOptions 
       const name = typeof args.name === "string" ? args.name : "";
       const target = source.tool(name) ?? source.tools().find((t) => `${t.server}/${t.tool}` === name);
       if (!target || target.name === searchName || target.name === callName) {
-        const message = `No tool is named "${name.slice(0, 200)}". Call ${searchName} to find the right tool and use the name it returns.`;
-        if (options?.onError === "throw") throw new McpBridgeError(ErrorCode.ToolNotFound, message);
+        const message = errorMessages.catalogUnknownTool(name, searchName);
+        if (options?.onError === "throw") throw new ToolNotFoundError(message, { tool: name.slice(0, 200) });
         return modelError(message, ErrorCode.ToolNotFound);
       }
       const given = args.arguments;

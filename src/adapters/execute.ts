@@ -1,5 +1,5 @@
 import type { Bridge, CallOptions } from "../bridge/types.js";
-import { InvalidArgumentsError, ToolNotFoundError } from "../errors.js";
+import { errorMessages, InvalidArgumentsError, ToolNotFoundError } from "../errors.js";
 import type { ToolDefinition } from "../registry/types.js";
 import { errorToolResult, textForModel } from "../results/convert.js";
 import type { ToolResult } from "../results/types.js";
@@ -128,9 +128,9 @@ export async function executeToolCall(
 ): Promise<ToolResult> {
   const args = parseArguments(rawArgs);
   if (typeof name !== "string" || name === "")
-    return errorToolResult(new ToolNotFoundError("The tool call has no tool name."));
+    return errorToolResult(new ToolNotFoundError(errorMessages.missingToolName()));
   if (!args.ok) {
-    const message = `Cannot call tool "${name}": ${args.error}. Send the arguments as one JSON object.`;
+    const message = errorMessages.unreadableArguments(name, args.error);
     return errorToolResult(
       new InvalidArgumentsError(message, { tool: name, issues: [{ path: "", message: args.error }] }),
     );

@@ -1,5 +1,5 @@
 import type { SamplingHandler, SamplingRequest, SamplingResult } from "../bridge/sampling.js";
-import { ErrorCode, McpBridgeError } from "../errors.js";
+import { ErrorCode, errorMessages, McpBridgeError } from "../errors.js";
 
 export interface OpenAISamplingOptions {
   /** Default: `OPENAI_BASE_URL`, else https://api.openai.com/v1. */
@@ -32,11 +32,7 @@ export function openAISamplingHandler(options: OpenAISamplingOptions = {}): Samp
   return async (request, { server, signal }) => {
     const model = fixedModel ?? request.modelPreferences?.hints?.find((hint) => hint.name)?.name;
     if (!model) {
-      throw new McpBridgeError(
-        ErrorCode.SamplingFailed,
-        `Sampling for server "${server}": no model configured; set OPENAI_MODEL or pass { model }.`,
-        { server },
-      );
+      throw new McpBridgeError(ErrorCode.SamplingFailed, errorMessages.samplingNoModel(server), { server });
     }
     const body = toChatCompletionRequest(request, model);
     let response: Response;
@@ -53,7 +49,11 @@ export function openAISamplingHandler(options: OpenAISamplingOptions = {}): Samp
     } catch (error) {
       throw new McpBridgeError(
         ErrorCode.SamplingFailed,
-        `Sampling for server "${server}": the model endpoint ${baseUrl} could not be reached (${error instanceof Error ? error.message : String(error)}).`,
+        errorMessages.samplingUnreachable(
+          server,
+          baseUrl,
+          error instanceof Error ? error.message : String(error),
+        ),
         { server, cause: error },
       );
     }
@@ -61,7 +61,7 @@ export function openAISamplingHandler(options: OpenAISamplingOptions = {}): Samp
     if (!response.ok) {
       throw new McpBridgeError(
         ErrorCode.SamplingFailed,
-        `Sampling for server "${server}": the model endpoint answered HTTP ${response.status}: ${text.slice(0, 300)}`,
+        errorMessages.samplingHttp(server, response.status, text),
         { server },
       );
     }
@@ -69,11 +69,7 @@ export function openAISamplingHandler(options: OpenAISamplingOptions = {}): Samp
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new McpBridgeError(
-        ErrorCode.SamplingFailed,
-        `Sampling for server "${server}": the model endpoint did not answer JSON.`,
-        { server },
-      );
+      throw new McpBridgeError(ErrorCode.SamplingFailed, errorMessages.samplingNotJson(server), { server });
     }
     return fromChatCompletion(parsed, model, server);
   };
@@ -90,10 +86,7 @@ async function readCapped(response: Response, maxBytes: number): Promise<string>
     size += value.byteLength;
     if (size > maxBytes) {
       await reader.cancel().catch(() => {});
-      throw new McpBridgeError(
-        ErrorCode.SamplingFailed,
-        `The model endpoint sent more than ${maxBytes} bytes.`,
-      );
+      throw new McpBridgeError(ErrorCode.SamplingFailed, errorMessages.samplingTooLarge(maxBytes));
     }
     chunks.push(value);
   }
@@ -193,11 +186,7 @@ export function fromChatCompletion(response: unknown, model: string, server: str
     | { message?: { content?: unknown; tool_calls?: unknown[] }; finish_reason?: unknown }
     | undefined;
   if (!choice?.message) {
-    throw new McpBridgeError(
-      ErrorCode.SamplingFailed,
-      `Sampling for server "${server}": the model endpoint's answer has no message.`,
-      { server },
-    );
+    throw new McpBridgeError(ErrorCode.SamplingFailed, errorMessages.samplingNoMessage(server), { server });
   }
   const finish = typeof choice.finish_reason === "string" ? choice.finish_reason : "stop";
   const stopReason = STOP_REASONS[finish] ?? finish;

@@ -1,6 +1,6 @@
 import { executeToolCall } from "../adapters/execute.js";
 import type { Bridge, Progress, ToolEntry } from "../bridge/types.js";
-import { ErrorCode, McpBridgeError } from "../errors.js";
+import { AbortError, errorMessages, type McpBridgeError } from "../errors.js";
 import type { ToolResult } from "../results/types.js";
 import type { AgentMessage, AgentToolCall, ModelProvider } from "./types.js";
 
@@ -163,7 +163,7 @@ function cancelled(): ToolResult {
 }
 
 function abortError(): McpBridgeError {
-  return new McpBridgeError(ErrorCode.Aborted, "The turn was cancelled.");
+  return new AbortError(errorMessages.turnCancelled());
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {

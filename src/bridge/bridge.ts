@@ -1,9 +1,7 @@
 import { loadConfig } from "../config/load.js";
 import type { BridgeSettings, ResolvedConfig, ServerDefinition } from "../config/model.js";
-import type { ServerConnection } from "../connection/connection.js";
 import type { ServerStatus } from "../connection/status.js";
-import { ErrorCode, McpBridgeError } from "../errors.js";
-import { flattenParameters } from "../registry/flatten.js";
+import { ErrorCode, errorMessages, McpBridgeError } from "../errors.js";
 import { ToolRegistry } from "../registry/registry.js";
 import { CallStats } from "../registry/stats.js";
 import type { ToolDefinition } from "../registry/types.js";
@@ -12,12 +10,13 @@ import type { ToolResult } from "../results/types.js";
 import { ToolSearchIndex, type ToolSearchOptions } from "../search/index.js";
 import { TypedEmitter } from "../util/events.js";
 import type { Logger } from "../util/logger.js";
-import { callOnRecord, firstFound } from "./call.js";
+import { callOnRecord, ToolEntries } from "./call.js";
 import { invalidStatus, notStartedStatus, requiredServersError, unknownToolError } from "./diagnostics.js";
 import { type ResolvedBridgeOptions, resolveBridgeOptions } from "./options.js";
-import { planReload, SerialQueue, watchConfigFile } from "./reload.js";
+import { planReload, reloadSummary, SerialQueue, watchConfigFile } from "./reload.js";
 import { BRIDGE_TOOL_SERVER, callResourceTool, resourceToolDefinitions } from "./resource-tools.js";
 import { ServerRecord, stillConnecting } from "./server-record.js";
+import { ServerTable } from "./server-table.js";
 import { ClientSurface } from "./surface.js";
 import type { SurfaceMethods } from "./surface-methods.js";
 import { surfaceMethods } from "./surface-methods.js";
@@ -48,7 +47,7 @@ export async function startBridge(options: BridgeOptions = {}): Promise<Bridge> 
 export const McpBridge = { start: startBridge } as const;
 
 function closedError(): McpBridgeError {
-  return new McpBridgeError(ErrorCode.BridgeClosed, "The bridge is closed; start a new one.");
+  return new McpBridgeError(ErrorCode.BridgeClosed, errorMessages.bridgeClosed());
 }
 
 class BridgeRuntime implements Bridge {
@@ -56,11 +55,9 @@ class BridgeRuntime implements Bridge {
   readonly #options: ResolvedBridgeOptions;
   readonly #logger: Logger;
   readonly #events: TypedEmitter<BridgeEventMap>;
-  readonly #records = new Map<string, ServerRecord>();
-  /** Records a reload replaced or removed, until they have closed; `close()` waits for them too. */
-  readonly #retiring = new Set<ServerRecord>();
+  readonly #servers = new ServerTable();
   readonly #stats = new CallStats();
-  readonly #entries = new WeakMap<ToolDefinition, ToolEntry>();
+  readonly #entries = new ToolEntries();
   #searchIndex: { list: readonly ToolDefinition[]; index: ToolSearchIndex<ToolDefinition> } | undefined;
   #registry: ToolRegistry;
   #stopWatching: (() => void) | undefined;
@@ -90,9 +87,9 @@ class BridgeRuntime implements Bridge {
     this.#surface = new ClientSurface({
       logger: this.#logger,
       config: () => this.config,
-      connections: () => this.#connections(),
+      connections: () => this.#servers.connections(),
       closed: () => this.#closing !== undefined,
-      ...(options.onSampling ? { onSampling: options.onSampling } : {}),
+      onSampling: options.onSampling,
       onResourcesChanged: (server) => this.#events.emit("resourcesChanged", { server }),
       onPromptsChanged: (server) => this.#events.emit("promptsChanged", { server }),
     });
@@ -106,14 +103,6 @@ class BridgeRuntime implements Bridge {
     this.complete = surface.complete;
     this.setRoots = surface.setRoots;
     for (const warning of config.warnings) this.#logger.warn(warning.message, { ...warning });
-  }
-
-  /** The current servers' connections (a server whose setup failed has none). */
-  #connections(): Map<string, ServerConnection> {
-    const connections = new Map<string, ServerConnection>();
-    for (const [name, record] of this.#records)
-      if (record.connection) connections.set(name, record.connection);
-    return connections;
   }
 
   /** The opt-in resource tools (`resourceTools`), named by the configured format. */
@@ -137,7 +126,7 @@ class BridgeRuntime implements Bridge {
     for (const definition of this.config.servers) {
       if (this.#selected(definition)) this.#install(await this.#open(definition, this.config.settings));
     }
-    const starting = [...this.#records.values()].map((record) => record.start());
+    const starting = this.#servers.records().map((record) => record.start());
     const file = this.config.file;
     if (this.config.settings.autoReload && file) {
       this.#stopWatching = watchConfigFile(file, () => this.reload(), this.#logger);
@@ -147,21 +136,16 @@ class BridgeRuntime implements Bridge {
     await this.#enforceRequired();
   }
 
-  async ready(): Promise<void> {
-    await Promise.all(
-      [...this.#records.values()].map(async (record) => {
-        const state = record.status().state;
-        if (state === "connecting" || state === "reconnecting") {
-          await record.ensureConnected({}).catch(() => {});
-        }
-      }),
-    );
+  ready(): Promise<void> {
+    return this.#servers.ready();
   }
 
   servers(): ServerStatus[] {
     const configured = this.config.servers.map((definition) => {
-      const record = this.#records.get(definition.name);
-      return record ? record.status() : notStartedStatus(definition);
+      const record = this.#servers.get(definition.name);
+      if (!record) return notStartedStatus(definition);
+      const skipped = this.#registry.skipped(definition.name);
+      return skipped.length > 0 ? { ...record.status(), skippedTools: skipped } : record.status();
     });
     // Entries the config could not load are listed too, so every server the user wrote is visible.
     return [...configured, ...this.config.skipped.map(invalidStatus)];
@@ -200,7 +184,7 @@ class BridgeRuntime implements Bridge {
   resolve(name: string): { server: string; tool: string } | undefined {
     const definition = this.#registry.resolve(name) ?? this.#resourceTool(name);
     if (definition) return { server: definition.server, tool: definition.tool };
-    return this.#splitServerTool(name);
+    return this.#servers.splitServerTool(name);
   }
 
   async call(
@@ -246,8 +230,7 @@ class BridgeRuntime implements Bridge {
       this.#stopWatching = undefined;
       // A reload under way has either swapped its servers in (they are closed here) or has not
       // started any yet: it sees the bridge closing, closes its own and rejects with BRIDGE_CLOSED.
-      const records = [...this.#records.values(), ...this.#retiring];
-      await Promise.all(records.map((record) => record.close()));
+      await this.#servers.closeAll();
       this.#events.clear();
     })();
     return this.#closing;
@@ -277,54 +260,34 @@ class BridgeRuntime implements Bridge {
     const settingsChanged = JSON.stringify(next.settings) !== JSON.stringify(this.config.settings);
     this.config = next;
     for (const definition of [...plan.refiltered, ...plan.unchanged]) {
-      const record = this.#records.get(definition.name);
+      const record = this.#servers.get(definition.name);
       if (record) record.definition = definition;
     }
     if (settingsChanged) {
       this.#registry = this.#newRegistry();
       this.#surface.settingsChanged();
-      for (const record of this.#records.values()) this.#publishTools(record);
+      for (const record of this.#servers.records()) this.#publishTools(record);
     } else {
       this.#registry.declareServers(next.servers.map((server) => server.name));
       for (const definition of plan.refiltered) {
-        const record = this.#records.get(definition.name);
+        const record = this.#servers.get(definition.name);
         if (record) this.#publishTools(record);
       }
     }
     for (const definition of plan.removed) {
-      const record = this.#records.get(definition.name);
-      this.#records.delete(definition.name);
+      this.#servers.delete(definition.name);
       const removed = this.#registry.forServer(definition.name).map((tool) => tool.name);
       this.#registry.removeServer(definition.name);
       this.#events.emit("toolsChanged", { server: definition.name, tools: [], removed });
-      if (record) this.#retire(record);
     }
     // A replaced server's last tools stay listed until its new connection lists its own, so a call
     // made meanwhile finds the new record and waits for it instead of failing with TOOL_NOT_FOUND.
     // The old process runs until its calls in flight have ended.
-    for (const record of fresh) {
-      const previous = this.#records.get(record.name);
-      this.#install(record);
-      if (previous) this.#retire(previous);
-    }
+    for (const record of fresh) this.#install(record);
     const starting = Promise.all(fresh.map((record) => record.start()));
     // Old tools are kept only for a replacement that is connecting now (not disabled, lazy or failed).
     for (const record of fresh) if (!stillConnecting(record.status())) this.#publishTools(record);
-    const kept = new Set([...plan.refiltered, ...plan.unchanged].map((d) => d.name));
-    return {
-      summary: {
-        added: plan.added.map((d) => d.name),
-        removed: plan.removed.map((d) => d.name),
-        restarted: plan.restarted.map((d) => d.name),
-        unchanged: next.servers.filter((d) => kept.has(d.name)).map((d) => d.name),
-      },
-      starting,
-    };
-  }
-
-  #retire(record: ServerRecord): void {
-    this.#retiring.add(record);
-    void record.retire().finally(() => this.#retiring.delete(record));
+    return { summary: reloadSummary(plan, next.servers), starting };
   }
 
   #newRegistry(): ToolRegistry {
@@ -354,7 +317,7 @@ class BridgeRuntime implements Bridge {
   #install(record: ServerRecord): void {
     record.connection?.on("toolsChanged", () => this.#publishTools(record));
     record.connection?.on("stateChanged", (status) => {
-      if (this.#records.get(record.name) !== record) return;
+      if (!this.#servers.isCurrent(record)) return;
       if (record.connection) this.#surface.stateChanged(record.connection, status);
       // A replacement that failed lists no tools of its own: drop the ones kept from its predecessor.
       if (status.state === "failed" && this.#registry.forServer(record.name).length > 0) {
@@ -362,45 +325,25 @@ class BridgeRuntime implements Bridge {
       }
       this.#events.emit("serverStateChanged", status);
     });
-    this.#records.set(record.name, record);
+    this.#servers.set(record);
   }
 
   #publishTools(record: ServerRecord): void {
-    if (this.#records.get(record.name) !== record) return;
+    if (!this.#servers.isCurrent(record)) return;
     const tools = record.connection?.tools() ?? [];
     const before = new Set(this.#registry.forServer(record.name).map((tool) => tool.name));
     if (tools.length === 0) this.#registry.removeServer(record.name);
-    else this.#registry.setServerTools(record.name, record.definition.tools, tools);
+    else
+      this.#registry.setServerTools(record.name, record.definition.tools, tools, {
+        toolTasks: this.#surface.runsToolTasks(record.name),
+      });
     const after = this.tools({ server: record.name });
     for (const tool of after) before.delete(tool.name);
     this.#events.emit("toolsChanged", { server: record.name, tools: after, removed: [...before] });
   }
 
   #entryOf(definition: ToolDefinition): ToolEntry {
-    let entry = this.#entries.get(definition);
-    if (!entry) {
-      let flat: ReturnType<typeof flattenParameters> | undefined;
-      entry = {
-        ...definition,
-        call: (args, options) => this.call(definition.name, args, options),
-        flatParameters: () => {
-          flat ??= flattenParameters(definition.inputSchema);
-          return flat;
-        },
-      };
-      this.#entries.set(definition, entry);
-    }
-    return entry;
-  }
-
-  /** `server/tool` with original names, for servers whose tools are not listed yet (lazy, idle, failed). */
-  #splitServerTool(name: string): { server: string; tool: string } | undefined {
-    for (let index = name.indexOf("/"); index !== -1; index = name.indexOf("/", index + 1)) {
-      if (index === 0) continue;
-      const server = name.slice(0, index);
-      if (this.#records.has(server)) return { server, tool: name.slice(index + 1) };
-    }
-    return undefined;
+    return this.#entries.of(definition, (args, options) => this.call(definition.name, args, options));
   }
 
   async #call(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolResult> {
@@ -413,7 +356,7 @@ class BridgeRuntime implements Bridge {
       });
     }
     const definition = this.#registry.resolve(name) ?? (await this.#resolveLate(name, options));
-    const record = this.#records.get(definition.server);
+    const record = this.#servers.get(definition.server);
     if (!record) throw this.#unknownTool(name, undefined);
     const context = {
       stats: this.#stats,
@@ -429,7 +372,7 @@ class BridgeRuntime implements Bridge {
     } catch (error) {
       // A call that was still waiting for its server when a reload replaced that server was never
       // sent (the replaced connection reports itself closed): send it on the new connection instead.
-      const current = this.#records.get(definition.server);
+      const current = this.#servers.get(definition.server);
       const replaced = current !== undefined && current !== record && !this.#closing;
       if (!(replaced && error instanceof McpBridgeError && error.code === ErrorCode.BridgeClosed))
         throw error;
@@ -439,9 +382,8 @@ class BridgeRuntime implements Bridge {
   }
 
   /**
-   * A name the registry does not know (yet): `server/tool` of a server whose tools are not listed
-   * (lazy, idle, failed) connects that server; any other name waits, up to the call's timeout, for the
-   * servers still connecting, since the tool may be one of theirs. Only then is it unknown.
+   * A name the registry does not know (yet): waits, up to the call's timeout, for a reload under way
+   * and for the servers that may bring the tool (see ServerTable.awaitTool). Only then is it unknown.
    */
   async #resolveLate(name: string, options: CallOptions): Promise<ToolDefinition> {
     // A reload under way may be adding this tool's server: let it swap its servers in first.
@@ -449,35 +391,20 @@ class BridgeRuntime implements Bridge {
       const definition = this.#registry.resolve(name);
       if (definition) return definition;
     }
-    const target = this.#splitServerTool(name);
-    const record = target && this.#records.get(target.server);
-    const wait = (candidate: ServerRecord) =>
-      candidate
-        .ensureConnected({
-          signal: options.signal,
-          timeoutMs: options.timeout ?? candidate.definition.callTimeoutMs,
-        })
-        .then(() => this.#registry.resolve(name));
-    if (record) await wait(record);
-    else {
-      // The first server that brings the tool ends the wait; the others keep connecting on their own.
-      const connecting = [...this.#records.values()].filter((r) => stillConnecting(r.status()));
-      await firstFound(connecting.map(wait));
-    }
+    await this.#servers.awaitTool(name, options, () => this.#registry.resolve(name));
     if (this.#closing) throw closedError();
     const definition = this.#registry.resolve(name);
-    if (!definition) throw this.#unknownTool(name, target);
+    if (!definition) throw this.#unknownTool(name, this.#servers.splitServerTool(name));
     return definition;
   }
 
   #unknownTool(name: string, target: { server: string; tool: string } | undefined): McpBridgeError {
-    const statuses = [...this.#records.values()].map((record) => record.status());
-    return unknownToolError(name, target, statuses, this.#registry.list().length);
+    return unknownToolError(name, target, this.#servers.statuses(), this.#registry.list().length);
   }
 
   async #enforceRequired(): Promise<void> {
     if (!this.#options.enforceRequired) return;
-    const error = requiredServersError(this.config.servers, (name) => this.#records.get(name)?.status());
+    const error = requiredServersError(this.config.servers, (name) => this.#servers.get(name)?.status());
     if (!error) return;
     await this.close();
     throw error;

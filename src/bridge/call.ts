@@ -1,6 +1,13 @@
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import type { ServerConnection } from "../connection/connection.js";
-import { ErrorCode, InvalidArgumentsError, McpBridgeError, ToolExecutionError } from "../errors.js";
+import {
+  ErrorCode,
+  errorMessages,
+  InvalidArgumentsError,
+  McpBridgeError,
+  ToolExecutionError,
+} from "../errors.js";
+import { flattenParameters } from "../registry/flatten.js";
 import type { CallStats } from "../registry/stats.js";
 import type { ToolDefinition } from "../registry/types.js";
 import { validateArguments } from "../registry/validate.js";
@@ -10,7 +17,7 @@ import type { ToolResult } from "../results/types.js";
 import { loadTokenizer } from "../util/tokens.js";
 import type { ServerRecord } from "./server-record.js";
 import type { TaskCallOptions } from "./tasks.js";
-import type { CallOptions, ResultOptions } from "./types.js";
+import type { CallOptions, ResultOptions, ToolEntry } from "./types.js";
 
 export interface CallContext {
   readonly stats: CallStats;
@@ -40,9 +47,7 @@ export async function callOnRecord(
     const issues = validateArguments(definition.inputSchema, args);
     if (issues.length > 0) {
       throw new InvalidArgumentsError(
-        `Invalid arguments for tool "${definition.name}" (server "${definition.server}"): ${issues
-          .map((issue) => `${issue.path || "(root)"}: ${issue.message}`)
-          .join("; ")}`,
+        errorMessages.invalidArguments(definition.server, definition.name, issues),
         { server: definition.server, tool: definition.tool, issues },
       );
     }
@@ -56,8 +61,8 @@ export async function callOnRecord(
         server: definition.server,
         tool: definition.tool,
         timeoutMs,
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        signal: options.signal,
+        onProgress: options.onProgress,
       });
     const raw = await (asTask ??
       record.callTool(definition.tool, args, {
@@ -82,7 +87,7 @@ export async function callOnRecord(
     );
     if (result.isError && (options.onError ?? context.onError) === "throw") {
       throw new ToolExecutionError(
-        `Tool "${definition.tool}" on server "${definition.server}" reported an error: ${result.text.slice(0, 1000)}`,
+        errorMessages.toolReportedError(definition.server, definition.tool, result.text),
         { server: definition.server, tool: definition.tool, result },
       );
     }
@@ -108,4 +113,26 @@ export function firstFound<T>(tasks: readonly Promise<T | undefined>[]): Promise
     };
     for (const task of tasks) task.then(settle, () => settle(undefined));
   });
+}
+
+/** The callable `ToolEntry` of each tool definition, made once per definition. */
+export class ToolEntries {
+  readonly #entries = new WeakMap<ToolDefinition, ToolEntry>();
+
+  of(definition: ToolDefinition, call: ToolEntry["call"]): ToolEntry {
+    let entry = this.#entries.get(definition);
+    if (!entry) {
+      let flat: ReturnType<typeof flattenParameters> | undefined;
+      entry = {
+        ...definition,
+        call,
+        flatParameters: () => {
+          flat ??= flattenParameters(definition.inputSchema);
+          return flat;
+        },
+      };
+      this.#entries.set(definition, entry);
+    }
+    return entry;
+  }
 }

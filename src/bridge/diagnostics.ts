@@ -1,6 +1,13 @@
 import type { ServerDefinition, SkippedServer } from "../config/model.js";
 import type { ServerStatus } from "../connection/status.js";
-import { ErrorCode, type McpBridgeError, ServerConnectionError, ToolNotFoundError } from "../errors.js";
+import {
+  ErrorCode,
+  errorMessages,
+  type McpBridgeError,
+  type PendingServer,
+  ServerConnectionError,
+  ToolNotFoundError,
+} from "../errors.js";
 import { stillConnecting } from "./server-record.js";
 
 /** Pure: the error for a tool name that resolved to nothing, saying which servers may still bring it. */
@@ -15,27 +22,28 @@ export function unknownToolError(
     if (status && status.state !== "connected") {
       return new ServerConnectionError(
         ErrorCode.ServerUnavailable,
-        `Tool "${target.tool}" cannot be called: server "${target.server}" is ${status.state}${status.lastError ? ` (${status.lastError.message})` : ""}.`,
+        errorMessages.serverUnavailable(target.server, status.state, status.lastError?.message, target.tool),
         { server: target.server, tool: target.tool },
       );
     }
-    return new ToolNotFoundError(
-      `Server "${target.server}" has no tool "${target.tool}". Run \`mcp-bridge tools --server ${target.server}\` to list its tools.`,
-      { server: target.server, tool: target.tool },
-    );
+    return new ToolNotFoundError(errorMessages.toolNotFound(target.server, target.tool), {
+      server: target.server,
+      tool: target.tool,
+    });
   }
   // The tool may belong to a server that has not listed its tools: say which, and why.
-  const pending = statuses.flatMap((status) => {
-    if (stillConnecting(status)) return [`server "${status.name}" is still connecting`];
+  const pending = statuses.flatMap((status): PendingServer[] => {
+    if (stillConnecting(status)) return [{ name: status.name, state: "connecting" }];
     if (status.state !== "failed") return [];
-    const reason = status.lastError ? `: ${status.lastError.message.slice(0, 300)}` : "";
-    return [`server "${status.name}" failed${reason}`];
+    return [
+      {
+        name: status.name,
+        state: "failed",
+        ...(status.lastError ? { reason: status.lastError.message } : {}),
+      },
+    ];
   });
-  const servers = pending.length > 0 ? `; ${pending.join("; ")}` : "";
-  return new ToolNotFoundError(
-    `Unknown tool "${name}" (${registered} tools registered${servers}). Use an exposed name from \`mcp-bridge tools\` or "server/tool".`,
-    { tool: name },
-  );
+  return new ToolNotFoundError(errorMessages.unknownTool(name, registered, pending), { tool: name });
 }
 
 /** Pure: SERVER_REQUIRED naming every enabled `required` server that failed, or undefined when none did. */
@@ -48,14 +56,13 @@ export function requiredServersError(
       definition.required && definition.enabled && statusOf(definition.name)?.state === "failed",
   );
   if (down.length === 0) return undefined;
-  const reasons = down
-    .map((definition) => `"${definition.name}": ${statusOf(definition.name)?.lastError?.message ?? "failed"}`)
-    .join("; ");
-  return new ServerConnectionError(
-    ErrorCode.ServerRequired,
-    `Required server${down.length > 1 ? "s" : ""} could not start: ${reasons}. Fix the server or set required = false.`,
-    { server: down[0]?.name ?? "" },
-  );
+  const reasons = down.map((definition) => ({
+    name: definition.name,
+    reason: statusOf(definition.name)?.lastError?.message ?? "failed",
+  }));
+  return new ServerConnectionError(ErrorCode.ServerRequired, errorMessages.requiredServers(reasons), {
+    server: down[0]?.name ?? "",
+  });
 }
 
 /** A configured server the bridge holds no record for (not selected by `only`). */

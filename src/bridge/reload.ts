@@ -3,6 +3,7 @@ import { AUTO_RELOAD_DEBOUNCE_MS } from "../config/defaults.js";
 import { diffServers } from "../config/diff.js";
 import type { ServerDefinition } from "../config/model.js";
 import type { Logger } from "../util/logger.js";
+import type { ReloadSummary } from "./types.js";
 
 /** What a reload does to each server. */
 export interface ReloadPlan {
@@ -36,6 +37,17 @@ export function planReload(
     restarted: diff.changed.filter((definition) => !sameProcess.has(definition.name)),
     refiltered: diff.changed.filter((definition) => sameProcess.has(definition.name)),
     unchanged: diff.unchanged,
+  };
+}
+
+/** The names in a plan, as `reload()` reports them; kept servers (unchanged or re-filtered) in config order. */
+export function reloadSummary(plan: ReloadPlan, next: readonly ServerDefinition[]): ReloadSummary {
+  const kept = new Set([...plan.refiltered, ...plan.unchanged].map((d) => d.name));
+  return {
+    added: plan.added.map((d) => d.name),
+    removed: plan.removed.map((d) => d.name),
+    restarted: plan.restarted.map((d) => d.name),
+    unchanged: next.filter((d) => kept.has(d.name)).map((d) => d.name),
   };
 }
 

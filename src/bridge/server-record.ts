@@ -5,7 +5,7 @@ import type { BridgeSettings, ServerDefinition } from "../config/model.js";
 import { secretsOf } from "../config/secrets.js";
 import { createConnection, type ServerConnection, type ToolCallOptions } from "../connection/connection.js";
 import type { ServerStatus } from "../connection/status.js";
-import { ErrorCode, McpBridgeError, ServerConnectionError } from "../errors.js";
+import { ErrorCode, errorMessages, McpBridgeError, ServerConnectionError } from "../errors.js";
 import { redactText } from "../util/redact.js";
 import { registerElicitationModes } from "./elicitation-modes.js";
 import type { ResolvedBridgeOptions } from "./options.js";
@@ -63,11 +63,10 @@ export class ServerRecord {
         auth = await createAuthHandle(definition, options.auth);
       } catch (error) {
         const reason = redact(error instanceof Error ? error.message : String(error));
-        const failure = new McpBridgeError(
-          ErrorCode.Auth,
-          `Server "${definition.name}": authentication could not be set up: ${reason}. Fix its oauth settings in the config.`,
-          { server: definition.name, cause: error },
-        );
+        const failure = new McpBridgeError(ErrorCode.Auth, errorMessages.authSetup(definition.name, reason), {
+          server: definition.name,
+          cause: error,
+        });
         options.logger.warn(failure.message, { server: definition.name, code: failure.code });
         return new ServerRecord(definition, { failure, redact });
       }
@@ -166,10 +165,10 @@ export class ServerRecord {
   }
 
   #unavailable(tool: string | undefined): ServerConnectionError {
-    const reason = this.#failure ? ` Last error: ${this.#redact(this.#failure.message)}` : "";
+    const reason = this.#failure ? this.#redact(this.#failure.message) : undefined;
     return new ServerConnectionError(
       ErrorCode.ServerUnavailable,
-      `Server "${this.name}" is not connected (state: ${this.status().state}).${reason}`,
+      errorMessages.serverUnavailable(this.name, this.status().state, reason),
       { server: this.name, ...(tool === undefined ? {} : { tool }) },
     );
   }

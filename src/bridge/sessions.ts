@@ -41,6 +41,11 @@ export class SessionClients {
     return connection.status().state === "connected" ? this.#latest.get(connection.name) : undefined;
   }
 
+  /** The client of the server's newest session, connected or not yet. */
+  latest(server: string): Client | undefined {
+    return this.#latest.get(server);
+  }
+
   forget(server: string): void {
     this.#latest.delete(server);
   }

@@ -2,40 +2,47 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startBridge } from "../bridge/bridge.js";
 import type { Bridge, BridgeOptions } from "../bridge/types.js";
-import { configSearchPaths, hostConfigsFound } from "../config/load.js";
+import { configSearchPaths, hostConfigsFound, type LoadConfigOptions, loadConfig } from "../config/load.js";
+import type { AdmitProjectServer, ResolvedConfig } from "../config/model.js";
 import type { ServerStatus } from "../connection/status.js";
 import type { LogFields, Logger } from "../util/logger.js";
-import type { GlobalOptions } from "./args.js";
+import type { Flags, GlobalOptions, ParsedArguments } from "./args.js";
 import { projectConsent } from "./commands/trust.js";
 import { terminalElicitation } from "./elicit.js";
 import { urlElicitation } from "./elicit-url.js";
 import { terminalInputs } from "./input.js";
 import type { CliIO } from "./io.js";
 import { type Style, styleFor } from "./output.js";
+import { progressText, startProgress } from "./progress.js";
 import { stopAsking } from "./prompt.js";
 import { terminalText } from "./terminal.js";
 
-export interface CommandContext {
+export type AnyOptions = Record<string, string | boolean | string[] | undefined>;
+
+export interface CommandContext<O = AnyOptions> {
   readonly io: CliIO;
   readonly global: GlobalOptions;
-  readonly options: Record<string, string | boolean | undefined>;
+  /** The command's own flags, typed from its declaration. */
+  readonly options: O;
   readonly positionals: readonly string[];
+  /** How many positionals came before a `--`, if one was given. */
+  readonly terminatorAt?: number;
   readonly style: Style;
   readonly errStyle: Style;
   readonly logger: Logger;
 }
 
-export function createContext(
+export function createContext<O>(
   io: CliIO,
-  global: GlobalOptions,
-  options: CommandContext["options"],
-  positionals: readonly string[],
-): CommandContext {
+  parsed: ParsedArguments<Flags> & { options: O },
+): CommandContext<O> {
+  const { global } = parsed;
   return {
     io,
     global,
-    options,
-    positionals,
+    options: parsed.options,
+    positionals: parsed.positionals,
+    ...(parsed.terminatorAt === undefined ? {} : { terminatorAt: parsed.terminatorAt }),
     style: styleFor(io.stdout, io.env, global.color),
     errStyle: styleFor(io.stderr, io.env, global.color),
     logger: stderrLogger(io, global),
@@ -94,13 +101,55 @@ export function chooseConfig(context: CommandContext): string | undefined {
   return bundledExampleConfig();
 }
 
+/** Where the CLI's config comes from, and which project-level servers may start. */
+export interface CliConfigSource {
+  /** The file (--config, or the bundled example); undefined: the loader's search order. */
+  readonly path?: string;
+  readonly admitProjectServer?: AdmitProjectServer;
+}
+
+/**
+ * The one way the CLI picks its config: --config, else the search order, else the bundled example
+ * (see `chooseConfig`), with consent for project-level servers when `consent` is set (anything that
+ * starts or contacts a server needs it; showing the config does not).
+ */
+export async function cliConfigSource(
+  context: CommandContext,
+  { consent }: { consent: boolean },
+): Promise<CliConfigSource> {
+  const path = chooseConfig(context);
+  const admitProjectServer = consent ? await projectConsent(context, path) : undefined;
+  return {
+    ...(path === undefined ? {} : { path }),
+    ...(admitProjectServer ? { admitProjectServer } : {}),
+  };
+}
+
+/** The options for `loadConfig` that match a source. */
+export function loadOptionsFor(context: CommandContext, source: CliConfigSource): LoadConfigOptions {
+  return {
+    ...(source.path === undefined ? {} : { path: source.path }),
+    cwd: context.io.cwd,
+    env: context.io.env,
+    ...(source.admitProjectServer ? { admitProjectServer: source.admitProjectServer } : {}),
+  };
+}
+
+/** Loads the config the way every command sees it (`cliConfigSource`). */
+export async function loadCliConfig(
+  context: CommandContext,
+  { consent }: { consent: boolean },
+): Promise<ResolvedConfig & { readonly source: CliConfigSource }> {
+  const source = await cliConfigSource(context, { consent });
+  return { ...(await loadConfig(loadOptionsFor(context, source))), source };
+}
+
 /**
  * What every command's bridge gets: the chosen config, consent for project-level servers, the
  * terminal's elicitation prompt, and a start that does not wait (commands show progress or go on).
  */
 export async function cliBridgeOptions(context: CommandContext): Promise<BridgeOptions> {
-  const config = chooseConfig(context);
-  const admitProjectServer = await projectConsent(context, config);
+  const { path: config, admitProjectServer } = await cliConfigSource(context, { consent: true });
   // Let go of the terminal: the next reader (an elicitation prompt, chat's own) starts afresh.
   stopAsking(context.io);
   // Forms are asked field by field on a terminal; URL requests are printed (and offered to a browser
@@ -153,14 +202,11 @@ function showProgress(context: CommandContext, bridge: Bridge): () => void {
   const style = context.errStyle;
   let frame = 0;
   const render = () => {
-    const servers = bridge
-      .servers()
-      .filter((s) => s.state !== "disabled" && s.state !== "idle" && s.state !== "invalid");
-    const done = servers.filter((s) => s.state === "connected" || s.state === "failed");
-    const pending = servers.filter((s) => !done.includes(s)).map((s) => s.name);
+    const progress = startProgress(bridge.servers());
+    const pending = progress.pending;
     const spinner = style.dim(FRAMES[frame++ % FRAMES.length] ?? "");
     stderr.write(
-      `\r\u001b[2K${spinner} Starting servers: ${done.length}/${servers.length} ready${pending.length ? style.dim(` (waiting for ${pending.slice(0, 3).join(", ")}${pending.length > 3 ? ", ..." : ""})`) : ""}`,
+      `\r\u001b[2K${spinner} Starting servers: ${progressText(progress)}${pending.length ? style.dim(` (waiting for ${pending.slice(0, 3).join(", ")}${pending.length > 3 ? ", ..." : ""})`) : ""}`,
     );
   };
   const unsubscribe = bridge.on("serverStateChanged", (status: ServerStatus) => {

@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { ErrorCode, isMcpBridgeError, McpBridgeError } from "../errors.js";
-import { parseCommandLine } from "./args.js";
+import { suggest } from "../util/suggest.js";
+import { commandWord, parseCommandArguments } from "./args.js";
+import { type CommandSpec, defineCommand } from "./command.js";
 import { authCommand } from "./commands/auth.js";
 import { callCommand } from "./commands/call.js";
 import { chatCommand } from "./commands/chat.js";
@@ -10,53 +12,12 @@ import { readCommand, resourcesCommand } from "./commands/resources.js";
 import { statusCommand } from "./commands/status.js";
 import { toolsCommand } from "./commands/tools.js";
 import { trustCommand } from "./commands/trust.js";
+import { completionScript, SHELLS, type Shell } from "./completion.js";
 import { createContext } from "./context.js";
+import { commandHelp, overviewHelp } from "./help.js";
 import type { CliIO } from "./io.js";
 import { writeJson } from "./output.js";
 import { terminalText } from "./terminal.js";
-
-const HELP = `mcp-bridge: the tools of any MCP server as native tools of an LLM agent
-
-Usage: mcp-bridge <command> [options]
-
-Commands:
-  status                          start every enabled server and show its state (exit 1 if any failed)
-  tools [--server NAME] [--format table|json|openai|anthropic]
-                                  the tools as the LLM sees them
-  call TOOL [key=value ...] [--args JSON] [--timeout DURATION]
-                                  call a tool by exposed name (mcp_calc_add) or server/tool
-  resources [--server NAME]       resources and resource templates of the connected servers
-  read URI [--server NAME]        a resource as the LLM reads it (blobs as placeholders)
-  prompts [--server NAME]         prompts under their exposed names, with their arguments
-  prompt NAME [key=value ...]     a prompt's messages (exposed name or server/prompt)
-  config show|paths|schema|validate
-                                  the resolved config (secrets redacted), the search paths,
-                                  the JSON Schema, or a validation report (exit 1 if an entry is skipped)
-  config import --from claude-code|claude-desktop|cursor|vscode|codex
-                                  servers found in another host's config files
-  chat [--model M] [--provider openai|anthropic] [--base-url URL] [--system TEXT] [--yes]
-                                  talk to a model that uses every server's tools (/help inside);
-                                  -p QUESTION prints one answer and exits (--json: the transcript)
-  auth login|logout|status [SERVER]
-                                  OAuth login for a remote server (browser + 127.0.0.1 callback);
-                                  tokens are kept per server, mode 0600, and refreshed
-  trust [list|revoke]             approve the servers of this folder's project config files
-                                  (./mcp.json, ./.mcp.json, ./.vscode/mcp.json, ...); they are
-                                  not started before approval, and a changed definition asks again
-
-Options:
-  -c, --config PATH   config file (default: the search order, see \`config paths\`)
-      --json          print one JSON document on stdout and nothing else
-  -q, --quiet         only errors on stderr
-  -v, --verbose       more detail (stderr of failed servers, debug logs)
-      --no-color      no colors
-      --trust-project start this folder's project-config servers without asking (this run
-                      only; or set MCP_BRIDGE_TRUST_PROJECT=1, e.g. in CI)
-  -h, --help          this help
-  -V, --version       the version
-
-Exit codes: 0 success, 1 a server or tool failed, 2 bad usage or config.
-`;
 
 function version(): string {
   try {
@@ -69,50 +30,90 @@ function version(): string {
   }
 }
 
+const BASE_COMMANDS: readonly CommandSpec[] = [
+  statusCommand,
+  toolsCommand,
+  callCommand,
+  resourcesCommand,
+  readCommand,
+  promptsCommand,
+  promptCommand,
+  configCommand,
+  chatCommand,
+  authCommand,
+  trustCommand,
+] as unknown as readonly CommandSpec[];
+
+/** `mcp-bridge completion bash|zsh|fish`: generated from the declarations above. */
+const completionCommand = defineCommand({
+  name: "completion",
+  summary: "shell completion script for bash, zsh or fish",
+  flags: {},
+  positionals: { usage: "bash|zsh|fish", min: 1, max: 1, choices: SHELLS },
+  examples: [
+    'completion bash >> ~/.bashrc   (or eval "$(mcp-bridge completion bash)")',
+    "completion zsh > ~/.zsh/completions/_mcp-bridge",
+    "completion fish > ~/.config/fish/completions/mcp-bridge.fish",
+  ],
+  run: async (context) => {
+    context.io.stdout.write(completionScript(context.positionals[0] as Shell, COMMANDS));
+    return 0;
+  },
+});
+
+/** Every command, in the order of `mcp-bridge --help`. */
+export const COMMANDS: readonly CommandSpec[] = [
+  ...BASE_COMMANDS,
+  completionCommand as unknown as CommandSpec,
+];
+
+export function findCommand(name: string): CommandSpec | undefined {
+  return COMMANDS.find((command) => command.name === name || command.aliases?.includes(name));
+}
+
+function unknownCommand(name: string): McpBridgeError {
+  const near = suggest(name, [...COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]), "help"]);
+  return new McpBridgeError(
+    ErrorCode.Usage,
+    `Unknown command ${JSON.stringify(name)}.${near ? ` Did you mean "${near}"?` : ""} Run \`mcp-bridge --help\` for the commands.`,
+  );
+}
+
 /** Runs one CLI invocation; returns the exit code. Never calls process.exit. */
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
   let json = argv.includes("--json");
   try {
-    const parsed = parseCommandLine(argv);
+    const word = commandWord(argv);
+    if (word === undefined || word === "help") {
+      const parsed = parseCommandArguments(argv, word, {}, { usage: "[COMMAND]", min: 0, max: 1 });
+      json = parsed.global.json;
+      if (parsed.global.version) {
+        io.stdout.write(`${version()}\n`);
+        return 0;
+      }
+      const [topic] = parsed.positionals;
+      if (topic !== undefined) {
+        const spec = findCommand(topic);
+        if (!spec) throw unknownCommand(topic);
+        io.stdout.write(commandHelp(spec));
+        return 0;
+      }
+      io.stdout.write(overviewHelp(COMMANDS));
+      return word === "help" || parsed.global.help ? 0 : 2;
+    }
+    const spec = findCommand(word);
+    if (!spec) throw unknownCommand(word);
+    const parsed = parseCommandArguments(argv, word, spec.flags, spec.positionals);
     json = parsed.global.json;
+    if (parsed.global.help) {
+      io.stdout.write(commandHelp(spec));
+      return 0;
+    }
     if (parsed.global.version) {
       io.stdout.write(`${version()}\n`);
       return 0;
     }
-    if (parsed.global.help || !parsed.command || parsed.command === "help") {
-      io.stdout.write(HELP);
-      return parsed.command || parsed.global.help ? 0 : 2;
-    }
-    const context = createContext(io, parsed.global, parsed.options, parsed.positionals);
-    switch (parsed.command) {
-      case "status":
-        return await statusCommand(context);
-      case "tools":
-        return await toolsCommand(context);
-      case "call":
-        return await callCommand(context);
-      case "config":
-        return await configCommand(context);
-      case "resources":
-        return await resourcesCommand(context);
-      case "read":
-        return await readCommand(context);
-      case "prompts":
-        return await promptsCommand(context);
-      case "prompt":
-        return await promptCommand(context);
-      case "auth":
-        return await authCommand(context);
-      case "chat":
-        return await chatCommand(context);
-      case "trust":
-        return await trustCommand(context);
-      default:
-        throw new McpBridgeError(
-          ErrorCode.Usage,
-          `Unknown command "${parsed.command}". Run \`mcp-bridge --help\`.`,
-        );
-    }
+    return await spec.run(createContext(io, parsed));
   } catch (error) {
     const code = isMcpBridgeError(error) ? error.code : "INTERNAL";
     const message = error instanceof Error ? error.message : String(error);

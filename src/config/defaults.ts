@@ -37,5 +37,11 @@ export const DEFAULT_BRIDGE_OPTIONS = {
  */
 export const STRING_CAP = { minBytes: 1024 * 1024, bytesPerResultChar: 8 } as const;
 
+/**
+ * Stopping a stdio server: how long it may take to exit after its stdin is closed, then after SIGTERM,
+ * before its process group is killed.
+ */
+export const PROCESS_STOP = { stdinGraceMs: 1000, termGraceMs: 1000 } as const;
+
 /** Quiet period after a change of the watched config file before `autoReload` reloads it. */
 export const AUTO_RELOAD_DEBOUNCE_MS = 200;

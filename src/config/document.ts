@@ -1,3 +1,4 @@
+import { basename } from "node:path";
 import { didYouMean } from "../util/suggest.js";
 import type { Raw } from "./fields.js";
 import type {
@@ -23,6 +24,8 @@ export interface ParsedConfig {
 export type DocumentContext = Omit<NormalizeContext, "format"> & {
   readonly admit?: AdmitProjectServer;
 };
+
+const HOST_FILES_WITH_OWN_KEYS = ["claude_desktop_config.json", ".claude.json", "config.toml"];
 
 /** Top-level keys that mean something; any other is warned about with the nearest of these. */
 const TOP_LEVEL_KEYS = [
@@ -64,12 +67,14 @@ export function normalizeDocument(data: Raw, context: DocumentContext): ParsedCo
     ...context.settings,
   };
   const sections = findSections(data, mcp, warnings, skipped, where);
-  // Host files hold their own top-level keys (Claude Desktop `globalShortcut`, Codex `model`), so an
-  // unknown key is named when it looks like a typo of ours, or when the file has no servers at all.
+  // Some hosts keep their own settings beside the servers (Claude Desktop `globalShortcut`, Codex
+  // `model`, ~/.claude.json `projects`): there only a likely typo of ours is named. Elsewhere (mcp-bridge's
+  // own files, VS Code, Cursor, Claude Code's .mcp.json) every unknown top-level key is.
+  const ownKeysToo = HOST_FILES_WITH_OWN_KEYS.includes(basename(context.file ?? ""));
   for (const key of Object.keys(data)) {
     if (TOP_LEVEL_KEYS.includes(key)) continue;
     const hint = didYouMean(key, TOP_LEVEL_KEYS);
-    if (!hint && sections.length > 0) continue;
+    if (!hint && ownKeysToo && sections.length > 0) continue;
     warnings.push({
       kind: "unknown-key",
       field: key,

@@ -13,8 +13,9 @@ export function parseDotenv(text: string): Record<string, string> {
     const key = match[1] as string;
     let value = (match[2] as string).trim();
     const quote = value[0];
-    if ((quote === '"' || quote === "'") && value.length >= 2 && value.endsWith(quote)) {
-      value = value.slice(1, -1);
+    const close = quote === '"' || quote === "'" ? value.indexOf(quote, 1) : -1;
+    if (close > 0) {
+      value = value.slice(1, close);
       if (quote === '"') value = value.replace(/\\n/g, "\n").replace(/\\(["\\])/g, "$1");
     } else value = value.replace(/\s+#.*$/, "");
     result[key] = value;

@@ -6,7 +6,6 @@ import { DEFAULT_RESTART_POLICY } from "./defaults.js";
 import { parseDotenv } from "./dotenv.js";
 import { expand } from "./env.js";
 import {
-  FieldError,
   type FieldSpec,
   IGNORED_SERVER_KEYS,
   lookup,
@@ -49,12 +48,7 @@ class EntryReader {
   ) {}
 
   field<K extends ReaderKind>(spec: FieldSpec<K>): ValueOf<K> | undefined {
-    try {
-      return readField(this.raw, spec);
-    } catch (error) {
-      if (error instanceof FieldError) throw new EntryProblem(error.field, error.message);
-      throw error;
-    }
+    return readField(this.raw, spec);
   }
 
   text(field: string, value: unknown): string {
@@ -199,7 +193,7 @@ function warnUnknownKeys(name: string, raw: Raw, context: NormalizeContext, warn
 
 /** The declared transport (`type` / `transport`), in any host's spelling. */
 function readTransport(raw: Raw): TransportKind | undefined {
-  const declared = lookup(raw, STRUCTURED.transport?.keys ?? []);
+  const declared = lookup(raw, STRUCTURED.transport.keys);
   if (!declared) return undefined;
   const kind =
     typeof declared.value === "string" ? TRANSPORT_ALIASES[declared.value.toLowerCase()] : undefined;
@@ -246,7 +240,7 @@ function readCwd(reader: EntryReader): string | undefined {
 
 /** `envFile` (VS Code) read first, then `env` on top of it. */
 function readEnv(reader: EntryReader): Record<string, string> {
-  const found = lookup(reader.raw, STRUCTURED.envFile?.keys ?? []);
+  const found = lookup(reader.raw, STRUCTURED.envFile.keys);
   const fromFile: Record<string, string> = {};
   if (found) {
     const path = reader.text(found.key, found.value);

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { parseDuration } from "../util/duration.js";
 import { IMPORT_SOURCES, type ImportSourceName } from "./model.js";
+import { EntryProblem } from "./problem.js";
 import { CLIENT_FEATURES, durationSchema, STRUCTURED } from "./structured.js";
 
 export { STRUCTURED } from "./structured.js";
@@ -84,8 +85,8 @@ export interface FieldSpec<K extends ReaderKind = ReaderKind> {
   /** Other spellings, in lookup order after the canonical name (the first present wins). */
   readonly aliases: readonly string[];
   readonly kind: K;
-  /** Where the key applies: every server, stdio or remote servers only, or the global settings. */
-  readonly scope: "server" | "stdio" | "remote";
+  /** Only for stdio or only for remote servers; absent: applies to every server (or is a setting). */
+  readonly scope?: "stdio" | "remote";
   /** The default, as documentation. */
   readonly default?: string;
   readonly doc: string;
@@ -99,7 +100,6 @@ export const SERVER_FIELDS = {
     name: "enabled",
     aliases: [],
     kind: "boolean",
-    scope: "server",
     default: "true",
     doc: "false leaves the server off",
   }),
@@ -107,7 +107,6 @@ export const SERVER_FIELDS = {
     name: "disabled",
     aliases: [],
     kind: "boolean",
-    scope: "server",
     default: "false",
     doc: "true leaves the server off (Claude Code, Cline)",
   }),
@@ -115,7 +114,6 @@ export const SERVER_FIELDS = {
     name: "required",
     aliases: [],
     kind: "boolean",
-    scope: "server",
     default: "false",
     doc: "a required server that cannot start makes `start()` fail",
   }),
@@ -123,7 +121,6 @@ export const SERVER_FIELDS = {
     name: "lazy",
     aliases: [],
     kind: "boolean",
-    scope: "server",
     default: "false",
     doc: "connect on first use instead of at start",
   }),
@@ -131,7 +128,6 @@ export const SERVER_FIELDS = {
     name: "startupTimeout",
     aliases: ["startup_timeout", "startup_timeout_sec", "startup_timeout_ms"],
     kind: "duration",
-    scope: "server",
     default: "the `startupTimeout` setting (30 s)",
     doc: "bounds the whole start: spawn, handshake, the SSE `endpoint` event and every `tools/list` page (at most 500; a cursor that repeats fails the server); `close()` ends a start at once",
   }),
@@ -139,7 +135,6 @@ export const SERVER_FIELDS = {
     name: "callTimeout",
     aliases: ["call_timeout", "timeout", "tool_timeout_sec", "tool_timeout_ms"],
     kind: "duration",
-    scope: "server",
     default: "the `callTimeout` setting (60 s)",
     doc: "one tool call, from request to result",
   }),
@@ -147,7 +142,6 @@ export const SERVER_FIELDS = {
     name: "idleTimeout",
     aliases: ["idle_timeout"],
     kind: "duration",
-    scope: "server",
     default: "never",
     doc: "close a connection unused this long; reopen it on the next call",
   }),
@@ -155,7 +149,6 @@ export const SERVER_FIELDS = {
     name: "maxResultChars",
     aliases: ["max_result_chars"],
     kind: "positiveInt",
-    scope: "server",
     default: "the `maxResultChars` setting (5000)",
     doc: "result text is cut at this many characters",
   }),
@@ -163,7 +156,6 @@ export const SERVER_FIELDS = {
     name: "maxConcurrency",
     aliases: ["max_concurrency"],
     kind: "positiveInt",
-    scope: "server",
     default: "no limit",
     doc: "calls beyond this many in flight wait in a queue",
   }),
@@ -171,7 +163,6 @@ export const SERVER_FIELDS = {
     name: "healthCheckInterval",
     aliases: ["health_check_interval"],
     kind: "duration",
-    scope: "server",
     default: "off for stdio, the setting (30 s) for remote",
     doc: "`ping` period; 0 turns it off",
   }),
@@ -179,7 +170,6 @@ export const SERVER_FIELDS = {
     name: "negotiation",
     aliases: ["protocol", "protocolVersion", "protocol_version"],
     kind: "negotiation",
-    scope: "server",
     default: "`legacy` for stdio, `auto` for remote",
     doc: "`legacy` (the `initialize` handshake), `auto` (probe for the 2026-07-28 protocol and fall back) or a version to pin",
   }),
@@ -199,7 +189,6 @@ export const SETTINGS_FIELDS = {
     name: "resourceTools",
     aliases: ["resource_tools"],
     kind: "boolean",
-    scope: "server",
     default: "false",
     doc: "offer the model `list_resources` and `read_resource` tools (named by `toolNameFormat`)",
   }),
@@ -207,7 +196,6 @@ export const SETTINGS_FIELDS = {
     name: "enabled",
     aliases: [],
     kind: "boolean",
-    scope: "server",
     default: "true",
     doc: "false turns every server off",
   }),
@@ -215,7 +203,6 @@ export const SETTINGS_FIELDS = {
     name: "toolNameFormat",
     aliases: ["tool_name_format"],
     kind: "toolNameFormat",
-    scope: "server",
     default: "`mcp_{server}_{tool}`",
     doc: "exposed tool names; `{server}` and `{tool}` are replaced",
   }),
@@ -223,7 +210,6 @@ export const SETTINGS_FIELDS = {
     name: "descriptionPrefix",
     aliases: ["description_prefix"],
     kind: "descriptionPrefix",
-    scope: "server",
     default: "`[MCP:{server}] `",
     doc: 'put before each tool description; `""` or false turns it off',
   }),
@@ -231,7 +217,6 @@ export const SETTINGS_FIELDS = {
     name: "maxResultChars",
     aliases: ["max_result_chars"],
     kind: "positiveInt",
-    scope: "server",
     default: "5000",
     doc: "result text is cut at this many characters",
   }),
@@ -239,7 +224,6 @@ export const SETTINGS_FIELDS = {
     name: "startupTimeout",
     aliases: ["startup_timeout"],
     kind: "duration",
-    scope: "server",
     default: "30 s",
     doc: "default `startupTimeout` of every server",
   }),
@@ -247,7 +231,6 @@ export const SETTINGS_FIELDS = {
     name: "callTimeout",
     aliases: ["call_timeout", "timeout"],
     kind: "duration",
-    scope: "server",
     default: "60 s",
     doc: "default `callTimeout` of every server",
   }),
@@ -255,7 +238,6 @@ export const SETTINGS_FIELDS = {
     name: "healthCheckInterval",
     aliases: ["health_check_interval"],
     kind: "duration",
-    scope: "server",
     default: "30 s",
     doc: "default `ping` period of remote servers",
   }),
@@ -263,7 +245,6 @@ export const SETTINGS_FIELDS = {
     name: "autoReload",
     aliases: ["auto_reload"],
     kind: "boolean",
-    scope: "server",
     default: "false",
     doc: "watch the file and `reload()` on change",
   }),
@@ -271,7 +252,6 @@ export const SETTINGS_FIELDS = {
     name: "imports",
     aliases: [],
     kind: "imports",
-    scope: "server",
     default: "none",
     doc: `other hosts' servers to add: ${IMPORT_SOURCES.map((s) => `\`${s}\``).join(", ")}`,
   }),
@@ -295,7 +275,7 @@ const keysOf = (fields: Record<string, FieldSpec>) =>
 /** Every key a server entry may hold: these are read, all others are warned about. */
 export const SERVER_KEYS: ReadonlySet<string> = new Set([
   ...keysOf(SERVER_FIELDS),
-  ...Object.values(STRUCTURED).flatMap((entry) => entry.keys),
+  ...Object.values(STRUCTURED).flatMap((entry): readonly string[] => entry.keys),
 ]);
 
 /** Settings with structure: the global roots and sampling policy. */
@@ -312,22 +292,13 @@ export function lookup(raw: Raw, keys: readonly string[]): { key: string; value:
   return undefined;
 }
 
-/** Reads one field; `undefined` when absent; a bad value throws `FieldError` naming the key used. */
+/** Reads one field; `undefined` when absent; a bad value throws an EntryProblem naming the key used. */
 export function readField<K extends ReaderKind>(raw: Raw, spec: FieldSpec<K>): ValueOf<K> | undefined {
   const found = lookup(raw, [spec.name, ...spec.aliases]);
   if (!found) return undefined;
   try {
     return READERS[spec.kind].read(found.value, found.key) as ValueOf<K>;
   } catch (error) {
-    throw new FieldError(found.key, `"${found.key}" ${(error as Error).message}`);
-  }
-}
-
-export class FieldError extends Error {
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(message);
+    throw new EntryProblem(found.key, `"${found.key}" ${(error as Error).message}`);
   }
 }

@@ -1,4 +1,5 @@
 import type { Raw } from "./fields.js";
+import type { AdmitProjectServer } from "./model.js";
 
 /** One VS Code `inputs` entry (`{ "type": "promptString", "id", "description", "password" }`). */
 export interface InputRequest {
@@ -23,11 +24,15 @@ export async function resolveInputs(
   data: Raw,
   resolve: ResolveInput | undefined,
   file?: string,
+  admit?: AdmitProjectServer,
 ): Promise<Record<string, string>> {
   const answers: Record<string, string> = {};
   if (!resolve) return answers;
   const ids = new Set<string>();
-  collect(omitInputs(data), ids);
+  if (admit) {
+    for (const [name, entry] of serverEntries(data))
+      if (admit({ file: file ?? "", name, definition: entry })) collect(entry, ids);
+  } else collect(omitInputs(data), ids);
   if (ids.size === 0) return answers;
   const declared = Array.isArray(data.inputs) ? data.inputs : [];
   for (const id of ids) {
@@ -41,6 +46,21 @@ export async function resolveInputs(
     if (answer !== undefined) answers[id] = answer;
   }
   return answers;
+}
+
+/** The server entries of every section form (see document.ts), for asking only about admitted ones. */
+function serverEntries(data: Raw): [string, unknown][] {
+  const mcp = isRaw(data.mcp) ? data.mcp : {};
+  const maps = [data.mcpServers, data.mcp_servers, data.servers, mcp.servers].filter(isRaw);
+  const array = Array.isArray(mcp.servers) ? mcp.servers.filter(isRaw) : [];
+  return [
+    ...maps.flatMap((map) => Object.entries(map)),
+    ...array.map((entry): [string, unknown] => {
+      // As normalization sees it: the name is the key, not part of the definition.
+      const { name, ...definition } = entry;
+      return [String(name ?? ""), definition];
+    }),
+  ];
 }
 
 function omitInputs(data: Raw): Raw {

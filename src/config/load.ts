@@ -111,7 +111,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
   const expansion = { env, homeDir, readFile };
   const admitFor = (file: string): { admit?: AdmitProjectServer } =>
     options.admitProjectServer && isProjectFile(file, { cwd, env, homeDir })
-      ? { admit: options.admitProjectServer }
+      ? { admit: onceEach(options.admitProjectServer) }
       : {};
   let servers: ServerDefinition[] = [];
   let settings: Partial<BridgeSettings> = { ...options.settings };
@@ -144,9 +144,11 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
     if (chosen) {
       file = chosen.path;
       const data = parseDocument(readFileSync(file, "utf8"), file);
-      const inputs = await resolveInputs(data, options.resolveInput, file);
       const named = chosen.origin === "env" || chosen.origin === "option";
-      const parsed = normalizeFile(data, file, { ...expansion, inputs, ...(named ? {} : admitFor(file)) });
+      const admit = named ? {} : admitFor(file);
+      // Inputs are asked for only for servers that may load: nothing of a refused project server is used.
+      const inputs = await resolveInputs(data, options.resolveInput, file, admit.admit);
+      const parsed = normalizeFile(data, file, { ...expansion, inputs, ...admit });
       ({ servers, warnings, skipped, format } = parsed);
       settings = { ...parsed.settings, ...options.settings };
     }
@@ -186,5 +188,19 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
     skipped: skipped.filter((entry) => !servers.some((server) => server.name === entry.name)),
     ...(file === undefined ? {} : { file }),
     ...(format === undefined ? {} : { format }),
+  };
+}
+
+/** Asks the host once per server (inputs and normalization both need the answer). */
+function onceEach(admit: AdmitProjectServer): AdmitProjectServer {
+  const answers = new Map<string, boolean>();
+  return (request) => {
+    const key = JSON.stringify([request.file, request.name]);
+    let answer = answers.get(key);
+    if (answer === undefined) {
+      answer = admit(request);
+      answers.set(key, answer);
+    }
+    return answer;
   };
 }

@@ -13,8 +13,6 @@ import type {
 } from "./model.js";
 import { EntryProblem } from "./problem.js";
 
-export { normalizeSettings } from "./settings.js";
-
 export interface NormalizeContext extends ExpansionContext {
   readonly file?: string;
   readonly format: ConfigFormat;

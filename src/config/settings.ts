@@ -1,15 +1,8 @@
 import { didYouMean } from "../util/suggest.js";
 import { parseClientFeatures } from "./client-features.js";
-import {
-  FieldError,
-  type FieldSpec,
-  lookup,
-  type Raw,
-  readField,
-  SETTINGS_FIELDS,
-  SETTINGS_KEYS,
-} from "./fields.js";
+import { type FieldSpec, lookup, type Raw, readField, SETTINGS_FIELDS, SETTINGS_KEYS } from "./fields.js";
 import type { BridgeSettings, ConfigWarning } from "./model.js";
+import { EntryProblem } from "./problem.js";
 
 type Mutable<T> = { -readonly [K in keyof T]?: T[K] };
 
@@ -32,7 +25,7 @@ export function normalizeSettings(
       const value = readField(raw, spec);
       if (value !== undefined) apply(value as T);
     } catch (error) {
-      if (!(error instanceof FieldError)) throw error;
+      if (!(error instanceof EntryProblem)) throw error;
       warnings.push({
         kind: "other",
         field: error.field,

@@ -53,7 +53,7 @@ export const CLIENT_FEATURES = {
  * Server keys with structure, read by the named functions of entry.ts and oauth.ts. Listed here so
  * they are accepted, published in the schema and documented from the same place as scalar keys.
  */
-export const STRUCTURED: Record<string, StructuredKey> = {
+export const STRUCTURED = {
   transport: {
     keys: ["type", "transport"],
     schema: () => z.enum(transportNames),
@@ -145,7 +145,7 @@ export const STRUCTURED: Record<string, StructuredKey> = {
   },
   oauth: { keys: ["oauth"], schema: () => oauthSchema(), doc: "OAuth client settings (see OAuth below)" },
   ...CLIENT_FEATURES,
-};
+} as const satisfies Record<string, StructuredKey>;
 
 function oauthSchema(): z.ZodType {
   return z.object({

@@ -92,10 +92,10 @@ export class SessionOpener {
 
 function transportContext(options: ConnectionOptions, output: ServerOutput): TransportContext {
   return {
-    ...(options.hostEnv ? { hostEnv: options.hostEnv } : {}),
-    ...(options.auth ? { authProvider: options.auth.provider } : {}),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-    ...(options.stringCapBytes ? { stringCapBytes: options.stringCapBytes } : {}),
+    hostEnv: options.hostEnv,
+    authProvider: options.auth?.provider,
+    fetch: options.fetch,
+    stringCapBytes: options.stringCapBytes,
     onStderrLine: output.onStderrLine,
     onNoise: output.onNoise,
   };

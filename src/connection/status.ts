@@ -17,6 +17,11 @@ export interface ServerStatus {
   readonly transport: TransportKind;
   readonly state: ServerState;
   readonly toolCount: number;
+  /**
+   * Tools the server lists that are not exported because the bridge cannot call them (for example
+   * task-required tools), each with the reason. Absent when there are none.
+   */
+  readonly skippedTools?: readonly { readonly tool: string; readonly reason: string }[];
   /** Protocol version negotiated with the server, once connected. */
   readonly protocolVersion?: string;
   /** `serverInfo` reported by the server. */

@@ -4,6 +4,7 @@ import { type Logger, silentLogger } from "../util/logger.js";
 import { matchesToolFilter } from "./filter.js";
 import { boundedSchema, cutDescription } from "./limits.js";
 import { baseToolName, MAX_TOOL_NAME_LENGTH, NAME_HASH_LENGTH, suffixedName } from "./naming.js";
+import { type ServerCallSupport, type SkippedTool, unsupportedReason } from "./support.js";
 import type { JsonSchema, ToolDefinition, ToolFilterCallback } from "./types.js";
 
 export interface ToolRegistryOptions {
@@ -45,6 +46,8 @@ export class ToolRegistry {
   readonly #reserved: ReadonlySet<string>;
   /** Per server, in the order servers were first seen, the accepted tools in server order. */
   readonly #servers = new Map<string, Candidate[]>();
+  /** Per server, well-formed tools kept out of every export because the bridge cannot call them. */
+  readonly #skipped = new Map<string, SkippedTool[]>();
   #byName = new Map<string, ToolDefinition>();
   #byOriginal = new Map<string, ToolDefinition>();
   #list: ToolDefinition[] = [];
@@ -66,9 +69,12 @@ export class ToolRegistry {
     server: string,
     toolFilter: ToolFilter,
     tools: readonly unknown[],
+    /** What the server supports; without it, every call form is assumed possible. */
+    support: ServerCallSupport = { toolTasks: true },
   ): { definitions: ToolDefinition[]; warnings: string[] } {
     const warnings: string[] = [];
     const accepted: Candidate[] = [];
+    const skipped: SkippedTool[] = [];
     const seen = new Set<string>();
     for (const [index, raw] of tools.entries()) {
       const problem = toolProblem(raw);
@@ -89,6 +95,12 @@ export class ToolRegistry {
       if (!matchesToolFilter(toolFilter, tool.name)) continue;
       if (this.#options.filter && !this.#options.filter({ server, tool: tool.name, definition: tool }))
         continue;
+      const unsupported = unsupportedReason(tool, support);
+      if (unsupported) {
+        skipped.push({ tool: tool.name, reason: unsupported });
+        warnings.push(`Server "${server}": skipped tool "${tool.name}": ${unsupported}.`);
+        continue;
+      }
       const base = baseToolName(this.#options.toolNameFormat, server, tool.name);
       if (this.#reserved.has(base)) {
         warnings.push(
@@ -100,6 +112,7 @@ export class ToolRegistry {
       accepted.push({ server, tool, base, key: `${server}\0${tool.name}` });
     }
     this.#servers.set(server, accepted);
+    this.#skipped.set(server, skipped);
     for (const warning of warnings) this.#logger.warn(warning, { server });
     this.#rebuild();
     return { definitions: this.forServer(server), warnings };
@@ -110,7 +123,13 @@ export class ToolRegistry {
     for (const server of servers) if (!this.#servers.has(server)) this.#servers.set(server, []);
   }
 
+  /** The server's tools that pass its filter but are not exported because the bridge cannot call them. */
+  skipped(server: string): readonly SkippedTool[] {
+    return this.#skipped.get(server) ?? [];
+  }
+
   removeServer(server: string): void {
+    this.#skipped.delete(server);
     const had = (this.#servers.get(server)?.length ?? 0) > 0;
     // Keep the server's place in the order; it may come back.
     if (this.#servers.has(server)) this.#servers.set(server, []);
@@ -159,12 +178,13 @@ export class ToolRegistry {
     }
     // Code-unit order of the original names: the same for every start order.
     suffixed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const format = this.#options.toolNameFormat;
     for (const candidate of suffixed) {
       let hashLength = NAME_HASH_LENGTH;
-      let name = suffixedName(candidate.base, candidate.server, candidate.tool.name, hashLength);
+      let name = suffixedName(format, candidate.server, candidate.tool.name, hashLength);
       while (taken.has(name) && hashLength < 32) {
         hashLength += 2;
-        name = suffixedName(candidate.base, candidate.server, candidate.tool.name, hashLength);
+        name = suffixedName(format, candidate.server, candidate.tool.name, hashLength);
       }
       names.set(candidate, name);
       taken.add(name);

@@ -1,5 +1,5 @@
 import { RE2JS } from "re2js";
-import { ErrorCode, McpBridgeError } from "../errors.js";
+import { errorMessages, InvalidArgumentsError } from "../errors.js";
 import type { JsonSchema, ToolDefinition } from "../registry/types.js";
 import { meaningfulWords, relatedTerms, term, terms } from "./terms.js";
 
@@ -141,10 +141,9 @@ function compileRegex(pattern: string, ignoreCase: boolean): RE2JS {
     return RE2JS.compile(pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new McpBridgeError(
-      ErrorCode.InvalidArguments,
-      `Invalid regular expression /${pattern.slice(0, 100)}/: ${reason}. Use RE2 syntax (no backreferences or lookaround), or plain words.`,
-    );
+    throw new InvalidArgumentsError(errorMessages.invalidSearchPattern(pattern, reason), {
+      issues: [{ path: "query", message: reason }],
+    });
   }
 }
 

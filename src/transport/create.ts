@@ -58,11 +58,11 @@ export function createTransport(
       command: definition.command,
       args: definition.args,
       env: childEnvironment(definition.env, definition.inheritEnv, context.hostEnv),
-      ...(definition.cwd === undefined ? {} : { cwd: definition.cwd }),
-      ...(definition.maxMessageBytes === undefined ? {} : { maxMessageBytes: definition.maxMessageBytes }),
-      ...(context.stringCapBytes === undefined ? {} : { stringCapBytes: context.stringCapBytes }),
-      ...(context.onStderrLine ? { onStderrLine: context.onStderrLine } : {}),
-      ...(context.onNoise ? { onNoise: context.onNoise } : {}),
+      cwd: definition.cwd,
+      maxMessageBytes: definition.maxMessageBytes,
+      stringCapBytes: context.stringCapBytes,
+      onStderrLine: context.onStderrLine,
+      onNoise: context.onNoise,
     });
     return {
       transport,

@@ -4,6 +4,7 @@ import type { Writable } from "node:stream";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
+import { PROCESS_STOP } from "../config/defaults.js";
 import { DEFAULT_MAX_KEPT_BYTES, LineFramer, type OversizedLine } from "./framing.js";
 import { reapGroup, stopProcessTree, trackGroup, useProcessGroups } from "./process-tree.js";
 import { spawnServer } from "./supervisor.js";
@@ -32,8 +33,6 @@ export interface StdioTransportOptions {
   readonly onStderrLine?: (line: string) => void;
   /** Output on stdout that is not a JSON-RPC message: reported, then skipped. */
   readonly onNoise?: (kind: NoiseKind, sample: string) => void;
-  readonly stdinGraceMs?: number;
-  readonly termGraceMs?: number;
 }
 
 export type NoiseKind = "non-json" | "not-json-rpc" | "oversized";
@@ -244,7 +243,7 @@ export class ProcessTransport implements Transport {
       this.#closing = (async () => {
         if (child) {
           await stopProcessTree(child, {
-            stdinGraceMs: this.#options.stdinGraceMs ?? 1000,
+            stdinGraceMs: PROCESS_STOP.stdinGraceMs,
             termGraceMs: this.#termGraceMs,
           });
         }
@@ -255,7 +254,7 @@ export class ProcessTransport implements Transport {
   }
 
   get #termGraceMs(): number {
-    return this.#options.termGraceMs ?? 1000;
+    return PROCESS_STOP.termGraceMs;
   }
 
   #finish(): void {

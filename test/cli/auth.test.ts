@@ -1,8 +1,9 @@
-import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AuthStore } from "../../src/auth/index.js";
+import { AuthStore, defaultAuthDir } from "../../src/auth/index.js";
 import { cliEnv, emptyHome, runCli, spawnCli } from "../helpers/cli.js";
+import { startMcpHttpServer } from "../helpers/http-servers.js";
 import { type OAuthTestServer, startOAuthServer } from "../helpers/oauth-server.js";
 
 let home: string;
@@ -80,5 +81,18 @@ describe("mcp-bridge auth", () => {
     const after = await runCli(["call", "remote/add", "a=1", "b=1", "-c", config], { cwd: home, env });
     expect(after.code).toBe(1);
     expect(after.stderr).toContain("auth login remote");
+  });
+
+  it("login to a server without OAuth says so, exits 1 and writes no token file", async () => {
+    await using plain = await startMcpHttpServer();
+    const plainConfig = join(home, "plain.json");
+    writeFileSync(plainConfig, JSON.stringify({ mcpServers: { plain: { type: "http", url: plain.url } } }));
+    const env = cliEnv(home, { MCP_BRIDGE_NO_BROWSER: "1" });
+    const run = await runCli(["auth", "login", "plain", "-c", plainConfig], { cwd: home, env });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('Server "plain" does not use OAuth');
+    expect(run.stdout).not.toContain("Logged in");
+    const store = new AuthStore(defaultAuthDir(env), "plain", plain.url);
+    expect(existsSync(store.file)).toBe(false);
   });
 });

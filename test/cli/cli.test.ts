@@ -78,6 +78,24 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
     );
   });
 
+  it("status counts the tools that pass the filters, as `tools` does", async () => {
+    const filtered = join(home, "filtered.json");
+    writeFileSync(
+      filtered,
+      JSON.stringify({
+        mcpServers: { calc: { ...stdioEntry("normal"), tools: { exclude: ["divide", "pid"] } } },
+      }),
+    );
+    const table = await runCli(["status", "--config", filtered], { cwd: home, env });
+    const listed = JSON.parse((await runCli(["tools", "--json", "-c", filtered], { cwd: home, env })).stdout);
+    const count = (listed as { tools: unknown[] }).tools.length;
+    expect(count).toBeGreaterThan(0);
+    expect(table.stdout).toMatch(new RegExp(`calc\\s+stdio\\s+connected\\s+${count}\\s`));
+    expect(table.stdout).toContain(`1/1 servers connected, ${count} tools`);
+    const json = JSON.parse((await runCli(["status", "--json", "-c", filtered], { cwd: home, env })).stdout);
+    expect(json.servers[0].tools).toBe(count);
+  });
+
   it("status exits 0 when every enabled server connects", async () => {
     const good = join(home, "good.json");
     writeFileSync(good, JSON.stringify({ mcpServers: { calc: stdioEntry("normal") } }));
@@ -317,6 +335,10 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
       }),
     );
     const child = spawnCli(["call", "parent/sleep", "ms=20000", "-c", treeConfig], { cwd: home, env });
+    let stderr = "";
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
     const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
     const deadline = Date.now() + 10_000;
     while (!existsSync(pidsFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
@@ -326,6 +348,9 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
     await new Promise((r) => setTimeout(r, 300));
     child.kill("SIGINT");
     expect(await exited).toBe(130);
+    // Reported as what it was: an interruption, not a server that stopped or a call to retry.
+    expect(stderr).toContain('Interrupted: the call of "parent/sleep" was cancelled');
+    expect(stderr).not.toMatch(/stopped while|retry/i);
     expect(await waitForExit([pid, childPid])).toEqual([]);
   });
 

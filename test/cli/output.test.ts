@@ -3,7 +3,9 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { parseCommandLine, parseKeyValues } from "../../src/cli/args.js";
+import { parseCommandArguments, parseKeyValues } from "../../src/cli/args.js";
+import { callCommand } from "../../src/cli/commands/call.js";
+import { statusCommand } from "../../src/cli/commands/status.js";
 import type { CliIO } from "../../src/cli/io.js";
 import { runCli } from "../../src/cli/main.js";
 import { shorten, styleFor, table } from "../../src/cli/output.js";
@@ -63,18 +65,31 @@ describe("key=value parsing", () => {
 
 describe("command line", () => {
   it("splits the command, its positionals and the global options wherever they appear", () => {
-    const parsed = parseCommandLine(["call", "-c", "x.json", "calc/add", "a=1", "--json", "--timeout", "2s"]);
+    const parsed = parseCommandArguments(
+      ["call", "-c", "x.json", "calc/add", "a=1", "--json", "--timeout", "2s"],
+      "call",
+      callCommand.flags,
+      callCommand.positionals,
+    );
     expect(parsed).toMatchObject({
-      command: "call",
       positionals: ["calc/add", "a=1"],
       global: { config: "x.json", json: true, quiet: false, verbose: false },
       options: { timeout: "2s" },
     });
-    expect(parseCommandLine(["status", "--no-color"]).global.color).toBe(false);
+    const status = (argv: string[]) =>
+      parseCommandArguments(argv, "status", statusCommand.flags, statusCommand.positionals);
+    expect(status(["status", "--no-color"]).global.color).toBe(false);
   });
 
   it("an unknown option is a usage error that points at --help", () => {
-    expect(() => parseCommandLine(["status", "--frobnicate"])).toThrow(/--frobnicate.*--help/s);
+    expect(() =>
+      parseCommandArguments(
+        ["status", "--frobnicate"],
+        "status",
+        statusCommand.flags,
+        statusCommand.positionals,
+      ),
+    ).toThrow(/--frobnicate.*--help/s);
   });
 });
 

@@ -92,6 +92,12 @@ try {
       error: log("error"),
     },
     env: {},
+    // The person in these scenarios accepts what a form proposes: the server's defaults (SEP-1034),
+    // as a host's form would show them pre-filled. The library's own default declines.
+    onElicitation: async (request) => ({
+      action: "accept",
+      content: schemaDefaults(request.requestedSchema),
+    }),
   });
   if (scriptedCalls) {
     for (const call of scriptedCalls) {
@@ -112,3 +118,12 @@ try {
   rmSync(storageDir, { recursive: true, force: true });
 }
 process.exit(exitCode);
+
+function schemaDefaults(schema: Record<string, unknown> | undefined): Record<string, unknown> {
+  const properties = (schema?.properties ?? {}) as Record<string, { default?: unknown }>;
+  const content: Record<string, unknown> = {};
+  for (const [name, property] of Object.entries(properties)) {
+    if (property?.default !== undefined) content[name] = property.default;
+  }
+  return content;
+}

@@ -220,3 +220,26 @@ describe("exports", () => {
     expect(output).toBe("42");
   });
 });
+
+describe("tools the bridge cannot call", () => {
+  it("keeps a task-required tool of a server without task support out of the exports and names it on the status", async () => {
+    const tasks = await startBridge({
+      servers: { undeclared: stdioEntry("tasks-undeclared"), declared: stdioEntry("tasks") },
+    });
+    try {
+      expect(tasks.server("undeclared")?.state).toBe("connected");
+      expect(tasks.tools({ server: "undeclared" }).map((tool) => tool.tool)).toEqual(["echo"]);
+      expect(toOpenAITools(tasks.tools()).map((t) => t.function.name)).not.toContain(
+        "mcp_undeclared_research",
+      );
+      expect(tasks.server("undeclared")?.skippedTools).toEqual([
+        { tool: "research", reason: expect.stringContaining('taskSupport: "required"') },
+      ]);
+      // A server that declares task-augmented tools/call keeps its task-required tools.
+      expect(tasks.tools({ server: "declared" }).map((tool) => tool.tool)).toContain("never-finishes");
+      expect(tasks.server("declared")?.skippedTools).toBeUndefined();
+    } finally {
+      await tasks.close();
+    }
+  });
+});

@@ -2,9 +2,12 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   formatToolName,
+  MIN_SERVER_PART_LENGTH,
   nameHash,
   normalizeNamePart,
   normalizeServerPart,
+  normalizeToolPart,
+  readablePart,
   TOOL_NAME_PATTERN,
 } from "../../src/registry/naming.js";
 import { ToolRegistry } from "../../src/registry/registry.js";
@@ -37,9 +40,9 @@ describe("formatToolName", () => {
     );
   });
 
-  it("normalizes per seed 003 and caps long names with a hash of the original names", () => {
+  it("normalizes each part and caps long names with a hash of the original names", () => {
     expect(formatToolName("mcp_{server}_{tool}", "web-search", "find-all")).toBe("mcp_web_search_find-all");
-    expect(formatToolName("mcp_{server}_{tool}", "a.b c", "日本")).toBe("mcp_a_b_c___");
+    expect(formatToolName("mcp_{server}_{tool}", "a.b c", "日本")).toMatch(/^mcp_a_b_c_u[0-9a-f]{4}$/);
     expect(normalizeNamePart("🔧x")).toBe("_x");
     expect(normalizeServerPart("a-b")).toBe("a_b");
     expect(formatToolName("{tool}", "s", "")).toBe("_");
@@ -48,6 +51,51 @@ describe("formatToolName", () => {
     expect(long.endsWith(`_${nameHash("s", "t".repeat(200))}`)).toBe(true);
     // `$&` in a name is text, not a replacement pattern.
     expect(formatToolName("mcp_{server}_{tool}", "$&", "$'")).toBe("mcp______");
+  });
+});
+
+describe("long and non-ASCII names", () => {
+  const format = "mcp_{server}_{tool}";
+
+  it("shortens the server part before the tool part", () => {
+    const server = "a_very_long_server_name_for_the_internal_knowledge_base_service";
+    const name = formatToolName(format, server, "get_weather_forecast");
+    expect(name).toHaveLength(64);
+    expect(name).toMatch(/^mcp_a_very_long_server_name_for_the__get_weather_forecast_[0-9a-f]{6}$/);
+    // Both parts long: the server keeps its minimum, the tool the rest.
+    const both = formatToolName(format, server, "x".repeat(100));
+    expect(both).toBe(`mcp_a_very_l_${"x".repeat(44)}_${nameHash(server, "x".repeat(100))}`);
+  });
+
+  it("gives names without an ASCII spelling a readable, stable, distinct form", () => {
+    expect(formatToolName(format, "服务器", "echo")).toMatch(/^mcp_u[0-9a-f]{4}_echo$/);
+    expect(formatToolName(format, "服务器", "echo")).not.toBe(formatToolName(format, "服务", "echo"));
+    expect(formatToolName(format, "café", "résumé")).toBe("mcp_cafe_resume");
+    expect(formatToolName(format, "ｗｅｂ", "search")).toBe("mcp_web_search");
+    expect(readablePart("🔧fix")).toMatch(/^fix_[0-9a-f]{4}$/);
+    expect(readablePart("tools-日本-v2")).toMatch(/^tools_v2_[0-9a-f]{4}$/);
+  });
+
+  it("keeps a tool part of up to 44 characters whole and at least 8 characters of the server", () => {
+    const room = 64 - "mcp__".length - 7 - MIN_SERVER_PART_LENGTH;
+    expect(room).toBe(44);
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string({ maxLength: 200 }), fc.string({ unit: "grapheme", maxLength: 80 })),
+        fc.oneof(fc.string({ maxLength: 60 }), fc.string({ unit: "grapheme", maxLength: 30 })),
+        (server, tool) => {
+          const name = formatToolName(format, server, tool);
+          expect(name).toMatch(TOOL_NAME_PATTERN);
+          const toolPart = normalizeToolPart(tool);
+          if (toolPart.length <= room) expect(name).toContain(`_${toolPart}`);
+          const serverPart = normalizeServerPart(server);
+          expect(name.startsWith(`mcp_${serverPart.slice(0, MIN_SERVER_PART_LENGTH)}`)).toBe(true);
+          // Nothing is spelled as underscores only: a part with no ASCII spelling gets a hash.
+          if (/[^\p{ASCII}]/u.test(server)) expect(serverPart).toMatch(/[A-Za-z0-9]/);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
 

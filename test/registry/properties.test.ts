@@ -1,7 +1,7 @@
 import type { Tool } from "@modelcontextprotocol/client";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { TOOL_NAME_PATTERN } from "../../src/registry/naming.js";
+import { normalizeToolPart, TOOL_NAME_PATTERN } from "../../src/registry/naming.js";
 import { ToolRegistry } from "../../src/registry/registry.js";
 
 const noFilter = { include: [], exclude: [] };
@@ -23,7 +23,18 @@ const anyName = fc.oneof(
     "---",
     "_",
     "x".repeat(200),
+    "服务器",
+    "服务",
+    "café",
+    "cafe",
+    "ｗｅｂ",
+    "a_very_long_server_name_for_the_internal_knowledge_base",
   ),
+  // Long names that differ only after the part a shortened name keeps: collisions after cutting.
+  fc
+    .string({ unit: fc.constantFrom("a", "b", "服", "_"), minLength: 1, maxLength: 3 })
+    .map((tail) => `shared_long_prefix_of_more_than_forty_characters_${tail}`),
+  fc.string({ unit: fc.constantFrom("服", "务", "器", "é", "x"), minLength: 1, maxLength: 6 }),
   fc.string({ minLength: 150, maxLength: 220 }),
   // A tiny alphabet of characters that normalize alike: collisions on purpose.
   fc.string({ unit: fc.constantFrom("a", "-", "_", " ", ".", "é", "/"), minLength: 1, maxLength: 4 }),
@@ -93,6 +104,9 @@ describe("name round-trip (property 4)", () => {
           expect(new Set(all.map((d) => d.name)).size).toBe(all.length);
           for (const definition of all) {
             expect(definition.name).toMatch(TOOL_NAME_PATTERN);
+            // Readable: a tool part that fits beside 8 characters of server and a hash is kept whole.
+            const toolPart = normalizeToolPart(definition.tool);
+            if (toolPart.length <= 44) expect(definition.name).toContain(`_${toolPart}`);
             expect(forward.get(definition.name)).toBe(definition);
             const resolved = forward.resolve(`${definition.server}/${definition.tool}`);
             // `a/b` + `c` and `a` + `b/c` spell the same; either is a correct answer, nothing else is.

@@ -278,3 +278,31 @@ describe("flattenParameters edge cases", () => {
     expect(flattenParameters({ type: "object" })).toEqual({ parameters: [], complete: true, omitted: [] });
   });
 });
+
+describe("tools the bridge cannot call", () => {
+  it("skips a task-required tool of a server without task support, with its reason", () => {
+    const reg = new ToolRegistry({ toolNameFormat: "mcp_{server}_{tool}", descriptionPrefix: "" });
+    const tool = (name: string, taskSupport?: string) => ({
+      name,
+      inputSchema: { type: "object" },
+      ...(taskSupport ? { execution: { taskSupport } } : {}),
+    });
+    const all = [tool("plain"), tool("optional", "optional"), tool("research", "required")];
+    const { definitions, warnings } = reg.setServerTools("s", { include: [], exclude: [] }, all, {
+      toolTasks: false,
+    });
+    expect(definitions.map((d) => d.tool)).toEqual(["plain", "optional"]);
+    expect(reg.resolve("s/research")).toBeUndefined();
+    expect(reg.skipped("s")).toEqual([
+      { tool: "research", reason: expect.stringContaining("task-augmented") },
+    ]);
+    expect(warnings).toEqual([expect.stringContaining('skipped tool "research"')]);
+    // A server that runs tool calls as tasks: every tool is callable.
+    reg.setServerTools("s", { include: [], exclude: [] }, all, { toolTasks: true });
+    expect(reg.forServer("s").map((d) => d.tool)).toEqual(["plain", "optional", "research"]);
+    expect(reg.skipped("s")).toEqual([]);
+    reg.setServerTools("s", { include: [], exclude: [] }, all, { toolTasks: false });
+    reg.removeServer("s");
+    expect(reg.skipped("s")).toEqual([]);
+  });
+});

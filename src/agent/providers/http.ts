@@ -1,4 +1,4 @@
-import { ErrorCode, McpBridgeError } from "../../errors.js";
+import { AbortError, ErrorCode, errorMessages, McpBridgeError } from "../../errors.js";
 import { readSse, type SseEvent } from "../sse.js";
 
 /**
@@ -20,7 +20,7 @@ export async function* postForEvents(
       ...(init.signal ? { signal: init.signal } : {}),
     });
   } catch (error) {
-    if (init.signal?.aborted) throw new McpBridgeError(ErrorCode.Aborted, "The model request was cancelled.");
+    if (init.signal?.aborted) throw new AbortError(errorMessages.modelRequestCancelled());
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     const reason = cause?.code ?? cause?.message ?? (error as Error).message;
     throw new McpBridgeError(
@@ -49,7 +49,7 @@ export async function* postForEvents(
   try {
     yield* readSse(response.body);
   } catch (error) {
-    if (init.signal?.aborted) throw new McpBridgeError(ErrorCode.Aborted, "The model request was cancelled.");
+    if (init.signal?.aborted) throw new AbortError(errorMessages.modelRequestCancelled());
     if (error instanceof McpBridgeError) throw error;
     throw new McpBridgeError(
       ErrorCode.ModelRequest,

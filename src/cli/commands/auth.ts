@@ -1,27 +1,21 @@
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { AuthStore, defaultAuthDir } from "../../auth/index.js";
 import { startBridge } from "../../bridge/bridge.js";
-import { loadConfig } from "../../config/load.js";
 import type { RemoteServerDefinition } from "../../config/model.js";
+import { ErrorCode } from "../../errors.js";
 import { usageError } from "../args.js";
+import { defineCommand } from "../command.js";
 import type { CommandContext } from "../context.js";
-import { chooseConfig } from "../context.js";
+import { loadCliConfig } from "../context.js";
 import { table, writeJson } from "../output.js";
-import { projectConsent } from "./trust.js";
+import { terminalText } from "../terminal.js";
 
 /** `mcp-bridge auth login|logout|status [SERVER]`: OAuth logins for remote servers. */
-export async function authCommand(context: CommandContext): Promise<number> {
+async function runAuth(context: CommandContext): Promise<number> {
   const [sub, name] = context.positionals;
-  const path =
-    context.global.config ?? chooseConfig({ ...context, global: { ...context.global, quiet: true } });
   // A login contacts the server's URL with its headers: a project's server needs consent first.
-  const admitProjectServer = sub === "login" ? await projectConsent(context, path) : undefined;
-  const config = await loadConfig({
-    ...(path === undefined ? {} : { path }),
-    cwd: context.io.cwd,
-    env: context.io.env,
-    ...(admitProjectServer ? { admitProjectServer } : {}),
-  });
+  const config = await loadCliConfig(context, { consent: sub === "login" });
   const remotes = config.servers.filter((s): s is RemoteServerDefinition => s.transport !== "stdio");
   const storageDir = defaultAuthDir(context.io.env);
   const find = (): RemoteServerDefinition => {
@@ -34,8 +28,10 @@ export async function authCommand(context: CommandContext): Promise<number> {
     case "login": {
       const server = find();
       const store = new AuthStore(storageDir, server.name, server.url);
-      // A new login replaces the old tokens; the client registration is kept and reused.
-      store.update(({ tokens: _dropped, ...rest }) => rest);
+      // A new login replaces the old tokens; the client registration is kept and reused. What was there
+      // is put back when the server turns out not to use OAuth, and nothing is written if nothing was.
+      const before = existsSync(store.file) ? store.read() : undefined;
+      if (before?.tokens) store.update(({ tokens: _dropped, ...rest }) => rest);
       const bridge = await startBridge({
         servers: {
           [server.name]: { type: server.transport, url: server.url, restart: false, startupTimeout: "5m" },
@@ -56,6 +52,20 @@ export async function authCommand(context: CommandContext): Promise<number> {
           context.io.stderr.write(
             `error: login to "${server.name}" failed: ${status?.lastError?.message ?? "unknown error"}\n`,
           );
+          return 1;
+        }
+        if (!store.read().tokens) {
+          // Connected without asking for authorization: there is no token to keep.
+          if (before) store.update(() => before);
+          else store.clear();
+          const message = `Server "${server.name}" does not use OAuth (it accepted the connection without a login), so there is nothing to log in to; its headers in the config are all it needs.`;
+          if (context.global.json)
+            writeJson(context.io, {
+              server: server.name,
+              loggedIn: false,
+              error: { code: ErrorCode.Auth, message },
+            });
+          else context.io.stderr.write(`error: ${terminalText(message)}\n`);
           return 1;
         }
         if (context.global.json)
@@ -120,3 +130,18 @@ function present(context: CommandContext, url: URL): void {
     // No browser here: the printed URL is enough.
   }
 }
+
+export const authCommand = defineCommand({
+  name: "auth",
+  summary:
+    "OAuth login for a remote server (browser + 127.0.0.1 callback); tokens kept per server, mode 0600",
+  flags: {},
+  positionals: {
+    usage: "login|logout|status [SERVER]",
+    min: 1,
+    max: 2,
+    choices: ["login", "logout", "status"],
+  },
+  examples: ["auth login linear", "auth status", "auth logout linear"],
+  run: runAuth,
+});

@@ -1,21 +1,31 @@
 import type { BridgeOptions, Progress } from "../../bridge/types.js";
 import { loadConfig } from "../../config/load.js";
-import { ErrorCode, isMcpBridgeError, McpBridgeError } from "../../errors.js";
-import { normalizeServerPart } from "../../registry/naming.js";
+import {
+  ErrorCode,
+  errorMessages,
+  isMcpBridgeError,
+  ServerConnectionError,
+  ToolExecutionError,
+} from "../../errors.js";
+import { MIN_SERVER_PART_LENGTH, normalizeServerPart } from "../../registry/naming.js";
 import type { ToolResult } from "../../results/types.js";
 import { parseDuration } from "../../util/duration.js";
 import { plainText } from "../../util/plain-text.js";
-import { parseKeyValues, usageError } from "../args.js";
-import { type CommandContext, cliBridgeOptions, startWithProgress } from "../context.js";
+import { parseKeyValues, parseKeyValuesFor, usageError } from "../args.js";
+import { defineCommand, TIMEOUT_FLAG } from "../command.js";
+import { type CommandContext, cliBridgeOptions, loadOptionsFor, startWithProgress } from "../context.js";
 import { writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
 
 /** `mcp-bridge call TOOL [key=value ...]`: starts only the server that owns TOOL. */
-export async function callCommand(context: CommandContext): Promise<number> {
+async function runCall(context: CommandContext): Promise<number> {
   const [name, ...pairs] = context.positionals;
   if (!name)
     throw usageError("Usage: mcp-bridge call TOOL [key=value ...] [--args JSON] [--timeout DURATION]");
-  const args = { ...parseJsonArgs(context.options.args), ...parseKeyValues(pairs) };
+  const jsonArgs = parseJsonArgs(context.options.args);
+  // Checked before anything starts; converted by the tool's schema once it is known.
+  parseKeyValues(pairs);
+  const maxResultChars = maxCharsOption(context.options["max-chars"], context.options.full);
   let timeout: number | undefined;
   if (context.options.timeout !== undefined) {
     try {
@@ -28,19 +38,20 @@ export async function callCommand(context: CommandContext): Promise<number> {
   const options = await cliBridgeOptions(context);
   const owners = await owningServers(context, name, options);
   if (owners.unknownServer !== undefined) {
-    const known = owners.servers.length ? owners.servers.join(", ") : "none";
     return fail(
       context,
       name,
-      new McpBridgeError(
+      new ServerConnectionError(
         ErrorCode.ServerNotFound,
-        `No server named "${owners.unknownServer}" in the config (servers: ${known}). Check \`mcp-bridge status\`.`,
+        errorMessages.serverNotFound(owners.unknownServer, owners.servers),
+        { server: owners.unknownServer },
       ),
     );
   }
   const only = owners.only;
   const bridge = await startWithProgress(context, { ...options, ...(only ? { only } : {}) });
   try {
+    if (context.io.signal?.aborted) return interrupted(context, name);
     const target = bridge.resolve(name);
     if (!target) {
       // The tool is unknown because the server that would own it is down: say that, not "unknown tool".
@@ -49,13 +60,17 @@ export async function callCommand(context: CommandContext): Promise<number> {
         return fail(
           context,
           name,
-          new McpBridgeError(
+          new ServerConnectionError(
             ErrorCode.ServerUnavailable,
-            `Server "${down.name}", which would own "${name}", is not connected: ${down.lastError?.message ?? "it failed to start"}`,
+            errorMessages.ownerUnavailable(down.name, name, down.lastError?.message),
             { server: down.name },
           ),
         );
     }
+    const schema = target
+      ? bridge.tools({ server: target.server }).find((tool) => tool.tool === target.tool)?.inputSchema
+      : undefined;
+    const args = { ...jsonArgs, ...parseKeyValuesFor(pairs, schema) };
     let result: ToolResult;
     try {
       result = await bridge.call(name, args, {
@@ -65,23 +80,46 @@ export async function callCommand(context: CommandContext): Promise<number> {
           ? {}
           : {
               onProgress: (progress: Progress) => {
+                const amount =
+                  progress.total === undefined
+                    ? `${progress.progress}`
+                    : `${progress.progress}/${progress.total}`;
+                // Messages always; bare counters only on a terminal, where they are live feedback.
                 if (progress.message)
                   context.io.stderr.write(
-                    `${context.errStyle.dim("…")} ${plainText(progress.message, 500)}\n`,
+                    `${context.errStyle.dim(`… ${amount}`)} ${plainText(progress.message, 500)}\n`,
                   );
+                else if (context.io.stderr.isTTY)
+                  context.io.stderr.write(`${context.errStyle.dim(`… ${amount}`)}\n`);
               },
             }),
         ...(timeout === undefined ? {} : { timeout }),
+        ...(maxResultChars === undefined ? {} : { maxResultChars }),
+        ...(context.io.signal ? { signal: context.io.signal } : {}),
       });
     } catch (error) {
-      const toolResult = (error as { result?: ToolResult }).result;
-      if (toolResult) return report(context, name, target, toolResult);
+      if (context.io.signal?.aborted) return interrupted(context, name);
+      // The tool ran and said it failed: that is a tool result to show, not a call that failed.
+      if (error instanceof ToolExecutionError && error.result !== undefined)
+        return report(context, name, target, error.result as ToolResult);
       return fail(context, name, error);
     }
     return report(context, name, target, result);
   } finally {
     await bridge.close();
   }
+}
+
+/**
+ * Ctrl-C (or SIGTERM) while the call ran: the call was cancelled by us. Saying anything else (the server
+ * stopped, retry) would send the user after a failure that did not happen. Exit 130 like a shell.
+ */
+function interrupted(context: CommandContext, name: string): number {
+  const message = `Interrupted: the call of "${name}" was cancelled; the server may have done part of the work.`;
+  if (context.global.json)
+    writeJson(context.io, { name, isError: true, error: { code: ErrorCode.Aborted, message } });
+  else context.io.stderr.write(`${terminalText(message)}\n`);
+  return 130;
 }
 
 /** A call that produced no tool result (unknown tool, server down, timeout): exit 1. */
@@ -120,7 +158,22 @@ function report(
   return result.isError ? 1 : 0;
 }
 
-function parseJsonArgs(value: string | boolean | undefined): Record<string, unknown> {
+/** --max-chars N (a positive integer) or --full (no limit); undefined: the config's limit. */
+function maxCharsOption(value: unknown, full: unknown): number | undefined {
+  if (full === true) {
+    if (value !== undefined) throw usageError("Give --max-chars or --full, not both");
+    return Number.MAX_SAFE_INTEGER;
+  }
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw usageError(
+      `--max-chars must be a whole number of characters (1 or more), got ${JSON.stringify(value)}`,
+    );
+  return n;
+}
+
+function parseJsonArgs(value: unknown): Record<string, unknown> {
   if (typeof value !== "string") return {};
   try {
     const parsed: unknown = JSON.parse(value);
@@ -146,12 +199,12 @@ interface Owners {
  * name can only belong to servers whose name prefix it carries.
  */
 async function owningServers(context: CommandContext, name: string, options: BridgeOptions): Promise<Owners> {
-  const resolved = await loadConfig({
-    ...(options.config ? { path: options.config } : {}),
-    cwd: context.io.cwd,
-    env: context.io.env,
-    ...(options.admitProjectServer ? { admitProjectServer: options.admitProjectServer } : {}),
-  });
+  const resolved = await loadConfig(
+    loadOptionsFor(context, {
+      ...(options.config ? { path: options.config } : {}),
+      ...(options.admitProjectServer ? { admitProjectServer: options.admitProjectServer } : {}),
+    }),
+  );
   const servers = resolved.servers.map((server) => server.name);
   const bySlash = servers.filter((server) => name.startsWith(`${server}/`));
   if (bySlash.length > 0) return { servers, only: bySlash };
@@ -160,8 +213,40 @@ async function owningServers(context: CommandContext, name: string, options: Bri
   if (slash > 0) return { servers, unknownServer: name.slice(0, slash) };
   const [before] = resolved.settings.toolNameFormat.split("{tool}");
   if (before === undefined || !before.includes("{server}")) return { servers };
-  const matching = servers.filter((server) =>
-    name.startsWith(before.replaceAll("{server}", () => normalizeServerPart(server))),
-  );
+  const prefix = (server: string, length = Number.POSITIVE_INFINITY) =>
+    before.replaceAll("{server}", () => normalizeServerPart(server).slice(0, length));
+  let matching = servers.filter((server) => name.startsWith(prefix(server)));
+  // A name too long for 64 characters keeps at least the first MIN_SERVER_PART_LENGTH characters of its server.
+  if (matching.length === 0)
+    matching = servers.filter((server) => name.startsWith(prefix(server, MIN_SERVER_PART_LENGTH)));
   return matching.length > 0 ? { servers, only: matching } : { servers };
 }
+
+export const callCommand = defineCommand({
+  name: "call",
+  summary: "call a tool by exposed name (mcp_calc_add) or server/tool",
+  flags: {
+    args: {
+      type: "string",
+      value: "JSON",
+      description: "the arguments as one JSON object (key=value pairs are merged over it)",
+    },
+    timeout: TIMEOUT_FLAG,
+    "max-chars": {
+      type: "string",
+      value: "N",
+      description: "print up to N characters of the result (default: the config's maxResultChars)",
+    },
+    full: { type: "boolean", description: "print the whole result, however long" },
+  },
+  description:
+    'key=value values are converted by the tool\'s inputSchema: a string parameter gets the text as written (id=5 is "5"), a number or boolean parameter the parsed value. Progress notifications are shown on stderr.',
+  positionals: { usage: "TOOL [key=value ...]", min: 1, max: Number.POSITIVE_INFINITY },
+  examples: [
+    "call mcp_calc_add a=2 b=3",
+    'call calc/add --args \'{"a":2,"b":3}\'',
+    "call slow/work --timeout 2m --json",
+    "call docs/fetch url=https://example.com --full",
+  ],
+  run: runCall,
+});

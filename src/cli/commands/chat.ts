@@ -6,6 +6,7 @@ import type { ServerStatus } from "../../connection/status.js";
 import { usageError } from "../args.js";
 import { ChatSession, type ChatSession as Session } from "../chat/session.js";
 import { ChatView } from "../chat/view.js";
+import { defineCommand } from "../command.js";
 import { type CommandContext, cliBridgeOptions } from "../context.js";
 import { type AskLine, terminalElicitation } from "../elicit.js";
 import { writeJson } from "../output.js";
@@ -17,7 +18,7 @@ import { terminalText } from "../terminal.js";
  * server. The prompt opens at once; servers come up in the background and their tools join the
  * conversation as they connect.
  */
-export async function chatCommand(context: CommandContext): Promise<number> {
+async function runChat(context: CommandContext): Promise<number> {
   const { io, options } = context;
   const str = (key: string) => (typeof options[key] === "string" ? (options[key] as string) : undefined);
   const kind = str("provider");
@@ -207,3 +208,37 @@ function systemOf(context: CommandContext): { system?: string } {
   const system = context.options.system;
   return typeof system === "string" ? { system } : {};
 }
+
+export const chatCommand = defineCommand({
+  name: "chat",
+  summary: "talk to a model that uses every server's tools (/help inside)",
+  flags: {
+    model: {
+      type: "string",
+      short: "m",
+      value: "MODEL",
+      description: "the model (default: from the environment)",
+    },
+    provider: {
+      type: "string",
+      value: "NAME",
+      description: "openai or anthropic (default: from the API key found)",
+    },
+    "base-url": { type: "string", value: "URL", description: "an OpenAI-compatible endpoint (local models)" },
+    system: { type: "string", value: "TEXT", description: "the system prompt" },
+    print: {
+      type: "string",
+      short: "p",
+      value: "QUESTION",
+      description: "print one answer and exit (--json: the transcript)",
+    },
+    yes: { type: "boolean", short: "y", description: "run tools without asking" },
+  },
+  positionals: { usage: "", min: 0, max: 0 },
+  examples: [
+    "chat",
+    'chat -p "What is 2+3?" --yes',
+    "chat --base-url http://127.0.0.1:11434/v1 --model llama3.1",
+  ],
+  run: runChat,
+});

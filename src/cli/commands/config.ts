@@ -1,5 +1,5 @@
 import { importServers } from "../../config/imports.js";
-import { configSearchPaths, loadConfig } from "../../config/load.js";
+import { configSearchPaths } from "../../config/load.js";
 import {
   IMPORT_SOURCES,
   type ImportSourceName,
@@ -9,14 +9,15 @@ import {
 import { redactConfig, redactServer } from "../../config/redact.js";
 import { configJsonSchema } from "../../config/schema.js";
 import { usageError } from "../args.js";
-import type { CommandContext } from "../context.js";
+import { defineCommand } from "../command.js";
+import { type CommandContext, loadCliConfig } from "../context.js";
 import { table, writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
 
 const SOURCES: readonly ImportSourceName[] = IMPORT_SOURCES;
 
 /** `mcp-bridge config show|paths|schema|validate|import`. */
-export async function configCommand(context: CommandContext): Promise<number> {
+async function runConfig(context: CommandContext): Promise<number> {
   const [sub] = context.positionals;
   switch (sub) {
     case "show":
@@ -37,12 +38,9 @@ export async function configCommand(context: CommandContext): Promise<number> {
   }
 }
 
+/** The config `status` would use (no consent asked: showing it starts nothing). */
 async function load(context: CommandContext): Promise<ResolvedConfig> {
-  return loadConfig({
-    ...(context.global.config ? { path: context.global.config } : {}),
-    cwd: context.io.cwd,
-    env: context.io.env,
-  });
+  return loadCliConfig(context, { consent: false });
 }
 
 async function show(context: CommandContext): Promise<number> {
@@ -182,3 +180,28 @@ async function importFrom(context: CommandContext): Promise<number> {
   }
   return 0;
 }
+
+export const configCommand = defineCommand({
+  name: "config",
+  summary: "the resolved config (secrets redacted), search paths, JSON Schema, validation, imports",
+  flags: {
+    from: {
+      type: "string",
+      value: "HOST",
+      description: `with import: the host whose servers to list (${IMPORT_SOURCES.join(", ")})`,
+    },
+  },
+  positionals: {
+    usage: "show|paths|schema|validate|import",
+    min: 1,
+    max: 1,
+    choices: ["show", "paths", "schema", "validate", "import"],
+  },
+  examples: [
+    "config show",
+    "config paths",
+    "config validate -c ./mcp.json",
+    "config import --from claude-desktop",
+  ],
+  run: runConfig,
+});

@@ -1,11 +1,12 @@
 import { plainText } from "../../util/plain-text.js";
 import { parseKeyValues, usageError } from "../args.js";
+import { defineCommand, SERVER_FLAG, TIMEOUT_FLAG } from "../command.js";
 import { type CommandContext, openBridge } from "../context.js";
 import { shorten, table, writeJson } from "../output.js";
 import { reportFailedServers, timeoutOption } from "./resources.js";
 
 /** `mcp-bridge prompts [--server S]`: every connected server's prompts under their exposed names. */
-export async function promptsCommand(context: CommandContext): Promise<number> {
+async function runPrompts(context: CommandContext): Promise<number> {
   const server = context.options.server as string | undefined;
   const bridge = await openBridge(context, server ? { only: [server] } : {});
   try {
@@ -33,7 +34,7 @@ export async function promptsCommand(context: CommandContext): Promise<number> {
 }
 
 /** `mcp-bridge prompt NAME [key=value ...]`: the prompt's messages. */
-export async function promptCommand(context: CommandContext): Promise<number> {
+async function runPrompt(context: CommandContext): Promise<number> {
   const [name, ...pairs] = context.positionals;
   if (!name) throw usageError("Usage: mcp-bridge prompt NAME [key=value ...] [--server NAME]");
   // Prompt arguments are strings: `n=5` stays "5".
@@ -66,3 +67,21 @@ export async function promptCommand(context: CommandContext): Promise<number> {
     await bridge.close();
   }
 }
+
+export const promptsCommand = defineCommand({
+  name: "prompts",
+  summary: "prompts under their exposed names, with their arguments",
+  flags: { server: SERVER_FLAG },
+  positionals: { usage: "", min: 0, max: 0 },
+  examples: ["prompts", "prompts --server docs"],
+  run: runPrompts,
+});
+
+export const promptCommand = defineCommand({
+  name: "prompt",
+  summary: "a prompt's messages (exposed name or server/prompt)",
+  flags: { server: SERVER_FLAG, timeout: TIMEOUT_FLAG },
+  positionals: { usage: "NAME [key=value ...]", min: 1, max: Number.POSITIVE_INFINITY },
+  examples: ["prompt mcp_docs_summarize topic=billing"],
+  run: runPrompt,
+});

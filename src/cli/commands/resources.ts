@@ -2,11 +2,12 @@ import type { Bridge } from "../../bridge/types.js";
 import { parseDuration } from "../../util/duration.js";
 import { plainText } from "../../util/plain-text.js";
 import { usageError } from "../args.js";
+import { defineCommand, SERVER_FLAG, TIMEOUT_FLAG } from "../command.js";
 import { type CommandContext, openBridge } from "../context.js";
 import { shorten, table, writeJson } from "../output.js";
 
 /** `mcp-bridge resources [--server S]`: resources and resource templates of every connected server. */
-export async function resourcesCommand(context: CommandContext): Promise<number> {
+async function runResources(context: CommandContext): Promise<number> {
   const server = context.options.server as string | undefined;
   const bridge = await openBridge(context, server ? { only: [server] } : {});
   try {
@@ -47,7 +48,7 @@ export async function resourcesCommand(context: CommandContext): Promise<number>
 }
 
 /** `mcp-bridge read URI [--server S]`: one resource as the LLM would read it. */
-export async function readCommand(context: CommandContext): Promise<number> {
+async function runRead(context: CommandContext): Promise<number> {
   const [uri] = context.positionals;
   if (!uri) throw usageError("Usage: mcp-bridge read URI [--server NAME] [--timeout DURATION]");
   const server = context.options.server as string | undefined;
@@ -93,3 +94,21 @@ export function reportFailedServers(context: CommandContext, bridge: Bridge): nu
     context.logger.warn(`Server "${s.name}" is not connected: ${s.lastError?.message ?? "failed"}`);
   return failed.length > 0 ? 1 : 0;
 }
+
+export const resourcesCommand = defineCommand({
+  name: "resources",
+  summary: "resources and resource templates of the connected servers",
+  flags: { server: SERVER_FLAG },
+  positionals: { usage: "", min: 0, max: 0 },
+  examples: ["resources", "resources --server docs --json"],
+  run: runResources,
+});
+
+export const readCommand = defineCommand({
+  name: "read",
+  summary: "a resource as the LLM reads it (blobs as placeholders)",
+  flags: { server: SERVER_FLAG, timeout: TIMEOUT_FLAG },
+  positionals: { usage: "URI", min: 1, max: 1 },
+  examples: ["read file:///README.md", "read docs://intro --server docs"],
+  run: runRead,
+});

@@ -1,14 +1,75 @@
 import { toAnthropicTools } from "../../adapters/anthropic.js";
 import { toOpenAITools } from "../../adapters/openai.js";
+import type { Bridge } from "../../bridge/types.js";
+import { ErrorCode, McpBridgeError } from "../../errors.js";
+import { suggest } from "../../util/suggest.js";
 import { usageError } from "../args.js";
+import { defineCommand, SERVER_FLAG } from "../command.js";
 import { type CommandContext, openBridge } from "../context.js";
 import { shorten, table, writeJson } from "../output.js";
+import { parameterRows } from "../schema-view.js";
 import { terminalText } from "../terminal.js";
 
 const FORMATS = ["table", "json", "openai", "anthropic"] as const;
 
 /** `mcp-bridge tools`: the registry as the LLM will see it. */
-export async function toolsCommand(context: CommandContext): Promise<number> {
+type Listed = ReturnType<Bridge["tools"]>[number];
+
+/** `tools NAME` / `describe NAME`: one tool's full description, every parameter, and its schema. */
+function describeTool(
+  context: CommandContext,
+  bridge: Bridge,
+  wanted: string,
+  tools: readonly Listed[],
+): number {
+  const tool = tools.find((t) => t.name === wanted || `${t.server}/${t.tool}` === wanted);
+  if (!tool) {
+    const near = suggest(
+      wanted,
+      tools.map((t) => t.name),
+    );
+    throw new McpBridgeError(
+      ErrorCode.ToolNotFound,
+      `No tool named "${wanted}" among the connected servers' tools.${near ? ` Did you mean "${near}"?` : ""} Run \`mcp-bridge tools\` for the list.`,
+    );
+  }
+  void bridge;
+  if (context.global.json) {
+    writeJson(context.io, {
+      tool: {
+        name: tool.name,
+        server: tool.server,
+        tool: tool.tool,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+      },
+    });
+    return 0;
+  }
+  const { style } = context;
+  const rows = parameterRows(tool.inputSchema).map((p) => [
+    terminalText(p.name),
+    terminalText(p.type),
+    p.required ? "yes" : "no",
+    terminalText(p.description),
+  ]);
+  context.io.stdout.write(
+    [
+      `${style.bold(tool.name)}  (${terminalText(tool.server)}/${terminalText(tool.tool)})`,
+      "",
+      terminalText(tool.description) || style.dim("(no description)"),
+      "",
+      rows.length ? table(["PARAMETER", "TYPE", "REQUIRED", "DESCRIPTION"], rows, style) : "No parameters.",
+      "",
+      style.bold("Input schema:"),
+      terminalText(JSON.stringify(tool.inputSchema, null, 2)),
+      "",
+    ].join("\n"),
+  );
+  return 0;
+}
+
+async function runTools(context: CommandContext): Promise<number> {
   const format = (context.options.format as string | undefined) ?? (context.global.json ? "json" : "table");
   if (!FORMATS.includes(format as (typeof FORMATS)[number])) {
     throw usageError(`Unknown --format "${format}"; use ${FORMATS.join(", ")}`);
@@ -18,6 +79,8 @@ export async function toolsCommand(context: CommandContext): Promise<number> {
   try {
     if (server && !bridge.server(server)) throw usageError(`No server named "${server}" in the config`);
     const tools = bridge.tools(server ? { server } : {});
+    const [wanted] = context.positionals;
+    if (wanted !== undefined) return describeTool(context, bridge, wanted, tools);
     if (format === "openai") writeJson(context.io, toOpenAITools(tools));
     else if (format === "anthropic") writeJson(context.io, toAnthropicTools(tools));
     else if (format === "json") {
@@ -33,7 +96,10 @@ export async function toolsCommand(context: CommandContext): Promise<number> {
     } else {
       const rows = tools.map((t) => {
         const flat = t.flatParameters();
-        const params = flat.parameters.map((p) => `${p.name}${p.required ? "" : "?"}: ${p.type}`).join(", ");
+        // Labels from the schema itself: a union such as ["boolean","string"] is shown whole.
+        const params = parameterRows(t.inputSchema)
+          .map((p) => `${terminalText(p.name)}${p.required ? "" : "?"}: ${terminalText(p.type)}`)
+          .join(", ");
         return [
           t.name,
           t.server,
@@ -56,3 +122,29 @@ export async function toolsCommand(context: CommandContext): Promise<number> {
     await bridge.close();
   }
 }
+
+export const toolsCommand = defineCommand({
+  name: "tools",
+  aliases: ["describe"],
+  summary: "the tools as the LLM sees them",
+  flags: {
+    server: SERVER_FLAG,
+    format: {
+      type: "string",
+      short: "f",
+      value: "FORMAT",
+      description: "table (default), json, openai or anthropic",
+    },
+  },
+  positionals: { usage: "[TOOL]", min: 0, max: 1 },
+  description:
+    "With TOOL (exposed name or server/tool; also `mcp-bridge describe TOOL`): that tool's full description, every parameter with its type (unions and enums whole) and its input schema.",
+  examples: [
+    "tools",
+    "tools --server calc",
+    "tools --format openai",
+    "tools mcp_calc_add",
+    "describe calc/add --json",
+  ],
+  run: runTools,
+});

@@ -10,6 +10,7 @@ import {
 } from "../../config/trust.js";
 import { ErrorCode, McpBridgeError } from "../../errors.js";
 import { usageError } from "../args.js";
+import { defineCommand } from "../command.js";
 import type { CommandContext } from "../context.js";
 import { writeJson } from "../output.js";
 import { canAsk, clean, confirm } from "../prompt.js";
@@ -68,7 +69,7 @@ export async function projectConsent(
  * `mcp-bridge trust [list|revoke]`: approve every server of the project-level config files in this
  * folder (printing what is approved), list what is pending, or forget this folder's approvals.
  */
-export async function trustCommand(context: CommandContext): Promise<number> {
+async function runTrust(context: CommandContext): Promise<number> {
   const [sub = "approve"] = context.positionals;
   const store = new TrustStore(defaultTrustFile(context.io.env));
   const all = await projectServerRequests(loadOptionsOf(context, context.global.config));
@@ -105,3 +106,12 @@ export async function trustCommand(context: CommandContext): Promise<number> {
       throw usageError("Usage: mcp-bridge trust [approve|list|revoke]");
   }
 }
+
+export const trustCommand = defineCommand({
+  name: "trust",
+  summary: "approve the servers of this folder's project config files (./mcp.json, ./.mcp.json, ...)",
+  flags: {},
+  positionals: { usage: "[approve|list|revoke]", min: 0, max: 1, choices: ["approve", "list", "revoke"] },
+  examples: ["trust", "trust list", "trust revoke"],
+  run: runTrust,
+});

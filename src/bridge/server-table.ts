@@ -1,0 +1,118 @@
+import type { ServerConnection } from "../connection/connection.js";
+import type { ServerStatus } from "../connection/status.js";
+import type { ToolDefinition } from "../registry/types.js";
+import { firstFound } from "./call.js";
+import { type ServerRecord, stillConnecting } from "./server-record.js";
+import type { CallOptions } from "./types.js";
+
+/**
+ * The bridge's servers: the current record of each name, and the records a reload replaced or removed
+ * until they have closed (so `closeAll()` ends those processes too).
+ */
+export class ServerTable {
+  readonly #records = new Map<string, ServerRecord>();
+  readonly #retiring = new Set<ServerRecord>();
+
+  get(name: string): ServerRecord | undefined {
+    return this.#records.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.#records.has(name);
+  }
+
+  isCurrent(record: ServerRecord): boolean {
+    return this.#records.get(record.name) === record;
+  }
+
+  records(): ServerRecord[] {
+    return [...this.#records.values()];
+  }
+
+  statuses(): ServerStatus[] {
+    return this.records().map((record) => record.status());
+  }
+
+  /** The current servers' connections (a server whose setup failed has none). */
+  connections(): Map<string, ServerConnection> {
+    const connections = new Map<string, ServerConnection>();
+    for (const [name, record] of this.#records)
+      if (record.connection) connections.set(name, record.connection);
+    return connections;
+  }
+
+  /** Makes the record its server's current one; a record it replaces is retired. */
+  set(record: ServerRecord): void {
+    const previous = this.#records.get(record.name);
+    this.#records.set(record.name, record);
+    if (previous && previous !== record) this.#retire(previous);
+  }
+
+  /** Removes and retires the server's record; returns whether there was one. */
+  delete(name: string): boolean {
+    const record = this.#records.get(name);
+    this.#records.delete(name);
+    if (record) this.#retire(record);
+    return record !== undefined;
+  }
+
+  /** Closes every record, current or retiring; resolves once their processes are gone. */
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.#records.values(), ...this.#retiring].map((record) => record.close()));
+  }
+
+  /** Waits until no current server is still connecting (each bounded by its startup timeout). */
+  async ready(): Promise<void> {
+    await Promise.all(
+      this.records().map(async (record) => {
+        const state = record.status().state;
+        if (state === "connecting" || state === "reconnecting") {
+          await record.ensureConnected({}).catch(() => {});
+        }
+      }),
+    );
+  }
+
+  /** `server/tool` with original names, for servers whose tools are not listed yet (lazy, idle, failed). */
+  splitServerTool(name: string): { server: string; tool: string } | undefined {
+    for (let index = name.indexOf("/"); index !== -1; index = name.indexOf("/", index + 1)) {
+      if (index === 0) continue;
+      const server = name.slice(0, index);
+      if (this.#records.has(server)) return { server, tool: name.slice(index + 1) };
+    }
+    return undefined;
+  }
+
+  /**
+   * Waits, up to the call's timeout, until `resolve()` finds the tool: `server/tool` of a server whose
+   * tools are not listed connects that server; any other name waits for the servers still connecting
+   * (the first that brings the tool ends the wait; the others keep connecting on their own).
+   */
+  async awaitTool(
+    name: string,
+    options: CallOptions,
+    resolve: () => ToolDefinition | undefined,
+  ): Promise<void> {
+    const wait = (record: ServerRecord) =>
+      record
+        .ensureConnected({
+          signal: options.signal,
+          timeoutMs: options.timeout ?? record.definition.callTimeoutMs,
+        })
+        .then(resolve);
+    const target = this.splitServerTool(name);
+    const record = target && this.#records.get(target.server);
+    if (record) await wait(record);
+    else
+      await firstFound(
+        this.records()
+          .filter((r) => stillConnecting(r.status()))
+          .map(wait),
+      );
+  }
+
+  #retire(record: ServerRecord): void {
+    this.#retiring.add(record);
+    void record.retire().finally(() => this.#retiring.delete(record));
+  }
+}

@@ -1,0 +1,103 @@
+import { rmSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { COMMANDS } from "../../src/cli/main.js";
+import { cliEnv, emptyHome, runCli } from "../helpers/cli.js";
+
+let home: string;
+let env: Record<string, string>;
+
+beforeAll(() => {
+  home = emptyHome();
+  env = cliEnv(home);
+});
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+const run = (args: string[]) => runCli(args, { cwd: home, env });
+
+describe("per-command help and usage errors (built CLI)", () => {
+  it("every command has its own --help and `help CMD` with its options and an example", async () => {
+    for (const command of COMMANDS) {
+      const viaFlag = await run([command.name, "--help"]);
+      expect(viaFlag.code, command.name).toBe(0);
+      expect(viaFlag.stdout).toContain(`Usage: mcp-bridge ${command.name}`);
+      expect(viaFlag.stdout).toContain(`Examples:\n  mcp-bridge ${command.name}`);
+      for (const flag of Object.keys(command.flags)) expect(viaFlag.stdout).toContain(`--${flag}`);
+      const viaHelp = await run(["help", command.name]);
+      expect(viaHelp.code).toBe(0);
+      expect(viaHelp.stdout).toBe(viaFlag.stdout);
+    }
+  }, 60_000);
+
+  it("call --help lists call's options, not other commands'", async () => {
+    const help = await run(["call", "--help"]);
+    expect(help.stdout).toContain("--timeout DURATION");
+    expect(help.stdout).not.toContain("--format");
+    expect(help.stdout).not.toContain("--from");
+  });
+
+  it("unknown commands and options get a readable 'did you mean', exit 2", async () => {
+    const command = await run(["stauts"]);
+    expect(command.code).toBe(2);
+    expect(command.stderr).toContain('Unknown command "stauts". Did you mean "status"?');
+    const option = await run(["tools", "--sever", "calc"]);
+    expect(option.code).toBe(2);
+    expect(option.stderr).toContain(
+      'Unknown option "--sever" for `mcp-bridge tools`. Did you mean --server?',
+    );
+    // Node's own wording ("To specify a positional argument starting with a '-' ...") is not shown.
+    expect(option.stderr).not.toContain("positional argument");
+    const help = await run(["help", "cal"]);
+    expect(help.code).toBe(2);
+    expect(help.stderr).toContain('Did you mean "call"?');
+  });
+
+  it("an option another command takes is an error here, not silently ignored", async () => {
+    const format = await run(["status", "--format", "json"]);
+    expect(format.code).toBe(2);
+    expect(format.stderr).toContain('Unknown option "--format" for `mcp-bridge status`');
+    const from = await run(["config", "paths", "--timeout", "5s"]);
+    expect(from.code).toBe(2);
+  });
+
+  it("a positional the command does not take is an error (exit 2)", async () => {
+    const status = await run(["status", "extra"]);
+    expect(status.code).toBe(2);
+    expect(status.stderr).toContain('`mcp-bridge status` takes no arguments, got "extra"');
+    const read = await run(["read", "a://x", "b://y"]);
+    expect(read.code).toBe(2);
+    expect(read.stderr).toContain('unexpected "b://y"');
+    const sub = await run(["auth", "logn", "x"]);
+    expect(sub.code).toBe(2);
+    expect(sub.stderr).toContain('Did you mean "login"?');
+    const missing = await run(["call"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("`mcp-bridge call` needs TOOL");
+  });
+
+  it("a string option without its value says which value it needs", async () => {
+    const bare = await run(["call", "x", "--timeout"]);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain("Option --timeout needs a value: --timeout DURATION");
+    const next = await run(["tools", "--server", "--json"]);
+    expect(next.code).toBe(2);
+    expect(next.stdout).toContain('"code": "USAGE"');
+  });
+
+  it("--json usage errors are one JSON document on stdout", async () => {
+    const result = await run(["status", "--bogus", "--json"]);
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stdout).error.code).toBe("USAGE");
+  });
+});
+
+describe("one config loading for every command", () => {
+  it("config show describes the config status would start (the bundled example when none is found)", async () => {
+    const show = await run(["config", "show", "--json"]);
+    expect(show.code).toBe(0);
+    const doc = JSON.parse(show.stdout) as { file: string | null; servers: { name: string }[] };
+    expect(doc.file).toMatch(/examples[\\/]mcp\.json$/);
+    const status = JSON.parse((await run(["status", "--json"])).stdout) as { servers: { name: string }[] };
+    expect(doc.servers.map((s) => s.name)).toEqual(status.servers.map((s) => s.name));
+    expect(show.stderr).toContain("No config found");
+  }, 30_000);
+});
