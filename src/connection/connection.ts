@@ -1,20 +1,14 @@
-import type { CallToolResult, Client, Tool } from "@modelcontextprotocol/client";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/client";
 import type { ServerDefinition } from "../config/model.js";
 import { McpBridgeError } from "../errors.js";
-import { createTransport, httpStatusOf, type TransportContext } from "../transport/create.js";
+import { httpStatusOf } from "../transport/create.js";
 import type { ExitInfo } from "../transport/stdio.js";
 import { TypedEmitter } from "../util/events.js";
 import { Semaphore } from "../util/semaphore.js";
 import * as fail from "./failures.js";
 import { HealthCheck, IdleTimer } from "./keepalive.js";
-import {
-  boundedBy,
-  listTools,
-  MAX_LIST_PAGES,
-  newSessionClient,
-  openSession,
-  type Session,
-} from "./open-session.js";
+import { MAX_LIST_PAGES, type Session } from "./open-session.js";
+import { SessionOpener } from "./opener.js";
 import { Restarts } from "./restarts.js";
 import { ServerOutput } from "./server-output.js";
 import { canTransition, StateWaiters } from "./state.js";
@@ -43,6 +37,7 @@ class Connection implements ServerConnection {
   readonly #health = new HealthCheck();
   readonly #idle = new IdleTimer();
   readonly #restarts: Restarts;
+  readonly #opener: SessionOpener;
   /** Aborted by close(): ends a start or a listing that is still waiting, whatever it waits for. */
   readonly #stop = new AbortController();
 
@@ -65,8 +60,21 @@ class Connection implements ServerConnection {
     this.#events = new TypedEmitter((error) =>
       options.logger.error("A connection event listener threw", { server: this.name, error: String(error) }),
     );
-    this.#restarts = new Restarts(definition.restart, options.random);
     this.#output = new ServerOutput(this.name, options.logger, options.redact);
+    this.#restarts = new Restarts(definition.restart, options.random);
+    this.#opener = new SessionOpener({
+      name: this.name,
+      definition,
+      options,
+      output: this.#output,
+      stop: this.#stop.signal,
+      isCurrent: (client) => client === this.#session?.client,
+      setTools: (tools) => this.#setTools(tools),
+      authorizationFailed: (error) => {
+        this.#lastError = error;
+      },
+      startError: (error, exit, timeoutMs) => this.#startError(error, exit, timeoutMs),
+    });
     this.#state = definition.enabled ? "idle" : "disabled";
     this.#semaphore = definition.maxConcurrency ? new Semaphore(definition.maxConcurrency) : undefined;
   }
@@ -234,22 +242,7 @@ class Connection implements ServerConnection {
   }
 
   async #open(): Promise<Session> {
-    const options = this.#options;
-    const opened = await openSession({
-      name: this.name,
-      definition: this.definition,
-      logger: options.logger,
-      createTransport: options.createTransport ?? createTransport,
-      transportContext: transportContext(options, this.#output),
-      newClient: () => this.#newClient(),
-      bounded: (deadline, work) => this.#bounded(deadline, work),
-      startError: (error, exit, timeoutMs) => this.#startError(error, exit, timeoutMs),
-      authorizationResult: async () =>
-        options.auth?.authorizationResult().catch((error: unknown) => {
-          this.#lastError = fail.authorizationFailed(this.name, error, options.redact);
-          return undefined;
-        }),
-    });
+    const opened = await this.#opener.open();
     const { session } = opened;
     session.client.onclose = () => this.#onSessionClosed(session);
     session.client.onerror = (error) => this.#onSessionError(session, error);
@@ -261,37 +254,6 @@ class Connection implements ServerConnection {
     };
     this.#setTools(opened.tools);
     return session;
-  }
-
-  #newClient(): Client {
-    const client = newSessionClient({
-      clientInfo: this.#options.clientInfo,
-      negotiation: this.definition.negotiation,
-      onToolsChanged: () => this.#relist(client),
-    });
-    this.#options.configureClient?.(client);
-    return client;
-  }
-
-  /** A list_changed notification: list again, bounded like the first listing. */
-  #relist(client: Client): void {
-    if (client !== this.#session?.client) return;
-    const timeoutMs = this.definition.startupTimeoutMs;
-    const deps = { name: this.name, logger: this.#options.logger };
-    this.#bounded(Date.now() + timeoutMs, () => listTools(client, deps, timeoutMs)).then(
-      (tools) => {
-        if (client === this.#session?.client) this.#setTools(tools);
-      },
-      (error: unknown) =>
-        this.#options.logger.warn(`Server "${this.name}" announced new tools, but listing them failed`, {
-          server: this.name,
-          error: fail.describeError(error, this.#options.redact),
-        }),
-    );
-  }
-
-  #bounded<T>(deadline: number, work: () => Promise<T>): Promise<T> {
-    return boundedBy(deadline, this.#stop.signal, () => fail.closedWhileStarting(this.name), work);
   }
 
   #setTools(tools: readonly Tool[]): void {
@@ -464,15 +426,4 @@ async function retire(session: Session): Promise<void> {
 /** The fields of `record` whose value is defined (status() leaves unknown fields out). */
 function definedOnly<T extends object>(record: T): Partial<T> {
   return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as Partial<T>;
-}
-
-function transportContext(options: ConnectionOptions, output: ServerOutput): TransportContext {
-  return {
-    hostEnv: options.hostEnv,
-    authProvider: options.auth?.provider,
-    fetch: options.fetch,
-    stringCapBytes: options.stringCapBytes,
-    onStderrLine: output.onStderrLine,
-    onNoise: output.onNoise,
-  };
 }

@@ -1,0 +1,102 @@
+import type { Client, Tool } from "@modelcontextprotocol/client";
+import type { ServerDefinition } from "../config/model.js";
+import type { McpBridgeError } from "../errors.js";
+import { createTransport, type TransportContext } from "../transport/create.js";
+import type { ExitInfo } from "../transport/stdio.js";
+import * as fail from "./failures.js";
+import { boundedBy, listTools, newSessionClient, type OpenedSession, openSession } from "./open-session.js";
+import type { ServerOutput } from "./server-output.js";
+import type { ConnectionOptions } from "./types.js";
+
+/** What the opener needs of its connection. */
+export interface OpenerHost {
+  readonly name: string;
+  readonly definition: ServerDefinition;
+  readonly options: ConnectionOptions;
+  readonly output: ServerOutput;
+  /** Aborted by the connection's close(): ends any start or listing still waiting. */
+  readonly stop: AbortSignal;
+  /** Whether this client is the live session's (a list_changed of a retired one is ignored). */
+  isCurrent(client: Client): boolean;
+  setTools(tools: readonly Tool[]): void;
+  authorizationFailed(error: McpBridgeError): void;
+  startError(error: unknown, exit: ExitInfo | undefined, timeoutMs: number): McpBridgeError;
+}
+
+/**
+ * Binds open-session.ts to one connection's options: the transport factory and context, the SDK
+ * client each attempt gets (with the connection's client-side handlers), and re-listing the tools on
+ * list_changed under the same bounds as the first listing.
+ */
+export class SessionOpener {
+  readonly #host: OpenerHost;
+
+  constructor(host: OpenerHost) {
+    this.#host = host;
+  }
+
+  open(): Promise<OpenedSession> {
+    const host = this.#host;
+    const options = host.options;
+    return openSession({
+      name: host.name,
+      definition: host.definition,
+      logger: options.logger,
+      createTransport: options.createTransport ?? createTransport,
+      transportContext: transportContext(options, host.output),
+      newClient: () => this.#newClient(),
+      bounded: (deadline, work) => this.#bounded(deadline, work),
+      startError: (error, exit, timeoutMs) => host.startError(error, exit, timeoutMs),
+      authorizationResult: async () =>
+        options.auth?.authorizationResult().catch((error: unknown) => {
+          host.authorizationFailed(fail.authorizationFailed(host.name, error, options.redact));
+          return undefined;
+        }),
+    });
+  }
+
+  #newClient(): Client {
+    const host = this.#host;
+    const client = newSessionClient({
+      clientInfo: host.options.clientInfo,
+      negotiation: host.definition.negotiation,
+      onToolsChanged: () => this.#relist(client),
+    });
+    host.options.configureClient?.(client);
+    return client;
+  }
+
+  /** A list_changed notification: list again, bounded like the first listing. */
+  #relist(client: Client): void {
+    const host = this.#host;
+    if (!host.isCurrent(client)) return;
+    const timeoutMs = host.definition.startupTimeoutMs;
+    const deps = { name: host.name, logger: host.options.logger };
+    this.#bounded(Date.now() + timeoutMs, () => listTools(client, deps, timeoutMs)).then(
+      (tools) => {
+        if (host.isCurrent(client)) host.setTools(tools);
+      },
+      (error: unknown) =>
+        host.options.logger.warn(`Server "${host.name}" announced new tools, but listing them failed`, {
+          server: host.name,
+          error: fail.describeError(error, host.options.redact),
+        }),
+    );
+  }
+
+  #bounded<T>(deadline: number, work: () => Promise<T>): Promise<T> {
+    const name = this.#host.name;
+    return boundedBy(deadline, this.#host.stop, () => fail.closedWhileStarting(name), work);
+  }
+}
+
+function transportContext(options: ConnectionOptions, output: ServerOutput): TransportContext {
+  return {
+    hostEnv: options.hostEnv,
+    authProvider: options.auth?.provider,
+    fetch: options.fetch,
+    stringCapBytes: options.stringCapBytes,
+    onStderrLine: output.onStderrLine,
+    onNoise: output.onNoise,
+  };
+}
