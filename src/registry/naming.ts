@@ -30,8 +30,11 @@ export function normalizeNamePart(part: string): string {
  */
 export function readablePart(part: string): string {
   const ascii = part.normalize("NFKD").replace(/\p{M}/gu, "");
-  // Punctuation and spaces have an obvious stand-in (`_`); only letters and symbols outside ASCII are lost.
-  if (!/[^\p{ASCII}]/u.test(ascii)) return normalizeNamePart(ascii);
+  // Punctuation and spaces have an obvious stand-in (`_`); only letters and symbols outside ASCII are
+  // lost. A non-ASCII name whose ASCII rendition keeps no letter or digit (`≮` is `<` plus a mark)
+  // would become underscores only: it gets the hash too.
+  const spelled = /[A-Za-z0-9]/.test(ascii) || !/[^\p{ASCII}]/u.test(part);
+  if (!/[^\p{ASCII}]/u.test(ascii) && spelled) return normalizeNamePart(ascii);
   const kept = normalizeNamePart(ascii.replace(/[-_\s]*[^\p{ASCII}]+[-_\s]*/gu, "_"))
     .replace(/_{2,}/g, "_")
     .replace(/^_|_$/g, "");
