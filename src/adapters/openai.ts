@@ -31,7 +31,7 @@ const strictCache = new WeakMap<ToolDefinition, OpenAITool>();
 const strictSchemas = new WeakMap<JsonSchema, StrictSchema>();
 
 /**
- * Chat Completions `tools` entries (seed 001's generate_tool_definition_from_mcp_tool). Entries are
+ * Chat Completions `tools` entries. Entries are
  * cached per definition object, which the registry keeps stable while a tool is unchanged.
  */
 export function toOpenAITools(

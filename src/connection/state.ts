@@ -17,11 +17,6 @@ export function canTransition(from: ServerState, to: ServerState): boolean {
   return transitions[from].includes(to);
 }
 
-/** States in which the server's last known tools are still offered to the LLM. */
-export function keepsTools(state: ServerState): boolean {
-  return state === "connected" || state === "reconnecting" || state === "idle";
-}
-
 /** Callers waiting for a connection's state to change, each until its own deadline or abort. */
 export class StateWaiters {
   readonly #waiters = new Set<() => void>();

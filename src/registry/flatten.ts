@@ -4,7 +4,7 @@ const FLAT_TYPES = new Set<FlatParameterType>(["string", "number", "integer", "b
 const UNFLATTENABLE = ["anyOf", "oneOf", "allOf", "$ref", "not", "if", "patternProperties"] as const;
 
 /**
- * A flat parameter list (seed 000's `_extract_mcp_tool_parameters`) for hosts whose tool model has
+ * A flat parameter list for hosts whose tool model has
  * only named, typed parameters. What a flat list cannot express is named in `omitted` and makes
  * `complete` false; the whole schema still goes out untouched in every other export.
  */

@@ -15,8 +15,4 @@ export class RingBuffer<T> {
   toArray(): T[] {
     return [...this.#items];
   }
-
-  clear(): void {
-    this.#items.length = 0;
-  }
 }

@@ -90,14 +90,14 @@ describe("real-world config formats", () => {
     expect(legacy).toMatchObject({ enabled: false, required: true });
   });
 
-  it("seed 000 TOML table form with ${VAR:-default}", () => {
+  it("TOML table form with ${VAR:-default}", () => {
     const parsed = parseConfigText(read("seed000-table.toml"), "/cfg/mcp.toml", context);
     expect(parsed.format).toBe("toml-table");
     expect(parsed.servers.map((s) => s.name)).toEqual(["calculator", "search"]);
     expect((parsed.servers[1] as StdioServerDefinition).env).toEqual({ SEARCH_KEY: "demo-key" });
   });
 
-  it("seed 002 TOML array form with [mcp] globals; an unset variable skips only that entry", () => {
+  it("TOML array form with [mcp] globals; an unset variable skips only that entry", () => {
     const parsed = parseConfigText(read("seed002-array.toml"), "/cfg/mcp.toml", context);
     expect(parsed.format).toBe("toml-array");
     expect(parsed.settings).toMatchObject({ enabled: true, autoReload: true, healthCheckIntervalMs: 45_000 });

@@ -52,7 +52,7 @@ function withoutSource(list: readonly ServerDefinition[]) {
   return list.map(({ source: _source, ...rest }) => rest);
 }
 
-describe("config round-trip (property 1)", () => {
+describe("config round-trip", () => {
   it("any valid config written as JSON and as each TOML form parses to the same model", () => {
     fc.assert(
       fc.property(servers, (entries) => {
@@ -96,7 +96,7 @@ const invalidEntry: fc.Arbitrary<Invalid> = fc.oneof(
   fc.record({ command: fc.constant("${MCP_BRIDGE_TEST_UNSET_VARIABLE}") }),
 );
 
-describe("invalid entries are filtered (property 2)", () => {
+describe("invalid entries are filtered", () => {
   it("any mix of valid and invalid entries yields exactly the valid ones, each invalid one with a warning", () => {
     fc.assert(
       fc.property(

@@ -51,7 +51,7 @@ const jsonSchema = fc.oneof(
   }),
 );
 
-describe("tool definition mapping (property 3)", () => {
+describe("tool definition mapping", () => {
   it("an entry has the mapped name, contains the original description and keeps the input schema", () => {
     fc.assert(
       fc.property(
@@ -77,7 +77,7 @@ describe("tool definition mapping (property 3)", () => {
   });
 });
 
-describe("name round-trip (property 4)", () => {
+describe("name round-trip", () => {
   it("exposed names are valid, unique, map back to the originals, and do not depend on start order", () => {
     fc.assert(
       fc.property(

@@ -13,7 +13,7 @@ const otherBlock = fc.oneof(
   fc.constant({ type: "resource" as const, resource: { uri: "file:///y", text: "embedded" } }),
 );
 
-describe("result text (property 5)", () => {
+describe("result text", () => {
   it("contains every text block's text, in order, when under the limit", () => {
     fc.assert(
       fc.property(
