@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -189,5 +190,57 @@ describe("mcp-bridge chat in a real terminal (tmux)", () => {
     expect(term.alive()).toBe(true);
     term.type("/exit");
     await expect.poll(() => term.alive(), { timeout: 10_000 }).toBe(false);
+  }, 60_000);
+});
+
+describe("mcp-bridge chat: resources and prompts from the servers", () => {
+  const everything = {
+    command: process.execPath,
+    args: [resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "stdio"],
+  };
+
+  it("@SERVER:URI attaches a resource; /mcp resources and /mcp prompts list them; /SERVER:PROMPT inserts a prompt", async () => {
+    const endpoint = await model([
+      (body) => ({
+        text: JSON.stringify(body).includes("Attached resource everything:demo://")
+          ? "Got it."
+          : "Nothing attached.",
+      }),
+      (body) => ({
+        text: JSON.stringify(body).includes("This is a simple prompt") ? "Prompt seen." : "No prompt.",
+      }),
+    ]);
+    const dir = emptyHome();
+    const config = join(dir, "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { everything } }));
+    const child = spawn(process.execPath, [resolve(CLI), "chat", "-c", config], {
+      cwd: dir,
+      env: cliEnv(dir, modelEnv(endpoint)),
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      out += chunk;
+    });
+    const exited = new Promise<number | null>((done) => child.on("close", done));
+    child.stdin.end(
+      [
+        "/mcp resources",
+        "/mcp prompts",
+        "read this @everything:demo://resource/static/document/architecture.md please",
+        "/everything:simple-prompt",
+        "what did the prompt say?",
+        "",
+      ].join("\n"),
+    );
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    expect(await exited).toBe(0);
+    clearTimeout(timer);
+    expect(out).toMatch(/@everything:demo:\/\/resource\/static\/document\//);
+    expect(out).toMatch(/\/everything:simple-prompt/);
+    expect(out).toContain("(attached everything:demo://resource/static/document/architecture.md)");
+    expect(out).toContain("Got it.");
+    expect(out).toMatch(/inserted 1 message\(s\) of everything:simple-prompt/);
+    expect(out).toContain("Prompt seen.");
   }, 60_000);
 });

@@ -5,6 +5,7 @@ import { isMcpBridgeError } from "../../errors.js";
 import type { Style } from "../output.js";
 import { shorten, table } from "../output.js";
 import { terminalText } from "../terminal.js";
+import { attachResources, promptList, promptMessages, resourceList } from "./context-items.js";
 import type { ChatView } from "./view.js";
 
 /**
@@ -15,6 +16,8 @@ import type { ChatView } from "./view.js";
 export const CHAT_HELP = `Type a message to talk to the model; it calls the servers' tools as it needs them.
   /mcp                       servers and their state
   /mcp tools [SERVER]        the tools the model can call
+  /mcp resources             resources to attach: write @SERVER:URI in a message
+  /mcp prompts               server prompts: /SERVER:PROMPT key=value inserts one
   /mcp reload                re-read the config (changed servers restart)
   /mcp enable|disable SERVER offer a server's tools to the model or not (this session)
   /clear                     start a new conversation
@@ -55,10 +58,22 @@ export class ChatSession {
   async handle(line: string, signal?: AbortSignal): Promise<"exit" | undefined> {
     const input = line.trim();
     if (!input) return undefined;
+    const { view, bridge } = this.#options;
+    if (/^\/[^\s:/]+:\S/.test(input)) {
+      const inserted = await promptMessages(bridge, input);
+      if ("error" in inserted) view.error(inserted.error);
+      else {
+        this.agent.append(...inserted.messages);
+        view.note(`(inserted ${inserted.messages.length} message(s) of ${inserted.name}; type your message)`);
+      }
+      return undefined;
+    }
     if (input.startsWith("/")) return this.#command(input);
-    const { view } = this.#options;
+    const attached = await attachResources(bridge, input, signal);
+    for (const name of attached.attached) view.note(`(attached ${name})`);
+    for (const failure of attached.failed) view.error(`could not attach ${failure}`);
     try {
-      const turn = await this.agent.run(input, signal ? { signal } : {});
+      const turn = await this.agent.run(attached.content, signal ? { signal } : {});
       view.endTurn();
       if (turn.stopReason === "max_steps")
         view.note("(stopped: the model kept calling tools past the step limit)");
@@ -96,6 +111,16 @@ export class ChatSession {
         return undefined;
       case "tools":
         view.line(this.#toolList(rest[0]));
+        return undefined;
+      case "resources":
+      case "prompts":
+        try {
+          // Servers still starting would be missing from the list: wait for them (each start is bounded).
+          await bridge.ready();
+          view.line(await (sub === "resources" ? resourceList(bridge) : promptList(bridge)));
+        } catch (error) {
+          view.error(error instanceof Error ? error.message : String(error));
+        }
         return undefined;
       case "reload": {
         view.note("reloading the config...");
