@@ -16,7 +16,7 @@ import { startBridge } from "../src/bridge/bridge.js";
 import type { Bridge } from "../src/bridge/types.js";
 import { ToolRegistry } from "../src/registry/registry.js";
 import { measurePeers } from "./peers.js";
-import { fmt, measureSequential, measureThroughput, percentile } from "./stats.js";
+import { type Figure, fmt, measureSequential, measureThroughput, percentile } from "./stats.js";
 import { toolSearchFigures } from "./tool-search.js";
 
 const quick = process.argv.includes("--quick");
@@ -24,16 +24,6 @@ const here = dirname(fileURLToPath(import.meta.url));
 const SERVER = join(here, "servers/bench-server.js");
 const N = quick ? 300 : 2000;
 
-interface Figure {
-  readonly name: string;
-  readonly unit: string;
-  readonly bridge: number;
-  readonly baseline: number;
-  readonly baselineName: string;
-  readonly detail?: string;
-  /** When set: does the figure meet its target? */
-  readonly target?: { readonly text: string; readonly met: boolean };
-}
 const figures: Figure[] = [];
 const notes: string[] = [];
 

@@ -1,3 +1,15 @@
+/** One printed figure: mcp-bridge against a baseline measured in the same run. */
+export interface Figure {
+  readonly name: string;
+  readonly unit: string;
+  readonly bridge: number;
+  readonly baseline: number;
+  readonly baselineName: string;
+  readonly detail?: string;
+  /** When set: does the figure meet its target? */
+  readonly target?: { readonly text: string; readonly met: boolean };
+}
+
 /** Latency samples in microseconds, with client CPU time, for one measured run. */
 export interface Sample {
   readonly wallUs: number[];

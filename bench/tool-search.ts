@@ -9,17 +9,7 @@ import { flattenParameters } from "../src/registry/flatten.js";
 import type { ToolDefinition } from "../src/registry/types.js";
 import { ToolSearchIndex } from "../src/search/index.js";
 import { realCatalog, realQueries } from "../test/fixtures/catalogs/index.js";
-import { percentile } from "./stats.js";
-
-export interface SearchFigure {
-  readonly name: string;
-  readonly unit: string;
-  readonly bridge: number;
-  readonly baseline: number;
-  readonly baselineName: string;
-  readonly detail?: string;
-  readonly target?: { readonly text: string; readonly met: boolean };
-}
+import { type Figure, percentile } from "./stats.js";
 
 function entries(definitions: readonly ToolDefinition[]): ToolEntry[] {
   return definitions.map((d) => ({
@@ -29,7 +19,7 @@ function entries(definitions: readonly ToolDefinition[]): ToolEntry[] {
   }));
 }
 
-export async function toolSearchFigures(quick: boolean): Promise<SearchFigure[]> {
+export async function toolSearchFigures(quick: boolean): Promise<Figure[]> {
   const catalog = entries(realCatalog());
   const servers = new Set(catalog.map((t) => t.server)).size;
   const index = new ToolSearchIndex(catalog);
