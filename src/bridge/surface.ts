@@ -1,9 +1,10 @@
 import { dirname } from "node:path";
-import type { CallToolResult, Client, Root } from "@modelcontextprotocol/client";
+import type { CallToolResult, Client, Root, Tool } from "@modelcontextprotocol/client";
 import type { ResolvedConfig, ServerDefinition } from "../config/model.js";
 import type { ServerConnection } from "../connection/connection.js";
 import type { ServerStatus } from "../connection/status.js";
 import type { Logger } from "../util/logger.js";
+import { errorText } from "../util/text-of.js";
 import { type CompleteRef, type CompletionResult, completeArgument } from "./completions.js";
 import { applyLogLevel, registerServerLogging } from "./logging.js";
 import { PromptCatalog } from "./prompts.js";
@@ -124,7 +125,7 @@ export class ClientSurface {
         await client?.sendRootsListChanged().catch((error: unknown) =>
           this.#options.logger.warn(`Telling server "${connection.name}" that the roots changed failed`, {
             server: connection.name,
-            error: error instanceof Error ? error.message : String(error),
+            error: errorText(error),
           }),
         );
       }),
@@ -153,7 +154,7 @@ export class ClientSurface {
     options: TaskCallOptions,
   ): Promise<CallToolResult> | undefined {
     const client = this.sessions.current(connection);
-    const tool = connection.tools().find((candidate) => candidate.name === options.tool);
+    const tool = toolByName(connection.tools()).get(options.tool);
     if (!client || !runsAsTask(tool, client)) return undefined;
     return callToolAsTask(client, args, options);
   }
@@ -170,3 +171,19 @@ export interface CompleteOptions extends RequestOptions {
 }
 
 export type { CompletionResult };
+
+/**
+ * Tools by name, per listed array: a connection replaces its array only when its tools change, so
+ * the task check on every call is one lookup instead of a scan of the server's whole tool list.
+ */
+const indexes = new WeakMap<readonly Tool[], Map<string, Tool>>();
+function toolByName(tools: readonly Tool[]): Map<string, Tool> {
+  let index = indexes.get(tools);
+  if (!index) {
+    index = new Map();
+    // The first tool of a name wins, as a scan would find it.
+    for (const tool of tools) if (!index.has(tool.name)) index.set(tool.name, tool);
+    indexes.set(tools, index);
+  }
+  return index;
+}
