@@ -1,4 +1,5 @@
 import type { JsonSchema, ToolDefinition } from "../registry/types.js";
+import { textOf } from "../util/text-of.js";
 
 /**
  * Google Gemini `functionDeclarations` entries. Gemini's `parameters` take a subset of OpenAPI 3.0
@@ -138,7 +139,7 @@ function convert(
   if (type) out.type = type;
   if (node.const !== undefined) {
     out.type = "STRING";
-    out.enum = [String(node.const)];
+    out.enum = [textOf(node.const)];
     out.format = "enum";
   } else if (Array.isArray(node.enum)) {
     const values = node.enum.filter((v) => v !== null);

@@ -1,5 +1,6 @@
 import type { SamplingHandler, SamplingRequest, SamplingResult } from "../bridge/sampling.js";
 import { ErrorCode, errorMessages, McpBridgeError } from "../errors.js";
+import { errorText, textOf } from "../util/text-of.js";
 
 export interface OpenAISamplingOptions {
   /** Default: `OPENAI_BASE_URL`, else https://api.openai.com/v1. */
@@ -49,11 +50,7 @@ export function openAISamplingHandler(options: OpenAISamplingOptions = {}): Samp
     } catch (error) {
       throw new McpBridgeError(
         ErrorCode.SamplingFailed,
-        errorMessages.samplingUnreachable(
-          server,
-          baseUrl,
-          error instanceof Error ? error.message : String(error),
-        ),
+        errorMessages.samplingUnreachable(server, baseUrl, errorText(error)),
         { server, cause: error },
       );
     }
@@ -107,33 +104,33 @@ export function toChatCompletionRequest(request: SamplingRequest, model: string)
     for (const block of blocks) {
       switch (block.type) {
         case "text":
-          parts.push({ type: "text", text: String(block.text ?? "") });
+          parts.push({ type: "text", text: textOf(block.text ?? "") });
           break;
         case "image":
           parts.push({
             type: "image_url",
-            image_url: { url: `data:${String(block.mimeType)};base64,${String(block.data)}` },
+            image_url: { url: `data:${textOf(block.mimeType)};base64,${textOf(block.data)}` },
           });
           break;
         case "audio":
           parts.push({
             type: "input_audio",
-            input_audio: { data: String(block.data), format: String(block.mimeType).split("/")[1] ?? "wav" },
+            input_audio: { data: textOf(block.data), format: textOf(block.mimeType).split("/")[1] ?? "wav" },
           });
           break;
         case "tool_use":
           toolCalls.push({
-            id: String(block.id),
+            id: textOf(block.id),
             type: "function",
-            function: { name: String(block.name), arguments: JSON.stringify(block.input ?? {}) },
+            function: { name: textOf(block.name), arguments: JSON.stringify(block.input ?? {}) },
           });
           break;
         case "tool_result": {
           const content = Array.isArray(block.content) ? (block.content as Record<string, unknown>[]) : [];
           const text = content.map((part) =>
-            part.type === "text" ? String(part.text) : `[${String(part.type)}]`,
+            part.type === "text" ? textOf(part.text) : `[${textOf(part.type)}]`,
           );
-          messages.push({ role: "tool", tool_call_id: String(block.toolUseId), content: text.join("\n") });
+          messages.push({ role: "tool", tool_call_id: textOf(block.toolUseId), content: text.join("\n") });
           break;
         }
         default:
@@ -141,10 +138,10 @@ export function toChatCompletionRequest(request: SamplingRequest, model: string)
       }
     }
     if (toolCalls.length > 0) {
-      messages.push({ role: "assistant", content: textOf(parts), tool_calls: toolCalls });
+      messages.push({ role: "assistant", content: partsText(parts), tool_calls: toolCalls });
     } else if (parts.length > 0) {
       const onlyText = parts.every((part) => part.type === "text");
-      messages.push({ role: message.role, content: onlyText ? textOf(parts) : parts });
+      messages.push({ role: message.role, content: onlyText ? partsText(parts) : parts });
     }
   }
   const tools = request.tools?.map((tool) => ({
@@ -166,10 +163,10 @@ export function toChatCompletionRequest(request: SamplingRequest, model: string)
   };
 }
 
-function textOf(parts: readonly Record<string, unknown>[]): string {
+function partsText(parts: readonly Record<string, unknown>[]): string {
   return parts
     .filter((part) => part.type === "text")
-    .map((part) => String(part.text))
+    .map((part) => textOf(part.text))
     .join("\n");
 }
 
@@ -203,14 +200,14 @@ export function fromChatCompletion(response: unknown, model: string, server: str
     const call = raw as { id?: unknown; function?: { name?: unknown; arguments?: unknown } };
     let input: unknown = {};
     try {
-      input = JSON.parse(String(call.function?.arguments ?? "{}"));
+      input = JSON.parse(textOf(call.function?.arguments ?? "{}"));
     } catch {
-      input = { _raw: String(call.function?.arguments) };
+      input = { _raw: textOf(call.function?.arguments) };
     }
     content.push({
       type: "tool_use",
-      id: String(call.id ?? ""),
-      name: String(call.function?.name ?? ""),
+      id: textOf(call.id ?? ""),
+      name: textOf(call.function?.name ?? ""),
       input: input && typeof input === "object" && !Array.isArray(input) ? input : { value: input },
     });
   }

@@ -10,6 +10,7 @@ import type { ToolResult } from "../results/types.js";
 import { ToolSearchIndex, type ToolSearchOptions } from "../search/index.js";
 import { TypedEmitter } from "../util/events.js";
 import type { Logger } from "../util/logger.js";
+import { errorText } from "../util/text-of.js";
 import { callOnRecord, ToolEntries } from "./call.js";
 import { invalidStatus, notStartedStatus, requiredServersError, unknownToolError } from "./diagnostics.js";
 import { type ResolvedBridgeOptions, resolveBridgeOptions } from "./options.js";
@@ -81,7 +82,7 @@ class BridgeRuntime implements Bridge {
     this.#options = options;
     this.#logger = options.logger;
     this.#events = new TypedEmitter((error) =>
-      this.#logger.error("A bridge event listener threw", { error: String(error) }),
+      this.#logger.error("A bridge event listener threw", { error: errorText(error) }),
     );
     this.#registry = this.#newRegistry();
     this.#surface = new ClientSurface({

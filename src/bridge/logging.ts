@@ -1,6 +1,7 @@
 import type { Client, LoggingLevel } from "@modelcontextprotocol/client";
 import type { Logger } from "../util/logger.js";
 import { plainText } from "../util/plain-text.js";
+import { errorText, textOf } from "../util/text-of.js";
 
 /** MCP's eight syslog levels onto the logger's four. */
 const LEVELS: Record<LoggingLevel, keyof Logger> = {
@@ -18,12 +19,7 @@ export const LOGGING_LEVELS = Object.keys(LEVELS) as LoggingLevel[];
 
 /** Text of one `notifications/message` payload: strings as they are, anything else as JSON. */
 export function logDataText(data: unknown): string {
-  if (typeof data === "string") return data;
-  try {
-    return JSON.stringify(data) ?? String(data);
-  } catch {
-    return String(data);
-  }
+  return textOf(data);
 }
 
 /** Sends a server's `notifications/message` to the host's logger with the server's name and level. */
@@ -52,7 +48,7 @@ export async function applyLogLevel(
   await client.setLoggingLevel(level, { timeout: timeoutMs }).catch((error: unknown) =>
     logger.warn(`Server "${server}" did not accept log level "${level}"`, {
       server,
-      error: error instanceof Error ? error.message : String(error),
+      error: errorText(error),
     }),
   );
 }

@@ -8,6 +8,7 @@ import {
   promptArgumentsSchema,
   toPromptMessages,
 } from "../results/prompt.js";
+import { errorText } from "../util/text-of.js";
 import {
   listAllPages,
   liveClients,
@@ -94,7 +95,7 @@ export class PromptCatalog {
         this.#refresh(connection, client, this.#clientOptions(connection, options)).catch((error: unknown) =>
           this.#host.logger.warn(`Listing the prompts of server "${connection.name}" failed`, {
             server: connection.name,
-            error: error instanceof Error ? error.message : String(error),
+            error: errorText(error),
           }),
         ),
       ),

@@ -3,6 +3,7 @@ import { AUTO_RELOAD_DEBOUNCE_MS } from "../config/defaults.js";
 import { diffServers } from "../config/diff.js";
 import type { ServerDefinition } from "../config/model.js";
 import type { Logger } from "../util/logger.js";
+import { errorText } from "../util/text-of.js";
 import type { ReloadSummary } from "./types.js";
 
 /** What a reload does to each server. */
@@ -64,7 +65,7 @@ export function watchConfigFile(file: string, reload: () => Promise<unknown>, lo
       timer = setTimeout(() => {
         reload().catch((error: unknown) =>
           logger.error("Reloading the config failed; keeping the running servers", {
-            error: error instanceof Error ? error.message : String(error),
+            error: errorText(error),
           }),
         );
       }, AUTO_RELOAD_DEBOUNCE_MS);
@@ -72,7 +73,7 @@ export function watchConfigFile(file: string, reload: () => Promise<unknown>, lo
     });
     watcher.unref();
   } catch (error) {
-    logger.warn(`Cannot watch ${file} for changes; autoReload is off`, { error: String(error) });
+    logger.warn(`Cannot watch ${file} for changes; autoReload is off`, { error: errorText(error) });
     return () => {};
   }
   return () => {

@@ -9,6 +9,7 @@ import {
 import type { ServerConnection } from "../connection/connection.js";
 import { ErrorCode, ServerRequestError } from "../errors.js";
 import { type ResourceContent, toResourceContent } from "../results/resource.js";
+import { errorText, textOf } from "../util/text-of.js";
 import {
   listAllPages,
   liveClients,
@@ -80,12 +81,15 @@ export class ResourceCatalog {
       onListChanged();
     });
     client.setNotificationHandler("notifications/resources/updated", (notification) => {
-      const uri = String(notification.params?.uri ?? "");
+      const uri = textOf(notification.params?.uri ?? "");
       for (const listener of [...(this.#subscriptions.get(server)?.get(uri) ?? [])]) {
         try {
           listener({ server, uri });
         } catch (error) {
-          this.#host.logger.error("A resource subscription listener threw", { server, error: String(error) });
+          this.#host.logger.error("A resource subscription listener threw", {
+            server,
+            error: errorText(error),
+          });
         }
       }
     });
@@ -107,7 +111,7 @@ export class ResourceCatalog {
         this.#listOf(connection, client, this.#clientOptions(connection, options)).catch((error: unknown) => {
           this.#host.logger.warn(`Listing the resources of server "${connection.name}" failed`, {
             server: connection.name,
-            error: error instanceof Error ? error.message : String(error),
+            error: errorText(error),
           });
           return [] as ResourceEntry[];
         }),
@@ -211,7 +215,7 @@ export class ResourceCatalog {
         (error: unknown) =>
           this.#host.logger.warn(`Server "${connection.name}": re-subscribing to ${uri} failed`, {
             server: connection.name,
-            error: error instanceof Error ? error.message : String(error),
+            error: errorText(error),
           }),
       );
     }

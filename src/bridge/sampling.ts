@@ -8,6 +8,7 @@ import {
 } from "@modelcontextprotocol/client";
 import type { SamplingPolicy } from "../config/model.js";
 import type { Logger } from "../util/logger.js";
+import { errorText } from "../util/text-of.js";
 
 /** A server's `sampling/createMessage` as the host's handler receives it. */
 export type SamplingRequest = CreateMessageRequestParams;
@@ -74,7 +75,7 @@ export function registerSampling(
       const reason =
         signal.aborted && !ctx.mcpReq.signal.aborted
           ? `the sampling handler did not answer within ${timeoutMs} ms`
-          : `the sampling handler failed: ${error instanceof Error ? error.message : String(error)}`;
+          : `the sampling handler failed: ${errorText(error)}`;
       logger.warn(`Sampling request from server "${server}" failed: ${reason}`, { server });
       throw new ProtocolError(ProtocolErrorCode.InternalError, `Sampling failed in the client: ${reason}`);
     }

@@ -7,6 +7,7 @@ import { createConnection, type ServerConnection, type ToolCallOptions } from ".
 import type { ServerStatus } from "../connection/status.js";
 import { ErrorCode, errorMessages, McpBridgeError, ServerConnectionError } from "../errors.js";
 import { redactText } from "../util/redact.js";
+import { errorText } from "../util/text-of.js";
 import { registerElicitationModes } from "./elicitation-modes.js";
 import type { ResolvedBridgeOptions } from "./options.js";
 
@@ -62,7 +63,7 @@ export class ServerRecord {
       try {
         auth = await createAuthHandle(definition, options.auth);
       } catch (error) {
-        const reason = redact(error instanceof Error ? error.message : String(error));
+        const reason = redact(errorText(error));
         const failure = new McpBridgeError(ErrorCode.Auth, errorMessages.authSetup(definition.name, reason), {
           server: definition.name,
           cause: error,

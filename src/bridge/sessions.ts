@@ -7,6 +7,7 @@ import {
 } from "@modelcontextprotocol/client";
 import type { ServerConnection } from "../connection/connection.js";
 import { AbortError, ErrorCode, McpBridgeError, ServerCrashedError, ServerRequestError } from "../errors.js";
+import { errorText } from "../util/text-of.js";
 
 /** JSON-RPC code the spec gives "resource not found". */
 export const RESOURCE_NOT_FOUND_RPC_CODE = -32002;
@@ -130,7 +131,7 @@ export function classifyRequestError(
       { ...fields, rpcCode: protocolError.code },
     );
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorText(error);
   return new ServerRequestError(
     ErrorCode.RequestFailed,
     `${capitalize(what)} on server "${server}" failed: ${message}`,

@@ -8,6 +8,7 @@ import {
   ToolExecutionError,
   ToolTimeoutError,
 } from "../errors.js";
+import { errorText } from "../util/text-of.js";
 import type { Progress } from "./types.js";
 
 /**
@@ -166,7 +167,7 @@ function classify(
       { server, tool, cause: error },
     );
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorText(error);
   const rpcCode = (error as { code?: unknown } | null)?.code;
   return new ToolExecutionError(
     `Task call to tool "${tool}" on server "${server}"${task} failed: ${message}`,

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { ErrorCode, isMcpBridgeError, McpBridgeError } from "../errors.js";
 import { suggest } from "../util/suggest.js";
+import { errorText } from "../util/text-of.js";
 import { commandWord, parseCommandArguments } from "./args.js";
 import { type CommandSpec, defineCommand } from "./command.js";
 import { authCommand } from "./commands/auth.js";
@@ -118,7 +119,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     return await spec.run(createContext(io, parsed));
   } catch (error) {
     const code = isMcpBridgeError(error) ? error.code : "INTERNAL";
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorText(error);
     if (json) writeJson(io, { error: { code, message } });
     else io.stderr.write(`error: ${terminalText(message)}\n`);
     const usage =

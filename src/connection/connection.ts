@@ -5,6 +5,7 @@ import { httpStatusOf } from "../transport/create.js";
 import type { ExitInfo } from "../transport/stdio.js";
 import { TypedEmitter } from "../util/events.js";
 import { Semaphore } from "../util/semaphore.js";
+import { errorText } from "../util/text-of.js";
 import * as fail from "./failures.js";
 import { HealthCheck, IdleTimer } from "./keepalive.js";
 import { MAX_LIST_PAGES, type Session } from "./open-session.js";
@@ -58,7 +59,10 @@ class Connection implements ServerConnection {
     this.definition = definition;
     this.#options = options;
     this.#events = new TypedEmitter((error) =>
-      options.logger.error("A connection event listener threw", { server: this.name, error: String(error) }),
+      options.logger.error("A connection event listener threw", {
+        server: this.name,
+        error: errorText(error),
+      }),
     );
     this.#output = new ServerOutput(this.name, options.logger, options.redact);
     this.#restarts = new Restarts(definition.restart, options.random);

@@ -12,6 +12,7 @@ import {
 import { httpStatusOf } from "../transport/create.js";
 import type { ExitInfo } from "../transport/stdio.js";
 import { RESULT_TOO_LARGE_RPC_CODE } from "../transport/stdio.js";
+import { errorText } from "../util/text-of.js";
 
 /**
  * Pure translation of what went wrong (an exit, a stderr tail, an SDK or network error) into a typed
@@ -64,7 +65,7 @@ export function stderrHint(context: FailureContext): string {
 }
 
 export function describeError(error: unknown, redact: (text: string) => string): string {
-  return redact(error instanceof Error ? error.message : String(error));
+  return redact(errorText(error));
 }
 
 const NETWORK_CODES =

@@ -1,5 +1,6 @@
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/client";
 import { ErrorCode, McpBridgeError } from "../errors.js";
+import { textOf } from "../util/text-of.js";
 import type { Tokenizer } from "../util/tokens.js";
 import { truncateText, truncationMarker } from "./truncate.js";
 import type { ToolResult } from "./types.js";
@@ -27,7 +28,7 @@ export function toToolResult(result: CallToolResult, options: ConvertOptions): T
     if (part !== undefined) parts.push(part);
   }
   const structured = result.structuredContent;
-  if (!hasText && structured !== undefined) parts.push(stringifySafe(structured));
+  if (!hasText && structured !== undefined) parts.push(textOf(structured, 2));
   const isError = result.isError === true;
   // An error the LLM cannot see is worse than none: say that the tool failed silently.
   if (isError && parts.every((part) => part.trim() === ""))
@@ -76,7 +77,7 @@ export function blockText(raw: ContentBlock): string | undefined {
   const block = raw as ContentBlock & Record<string, unknown>;
   switch (block.type) {
     case "text":
-      return typeof block.text === "string" ? block.text : String(block.text ?? "");
+      return textOf(block.text ?? "");
     case "image":
     case "audio":
       return `[${block.type}: ${mediaDescription(block.mimeType, block.data)}]`;
@@ -92,12 +93,12 @@ export function blockText(raw: ContentBlock): string | undefined {
         typeof resource.mimeType === "string" ? resource.mimeType : undefined,
         typeof resource.blob === "string" ? formatBytes(base64Bytes(resource.blob)) : undefined,
       ].filter(Boolean);
-      return `[resource: ${String(resource.uri ?? "unknown")}${details.length > 0 ? ` (${details.join(", ")})` : ""}]`;
+      return `[resource: ${textOf(resource.uri ?? "unknown")}${details.length > 0 ? ` (${details.join(", ")})` : ""}]`;
     }
     case "resource_link":
-      return `[resource: ${String(block.name ?? block.title ?? "link")} <${String(block.uri)}>]`;
+      return `[resource: ${textOf(block.name ?? block.title ?? "link")} <${textOf(block.uri)}>]`;
     default:
-      return `[${String((block as { type?: unknown }).type ?? "unknown").slice(0, 40)} content]`;
+      return `[${textOf((block as { type?: unknown }).type ?? "unknown").slice(0, 40)} content]`;
   }
 }
 
@@ -116,14 +117,6 @@ export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-}
-
-function stringifySafe(value: unknown): string {
-  try {
-    return JSON.stringify(value, null, 2) ?? String(value);
-  } catch {
-    return String(value);
-  }
 }
 
 /**
@@ -172,5 +165,5 @@ function messageOf(error: unknown): string {
   if (typeof error === "string") return error;
   const message = (error as { message?: unknown } | null)?.message;
   if (typeof message === "string") return message;
-  return error === undefined || error === null ? "" : stringifySafe(error);
+  return error === undefined || error === null ? "" : textOf(error, 2);
 }

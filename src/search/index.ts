@@ -1,6 +1,7 @@
 import { RE2JS } from "re2js";
 import { errorMessages, InvalidArgumentsError } from "../errors.js";
 import type { JsonSchema, ToolDefinition } from "../registry/types.js";
+import { errorText } from "../util/text-of.js";
 import { meaningfulWords, relatedTerms, term, terms } from "./terms.js";
 
 /**
@@ -140,7 +141,7 @@ function compileRegex(pattern: string, ignoreCase: boolean): RE2JS {
   try {
     return RE2JS.compile(pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorText(error);
     throw new InvalidArgumentsError(errorMessages.invalidSearchPattern(pattern, reason), {
       issues: [{ path: "query", message: reason }],
     });

@@ -101,6 +101,12 @@ describe("toGeminiTools", () => {
     expect(toGeminiTools([tool({})])[0]?.parameters).toBeUndefined();
   });
 
+  it("a const that is an object without a callable toString (valid JSON) becomes its JSON text", () => {
+    const input = { type: "object", properties: { p: { const: { toString: null } } } };
+    const [declaration] = toGeminiTools([tool(input)]);
+    expect(declaration?.parameters?.properties?.p?.enum).toEqual(['{"toString":null}']);
+  });
+
   it("any JSON-schema-like input converts without throwing into a definition Gemini accepts", () => {
     const leaf = fc.oneof(
       fc.record({

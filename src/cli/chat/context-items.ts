@@ -1,5 +1,6 @@
 import type { AgentMessage } from "../../agent/types.js";
 import type { Bridge } from "../../bridge/types.js";
+import { errorText } from "../../util/text-of.js";
 import { shorten } from "../output.js";
 import { terminalText } from "../terminal.js";
 
@@ -35,7 +36,7 @@ export async function attachResources(
       parts.push(`\n[Attached resource ${server}:${uri}]\n${resource.text}`);
       attached.push(`${server}:${uri}`);
     } catch (error) {
-      failed.push(`${server}:${uri}: ${error instanceof Error ? error.message : String(error)}`);
+      failed.push(`${server}:${uri}: ${errorText(error)}`);
     }
   }
   return { content: parts.join("\n"), attached, failed };
@@ -70,7 +71,7 @@ export async function promptMessages(
     );
     return { messages, name: `${server}:${entry.prompt}` };
   } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) };
+    return { error: errorText(error) };
   }
 }
 

@@ -2,6 +2,7 @@ import { Agent, type ApproveToolCall } from "../../agent/agent.js";
 import type { AgentToolCall, ModelProvider } from "../../agent/types.js";
 import type { Bridge, ToolEntry } from "../../bridge/types.js";
 import { isMcpBridgeError } from "../../errors.js";
+import { errorText } from "../../util/text-of.js";
 import type { Style } from "../output.js";
 import { shorten, table } from "../output.js";
 import { terminalText } from "../terminal.js";
@@ -80,7 +81,7 @@ export class ChatSession {
     } catch (error) {
       view.endTurn();
       if (isMcpBridgeError(error) && error.code === "ABORTED") view.note("(cancelled)");
-      else view.error(error instanceof Error ? error.message : String(error));
+      else view.error(errorText(error));
     }
     return undefined;
   }
@@ -119,7 +120,7 @@ export class ChatSession {
           await bridge.ready();
           view.line(await (sub === "resources" ? resourceList(bridge) : promptList(bridge)));
         } catch (error) {
-          view.error(error instanceof Error ? error.message : String(error));
+          view.error(errorText(error));
         }
         return undefined;
       case "reload": {
@@ -132,7 +133,7 @@ export class ChatSession {
             .map((key) => `${key}: ${summary[key].join(", ")}`);
           view.line(parts.length > 0 ? parts.join("; ") : "no servers configured");
         } catch (error) {
-          view.error(`reload failed: ${error instanceof Error ? error.message : String(error)}`);
+          view.error(`reload failed: ${errorText(error)}`);
         }
         return undefined;
       }

@@ -11,6 +11,7 @@ import { MIN_SERVER_PART_LENGTH, normalizeServerPart } from "../../registry/nami
 import type { ToolResult } from "../../results/types.js";
 import { parseDuration } from "../../util/duration.js";
 import { plainText } from "../../util/plain-text.js";
+import { errorText } from "../../util/text-of.js";
 import { parseKeyValues, parseKeyValuesFor, usageError } from "../args.js";
 import { defineCommand, TIMEOUT_FLAG } from "../command.js";
 import { type CommandContext, cliBridgeOptions, loadOptionsFor, startWithProgress } from "../context.js";
@@ -125,7 +126,7 @@ function interrupted(context: CommandContext, name: string): number {
 /** A call that produced no tool result (unknown tool, server down, timeout): exit 1. */
 function fail(context: CommandContext, name: string, error: unknown): number {
   const code = isMcpBridgeError(error) ? error.code : "ERROR";
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorText(error);
   if (context.global.json) writeJson(context.io, { name, isError: true, error: { code, message } });
   else context.io.stderr.write(`${context.errStyle.red("error:")} ${terminalText(message)}\n`);
   return 1;

@@ -3,6 +3,7 @@ import { providerFromEnvironment } from "../../agent/select.js";
 import { startBridge } from "../../bridge/bridge.js";
 import type { Bridge, ElicitationHandler } from "../../bridge/types.js";
 import type { ServerStatus } from "../../connection/status.js";
+import { errorText } from "../../util/text-of.js";
 import { usageError } from "../args.js";
 import { ChatSession, type ChatSession as Session } from "../chat/session.js";
 import { ChatView } from "../chat/view.js";
@@ -99,7 +100,7 @@ async function printMode(
       });
     return turn.stopReason === "max_steps" ? 1 : 0;
   } catch (error) {
-    failed = error instanceof Error ? error.message : String(error);
+    failed = errorText(error);
     const code = (error as { code?: string }).code ?? "ERROR";
     if (json) writeJson(context.io, { error: { code, message: failed }, messages: session.agent.messages });
     else context.io.stderr.write(`error: ${terminalText(failed)}\n`);
