@@ -13,7 +13,7 @@ import type { Logger } from "../util/logger.js";
 import { errorText } from "../util/text-of.js";
 import { callOnRecord, ToolEntries } from "./call.js";
 import { invalidStatus, notStartedStatus, requiredServersError, unknownToolError } from "./diagnostics.js";
-import { type ResolvedBridgeOptions, resolveBridgeOptions } from "./options.js";
+import { type ResolvedBridgeOptions, resolveBridgeOptions, resultPolicy } from "./options.js";
 import { planReload, reloadSummary, SerialQueue, watchConfigFile } from "./reload.js";
 import { BRIDGE_TOOL_SERVER, callResourceTool, resourceToolDefinitions } from "./resource-tools.js";
 import { ServerRecord, stillConnecting } from "./server-record.js";
@@ -364,7 +364,7 @@ class BridgeRuntime implements Bridge {
       maxResultChars: this.config.settings.maxResultChars,
       onError: this.#options.onError,
       validateArguments: this.#options.validateArguments,
-      results: this.#options.results,
+      results: resultPolicy(this.#options.results, this.config.settings),
       callAsTask: this.#surface.callAsTask.bind(this.#surface),
     };
     const started = Date.now();
