@@ -10,7 +10,7 @@ import {
 } from "../results/prompt.js";
 import { errorText } from "../util/text-of.js";
 import {
-  listAllPages,
+  listEvery,
   liveClients,
   PerClientCache,
   type RequestOptions,
@@ -201,18 +201,7 @@ export class PromptCatalog {
   ): Promise<void> {
     const prompts = await this.#cache.get(client, async () => {
       if (!client.getServerCapabilities()?.prompts) return [];
-      const listed = await listAllPages<Prompt>(
-        connection.name,
-        "prompts/list",
-        this.#host.logger,
-        async (cursor) => {
-          const page = await client.listPrompts(
-            cursor === undefined ? undefined : { cursor },
-            requestOptions,
-          );
-          return { items: page.prompts, nextCursor: page.nextCursor };
-        },
-      );
+      const listed = await listEvery("prompts", this.#host, connection, client, requestOptions);
       return listed.filter((prompt) => !!prompt && typeof prompt.name === "string" && prompt.name.length > 0);
     });
     if (this.#registered.get(connection.name) === prompts) return;

@@ -11,7 +11,7 @@ import { ErrorCode, ServerRequestError } from "../errors.js";
 import { type ResourceContent, toResourceContent } from "../results/resource.js";
 import { errorText, textOf } from "../util/text-of.js";
 import {
-  listAllPages,
+  listEvery,
   liveClients,
   PerClientCache,
   type RequestOptions,
@@ -295,18 +295,7 @@ export class ResourceCatalog {
   ): Promise<ResourceEntry[]> {
     return this.#resources.get(client, async () => {
       if (!client.getServerCapabilities()?.resources) return [];
-      const resources = await listAllPages<Resource>(
-        connection.name,
-        "resources/list",
-        this.#host.logger,
-        async (cursor) => {
-          const page = await client.listResources(
-            cursor === undefined ? undefined : { cursor },
-            requestOptions,
-          );
-          return { items: page.resources, nextCursor: page.nextCursor };
-        },
-      );
+      const resources = await listEvery("resources", this.#host, connection, client, requestOptions);
       return resources.filter(isNamedWith("uri")).map((resource) => resourceEntry(connection.name, resource));
     });
   }
@@ -318,18 +307,7 @@ export class ResourceCatalog {
   ): Promise<ResourceTemplateEntry[]> {
     return this.#templates.get(client, async () => {
       if (!client.getServerCapabilities()?.resources) return [];
-      const templates = await listAllPages<ResourceTemplateType>(
-        connection.name,
-        "resources/templates/list",
-        this.#host.logger,
-        async (cursor) => {
-          const page = await client.listResourceTemplates(
-            cursor === undefined ? undefined : { cursor },
-            requestOptions,
-          );
-          return { items: page.resourceTemplates, nextCursor: page.nextCursor };
-        },
-      );
+      const templates = await listEvery("resourceTemplates", this.#host, connection, client, requestOptions);
       return templates
         .filter(isNamedWith("uriTemplate"))
         .map((template) => templateEntry(connection.name, template));
