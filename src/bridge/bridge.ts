@@ -19,6 +19,7 @@ import { BRIDGE_TOOL_SERVER, callResourceTool, resourceToolDefinitions } from ".
 import { ServerRecord, stillConnecting } from "./server-record.js";
 import { ServerTable } from "./server-table.js";
 import { ClientSurface } from "./surface.js";
+import { closedError } from "./surface-host.js";
 import type { SurfaceMethods } from "./surface-methods.js";
 import { surfaceMethods } from "./surface-methods.js";
 import type {
@@ -46,10 +47,6 @@ export async function startBridge(options: BridgeOptions = {}): Promise<Bridge> 
 
 /** `McpBridge.start(options)`: the same as `startBridge(options)`. */
 export const McpBridge = { start: startBridge } as const;
-
-function closedError(): McpBridgeError {
-  return new McpBridgeError(ErrorCode.BridgeClosed, errorMessages.bridgeClosed());
-}
 
 class BridgeRuntime implements Bridge {
   config: ResolvedConfig;

@@ -1,6 +1,6 @@
 import type { Client, Icon, Prompt, PromptArgument } from "@modelcontextprotocol/client";
 import type { ServerConnection } from "../connection/connection.js";
-import { ErrorCode, InvalidArgumentsError, ServerRequestError } from "../errors.js";
+import { ErrorCode, errorMessages, InvalidArgumentsError, ServerRequestError } from "../errors.js";
 import { ToolRegistry } from "../registry/registry.js";
 import {
   missingPromptArguments,
@@ -153,11 +153,10 @@ export class PromptCatalog {
       entry = this.#find(name);
     }
     if (entry) return entry;
-    throw new ServerRequestError(
-      ErrorCode.PromptNotFound,
-      `Unknown prompt "${name}". Run \`mcp-bridge prompts\` to list them; use an exposed name or "server/prompt".`,
-      { method: "prompts/get", item: name },
-    );
+    throw new ServerRequestError(ErrorCode.PromptNotFound, errorMessages.promptNotFound(name), {
+      method: "prompts/get",
+      item: name,
+    });
   }
 
   #find(name: string): PromptEntry | undefined {

@@ -7,7 +7,7 @@ import {
   UriTemplate,
 } from "@modelcontextprotocol/client";
 import type { ServerConnection } from "../connection/connection.js";
-import { ErrorCode, ServerRequestError } from "../errors.js";
+import { ErrorCode, errorMessages, ServerRequestError } from "../errors.js";
 import { type ResourceContent, toResourceContent } from "../results/resource.js";
 import { errorText, textOf } from "../util/text-of.js";
 import {
@@ -273,17 +273,21 @@ export class ResourceCatalog {
     }
     if (owners.length === 1 && owners[0]) return owners[0];
     if (owners.length > 1) {
-      const names = owners.map((connection) => `"${connection.name}"`).join(" and ");
       throw new ServerRequestError(
         ErrorCode.ResourceAmbiguous,
-        `Resource "${uri}" is served by servers ${names}; pass { server } (CLI: --server) to choose one.`,
+        errorMessages.resourceAmbiguous(
+          uri,
+          owners.map((connection) => connection.name),
+        ),
         { method: "resources/read", item: uri, ...(owners[0] ? { server: owners[0].name } : {}) },
       );
     }
-    const searched = live.map(({ connection }) => `"${connection.name}"`).join(", ");
     throw new ServerRequestError(
       ErrorCode.ResourceNotFound,
-      `No connected server serves resource "${uri}" (searched ${searched || "no connected server"}). Run \`mcp-bridge resources\` to list them, or pass { server }.`,
+      errorMessages.resourceNotFound(
+        uri,
+        live.map(({ connection }) => connection.name),
+      ),
       { method: "resources/read", item: uri },
     );
   }

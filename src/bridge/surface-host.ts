@@ -1,6 +1,6 @@
 import type { Client, Prompt, Resource, ResourceTemplateType } from "@modelcontextprotocol/client";
 import { MAX_LIST_PAGES, type ServerConnection } from "../connection/connection.js";
-import { ErrorCode, McpBridgeError, ServerConnectionError } from "../errors.js";
+import { ErrorCode, errorMessages, McpBridgeError, ServerConnectionError } from "../errors.js";
 import type { Logger } from "../util/logger.js";
 import type { SessionClients } from "./sessions.js";
 
@@ -30,13 +30,12 @@ export interface RequestOptions {
 export function requireConnection(host: SurfaceHost, server: string): ServerConnection {
   const connection = host.connection(server);
   if (connection) return connection;
-  const known = host
-    .connections()
-    .map((c) => `"${c.name}"`)
-    .join(", ");
   throw new ServerConnectionError(
     ErrorCode.ServerNotFound,
-    `No server named "${server}" is configured${known ? ` (configured: ${known})` : ""}.`,
+    errorMessages.serverNotFound(
+      server,
+      host.connections().map((c) => c.name),
+    ),
     { server },
   );
 }
@@ -159,5 +158,5 @@ export class PerClientCache<T> {
 }
 
 export function closedError(): McpBridgeError {
-  return new McpBridgeError(ErrorCode.BridgeClosed, "The bridge is closed; start a new one.");
+  return new McpBridgeError(ErrorCode.BridgeClosed, errorMessages.bridgeClosed());
 }
