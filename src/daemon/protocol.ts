@@ -60,6 +60,7 @@ export interface PromptRequest {
 
 export interface DaemonInfo {
   readonly pid: number;
+  readonly activeRequests: number;
   readonly socket: string;
   readonly config: string;
   readonly startedAt: string;

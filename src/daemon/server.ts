@@ -95,6 +95,8 @@ export async function serveDaemon(options: DaemonOptions): Promise<RunningDaemon
 
   const info = (): DaemonInfo & { servers: unknown } => ({
     pid: process.pid,
+    // Requests being answered besides this one.
+    activeRequests: inflight - 1,
     socket: paths.socket,
     config: paths.config,
     startedAt: new Date(startedAt).toISOString(),
