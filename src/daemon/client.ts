@@ -1,9 +1,25 @@
+import { readFileSync } from "node:fs";
 import { request } from "node:http";
 import { ErrorCode, McpBridgeError } from "../errors.js";
 import type { Envelope, ResponseLine } from "./protocol.js";
 
 /** A response bigger than this is a misbehaving daemon, not a result (results are capped far below). */
 const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+
+function readVersion(): string {
+  try {
+    const url = new URL("../../../package.json", import.meta.url);
+    return (JSON.parse(readFileSync(url, "utf8")) as { version: string }).version;
+  } catch {
+    return "unknown";
+  }
+}
+
+/** This package's version: a daemon of another version is not used (its protocol may differ). */
+export const PACKAGE_VERSION = readVersion();
+
+/** Header carrying the client's version; a daemon of another version answers 409. */
+export const VERSION_HEADER = "mcp-bridge-version";
 
 /** No daemon answers at the socket (no file, or a stale one nobody listens on): run without it. */
 export class NoDaemon extends Error {}
@@ -47,7 +63,11 @@ export function daemonRequest(
       method: "POST",
       path: `/${operation}`,
       agent: false,
-      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
+      headers: {
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(payload),
+        [VERSION_HEADER]: PACKAGE_VERSION,
+      },
     });
     const onAbort = () => {
       req.destroy();
@@ -61,6 +81,11 @@ export function daemonRequest(
     });
     req.on("response", (res) => {
       answered = true;
+      if (res.statusCode === 409) {
+        // A daemon of another mcp-bridge version (started before an upgrade): run without it.
+        res.resume();
+        return finish(() => reject(new NoDaemon("version")));
+      }
       res.setEncoding("utf8");
       let buffer = "";
       let size = 0;

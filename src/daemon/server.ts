@@ -89,7 +89,8 @@ export async function serveDaemon(options: DaemonOptions): Promise<RunningDaemon
 
   const armIdle = () => {
     clearTimeout(idleTimer);
-    if (inflight === 0 && !stopping)
+    // An infinite idle time (never stop) must not reach setTimeout, which would fire at once.
+    if (inflight === 0 && !stopping && Number.isFinite(options.idleMs))
       idleTimer = setTimeout(() => void stop(`idle for ${options.idleMs} ms`), options.idleMs);
   };
 
@@ -178,6 +179,19 @@ export async function serveDaemon(options: DaemonOptions): Promise<RunningDaemon
     const send = (line: ResponseLine) => {
       if (!res.writableEnded && !res.destroyed) res.end(`${JSON.stringify(line)}\n`);
     };
+    const version = req.headers["mcp-bridge-version"];
+    // `daemon` and `shutdown` answer any version, so an old daemon can be seen and stopped.
+    const managing = operation === "daemon" || operation === "shutdown";
+    if (!managing && typeof version === "string" && version !== options.version) {
+      res.statusCode = 409;
+      send({
+        error: {
+          code: ErrorCode.DaemonUnavailable,
+          message: `This daemon is mcp-bridge ${options.version}, the client ${version}: restart it with \`mcp-bridge daemon stop\` and \`daemon start\`.`,
+        },
+      });
+      return;
+    }
     if (req.method !== "POST") {
       res.statusCode = 405;
       send({ error: { code: ErrorCode.Usage, message: "Only POST" } });

@@ -2,12 +2,12 @@ import { spawn } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync, unlinkSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { startBridge } from "../../bridge/bridge.js";
-import { daemonRequest, NoDaemon } from "../../daemon/client.js";
+import { daemonRequest, NoDaemon, PACKAGE_VERSION } from "../../daemon/client.js";
 import { acquirePidLock, processAlive, releasePidLock } from "../../daemon/lock.js";
 import { type DaemonPaths, daemonPaths, ensureRuntimeFolder } from "../../daemon/paths.js";
 import type { DaemonInfo } from "../../daemon/protocol.js";
 import { serveDaemon } from "../../daemon/server.js";
-import { ErrorCode, McpBridgeError } from "../../errors.js";
+import { ConfigError, ErrorCode, McpBridgeError } from "../../errors.js";
 import { parseDuration } from "../../util/duration.js";
 import { usageError } from "../args.js";
 import { defineCommand } from "../command.js";
@@ -35,7 +35,7 @@ function idleMs(context: CommandContext): number {
 function daemonConfig(context: CommandContext, chosen: string | undefined): { path: string; named: boolean } {
   const file = configFileFor(context.io, chosen);
   if (file) return { path: file.path, named: chosen !== undefined };
-  throw new McpBridgeError(
+  throw new ConfigError(
     ErrorCode.ConfigNotFound,
     "No config file to run a daemon for. Name one with --config FILE (see `mcp-bridge config paths`).",
   );
@@ -81,15 +81,20 @@ function printInfo(
     `Daemon ${verb} (pid ${running.pid}) for ${terminalText(running.config)}\n` +
       `socket ${terminalText(running.socket)}, up ${minutes(running.uptimeMs)}, ${running.idleMs > 0 ? `stops after ${minutes(running.idleMs)} idle` : "no idle stop"}\n`,
   );
+  if (running.version !== PACKAGE_VERSION)
+    context.io.stdout.write(
+      `It is mcp-bridge ${terminalText(running.version)} and this is ${PACKAGE_VERSION}, so commands run without it: restart it (daemon stop, daemon start).\n`,
+    );
   if (verb === "running") context.io.stdout.write(`${renderStatus(context, running.servers)}\n`);
 }
 
 /** `daemon start`: consent in the foreground, then a detached `daemon run`; waits until it answers. */
 async function start(context: CommandContext): Promise<number> {
   const idle = idleMs(context);
+  // Only a file the commands find: a daemon for the bundled example would never be asked.
+  const config = daemonConfig(context, context.global.config);
   // Project-level servers are approved here, on the terminal; the daemon has none to ask.
-  const source = await cliConfigSource(context, { consent: true });
-  const config = daemonConfig(context, source.path ?? context.global.config);
+  await cliConfigSource(context, { consent: true });
   const paths = daemonPaths(config.path, context.io.cwd, context.io.env);
   ensureRuntimeFolder(context.io.env);
   const running = await info(paths);
@@ -102,7 +107,7 @@ async function start(context: CommandContext): Promise<number> {
     bin,
     "daemon",
     "run",
-    ...(source.path === undefined ? [] : ["--config", source.path]),
+    ...(context.global.config === undefined ? [] : ["--config", context.global.config]),
     "--idle",
     `${idle}ms`,
     ...(context.global.trustProject ? ["--trust-project"] : []),
@@ -136,7 +141,7 @@ async function start(context: CommandContext): Promise<number> {
     await sleep(50);
   }
   throw new McpBridgeError(
-    ErrorCode.ServerStartFailed,
+    ErrorCode.DaemonUnavailable,
     `The daemon for ${config.path} did not start. Its log (${paths.log}):\n${terminalText(logTail(paths))}`,
   );
 }
@@ -193,22 +198,13 @@ async function run(context: CommandContext): Promise<number> {
       paths,
       idleMs: idle > 0 ? idle : Number.POSITIVE_INFINITY,
       logger: context.logger,
-      version: packageVersion(),
+      version: PACKAGE_VERSION,
     });
     context.io.signal?.addEventListener("abort", () => void daemon.stop("signal"), { once: true });
     await daemon.stopped;
     return 0;
   } finally {
     releasePidLock(paths.pidFile);
-  }
-}
-
-function packageVersion(): string {
-  try {
-    const url = new URL("../../../../package.json", import.meta.url);
-    return (JSON.parse(readFileSync(url, "utf8")) as { version: string }).version;
-  } catch {
-    return "unknown";
   }
 }
 
