@@ -122,6 +122,7 @@ export async function runViaDaemon(argv: readonly string[], io: CliIO): Promise<
   const printProgress = progressPrinter(context);
   try {
     const envelope = await daemonRequest(paths.socket, asked.operation, asked.body, {
+      config: paths.config,
       ...(io.signal ? { signal: io.signal } : {}),
       onProgress: (progress) => {
         announce();

@@ -24,7 +24,12 @@ export const VERSION_HEADER = "mcp-bridge-version";
 /** No daemon answers at the socket (no file, or a stale one nobody listens on): run without it. */
 export class NoDaemon extends Error {}
 
+/** Header carrying the config the client means; a daemon serving another answers 409. */
+export const CONFIG_HEADER = "mcp-bridge-config";
+
 export interface DaemonRequestOptions {
+  /** The absolute config path the command is for. */
+  readonly config?: string;
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
 }
@@ -67,6 +72,8 @@ export function daemonRequest(
         "content-type": "application/json",
         "content-length": Buffer.byteLength(payload),
         [VERSION_HEADER]: PACKAGE_VERSION,
+        // Percent-encoded: a header value cannot carry every character a path can.
+        ...(options.config === undefined ? {} : { [CONFIG_HEADER]: encodeURIComponent(options.config) }),
       },
     });
     const onAbort = () => {
@@ -82,7 +89,7 @@ export function daemonRequest(
     req.on("response", (res) => {
       answered = true;
       if (res.statusCode === 409) {
-        // A daemon of another mcp-bridge version (started before an upgrade): run without it.
+        // A daemon of another mcp-bridge version (started before an upgrade) or config: run without it.
         res.resume();
         return finish(() => reject(new NoDaemon("version")));
       }

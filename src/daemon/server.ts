@@ -28,6 +28,14 @@ import type {
   ToolsRequest,
 } from "./protocol.js";
 
+function safeDecode(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** A request body bigger than this is not a CLI's (arguments are given on a command line). */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
@@ -182,6 +190,12 @@ export async function serveDaemon(options: DaemonOptions): Promise<RunningDaemon
     const version = req.headers["mcp-bridge-version"];
     // `daemon` and `shutdown` answer any version, so an old daemon can be seen and stopped.
     const managing = operation === "daemon" || operation === "shutdown";
+    const config = req.headers["mcp-bridge-config"];
+    if (!managing && typeof config === "string" && safeDecode(config) !== paths.config) {
+      res.statusCode = 409;
+      send({ error: { code: ErrorCode.DaemonUnavailable, message: `This daemon serves ${paths.config}` } });
+      return;
+    }
     if (!managing && typeof version === "string" && version !== options.version) {
       res.statusCode = 409;
       send({

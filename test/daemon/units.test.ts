@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { acquirePidLock, releasePidLock } from "../../src/daemon/lock.js";
-import { daemonPaths, ensureRuntimeFolder, unsafeFolderReason } from "../../src/daemon/paths.js";
+import { daemonPaths, ensureRuntimeFolder, pathKey, unsafeFolderReason } from "../../src/daemon/paths.js";
 
 let dir: string;
 beforeEach(() => {
@@ -20,6 +20,15 @@ describe("daemon paths", () => {
     expect(dirname(a.socket)).toBe(join(dir, "mcp-bridge"));
     expect(daemonPaths("/work/a/mcp.json", "/elsewhere", env).socket).toBe(a.socket);
     expect(daemonPaths("mcp.json", "/work/b", env).socket).not.toBe(a.socket);
+  });
+
+  it("path keys are 16 hex digits, stable, and differ for near-identical paths", () => {
+    expect(pathKey("/work/a/mcp.json")).toMatch(/^[0-9a-f]{16}$/);
+    expect(pathKey("/work/a/mcp.json")).toBe(pathKey("/work/a/mcp.json"));
+    const keys = new Set<string>();
+    for (let i = 0; i < 20_000; i++) keys.add(pathKey(`/home/user/project-${i}/mcp.json`));
+    keys.add(pathKey("/home/user/project-1/mcp.jsoN"));
+    expect(keys.size).toBe(20_001);
   });
 
   it("creates the folder 0700 and refuses one others can enter, or a symlink", () => {
