@@ -266,6 +266,22 @@ describe("mcp-bridge daemon", () => {
     expect(files(".sock")).toHaveLength(1);
   }, 60_000);
 
+  it("picks up config changes: a server added to the file is served without a restart", async () => {
+    const own = join(home, "reload.json");
+    writeFileSync(own, JSON.stringify({ mcpServers: { calc: stdioEntry("normal") } }));
+    const run = (args: string[]) => runCli([...args, "-c", own], { cwd: home, env, timeoutMs: 40_000 });
+    const start = await run(["daemon", "start", "--json"]);
+    const { pid } = JSON.parse(start.stdout) as { pid: number };
+    started.push(pid);
+    expect((await run(["call", "more/add", "a=1", "b=2"])).code).toBe(1);
+    writeFileSync(
+      own,
+      JSON.stringify({ mcpServers: { calc: stdioEntry("normal"), more: stdioEntry("normal") } }),
+    );
+    await until(async () => (await run(["call", "more/add", "a=1", "b=2"])).stdout === "3\n", "the reload");
+    expect(JSON.parse((await run(["daemon", "status", "--json"])).stdout).pid).toBe(pid);
+  }, 60_000);
+
   it("stops by itself after the idle time", async () => {
     const { pid, socket } = await startDaemon(["--idle", "1s"]);
     await until(() => !alive(pid), "the idle daemon to stop");

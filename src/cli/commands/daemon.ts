@@ -225,7 +225,7 @@ export const daemonCommand = defineCommand({
     choices: ["start", "stop", "status", "run"],
   },
   description:
-    "`start` runs a daemon for the config in the background (one per config file; a Unix socket, mode 0600, in the user's runtime folder); while it runs, call, tools, status, resources, read, prompts and prompt are answered by it (add --no-daemon to run without it). It reloads the config when the file changes and stops after --idle without a request. `status --json`: { running, pid, socket, config, startedAt, uptimeMs, idleMs, servers }. `run` is the daemon in the foreground.",
+    "`start` runs a daemon for the config in the background (one per config file; a Unix socket, mode 0600, in the user's runtime folder); while it runs, call, tools, status, resources, read, prompts and prompt are answered by it (add --no-daemon to run without it). It reloads the config when the file changes and stops after --idle without a request. `status --json`: { running, pid, activeRequests, socket, config, startedAt, uptimeMs, idleMs, version, servers }. `run` is the daemon in the foreground.",
   examples: ["daemon start", "daemon start --idle 1h -c ./mcp.json", "daemon status --json", "daemon stop"],
   run: async (context) => {
     const sub = context.positionals[0];
