@@ -149,6 +149,8 @@ describe("mcp-bridge daemon", () => {
       ["call", "calc/add", "a=2", "b=3"],
       ["call", "calc/echo", "text=5"],
       ["call", "calc/fail"],
+      // Progress notifications reach stderr through the daemon as they do in-process.
+      ["call", "slow/progress", "steps=2", "intervalMs=10"],
       ["call", "nosuch/tool"],
       ["call", "mcp_calc_nosuch"],
       ["tools"],
