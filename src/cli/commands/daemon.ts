@@ -41,8 +41,11 @@ function daemonConfig(context: CommandContext, chosen: string | undefined): { pa
   );
 }
 
+/** The daemon's paths, for `stop` and `status`: only in a folder that is safely ours (else it throws). */
 function pathsOf(context: CommandContext): DaemonPaths {
-  return daemonPaths(daemonConfig(context, context.global.config).path, context.io.cwd, context.io.env);
+  const paths = daemonPaths(daemonConfig(context, context.global.config).path, context.io.cwd, context.io.env);
+  ensureRuntimeFolder(context.io.env);
+  return paths;
 }
 
 async function info(paths: DaemonPaths): Promise<(DaemonInfo & { servers: StatusRow[] }) | undefined> {
