@@ -36,6 +36,8 @@ export const ErrorCode = {
   RequestTimeout: "REQUEST_TIMEOUT",
   /** A server asked for sampling (an LLM completion) and was refused or the handler failed. */
   SamplingFailed: "SAMPLING_FAILED",
+  /** The CLI's daemon went away in the middle of a request (crashed, killed, stopped). */
+  DaemonUnavailable: "DAEMON_UNAVAILABLE",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
