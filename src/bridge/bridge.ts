@@ -1,7 +1,7 @@
 import { loadConfig } from "../config/load.js";
 import type { BridgeSettings, ResolvedConfig, ServerDefinition } from "../config/model.js";
 import type { ServerStatus } from "../connection/status.js";
-import { ErrorCode, errorMessages, McpBridgeError } from "../errors.js";
+import { ErrorCode, McpBridgeError } from "../errors.js";
 import { ToolRegistry } from "../registry/registry.js";
 import { CallStats } from "../registry/stats.js";
 import type { ToolDefinition } from "../registry/types.js";

@@ -43,7 +43,11 @@ function daemonConfig(context: CommandContext, chosen: string | undefined): { pa
 
 /** The daemon's paths, for `stop` and `status`: only in a folder that is safely ours (else it throws). */
 function pathsOf(context: CommandContext): DaemonPaths {
-  const paths = daemonPaths(daemonConfig(context, context.global.config).path, context.io.cwd, context.io.env);
+  const paths = daemonPaths(
+    daemonConfig(context, context.global.config).path,
+    context.io.cwd,
+    context.io.env,
+  );
   ensureRuntimeFolder(context.io.env);
   return paths;
 }
