@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { type Bridge, SkillVerificationError, startBridge } from "../../src/index.js";
+import { stdioEntry } from "../fixtures/servers/index.js";
+
+async function readsOf(bridge: Bridge): Promise<string[]> {
+  return JSON.parse((await bridge.call("skills/reads", {})).text) as string[];
+}
+
+describe("skills (the io.modelcontextprotocol/skills extension)", () => {
+  it("lists skills without reading a file, and loads one with its verified files", async () => {
+    await using bridge = await startBridge({
+      servers: { skills: stdioEntry("skills"), plain: stdioEntry("normal") },
+    });
+    const skills = await bridge.skills();
+    expect(skills.map((skill) => `${skill.server}/${skill.name}`).sort()).toEqual([
+      "skills/pdf-processing",
+      "skills/release-notes",
+    ]);
+    const pdf = skills.find((skill) => skill.name === "pdf-processing");
+    expect(pdf).toMatchObject({
+      uri: "skill://pdf-processing/SKILL.md",
+      description: "Extract, fill, and assemble PDF documents",
+    });
+    expect(pdf?.files).toHaveLength(2);
+    expect(await bridge.skills({ server: "plain" })).toEqual([]);
+    expect(await readsOf(bridge)).toEqual([]);
+
+    const loaded = await bridge.loadSkill("pdf-processing");
+    expect(loaded).toMatchObject({
+      server: "skills",
+      name: "pdf-processing",
+      frontmatter: { name: "pdf-processing", description: "Extract, fill, and assemble PDF documents" },
+    });
+    expect(loaded.instructions).toContain("Use the forms reference");
+    expect(loaded.files.map((file) => [file.uri, file.text, file.verified])).toEqual([
+      ["skill://pdf-processing/references/FORMS.md", "Fill fields by their names.\n", true],
+    ]);
+    expect(await readsOf(bridge)).toEqual([
+      "skill://pdf-processing/SKILL.md",
+      "skill://pdf-processing/references/FORMS.md",
+    ]);
+    const manifestOnly = await bridge.loadSkill("skill://release-notes/SKILL.md", {
+      server: "skills",
+      files: false,
+    });
+    expect(manifestOnly.instructions.trim()).toBe("Group changes by kind.");
+  });
+
+  it("names the skills there are when asked for one no server lists", async () => {
+    await using bridge = await startBridge({ servers: { skills: stdioEntry("skills") } });
+    const error = await bridge.loadSkill("pdf").catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "SKILL_NOT_FOUND" });
+    expect((error as Error).message).toContain("skills/pdf-processing");
+    expect(await readsOf(bridge)).toEqual([]);
+  });
+
+  for (const tamper of ["digest", "size", "frontmatter"] as const) {
+    it(`refuses a SKILL.md whose ${tamper} does not match the listing, and reads nothing more`, async () => {
+      await using bridge = await startBridge({
+        servers: { skills: stdioEntry("skills", {}, ["--tamper", tamper]) },
+      });
+      const error = await bridge.loadSkill("pdf-processing").catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SkillVerificationError);
+      expect(error).toMatchObject({
+        code: "SKILL_VERIFICATION",
+        server: "skills",
+        skill: "pdf-processing",
+        uri: "skill://pdf-processing/SKILL.md",
+        reason: tamper,
+      });
+      expect((error as Error).message).toContain('Skill "pdf-processing" of server "skills" was not loaded');
+      expect(await readsOf(bridge)).toEqual(["skill://pdf-processing/SKILL.md"]);
+      // The untampered skill of the same server still loads.
+      expect((await bridge.loadSkill("release-notes")).name).toBe("release-notes");
+    });
+  }
+});
