@@ -98,7 +98,7 @@ export type {
   TransportKind,
 } from "./config/model.js";
 // --- connection ---
-export type { ServerState, ServerStatus } from "./connection/status.js";
+export type { ServerInfo, ServerState, ServerStatus } from "./connection/status.js";
 // --- errors ---
 export {
   AbortError,

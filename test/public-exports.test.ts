@@ -95,6 +95,7 @@ const PUBLIC_EXPORTS = [
   "ServerConnectionError",
   "ServerCrashedError",
   "ServerDefinition",
+  "ServerInfo",
   "ServerLogLevel",
   "ServerRequestError",
   "ServerState",

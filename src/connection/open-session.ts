@@ -14,6 +14,7 @@ import type { ExitInfo } from "../transport/stdio.js";
 import type { Logger } from "../util/logger.js";
 import { safeJsonSchemaValidator } from "../util/schema-engine.js";
 import { endlessListing } from "./failures.js";
+import { type ServerInfo, serverInfoOf } from "./status.js";
 
 /**
  * Most pages one listing may take. A server whose cursors never end (or take turns) is cut off here
@@ -50,7 +51,7 @@ export interface OpenedSession {
   readonly session: Session;
   readonly tools: Tool[];
   readonly protocolVersion: string | undefined;
-  readonly serverInfo: { name: string; version: string } | undefined;
+  readonly serverInfo: ServerInfo | undefined;
   readonly connectMs: number;
 }
 
@@ -84,7 +85,7 @@ export async function openSession(deps: OpenSessionDeps): Promise<OpenedSession>
         session,
         tools,
         protocolVersion: client.getNegotiatedProtocolVersion(),
-        serverInfo: info ? { name: info.name, version: info.version } : undefined,
+        serverInfo: serverInfoOf(info),
         connectMs: Math.round(performance.now() - started),
       };
     } catch (error) {

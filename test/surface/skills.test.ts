@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type Bridge, SkillVerificationError, startBridge } from "../../src/index.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { startHttpFixture, stdioEntry } from "../fixtures/servers/index.js";
 
 async function readsOf(bridge: Bridge): Promise<string[]> {
   return JSON.parse((await bridge.call("skills/reads", {})).text) as string[];
@@ -72,6 +72,29 @@ describe("skills (the io.modelcontextprotocol/skills extension)", () => {
       expect(await readsOf(bridge)).toEqual(["skill://pdf-processing/SKILL.md"]);
       // The untampered skill of the same server still loads.
       expect((await bridge.loadSkill("release-notes")).name).toBe("release-notes");
+    });
+  }
+});
+
+describe("the server's self-description", () => {
+  for (const mode of ["stdio", "2026-07-28"] as const) {
+    it(`keeps serverInfo's title, description, websiteUrl and icons on the status (${mode})`, async () => {
+      await using fixture = mode === "stdio" ? undefined : await startHttpFixture("skills", ["--modern"]);
+      await using bridge = await startBridge({
+        servers: {
+          skills: fixture
+            ? { type: "http", url: fixture.url, negotiation: "2026-07-28" }
+            : stdioEntry("skills"),
+        },
+      });
+      expect(bridge.server("skills")?.serverInfo).toEqual({
+        name: "skills",
+        version: "1.0.0",
+        title: "Skill Shelf",
+        description: "Skills for documents",
+        websiteUrl: "https://skills.example/",
+        icons: [{ src: "https://skills.example/icon.png", mimeType: "image/png", sizes: ["48x48"] }],
+      });
     });
   }
 });

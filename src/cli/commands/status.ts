@@ -23,6 +23,7 @@ async function runStatus(context: CommandContext): Promise<number> {
           state: s.state,
           tools: s.state === "connected" ? exposed(s.name) : 0,
           protocolVersion: s.protocolVersion ?? null,
+          serverInfo: s.serverInfo ?? null,
           startMs: s.connectMs ?? null,
           error: s.lastError ? { code: s.lastError.code, message: s.lastError.message } : null,
           ...(context.global.verbose ? { stderr: s.stderrTail, skippedTools: s.skippedTools ?? [] } : {}),
