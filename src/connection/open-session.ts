@@ -14,6 +14,7 @@ import type { ExitInfo } from "../transport/stdio.js";
 import type { Logger } from "../util/logger.js";
 import { safeJsonSchemaValidator } from "../util/schema-engine.js";
 import { endlessListing } from "./failures.js";
+import { listChangedOptions } from "./list-changed.js";
 import { type ServerInfo, serverInfoOf } from "./status.js";
 
 /**
@@ -135,7 +136,7 @@ export function newSessionClient(options: {
   readonly negotiation: ServerDefinition["negotiation"];
   readonly onToolsChanged: () => void;
 }): Client {
-  return new Client(
+  const client: Client = new Client(
     { name: options.clientInfo.name, version: options.clientInfo.version },
     {
       // Server schemas are untrusted: the SDK's outputSchema checks run on the RE2-backed engines.
@@ -149,9 +150,11 @@ export function newSessionClient(options: {
           debounceMs: 50,
           onChanged: options.onToolsChanged,
         },
+        ...listChangedOptions(() => client),
       },
     },
   );
+  return client;
 }
 
 const LENIENT_TOOL_PAGE = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
