@@ -76,6 +76,36 @@ describe("skills (the io.modelcontextprotocol/skills extension)", () => {
   }
 });
 
+describe("skills over the stateless 2026-07-28 protocol", () => {
+  it("lists and loads a skill, and refuses a tampered SKILL.md", async () => {
+    await using honest = await startHttpFixture("skills", ["--modern"]);
+    await using tampered = await startHttpFixture("skills", ["--modern", "--tamper", "digest"]);
+    await using bridge = await startBridge({
+      servers: {
+        honest: { type: "http", url: honest.url, negotiation: "2026-07-28" },
+        tampered: { type: "http", url: tampered.url, negotiation: "2026-07-28" },
+      },
+    });
+    expect(bridge.server("honest")?.protocolVersion).toBe("2026-07-28");
+    expect((await bridge.skills()).map((skill) => `${skill.server}/${skill.name}`).sort()).toEqual([
+      "honest/pdf-processing",
+      "honest/release-notes",
+      "tampered/pdf-processing",
+      "tampered/release-notes",
+    ]);
+    const ambiguous = await bridge.loadSkill("pdf-processing").catch((e: unknown) => e);
+    expect(ambiguous).toMatchObject({ code: "SKILL_NOT_FOUND" });
+    expect((ambiguous as Error).message).toContain("pass { server }");
+    const loaded = await bridge.loadSkill("pdf-processing", { server: "honest" });
+    expect(loaded.files.map((file) => file.verified)).toEqual([true]);
+    await expect(bridge.loadSkill("pdf-processing", { server: "tampered" })).rejects.toMatchObject({
+      code: "SKILL_VERIFICATION",
+      server: "tampered",
+      reason: "digest",
+    });
+  });
+});
+
 describe("the server's self-description", () => {
   for (const mode of ["stdio", "2026-07-28"] as const) {
     it(`keeps serverInfo's title, description, websiteUrl and icons on the status (${mode})`, async () => {
