@@ -1,6 +1,7 @@
 import type { Client, RequestOptions as SdkRequestOptions } from "@modelcontextprotocol/client";
 import {
   SkillVerificationError as SdkSkillVerificationError,
+  SKILL_LIMITS,
   type Skill,
   SkillsClient,
 } from "@modelcontextprotocol/client/ext/skills";
@@ -133,6 +134,7 @@ export class SkillCatalog {
       );
     }
     const connection = requireConnection(this.#host, entry.server);
+    assertWithinLimits(entry);
     const skill = toSdkSkill(entry);
     const read = (ref: string | undefined) =>
       this.#host.sessions.request(
@@ -269,4 +271,21 @@ function verificationError(error: unknown, entry: SkillEntry): SkillVerification
       cause: error,
     },
   );
+}
+
+/**
+ * The extension's publication limits per skill (files and total bytes), checked on the listing
+ * before any read: a server cannot make the bridge buffer more than that for one skill.
+ */
+function assertWithinLimits(entry: SkillEntry): void {
+  if (entry.files === "dynamic") return;
+  const bytes = entry.files.reduce((sum, file) => sum + file.size, 0);
+  if (entry.files.length <= SKILL_LIMITS.files && bytes <= SKILL_LIMITS.bytes) return;
+  const detail = `its listing has ${entry.files.length} files and ${bytes} bytes, beyond the skills extension's limits (${SKILL_LIMITS.files} files, ${SKILL_LIMITS.bytes} bytes)`;
+  throw new SkillVerificationError(errorMessages.skillVerification(entry.server, entry.name, detail), {
+    server: entry.server,
+    skill: entry.name,
+    uri: entry.uri,
+    reason: "size",
+  });
 }

@@ -76,6 +76,21 @@ describe("skills (the io.modelcontextprotocol/skills extension)", () => {
   }
 });
 
+describe("a skill listed beyond the extension's limits", () => {
+  it("is refused before any of its files is read", async () => {
+    await using bridge = await startBridge({
+      servers: { skills: stdioEntry("skills", {}, ["--tamper", "oversize"]) },
+    });
+    await expect(bridge.loadSkill("pdf-processing")).rejects.toMatchObject({
+      code: "SKILL_VERIFICATION",
+      server: "skills",
+      skill: "pdf-processing",
+      reason: "size",
+    });
+    expect(await readsOf(bridge)).toEqual([]);
+  });
+});
+
 describe("skills over the stateless 2026-07-28 protocol", () => {
   it("lists and loads a skill, and refuses a tampered SKILL.md", async () => {
     await using honest = await startHttpFixture("skills", ["--modern"]);
