@@ -72,6 +72,8 @@ class BridgeRuntime implements Bridge {
   readonly getPrompt: SurfaceMethods["getPrompt"];
   readonly complete: SurfaceMethods["complete"];
   readonly setRoots: SurfaceMethods["setRoots"];
+  readonly skills: SurfaceMethods["skills"];
+  readonly loadSkill: SurfaceMethods["loadSkill"];
   #resourceToolCache: { format: string; definitions: ToolDefinition[] } | undefined;
 
   constructor(config: ResolvedConfig, options: ResolvedBridgeOptions) {
@@ -100,6 +102,8 @@ class BridgeRuntime implements Bridge {
     this.getPrompt = surface.getPrompt;
     this.complete = surface.complete;
     this.setRoots = surface.setRoots;
+    this.skills = surface.skills;
+    this.loadSkill = surface.loadSkill;
     for (const warning of config.warnings) this.#logger.warn(warning.message, { ...warning });
   }
 

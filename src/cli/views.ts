@@ -1,3 +1,4 @@
+import type { ServerInfo } from "../connection/status.js";
 import type { Envelope } from "../daemon/protocol.js";
 import { ErrorCode, isMcpBridgeError } from "../errors.js";
 import { parseDuration } from "../util/duration.js";
@@ -221,6 +222,7 @@ export interface StatusRow {
   state: string;
   tools: number;
   protocolVersion: string | null;
+  serverInfo: ServerInfo | null;
   startMs: number | null;
   error: { code: string; message: string } | null;
   stderr?: string[];

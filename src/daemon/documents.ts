@@ -57,6 +57,7 @@ export function statusDocument(bridge: Bridge, request: StatusRequest = {}): Env
         state: s.state,
         tools: s.state === "connected" ? exposed(s.name) : 0,
         protocolVersion: s.protocolVersion ?? null,
+        serverInfo: s.serverInfo ?? null,
         startMs: s.connectMs ?? null,
         error: s.lastError ? { code: s.lastError.code, message: s.lastError.message } : null,
         ...(request.verbose ? { stderr: s.stderrTail, skippedTools: s.skippedTools ?? [] } : {}),
