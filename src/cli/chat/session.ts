@@ -1,8 +1,10 @@
 import { Agent, type ApproveToolCall } from "../../agent/agent.js";
 import type { AgentToolCall, ModelProvider } from "../../agent/types.js";
 import type { Bridge, ToolEntry } from "../../bridge/types.js";
+import type { RemoteServerDefinition } from "../../config/model.js";
 import { isMcpBridgeError } from "../../errors.js";
 import { errorText } from "../../util/text-of.js";
+import type { LoginOutcome } from "../login.js";
 import type { Style } from "../output.js";
 import { shorten, table } from "../output.js";
 import { terminalText } from "../terminal.js";
@@ -20,6 +22,8 @@ export const CHAT_HELP = `Type a message to talk to the model; it calls the serv
   /mcp resources             resources to attach: write @SERVER:URI in a message
   /mcp prompts               server prompts: /SERVER:PROMPT key=value inserts one
   /mcp reload                re-read the config (changed servers restart)
+  /mcp restart SERVER        stop a server and start it again
+  /mcp auth SERVER           log in to a remote server (OAuth), then restart it
   /mcp enable|disable SERVER offer a server's tools to the model or not (this session)
   /clear                     start a new conversation
   /help                      this help
@@ -35,6 +39,8 @@ export interface ChatSessionOptions {
   readonly yes?: boolean;
   /** Asks the person a question on the terminal; undefined without a terminal. */
   readonly ask?: (question: string) => Promise<string>;
+  /** The OAuth login of a remote server (as `mcp-bridge auth login`); undefined where there is none. */
+  readonly login?: (server: RemoteServerDefinition, signal?: AbortSignal) => Promise<LoginOutcome>;
 }
 
 export class ChatSession {
@@ -69,7 +75,7 @@ export class ChatSession {
       }
       return undefined;
     }
-    if (input.startsWith("/")) return this.#command(input);
+    if (input.startsWith("/")) return this.#command(input, signal);
     const attached = await attachResources(bridge, input, signal);
     for (const name of attached.attached) view.note(`(attached ${name})`);
     for (const failure of attached.failed) view.error(`could not attach ${failure}`);
@@ -86,7 +92,7 @@ export class ChatSession {
     return undefined;
   }
 
-  async #command(input: string): Promise<"exit" | undefined> {
+  async #command(input: string, signal?: AbortSignal): Promise<"exit" | undefined> {
     const { view, bridge } = this.#options;
     const [command = "", sub, ...rest] = input.split(/\s+/);
     switch (command) {
@@ -137,6 +143,13 @@ export class ChatSession {
         }
         return undefined;
       }
+      case "restart":
+        if (!rest[0]) view.error("Usage: /mcp restart SERVER");
+        else await this.#restart(rest[0]);
+        return undefined;
+      case "auth":
+        await this.#login(rest[0], signal);
+        return undefined;
       case "enable":
       case "disable": {
         const name = rest[0];
@@ -158,6 +171,43 @@ export class ChatSession {
         view.error(`Unknown /mcp command "${sub}". Type /help for the commands.`);
         return undefined;
     }
+  }
+
+  async #restart(name: string): Promise<void> {
+    const { view, bridge } = this.#options;
+    view.note(`restarting ${name}...`);
+    try {
+      const status = await bridge.restart(name);
+      view.note(`${name}: restarted${status.pid === undefined ? "" : ` (pid ${status.pid})`}`);
+    } catch (error) {
+      // A start failure was announced with the server's state change; say the rest (unknown, disabled).
+      if (bridge.server(name)?.state !== "failed") view.error(errorText(error));
+    }
+  }
+
+  async #login(name: string | undefined, signal: AbortSignal | undefined): Promise<void> {
+    const { view, bridge, login } = this.#options;
+    const remotes = bridge.config.servers.filter((s): s is RemoteServerDefinition => s.transport !== "stdio");
+    const server = remotes.find((s) => s.name === name);
+    if (!server) {
+      const names = remotes.map((s) => s.name).join(", ") || "none";
+      view.error(`Usage: /mcp auth SERVER, a remote (HTTP or SSE) server (remote servers: ${names})`);
+      return;
+    }
+    if (!login) {
+      view.error(`Log in with \`mcp-bridge auth login ${server.name}\`, then /mcp restart ${server.name}.`);
+      return;
+    }
+    view.note(`logging in to ${server.name}...`);
+    const outcome = await login(server, signal);
+    if (!outcome.ok) {
+      view.error(outcome.message);
+      return;
+    }
+    view.note(
+      `logged in to ${server.name}; the token is stored in ${terminalText(outcome.file)} (mode 0600)`,
+    );
+    await this.#restart(server.name);
   }
 
   #statusTable(): string {

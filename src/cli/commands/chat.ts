@@ -1,7 +1,9 @@
 import { createInterface, type Interface } from "node:readline";
 import { providerFromEnvironment } from "../../agent/select.js";
+import { defaultAuthDir } from "../../auth/index.js";
 import { startBridge } from "../../bridge/bridge.js";
 import type { Bridge, ElicitationHandler } from "../../bridge/types.js";
+import type { RemoteServerDefinition } from "../../config/model.js";
 import type { ServerStatus } from "../../connection/status.js";
 import { errorText } from "../../util/text-of.js";
 import { usageError } from "../args.js";
@@ -10,6 +12,7 @@ import { ChatView } from "../chat/view.js";
 import { defineCommand } from "../command.js";
 import { type CommandContext, cliBridgeOptions } from "../context.js";
 import { type AskLine, terminalElicitation } from "../elicit.js";
+import { loginToServer, openBrowser } from "../login.js";
 import { writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
 
@@ -124,11 +127,24 @@ async function interactive(
   let lastInterrupt = 0;
   const ask = (question: string) => new Promise<string>((answer) => rl.question(question, answer));
   if (tty) shareAsk(ask);
+  const login = (server: RemoteServerDefinition, signal?: AbortSignal) =>
+    loginToServer(server, {
+      settings: bridge.config.settings,
+      storageDir: defaultAuthDir(io.env),
+      env: io.env,
+      logger: context.logger,
+      ...(signal ? { signal } : {}),
+      present: (url) => {
+        view.line(`Open this URL to log in:\n  ${terminalText(url.toString())}`);
+        if (tty && !io.env.MCP_BRIDGE_NO_BROWSER) openBrowser(url);
+      },
+    });
   const session: Session = new ChatSession({
     bridge,
     provider,
     view,
     style,
+    login,
     yes: context.options.yes === true,
     ...(tty ? { ask } : {}),
     ...systemOf(context),
@@ -140,8 +156,11 @@ async function interactive(
     if (atPrompt) io.stdout.write("\r\u001b[2K");
     if (status.state === "connected")
       view.note(`${status.name}: connected, ${bridge.tools({ server: status.name }).length} tools`);
-    else if (status.state === "failed")
+    else if (status.state === "failed") {
       view.line(style.red(`${status.name}: failed: ${terminalText(status.lastError?.message ?? "")}`));
+      // The start error does not say whether a login would help; a remote server may need one.
+      if (status.transport !== "stdio") view.note(`(if it needs a login: /mcp auth ${status.name})`);
+    }
     if (atPrompt) rl.prompt(true);
   };
   const unsubscribe = bridge.on("serverStateChanged", announce);
