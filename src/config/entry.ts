@@ -124,6 +124,7 @@ export function normalizeEntry(
   const maxResultChars = reader.field(f.maxResultChars);
   const idleTimeoutMs = reader.field(f.idleTimeout);
   const maxConcurrency = reader.field(f.maxConcurrency);
+  const trust = reader.field(f.trust);
   const base = {
     name,
     enabled: disabled === true ? false : (reader.field(f.enabled) ?? true),
@@ -137,6 +138,7 @@ export function normalizeEntry(
     ...(maxResultChars === undefined ? {} : { maxResultChars }),
     ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
     ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
+    ...(trust === undefined ? {} : { trust }),
     ...parseClientFeatures(
       (...keys) => lookup(raw, keys),
       (field, message) => {

@@ -128,3 +128,37 @@ describe("mcp-bridge chat: /mcp restart and /mcp auth", () => {
     expect(run.stdout + run.stderr).not.toContain(oauth.issuedTokens[0]);
   }, 60_000);
 });
+
+describe("mcp-bridge chat: per-server trust", () => {
+  const everything = {
+    command: process.execPath,
+    args: [resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "stdio"],
+  };
+
+  it("without a terminal, a trusted server's tool runs and an untrusted server's read-only tool does not", async () => {
+    const endpoint = await model([
+      {
+        toolCalls: [
+          { id: "e1", name: "mcp_everything_echo", arguments: '{"message":"hi"}' },
+          { id: "c1", name: "mcp_calc_add", arguments: '{"a":1,"b":2}' },
+        ],
+      },
+      (body) => {
+        const tools = (body.messages as { role: string; content: string }[]).filter((m) => m.role === "tool");
+        return { text: `results: ${tools.map((m) => m.content).join(" | ")}` };
+      },
+    ]);
+    const run = await chat(
+      // echo declares readOnlyHint, which runs at once by default; add declares nothing and would ask.
+      { everything: { ...everything, trust: false }, calc: { ...stdioEntry("normal"), trust: true } },
+      endpoint,
+      [],
+      { flags: ["-p", "echo and add"] },
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^results: .*declined.* \| 3\n$/);
+    expect(run.stderr).toMatch(
+      /not running everything › echo: it says it only reads, and its server has trust = false/,
+    );
+  }, 60_000);
+});

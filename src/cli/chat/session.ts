@@ -8,6 +8,7 @@ import type { LoginOutcome } from "../login.js";
 import type { Style } from "../output.js";
 import { shorten, table } from "../output.js";
 import { terminalText } from "../terminal.js";
+import { approvalFor, approvalReason } from "./approval.js";
 import { attachResources, promptList, promptMessages, resourceList } from "./context-items.js";
 import type { ChatView } from "./view.js";
 
@@ -237,24 +238,25 @@ export class ChatSession {
   }
 
   /**
-   * Tools that say they only read run at once; any other tool (destructive, or without a
-   * read-only hint) is shown with its arguments and runs only when the person says yes.
+   * Asks the person before a tool runs unless `--yes`, the server's `trust` or the tool's read-only
+   * hint says it may run (see approval.ts); `a` allows the tool for the rest of the session.
    */
   readonly #approve: ApproveToolCall = async (call: AgentToolCall, entry: ToolEntry | undefined) => {
-    const { yes, ask, view } = this.#options;
+    const { yes, ask, view, bridge } = this.#options;
     if (!entry || yes || this.#alwaysAllowed.has(entry.name)) return true;
-    const readOnly = entry.annotations?.readOnlyHint === true && entry.annotations?.destructiveHint !== true;
-    if (readOnly) return true;
+    const trust = bridge.config.servers.find((server) => server.name === entry.server)?.trust;
+    const approval = approvalFor(entry, trust);
+    if (approval.run) return true;
+    const label = terminalText(`${entry.server} › ${entry.tool}`);
     if (!ask) {
       view.note(
-        `(not running ${entry.name}: it may change things and there is no terminal to ask; use --yes)`,
+        `(not running ${label}: it ${approvalReason(approval.reason)} and there is no terminal to ask; use --yes, or trust = true on the server)`,
       );
       return false;
     }
-    const kind = entry.annotations?.destructiveHint ? "may delete or overwrite" : "may change things";
     const answer = (
       await ask(
-        `Run ${entry.server} › ${entry.tool} ${shorten(terminalText(call.arguments), 60)}? It ${kind}. [y]es / [n]o / [a]lways: `,
+        `Run ${label} ${shorten(terminalText(call.arguments), 60)}? It ${approvalReason(approval.reason)}. [y]es / [n]o / [a]lways: `,
       )
     )
       .trim()
