@@ -162,3 +162,52 @@ describe("mcp-bridge chat: per-server trust", () => {
     );
   }, 60_000);
 });
+
+describe("mcp-bridge chat: a server's sampling request", () => {
+  /** The model: asks the sampler's tool, answers the sampling request, then reports the tool result. */
+  const script = (): Parameters<typeof startScriptedOpenAI>[0] => [
+    {
+      toolCalls: [
+        { id: "s1", name: "mcp_sampler_ask", arguments: '{"prompt":"Name a colour","maxTokens":42}' },
+      ],
+    },
+    (body) => ({
+      text:
+        body.max_tokens === 42 && JSON.stringify(body.messages).includes("Name a colour")
+          ? "Teal."
+          : "bad request",
+    }),
+    (body) => {
+      const tools = (body.messages as { role: string; content: string }[]).filter((m) => m.role === "tool");
+      return { text: `tool said: ${tools.at(-1)?.content}` };
+    },
+  ];
+  const servers = { sampler: { ...stdioEntry("sampler"), sampling: true } };
+
+  it("is shown (server, messages, token cap) and, approved, answered by the chat's own model", async () => {
+    const endpoint = await model(script());
+    const run = await chat(servers, endpoint, [], { flags: ["-p", "ask it", "--yes"] });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/⟳ sampler asks the model \(sampling, at most 42 tokens\):/);
+    expect(run.stderr).toMatch(/system: You are a fixture\.\n\s+user: Name a colour/);
+    expect(run.stderr).toMatch(/✓ sampling for sampler: Teal\./);
+    expect(run.stdout).toMatch(/^tool said: .*"text":"Teal\."/);
+    // The sampling request reached the model with the server's system prompt and token cap.
+    expect(endpoint.requests[1]).toMatchObject({
+      max_tokens: 42,
+      messages: [{ role: "system" }, { role: "user" }],
+    });
+  }, 60_000);
+
+  it("declined (nobody to ask without a terminal), the server gets a refusal and the model never sees the request", async () => {
+    const endpoint = await model(script().filter((_, index) => index !== 1));
+    // trust lets the tool run without --yes; the sampling request still needs the person's yes.
+    const run = await chat({ sampler: { ...servers.sampler, trust: true } }, endpoint, [], {
+      flags: ["-p", "ask it"],
+    });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/sampling for sampler declined: no terminal to ask; use --yes/);
+    expect(run.stdout).toMatch(/^tool said: .*sampling failed: .*declined the sampling request/);
+    expect(endpoint.requests).toHaveLength(2);
+  }, 60_000);
+});

@@ -7,6 +7,7 @@ import type { RemoteServerDefinition } from "../../config/model.js";
 import type { ServerStatus } from "../../connection/status.js";
 import { errorText } from "../../util/text-of.js";
 import { usageError } from "../args.js";
+import { chatSampling, type SamplingPrompt } from "../chat/sampling.js";
 import { ChatSession, type ChatSession as Session } from "../chat/session.js";
 import { ChatView } from "../chat/view.js";
 import { defineCommand } from "../command.js";
@@ -39,10 +40,13 @@ async function runChat(context: CommandContext): Promise<number> {
   // Server questions (elicitation) go through the chat's own line reader once it exists; until then,
   // and in -p mode, nobody is at the prompt and they are declined.
   let askLine: AskLine | undefined;
+  // Sampling requests of servers allowed to sample are shown in the chat and answered by its model.
+  const sampling: SamplingPrompt = { yes: options.yes === true };
   const bridge = await startBridge({
     ...(await cliBridgeOptions(context)),
     onElicitation: (request) =>
       askLine ? (terminalElicitation(io, askLine) as ElicitationHandler)(request) : { action: "decline" },
+    onSampling: chatSampling(provider, sampling),
   });
   const closing = () => void bridge.close();
   io.signal?.addEventListener("abort", closing, { once: true });
@@ -57,9 +61,14 @@ async function runChat(context: CommandContext): Promise<number> {
     context.style,
   );
   try {
-    if (question !== undefined) return await printMode(context, bridge, provider, question);
+    if (question !== undefined) {
+      sampling.view = new ChatView({ write: (text) => io.stderr.write(text) }, context.errStyle);
+      return await printMode(context, bridge, provider, question);
+    }
+    sampling.view = view;
     return await interactive(context, bridge, view, provider, (ask) => {
       askLine = ask;
+      sampling.ask = ask;
     });
   } finally {
     io.signal?.removeEventListener("abort", closing);
@@ -252,7 +261,11 @@ export const chatCommand = defineCommand({
       value: "QUESTION",
       description: "print one answer and exit (--json: the transcript)",
     },
-    yes: { type: "boolean", short: "y", description: "run tools without asking" },
+    yes: {
+      type: "boolean",
+      short: "y",
+      description: "run tools and answer servers' sampling requests without asking",
+    },
   },
   positionals: { usage: "", min: 0, max: 0 },
   examples: [
