@@ -211,3 +211,33 @@ describe("mcp-bridge chat: a server's sampling request", () => {
     expect(endpoint.requests).toHaveLength(2);
   }, 60_000);
 });
+
+describe("mcp-bridge chat: a server's questions (elicitation)", () => {
+  it("a link to open is shown with its URL, not answered as an empty form; without a terminal it is declined", async () => {
+    const endpoint = await model([
+      {
+        toolCalls: [
+          {
+            id: "u1",
+            name: "mcp_everything_trigger-url-elicitation",
+            arguments: '{"url":"https://example.com/consent","message":"Please consent"}',
+          },
+        ],
+      },
+      (body) => {
+        const tools = (body.messages as { role: string; content: string }[]).filter((m) => m.role === "tool");
+        return { text: `tool said: ${tools.at(-1)?.content}` };
+      },
+    ]);
+    const everything = {
+      command: process.execPath,
+      args: [resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "stdio"],
+    };
+    const run = await chat({ everything }, endpoint, [], { flags: ["-p", "consent", "--yes"] });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(
+      'Server "everything" asks you to open a link: Please consent\n  https://example.com/consent',
+    );
+    expect(run.stdout).toMatch(/^tool said: .*decline/i);
+  }, 60_000);
+});

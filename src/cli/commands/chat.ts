@@ -13,6 +13,7 @@ import { ChatView } from "../chat/view.js";
 import { defineCommand } from "../command.js";
 import { type CommandContext, cliBridgeOptions } from "../context.js";
 import { type AskLine, terminalElicitation } from "../elicit.js";
+import { urlElicitation } from "../elicit-url.js";
 import { loginToServer, openBrowser } from "../login.js";
 import { writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
@@ -44,8 +45,16 @@ async function runChat(context: CommandContext): Promise<number> {
   const sampling: SamplingPrompt = { yes: options.yes === true };
   const bridge = await startBridge({
     ...(await cliBridgeOptions(context)),
+    // A link to open is shown (and offered to the browser at the prompt) rather than asked as a form.
     onElicitation: (request) =>
-      askLine ? (terminalElicitation(io, askLine) as ElicitationHandler)(request) : { action: "decline" },
+      askLine
+        ? urlElicitation(
+            io,
+            terminalElicitation(io, askLine) as ElicitationHandler,
+            undefined,
+            askLine,
+          )(request)
+        : urlElicitation(io, () => ({ action: "decline" }))(request),
     onSampling: chatSampling(provider, sampling),
   });
   const closing = () => void bridge.close();
