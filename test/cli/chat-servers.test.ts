@@ -247,7 +247,7 @@ describe("mcp-bridge chat: a server's questions (elicitation)", () => {
   }, 60_000);
 });
 
-describe("mcp-bridge chat --provider anthropic in a real terminal (tmux)", () => {
+describe("mcp-bridge chat in a real terminal (tmux): Anthropic, sampling, several questions", () => {
   const sessions: TmuxSession[] = [];
   afterEach(() => {
     for (const session of sessions.splice(0)) session.close();
@@ -308,6 +308,47 @@ describe("mcp-bridge chat --provider anthropic in a real terminal (tmux)", () =>
     // The key went in Anthropic's header, and the sampling request carried the server's cap.
     expect(endpoint.headers[0]?.["x-api-key"]).toBe("sk-ant-test");
     expect(endpoint.requests[1]).toMatchObject({ max_tokens: 42, system: "You are a fixture." });
+    term.type("/exit");
+    await expect.poll(() => term.alive(), { timeout: 10_000 }).toBe(false);
+  }, 90_000);
+
+  it("two tool calls of one reply that both need a yes are asked one after the other", async () => {
+    const endpoint = await startScriptedOpenAI([
+      {
+        toolCalls: [
+          { id: "a1", name: "mcp_calc_add", arguments: '{"a":1,"b":2}' },
+          { id: "a2", name: "mcp_calc_add", arguments: '{"a":3,"b":4}' },
+        ],
+      },
+      (body) => {
+        const tools = (body.messages as { role: string; content: string }[]).filter((m) => m.role === "tool");
+        return { text: `sums: ${tools.map((m) => m.content).join(" and ")}` };
+      },
+    ]);
+    closers.push(() => endpoint.close());
+    const dir = emptyHome();
+    const config = join(dir, "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { calc: stdioEntry("normal") } }));
+    const term = new TmuxSession([process.execPath, resolve(CLI), "chat", "-c", config], {
+      cwd: dir,
+      env: {
+        ...cliEnv(dir, { OPENAI_BASE_URL: `${endpoint.url}/v1`, OPENAI_MODEL: "scripted" }),
+        TERM: "xterm-256color",
+      },
+      width: 100,
+    });
+    sessions.push(term);
+    await term.waitFor(/calc: connected/);
+    term.type("add twice");
+    await term.waitFor(
+      /Run calc › add \{"a":1,"b":2\}\? It may change things\. \[y\]es \/ \[n\]o \/ \[a\]lways: $/m,
+    );
+    term.type("y");
+    await term.waitFor(
+      /Run calc › add \{"a":3,"b":4\}\? It may change things\. \[y\]es \/ \[n\]o \/ \[a\]lways: $/m,
+    );
+    term.type("y");
+    await term.waitFor(/sums: 3 and 7/);
     term.type("/exit");
     await expect.poll(() => term.alive(), { timeout: 10_000 }).toBe(false);
   }, 90_000);

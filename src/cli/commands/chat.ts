@@ -143,7 +143,14 @@ async function interactive(
   const rl: Interface = createInterface({ input, output: io.stdout, terminal: tty, historySize: 200 });
   let running: AbortController | undefined;
   let lastInterrupt = 0;
-  const ask = (question: string) => new Promise<string>((answer) => rl.question(question, answer));
+  // One question at a time: readline drops a question asked while another is pending, and a tool
+  // approval, a server's sampling request and its elicitation can all arrive together.
+  let asking: Promise<unknown> = Promise.resolve();
+  const ask = (question: string) => {
+    const answer = asking.then(() => new Promise<string>((done) => rl.question(question, done)));
+    asking = answer.catch(() => {});
+    return answer;
+  };
   if (tty) shareAsk(ask);
   const login = (server: RemoteServerDefinition, signal?: AbortSignal) =>
     loginToServer(server, {
