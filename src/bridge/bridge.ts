@@ -22,6 +22,7 @@ import {
 import { type ResolvedBridgeOptions, resolveBridgeOptions } from "./options.js";
 import { planReload, reloadSummary, SerialQueue, watchConfigFile } from "./reload.js";
 import { BRIDGE_TOOL_SERVER, callResourceTool, resourceToolDefinitions } from "./resource-tools.js";
+import { RestartGates } from "./restart-gates.js";
 import { ServerRecord, stillConnecting } from "./server-record.js";
 import { ServerTable } from "./server-table.js";
 import { ClientSurface } from "./surface.js";
@@ -75,8 +76,7 @@ class BridgeRuntime implements Bridge {
   #stopWatching: (() => void) | undefined;
   /** One reload changes the servers at a time. */
   readonly #reloads = new SerialQueue();
-  /** Servers being restarted: resolves once the new record is current (the old process tree gone). */
-  readonly #restarting = new Map<string, Promise<void>>();
+  readonly #restarting = new RestartGates();
   #closing: Promise<void> | undefined;
   readonly #surface: ClientSurface;
   // MCP beyond tools (resources, prompts, completions, roots): see surface.ts.
@@ -252,11 +252,7 @@ class BridgeRuntime implements Bridge {
     };
     refuse();
     // Calls made from now on wait until the old process tree is gone and the new record is current.
-    let swapped = () => {};
-    const swap = new Promise<void>((resolve) => {
-      swapped = resolve;
-    });
-    this.#restarting.set(name, swap);
+    const swapped = this.#restarting.close(name);
     try {
       const record = await this.#reloads.run(async () => {
         refuse(); // a reload may have changed the config meanwhile
@@ -276,7 +272,6 @@ class BridgeRuntime implements Bridge {
       return record.status();
     } finally {
       swapped();
-      if (this.#restarting.get(name) === swap) this.#restarting.delete(name);
     }
   }
 
@@ -416,7 +411,8 @@ class BridgeRuntime implements Bridge {
       });
     }
     const definition = this.#registry.resolve(name) ?? (await this.#resolveLate(name, options));
-    await this.#restarting.get(definition.server);
+    const wait = options.timeout ?? this.#servers.get(definition.server)?.definition.callTimeoutMs ?? 0;
+    await this.#restarting.pass(definition.server, wait, options.signal);
     const record = this.#servers.get(definition.server);
     if (!record) throw this.#unknownTool(name, undefined);
     const context = {

@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { RestartGates } from "../../src/bridge/restart-gates.js";
 import { type ServerStatus, startBridge, type ToolsChangedEvent } from "../../src/index.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { running } from "../helpers/process.js";
@@ -139,5 +140,30 @@ describe("bridge.restart(server)", () => {
     });
     await bridge.close();
     await expect(bridge.restart("alpha")).rejects.toMatchObject({ code: "BRIDGE_CLOSED" });
+  });
+});
+
+describe("RestartGates", () => {
+  it("a call passes when the gate opens, when its time is up, or when its signal aborts", async () => {
+    const gates = new RestartGates();
+    await gates.pass("a", 60_000); // no gate: at once
+    const open = gates.close("a");
+    let passed = false;
+    const waiting = gates.pass("a", 60_000).then(() => {
+      passed = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(passed).toBe(false);
+    open();
+    await waiting;
+    const again = gates.close("a");
+    await gates.pass("a", 1); // bounded by its time
+    const controller = new AbortController();
+    const aborted = gates.pass("a", 60_000, controller.signal);
+    controller.abort();
+    await aborted;
+    again();
+    again(); // harmless twice
+    await gates.pass("a", 60_000);
   });
 });
