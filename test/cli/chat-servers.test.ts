@@ -352,4 +352,36 @@ describe("mcp-bridge chat in a real terminal (tmux): Anthropic, sampling, severa
     term.type("/exit");
     await expect.poll(() => term.alive(), { timeout: 10_000 }).toBe(false);
   }, 90_000);
+
+  it("a sampling request that runs out of time is taken back from the prompt: the next line is a message again", async () => {
+    const endpoint = await startScriptedOpenAI([
+      { toolCalls: [{ id: "s1", name: "mcp_sampler_ask", arguments: '{"prompt":"Name a colour"}' }] },
+      { text: "The tool gave up." },
+      (body) => ({
+        text: JSON.stringify(body.messages).includes('"content":"hello"') ? "Hello back." : "lost",
+      }),
+    ]);
+    closers.push(() => endpoint.close());
+    const dir = emptyHome();
+    const config = join(dir, "mcp.json");
+    // The server's sampling request (and the tool call) end after 3 s unanswered.
+    const sampler = { ...stdioEntry("sampler"), sampling: true, trust: true, callTimeout: "3s" };
+    writeFileSync(config, JSON.stringify({ mcpServers: { sampler } }));
+    const term = new TmuxSession([process.execPath, resolve(CLI), "chat", "-c", config], {
+      cwd: dir,
+      env: {
+        ...cliEnv(dir, { OPENAI_BASE_URL: `${endpoint.url}/v1`, OPENAI_MODEL: "scripted" }),
+        TERM: "xterm-256color",
+      },
+      width: 100,
+    });
+    sessions.push(term);
+    await term.waitFor(/sampler: connected/);
+    term.type("ask");
+    await term.waitFor(/Let sampler use the model\? \[y\]es \/ \[n\]o:/);
+    await term.waitFor(/sampler withdrew its sampling request/);
+    await term.waitFor(/The tool gave up\./);
+    term.type("hello");
+    await term.waitFor(/Hello back\./);
+  }, 90_000);
 });

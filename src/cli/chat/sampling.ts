@@ -17,7 +17,7 @@ export interface SamplingPrompt {
   /** Where the request and the answer are shown; nothing is shown before the chat has a view. */
   view?: ChatView;
   /** Asks the person; undefined without a terminal. */
-  ask?: (question: string) => Promise<string | undefined>;
+  ask?: (question: string, signal?: AbortSignal) => Promise<string | undefined>;
   /** `--yes`: approve without asking. */
   yes?: boolean;
 }
@@ -30,7 +30,18 @@ export function chatSampling(provider: ModelProvider, prompt: SamplingPrompt): S
     for (const line of samplingLines(request, view?.width ?? 80)) view?.line(`    ${line}`);
     let approved = yes === true;
     if (!approved && ask) {
-      const answer = (await ask(`Let ${who} use the model? [y]es / [n]o: `)) ?? "";
+      const answer = (await ask(`Let ${who} use the model? [y]es / [n]o: `, signal)) ?? "";
+      if (signal.aborted) {
+        view?.line("");
+        view?.note(`  (${who} withdrew its sampling request, or it ran out of time)`);
+        throw new McpBridgeError(
+          ErrorCode.SamplingFailed,
+          `The sampling request of "${server}" ended unanswered.`,
+          {
+            server,
+          },
+        );
+      }
       approved = /^\s*y(es)?\s*$/i.test(answer);
     }
     if (!approved) {

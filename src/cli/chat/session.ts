@@ -39,7 +39,7 @@ export interface ChatSessionOptions {
   /** Run every tool without asking (`--yes`). */
   readonly yes?: boolean;
   /** Asks the person a question on the terminal; undefined without a terminal. */
-  readonly ask?: (question: string) => Promise<string>;
+  readonly ask?: (question: string) => Promise<string | undefined>;
   /** The OAuth login of a remote server (as `mcp-bridge auth login`); undefined where there is none. */
   readonly login?: (server: RemoteServerDefinition, signal?: AbortSignal) => Promise<LoginOutcome>;
 }
@@ -254,13 +254,8 @@ export class ChatSession {
       );
       return false;
     }
-    const answer = (
-      await ask(
-        `Run ${label} ${shorten(terminalText(call.arguments), 60)}? It ${approvalReason(approval.reason)}. [y]es / [n]o / [a]lways: `,
-      )
-    )
-      .trim()
-      .toLowerCase();
+    const question = `Run ${label} ${shorten(terminalText(call.arguments), 60)}? It ${approvalReason(approval.reason)}. [y]es / [n]o / [a]lways: `;
+    const answer = ((await ask(question)) ?? "").trim().toLowerCase();
     if (answer === "a" || answer === "always") {
       this.#alwaysAllowed.add(entry.name);
       return true;

@@ -145,9 +145,17 @@ async function interactive(
   let lastInterrupt = 0;
   // One question at a time: readline drops a question asked while another is pending, and a tool
   // approval, a server's sampling request and its elicitation can all arrive together.
+  // A question whose signal aborts (a server withdrew its request) is taken back: no late answer.
   let asking: Promise<unknown> = Promise.resolve();
-  const ask = (question: string) => {
-    const answer = asking.then(() => new Promise<string>((done) => rl.question(question, done)));
+  const ask = (question: string, signal?: AbortSignal) => {
+    const answer = asking.then(
+      () =>
+        new Promise<string | undefined>((done) => {
+          if (signal?.aborted) return done(undefined);
+          signal?.addEventListener("abort", () => done(undefined), { once: true });
+          rl.question(question, signal ? { signal } : {}, done);
+        }),
+    );
     asking = answer.catch(() => {});
     return answer;
   };
