@@ -77,6 +77,7 @@ class BridgeRuntime implements Bridge {
   /** One reload changes the servers at a time. */
   readonly #reloads = new SerialQueue();
   readonly #restarting = new RestartGates();
+  readonly #restartsUnderWay = new Map<string, Promise<ServerStatus>>();
   #closing: Promise<void> | undefined;
   readonly #surface: ClientSurface;
   // MCP beyond tools (resources, prompts, completions, roots): see surface.ts.
@@ -241,9 +242,18 @@ class BridgeRuntime implements Bridge {
   /**
    * Stops the server (its process tree is gone before the new one starts) and connects it again on a
    * fresh connection: a new restart budget, auth read afresh from the token store. Calls in flight on
-   * the old connection fail; calls made meanwhile wait for the new one. Runs in the reload queue.
+   * the old connection fail; calls made meanwhile wait for the new one. Runs in the reload queue; a
+   * second restart of the same server while one is under way shares it.
    */
-  async restart(name: string): Promise<ServerStatus> {
+  restart(name: string): Promise<ServerStatus> {
+    const running = this.#restartsUnderWay.get(name);
+    if (running) return running;
+    const restarting = this.#restartOnce(name).finally(() => this.#restartsUnderWay.delete(name));
+    this.#restartsUnderWay.set(name, restarting);
+    return restarting;
+  }
+
+  async #restartOnce(name: string): Promise<ServerStatus> {
     const refuse = () => {
       if (this.#closing) throw closedError();
       const { servers, settings } = this.config;

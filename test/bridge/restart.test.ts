@@ -127,6 +127,16 @@ describe("bridge.restart(server)", () => {
     expect(bridge.server("bad")?.state).toBe("failed");
   });
 
+  it("two restarts of one server at once share one new process", async () => {
+    const file = config({ a: stdioEntry("spawns-child") });
+    await using bridge = await startBridge({ config: file, env: {} });
+    const before = await pidsOf(bridge);
+    const [first, second] = await Promise.all([bridge.restart("a"), bridge.restart("a")]);
+    expect(first.pid).toBe(second.pid);
+    expect(first.pid).not.toBe(before.pid);
+    expect(bridge.server("a")).toMatchObject({ state: "connected", pid: first.pid });
+  });
+
   it("an unknown name says the closest one; a disabled server says it is disabled", async () => {
     const file = config({ alpha: stdioEntry("normal"), off: stdioEntry("normal", { disabled: true }) });
     await using bridge = await startBridge({ config: file, env: {} });
