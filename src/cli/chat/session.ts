@@ -176,10 +176,10 @@ export class ChatSession {
 
   async #restart(name: string): Promise<void> {
     const { view, bridge } = this.#options;
-    view.note(`restarting ${name}...`);
+    view.note(`restarting ${terminalText(name)}...`);
     try {
       const status = await bridge.restart(name);
-      view.note(`${name}: restarted${status.pid === undefined ? "" : ` (pid ${status.pid})`}`);
+      view.note(`${terminalText(name)}: restarted${status.pid === undefined ? "" : ` (pid ${status.pid})`}`);
     } catch (error) {
       // A start failure was announced with the server's state change; say the rest (unknown, disabled).
       if (bridge.server(name)?.state !== "failed") view.error(errorText(error));
@@ -200,7 +200,9 @@ export class ChatSession {
       return;
     }
     view.note(`logging in to ${server.name}...`);
-    const outcome = await login(server, signal);
+    const outcome = await login(server, signal).catch(
+      (error: unknown): LoginOutcome => ({ ok: false, message: errorText(error) }),
+    );
     if (!outcome.ok) {
       view.error(outcome.message);
       return;
