@@ -248,6 +248,16 @@ export interface PendingServer {
 export const errorMessages = {
   serverNotFound: (server: string, configured: readonly string[]) =>
     `No server named "${server}" in the config (servers: ${configured.length ? configured.join(", ") : "none"}). Check \`mcp-bridge status\`.`,
+  /** `restart(server)` for a name the config does not have. */
+  restartUnknown: (server: string, configured: readonly string[], hint: string) =>
+    `Cannot restart "${server}": no such server in the config (servers: ${configured.length ? configured.join(", ") : "none"})${hint || "."}`,
+  restartDisabled: (server: string) =>
+    `Cannot restart "${server}": it is disabled in the config; set enabled = true (or remove disabled) and reload.`,
+  restartNotSelected: (server: string) =>
+    `Cannot restart "${server}": this bridge was started with \`only\` and does not run it.`,
+  /** A call that was running when `restart(server)` closed its connection. */
+  restartedDuringCall: (server: string, tool: string) =>
+    `Server "${server}" was restarted while tool "${tool}" was running; the call was cut short and may or may not have taken effect. Retry it once the server is connected.`,
   /** A tool whose server is not connected (idle, failed, reconnecting, ...). */
   serverUnavailable: (server: string, state: string, reason?: string, tool?: string) =>
     tool === undefined

@@ -121,21 +121,37 @@ export class Agent {
         ...(calls.length > 0 ? { toolCalls: calls } : {}),
       });
       if (calls.length === 0) return { text, steps: step, stopReason };
-      const results = await Promise.all(calls.map((call) => this.#runTool(call, signal)));
+      // Approvals are asked one at a time, in the model's order, before any of the calls runs: a
+      // person answers one question after another, and sees the answers' tools start together.
+      const approved: boolean[] = [];
+      for (const call of calls) approved.push(await this.#approved(call, signal));
+      const results = await Promise.all(
+        calls.map((call, index) => this.#runTool(call, signal, approved[index])),
+      );
       this.#messages.push(...results);
       if (signal?.aborted) throw abortError();
     }
     return { text: "", steps: maxSteps, stopReason: "max_steps" };
   }
 
-  async #runTool(call: AgentToolCall, signal: AbortSignal | undefined): Promise<AgentMessage> {
-    const { bridge, onEvent, approve } = this.#options;
+  async #approved(call: AgentToolCall, signal: AbortSignal | undefined): Promise<boolean> {
+    const { approve, bridge } = this.#options;
+    if (!approve || signal?.aborted) return true;
+    return approve(call, bridge.tool(call.name));
+  }
+
+  async #runTool(
+    call: AgentToolCall,
+    signal: AbortSignal | undefined,
+    approved: boolean | undefined,
+  ): Promise<AgentMessage> {
+    const { bridge, onEvent } = this.#options;
     const entry = bridge.tool(call.name);
     onEvent?.({ type: "tool_start", call, ...(entry ? { entry } : {}) });
     const started = performance.now();
     let result: ToolResult;
     if (signal?.aborted) result = cancelled();
-    else if (approve && !(await approve(call, entry))) {
+    else if (approved === false) {
       const text = `The user declined to run ${call.name}. Do not retry it; ask the user or continue without it.`;
       result = { text, content: [{ type: "text", text }], isError: true };
     } else {

@@ -24,6 +24,8 @@ export interface ModelRequest {
   readonly messages: readonly AgentMessage[];
   readonly tools: readonly ToolEntry[];
   readonly signal?: AbortSignal;
+  /** Output token cap of this request (a server's sampling request); default: the provider's. */
+  readonly maxTokens?: number;
 }
 
 /** What a model stream yields: text as it arrives, then complete tool calls, then the end. */

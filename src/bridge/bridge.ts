@@ -1,7 +1,7 @@
 import { loadConfig } from "../config/load.js";
 import type { BridgeSettings, ResolvedConfig, ServerDefinition } from "../config/model.js";
 import type { ServerStatus } from "../connection/status.js";
-import { ErrorCode, McpBridgeError } from "../errors.js";
+import { ErrorCode, errorMessages, McpBridgeError, ServerCrashedError } from "../errors.js";
 import { ToolRegistry } from "../registry/registry.js";
 import { CallStats } from "../registry/stats.js";
 import type { ToolDefinition } from "../registry/types.js";
@@ -12,10 +12,17 @@ import { TypedEmitter } from "../util/events.js";
 import type { Logger } from "../util/logger.js";
 import { errorText } from "../util/text-of.js";
 import { callOnRecord, ToolEntries } from "./call.js";
-import { invalidStatus, notStartedStatus, requiredServersError, unknownToolError } from "./diagnostics.js";
+import {
+  invalidStatus,
+  notStartedStatus,
+  requiredServersError,
+  restartRefusal,
+  unknownToolError,
+} from "./diagnostics.js";
 import { type ResolvedBridgeOptions, resolveBridgeOptions, resultPolicy } from "./options.js";
 import { planReload, reloadSummary, SerialQueue, watchConfigFile } from "./reload.js";
 import { BRIDGE_TOOL_SERVER, callResourceTool, resourceToolDefinitions } from "./resource-tools.js";
+import { RestartGates } from "./restart-gates.js";
 import { ServerRecord, stillConnecting } from "./server-record.js";
 import { ServerTable } from "./server-table.js";
 import { ClientSurface } from "./surface.js";
@@ -48,6 +55,11 @@ export async function startBridge(options: BridgeOptions = {}): Promise<Bridge> 
 /** `McpBridge.start(options)`: the same as `startBridge(options)`. */
 export const McpBridge = { start: startBridge } as const;
 
+/** The call failed because its connection went away (not because of the tool, a timeout or the caller). */
+function isConnectionLoss(error: unknown): boolean {
+  return error instanceof McpBridgeError && error.code === ErrorCode.ServerCrashed;
+}
+
 class BridgeRuntime implements Bridge {
   config: ResolvedConfig;
   readonly #options: ResolvedBridgeOptions;
@@ -61,6 +73,8 @@ class BridgeRuntime implements Bridge {
   #stopWatching: (() => void) | undefined;
   /** One reload changes the servers at a time. */
   readonly #reloads = new SerialQueue();
+  readonly #restarting = new RestartGates();
+  readonly #restartsUnderWay = new Map<string, Promise<ServerStatus>>();
   #closing: Promise<void> | undefined;
   readonly #surface: ClientSurface;
   // MCP beyond tools (resources, prompts, completions, roots): see surface.ts.
@@ -226,6 +240,52 @@ class BridgeRuntime implements Bridge {
     return summary;
   }
 
+  /**
+   * Stops the server (its process tree is gone before the new one starts) and connects it again on a
+   * fresh connection: a new restart budget, auth read afresh from the token store. Calls in flight on
+   * the old connection fail; calls made meanwhile wait for the new one. Runs in the reload queue; a
+   * second restart of the same server while one is under way shares it.
+   */
+  restart(name: string): Promise<ServerStatus> {
+    const running = this.#restartsUnderWay.get(name);
+    if (running) return running;
+    const restarting = this.#restartOnce(name).finally(() => this.#restartsUnderWay.delete(name));
+    this.#restartsUnderWay.set(name, restarting);
+    return restarting;
+  }
+
+  async #restartOnce(name: string): Promise<ServerStatus> {
+    const refuse = () => {
+      if (this.#closing) throw closedError();
+      const { servers, settings } = this.config;
+      const refusal = restartRefusal(name, servers, settings.enabled, (d) => this.#selected(d));
+      if (refusal) throw refusal;
+    };
+    refuse();
+    // Calls made from now on wait until the old process tree is gone and the new record is current.
+    const swapped = this.#restarting.close(name);
+    try {
+      const record = await this.#reloads.run(async () => {
+        refuse(); // a reload may have changed the config meanwhile
+        const definition = this.config.servers.find((d) => d.name === name) as ServerDefinition;
+        const fresh = await this.#open(definition, this.config.settings);
+        if (this.#closing) {
+          await fresh.close();
+          throw closedError();
+        }
+        const previous = this.#servers.get(name);
+        if (previous) previous.restarted = true;
+        await this.#install(fresh, { now: true });
+        return fresh;
+      });
+      swapped();
+      await record.connect();
+      return record.status();
+    } finally {
+      swapped();
+    }
+  }
+
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.#stopWatching?.();
@@ -315,8 +375,11 @@ class BridgeRuntime implements Bridge {
     );
   }
 
-  /** Makes the record the server's current one and routes its events (a replaced record's are ignored). */
-  #install(record: ServerRecord): void {
+  /**
+   * Makes the record the server's current one and routes its events (a replaced record's are ignored).
+   * Resolves once a record closed at once (`now`) is gone; a retired one closes in the background.
+   */
+  #install(record: ServerRecord, options: { now?: boolean } = {}): Promise<void> {
     record.connection?.on("toolsChanged", () => this.#publishTools(record));
     record.connection?.on("stateChanged", (status) => {
       if (!this.#servers.isCurrent(record)) return;
@@ -327,7 +390,8 @@ class BridgeRuntime implements Bridge {
       }
       this.#events.emit("serverStateChanged", status);
     });
-    this.#servers.set(record);
+    const replaced = this.#servers.set(record, options);
+    return options.now ? replaced : Promise.resolve();
   }
 
   #publishTools(record: ServerRecord): void {
@@ -358,6 +422,8 @@ class BridgeRuntime implements Bridge {
       });
     }
     const definition = this.#registry.resolve(name) ?? (await this.#resolveLate(name, options));
+    const wait = options.timeout ?? this.#servers.get(definition.server)?.definition.callTimeoutMs ?? 0;
+    await this.#restarting.pass(definition.server, wait, options.signal);
     const record = this.#servers.get(definition.server);
     if (!record) throw this.#unknownTool(name, undefined);
     const context = {
@@ -376,8 +442,15 @@ class BridgeRuntime implements Bridge {
       // sent (the replaced connection reports itself closed): send it on the new connection instead.
       const current = this.#servers.get(definition.server);
       const replaced = current !== undefined && current !== record && !this.#closing;
-      if (!(replaced && error instanceof McpBridgeError && error.code === ErrorCode.BridgeClosed))
-        throw error;
+      const unsent = error instanceof McpBridgeError && error.code === ErrorCode.BridgeClosed;
+      if (replaced && record.restarted && !unsent && isConnectionLoss(error)) {
+        throw new ServerCrashedError(errorMessages.restartedDuringCall(definition.server, definition.tool), {
+          server: definition.server,
+          tool: definition.tool,
+          cause: error,
+        });
+      }
+      if (!(replaced && unsent)) throw error;
       const timeout = (options.timeout ?? record.definition.callTimeoutMs) - (Date.now() - started);
       return callOnRecord(current, definition, args, { ...options, timeout: Math.max(1, timeout) }, context);
     }

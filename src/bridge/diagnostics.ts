@@ -8,6 +8,7 @@ import {
   ServerConnectionError,
   ToolNotFoundError,
 } from "../errors.js";
+import { didYouMean } from "../util/suggest.js";
 import { stillConnecting } from "./server-record.js";
 
 /** Pure: the error for a tool name that resolved to nothing, saying which servers may still bring it. */
@@ -88,4 +89,38 @@ export function invalidStatus(entry: SkippedServer): ServerStatus {
     lastError: { code: ErrorCode.ConfigInvalid, message: entry.reason },
     stderrTail: [],
   };
+}
+
+/**
+ * Pure: why `restart(name)` cannot run, or undefined when it can: an unknown name (with the closest
+ * configured one), a disabled server, or one this bridge does not run (`only`).
+ */
+export function restartRefusal(
+  name: string,
+  servers: readonly ServerDefinition[],
+  globallyEnabled: boolean,
+  selected: (definition: ServerDefinition) => boolean,
+): ServerConnectionError | undefined {
+  const names = servers.map((definition) => definition.name);
+  const definition = servers.find((candidate) => candidate.name === name);
+  const fields = { server: name };
+  if (!definition) {
+    const message = errorMessages.restartUnknown(name, names, didYouMean(name, names));
+    return new ServerConnectionError(ErrorCode.ServerNotFound, message, fields);
+  }
+  if (!definition.enabled || !globallyEnabled) {
+    return new ServerConnectionError(
+      ErrorCode.ServerUnavailable,
+      errorMessages.restartDisabled(name),
+      fields,
+    );
+  }
+  if (!selected(definition)) {
+    return new ServerConnectionError(
+      ErrorCode.ServerUnavailable,
+      errorMessages.restartNotSelected(name),
+      fields,
+    );
+  }
+  return undefined;
 }

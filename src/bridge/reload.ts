@@ -12,20 +12,23 @@ export interface ReloadPlan {
   readonly removed: readonly ServerDefinition[];
   /** Definitions that changed in a way the running process depends on: a new connection replaces it. */
   readonly restarted: readonly ServerDefinition[];
-  /** Only the tool filter changed: the process keeps running and its tools are filtered again. */
+  /** Only the tool filter or `trust` changed: the process keeps running (its tools are filtered again). */
   readonly refiltered: readonly ServerDefinition[];
   readonly unchanged: readonly ServerDefinition[];
 }
 
 const NO_FILTER = { include: [], exclude: [] } as const;
 
-/** Pure: compares two server lists; the tool filter is applied by the bridge, so changing it needs no restart. */
+/**
+ * Pure: compares two server lists. The tool filter is applied by the bridge and `trust` read by the
+ * host at each call, so changing either needs no restart.
+ */
 export function planReload(
   previous: readonly ServerDefinition[],
   next: readonly ServerDefinition[],
 ): ReloadPlan {
   const diff = diffServers(previous, next);
-  const withoutFilter = (definition: ServerDefinition): ServerDefinition => ({
+  const withoutFilter = ({ trust: _trust, ...definition }: ServerDefinition): ServerDefinition => ({
     ...definition,
     tools: NO_FILTER,
   });

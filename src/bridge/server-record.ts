@@ -27,6 +27,8 @@ export class ServerRecord {
   readonly #auth: AuthHandle | undefined;
   readonly #failure: McpBridgeError | undefined;
   readonly #redact: (text: string) => string;
+  /** Set when `bridge.restart()` closed this record: its calls in flight were cut short by the restart. */
+  restarted = false;
   #calls = 0;
   readonly #drainWaiters = new Set<() => void>();
   #closing: Promise<void> | undefined;
@@ -112,6 +114,12 @@ export class ServerRecord {
   /** Connects (unless lazy, disabled or failed); resolves once connected or failed, never rejects. */
   start(): Promise<void> {
     return this.connection?.start() ?? Promise.resolve();
+  }
+
+  /** Connects now (even when lazy); rejects with the start error (or the setup failure). */
+  async connect(): Promise<void> {
+    if (!this.connection) throw this.#failure ?? this.#unavailable(undefined);
+    await this.connection.connect();
   }
 
   async ensureConnected(options: { signal?: AbortSignal; timeoutMs?: number }): Promise<void> {

@@ -41,18 +41,22 @@ export class ServerTable {
     return connections;
   }
 
-  /** Makes the record its server's current one; a record it replaces is retired. */
-  set(record: ServerRecord): void {
+  /**
+   * Makes the record its server's current one. A record it replaces is retired (it closes once its
+   * calls in flight have ended), or with `now` closed at once (its calls in flight fail). Resolves
+   * once the replaced record is closed (its process tree gone).
+   */
+  set(record: ServerRecord, options: { now?: boolean } = {}): Promise<void> {
     const previous = this.#records.get(record.name);
     this.#records.set(record.name, record);
-    if (previous && previous !== record) this.#retire(previous);
+    return previous && previous !== record ? this.#retire(previous, options.now === true) : Promise.resolve();
   }
 
   /** Removes and retires the server's record; returns whether there was one. */
   delete(name: string): boolean {
     const record = this.#records.get(name);
     this.#records.delete(name);
-    if (record) this.#retire(record);
+    if (record) void this.#retire(record);
     return record !== undefined;
   }
 
@@ -111,8 +115,8 @@ export class ServerTable {
       );
   }
 
-  #retire(record: ServerRecord): void {
+  #retire(record: ServerRecord, now = false): Promise<void> {
     this.#retiring.add(record);
-    void record.retire().finally(() => this.#retiring.delete(record));
+    return (now ? record.close() : record.retire()).finally(() => this.#retiring.delete(record));
   }
 }

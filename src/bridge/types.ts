@@ -164,6 +164,14 @@ export interface Bridge extends AsyncDisposable, SurfaceMethods {
   /** Wait until every enabled, non-lazy server is connected or failed. */
   ready(): Promise<void>;
   reload(): Promise<ReloadSummary>;
+  /**
+   * Stops one server (its process tree is gone) and starts it again with a fresh restart budget;
+   * resolves with its status once connected, rejects with the start error (SERVER_START_FAILED,
+   * SERVER_START_TIMEOUT, AUTH). Calls in flight on it fail with SERVER_CRASHED; calls made meanwhile
+   * wait for the new connection. An unknown name is SERVER_NOT_FOUND (with the closest name), a
+   * disabled server SERVER_UNAVAILABLE.
+   */
+  restart(server: string): Promise<ServerStatus>;
   stats(): BridgeStats;
   on<E extends keyof BridgeEventMap>(event: E, listener: (...args: BridgeEventMap[E]) => void): () => void;
   close(): Promise<void>;

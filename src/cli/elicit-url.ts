@@ -25,12 +25,14 @@ export function isWebUrl(url: string): boolean {
 /**
  * URL-mode elicitation in the CLI: the URL is printed on stderr; on a terminal the person is offered to
  * open it in their browser (accept when they do, decline otherwise). Without a terminal: printed and
- * declined. Form requests go to `form`.
+ * declined. Form requests go to `form`. A command that already reads the terminal (chat) passes its
+ * own `ask`, so two readers never compete for the same keystrokes.
  */
 export function urlElicitation(
   io: CliIO,
   form: ElicitationHandler,
   open: (url: string) => void = openInBrowser,
+  ask: (question: string) => Promise<string | undefined> = (question) => askLine(io, question),
 ): ElicitationHandler {
   return async (request): Promise<ElicitationResponse> => {
     if (request.mode !== "url") return form(request);
@@ -44,7 +46,7 @@ export function urlElicitation(
       return { action: "decline" };
     }
     if (!(io.stdin?.isTTY && io.stderr.isTTY)) return { action: "decline" };
-    const answer = await askLine(io, "Open it in your browser? [y/N] ");
+    const answer = await ask("Open it in your browser? [y/N] ");
     if (answer === undefined) return { action: "cancel" };
     if (!/^\s*y(es)?\s*$/i.test(answer)) return { action: "decline" };
     open(url);

@@ -125,6 +125,7 @@ export function normalizeEntry(
   const maxResultTokens = reader.field(f.maxResultTokens);
   const idleTimeoutMs = reader.field(f.idleTimeout);
   const maxConcurrency = reader.field(f.maxConcurrency);
+  const trust = reader.field(f.trust);
   const base = {
     name,
     enabled: disabled === true ? false : (reader.field(f.enabled) ?? true),
@@ -139,6 +140,7 @@ export function normalizeEntry(
     ...(maxResultTokens === undefined ? {} : { maxResultTokens }),
     ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
     ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
+    ...(trust === undefined ? {} : { trust }),
     ...parseClientFeatures(
       (...keys) => lookup(raw, keys),
       (field, message) => {

@@ -195,6 +195,13 @@ export const SERVER_FIELDS = {
     default: "`legacy` for stdio, `auto` for remote",
     doc: "`legacy` (the `initialize` handshake), `auto` (probe for the 2026-07-28 protocol and fall back) or a version to pin",
   }),
+  trust: field({
+    name: "trust",
+    aliases: [],
+    kind: "boolean",
+    default: "ask unless the tool declares `readOnlyHint`",
+    doc: "tool approval in `mcp-bridge chat` (as in Gemini CLI): `true` runs this server's tools without asking; `false` asks before every call, even a read-only one (annotations are the server's own claim); `--yes` runs all",
+  }),
   maxMessageBytes: field({
     name: "maxMessageBytes",
     aliases: ["max_message_bytes"],
@@ -306,7 +313,6 @@ export const IGNORED_SERVER_KEYS: readonly string[] = [
   "autoApprove",
   "alwaysAllow",
   "description",
-  "trust",
   "disabledTools",
   "$schema",
   "dev",

@@ -94,6 +94,11 @@ interface ServerDefinitionBase {
   readonly idleTimeoutMs?: number;
   /** Calls beyond this many in flight wait in a queue; undefined means no limit. */
   readonly maxConcurrency?: number;
+  /**
+   * Tool approval by a host that asks a person (chat): true runs this server's tools without asking,
+   * false asks before every call; undefined trusts the tools' `readOnlyHint`. The bridge itself ignores it.
+   */
+  readonly trust?: boolean;
   readonly restart: RestartPolicy;
   /** `ping` period; 0 means off. */
   readonly healthCheckIntervalMs: number;

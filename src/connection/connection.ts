@@ -115,6 +115,13 @@ class Connection implements ServerConnection {
     await this.#connect("start").catch(() => {});
   }
 
+  async connect(): Promise<void> {
+    if (this.#state === "disabled") throw fail.disabledError(this.name, undefined);
+    if (this.#state === "closed") throw fail.closedError(this.name, undefined);
+    if (this.#state === "connected" && this.#session && !this.#session.dead) return;
+    await this.#connect("demand");
+  }
+
   async ensureConnected(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
     const deadline = Date.now() + (options.timeoutMs ?? this.definition.startupTimeoutMs);
     await this.#usableSession(deadline, options.signal, undefined);

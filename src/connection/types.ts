@@ -52,6 +52,11 @@ export interface ServerConnection {
   tools(): readonly Tool[];
   /** Connects (unless lazy or disabled). Resolves once connected or failed; never rejects. */
   start(): Promise<void>;
+  /**
+   * Connects now, lazy or not (an explicit restart); resolves once connected, rejects with the start
+   * error (SERVER_START_FAILED, SERVER_START_TIMEOUT, AUTH, ...) or when disabled or closed.
+   */
+  connect(): Promise<void>;
   /** Connects now if idle or failed; resolves when usable, rejects with the reason otherwise. */
   ensureConnected(options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<void>;
   callTool(

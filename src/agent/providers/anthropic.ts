@@ -18,7 +18,7 @@ export function createAnthropicProvider(options: ProviderOptions): ModelProvider
       const tools = toAnthropicTools(request.tools);
       const body = {
         model: options.model,
-        max_tokens: options.maxTokens ?? 4096,
+        max_tokens: request.maxTokens ?? options.maxTokens ?? 4096,
         stream: true,
         ...(request.system ? { system: request.system } : {}),
         messages: toAnthropicMessages(request.messages),

@@ -27,7 +27,9 @@ export function createOpenAIProvider(options: ProviderOptions): ModelProvider {
         stream: true,
         messages: toOpenAIMessages(request.system, request.messages),
         ...(tools.length > 0 ? { tools } : {}),
-        ...(options.maxTokens ? { max_tokens: options.maxTokens } : {}),
+        ...((request.maxTokens ?? options.maxTokens)
+          ? { max_tokens: request.maxTokens ?? options.maxTokens }
+          : {}),
       };
       const headers: Record<string, string> = { ...(options.headers ?? {}) };
       if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;

@@ -1,11 +1,14 @@
 import { Agent, type ApproveToolCall } from "../../agent/agent.js";
 import type { AgentToolCall, ModelProvider } from "../../agent/types.js";
 import type { Bridge, ToolEntry } from "../../bridge/types.js";
+import type { RemoteServerDefinition } from "../../config/model.js";
 import { isMcpBridgeError } from "../../errors.js";
 import { errorText } from "../../util/text-of.js";
+import type { LoginOutcome } from "../login.js";
 import type { Style } from "../output.js";
 import { shorten, table } from "../output.js";
 import { terminalText } from "../terminal.js";
+import { approvalFor, approvalReason } from "./approval.js";
 import { attachResources, promptList, promptMessages, resourceList } from "./context-items.js";
 import type { ChatView } from "./view.js";
 
@@ -20,6 +23,8 @@ export const CHAT_HELP = `Type a message to talk to the model; it calls the serv
   /mcp resources             resources to attach: write @SERVER:URI in a message
   /mcp prompts               server prompts: /SERVER:PROMPT key=value inserts one
   /mcp reload                re-read the config (changed servers restart)
+  /mcp restart SERVER        stop a server and start it again
+  /mcp auth SERVER           log in to a remote server (OAuth), then restart it
   /mcp enable|disable SERVER offer a server's tools to the model or not (this session)
   /clear                     start a new conversation
   /help                      this help
@@ -34,7 +39,9 @@ export interface ChatSessionOptions {
   /** Run every tool without asking (`--yes`). */
   readonly yes?: boolean;
   /** Asks the person a question on the terminal; undefined without a terminal. */
-  readonly ask?: (question: string) => Promise<string>;
+  readonly ask?: (question: string) => Promise<string | undefined>;
+  /** The OAuth login of a remote server (as `mcp-bridge auth login`); undefined where there is none. */
+  readonly login?: (server: RemoteServerDefinition, signal?: AbortSignal) => Promise<LoginOutcome>;
 }
 
 export class ChatSession {
@@ -69,7 +76,7 @@ export class ChatSession {
       }
       return undefined;
     }
-    if (input.startsWith("/")) return this.#command(input);
+    if (input.startsWith("/")) return this.#command(input, signal);
     const attached = await attachResources(bridge, input, signal);
     for (const name of attached.attached) view.note(`(attached ${name})`);
     for (const failure of attached.failed) view.error(`could not attach ${failure}`);
@@ -86,7 +93,7 @@ export class ChatSession {
     return undefined;
   }
 
-  async #command(input: string): Promise<"exit" | undefined> {
+  async #command(input: string, signal?: AbortSignal): Promise<"exit" | undefined> {
     const { view, bridge } = this.#options;
     const [command = "", sub, ...rest] = input.split(/\s+/);
     switch (command) {
@@ -137,6 +144,13 @@ export class ChatSession {
         }
         return undefined;
       }
+      case "restart":
+        if (!rest[0]) view.error("Usage: /mcp restart SERVER");
+        else await this.#restart(rest[0]);
+        return undefined;
+      case "auth":
+        await this.#login(rest[0], signal);
+        return undefined;
       case "enable":
       case "disable": {
         const name = rest[0];
@@ -158,6 +172,45 @@ export class ChatSession {
         view.error(`Unknown /mcp command "${sub}". Type /help for the commands.`);
         return undefined;
     }
+  }
+
+  async #restart(name: string): Promise<void> {
+    const { view, bridge } = this.#options;
+    view.note(`restarting ${terminalText(name)}...`);
+    try {
+      const status = await bridge.restart(name);
+      view.note(`${terminalText(name)}: restarted${status.pid === undefined ? "" : ` (pid ${status.pid})`}`);
+    } catch (error) {
+      // A start failure was announced with the server's state change; say the rest (unknown, disabled).
+      if (bridge.server(name)?.state !== "failed") view.error(errorText(error));
+    }
+  }
+
+  async #login(name: string | undefined, signal: AbortSignal | undefined): Promise<void> {
+    const { view, bridge, login } = this.#options;
+    const remotes = bridge.config.servers.filter((s): s is RemoteServerDefinition => s.transport !== "stdio");
+    const server = remotes.find((s) => s.name === name);
+    if (!server) {
+      const names = remotes.map((s) => s.name).join(", ") || "none";
+      view.error(`Usage: /mcp auth SERVER, a remote (HTTP or SSE) server (remote servers: ${names})`);
+      return;
+    }
+    if (!login) {
+      view.error(`Log in with \`mcp-bridge auth login ${server.name}\`, then /mcp restart ${server.name}.`);
+      return;
+    }
+    view.note(`logging in to ${server.name}...`);
+    const outcome = await login(server, signal).catch(
+      (error: unknown): LoginOutcome => ({ ok: false, message: errorText(error) }),
+    );
+    if (!outcome.ok) {
+      view.error(outcome.message);
+      return;
+    }
+    view.note(
+      `logged in to ${server.name}; the token is stored in ${terminalText(outcome.file)} (mode 0600)`,
+    );
+    await this.#restart(server.name);
   }
 
   #statusTable(): string {
@@ -187,28 +240,24 @@ export class ChatSession {
   }
 
   /**
-   * Tools that say they only read run at once; any other tool (destructive, or without a
-   * read-only hint) is shown with its arguments and runs only when the person says yes.
+   * Asks the person before a tool runs unless `--yes`, the server's `trust` or the tool's read-only
+   * hint says it may run (see approval.ts); `a` allows the tool for the rest of the session.
    */
   readonly #approve: ApproveToolCall = async (call: AgentToolCall, entry: ToolEntry | undefined) => {
-    const { yes, ask, view } = this.#options;
+    const { yes, ask, view, bridge } = this.#options;
     if (!entry || yes || this.#alwaysAllowed.has(entry.name)) return true;
-    const readOnly = entry.annotations?.readOnlyHint === true && entry.annotations?.destructiveHint !== true;
-    if (readOnly) return true;
+    const trust = bridge.config.servers.find((server) => server.name === entry.server)?.trust;
+    const approval = approvalFor(entry, trust);
+    if (approval.run) return true;
+    const label = terminalText(`${entry.server} › ${entry.tool}`);
     if (!ask) {
       view.note(
-        `(not running ${entry.name}: it may change things and there is no terminal to ask; use --yes)`,
+        `(not running ${label}: it ${approvalReason(approval.reason)} and there is no terminal to ask; use --yes, or trust = true on the server)`,
       );
       return false;
     }
-    const kind = entry.annotations?.destructiveHint ? "may delete or overwrite" : "may change things";
-    const answer = (
-      await ask(
-        `Run ${entry.server} › ${entry.tool} ${shorten(terminalText(call.arguments), 60)}? It ${kind}. [y]es / [n]o / [a]lways: `,
-      )
-    )
-      .trim()
-      .toLowerCase();
+    const question = `Run ${label} ${shorten(terminalText(call.arguments), 60)}? It ${approvalReason(approval.reason)}. [y]es / [n]o / [a]lways: `;
+    const answer = ((await ask(question)) ?? "").trim().toLowerCase();
     if (answer === "a" || answer === "always") {
       this.#alwaysAllowed.add(entry.name);
       return true;

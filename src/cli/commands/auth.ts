@@ -1,13 +1,11 @@
-import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { AuthStore, defaultAuthDir } from "../../auth/index.js";
-import { startBridge } from "../../bridge/bridge.js";
 import type { RemoteServerDefinition } from "../../config/model.js";
 import { ErrorCode } from "../../errors.js";
 import { usageError } from "../args.js";
 import { defineCommand } from "../command.js";
 import type { CommandContext } from "../context.js";
 import { loadCliConfig } from "../context.js";
+import { loginToServer, openBrowser } from "../login.js";
 import { table, writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
 
@@ -27,57 +25,31 @@ async function runAuth(context: CommandContext): Promise<number> {
   switch (sub) {
     case "login": {
       const server = find();
-      const store = new AuthStore(storageDir, server.name, server.url);
-      // A new login replaces the old tokens; the client registration is kept and reused. What was there
-      // is put back when the server turns out not to use OAuth, and nothing is written if nothing was.
-      const before = existsSync(store.file) ? store.read() : undefined;
-      if (before?.tokens) store.update(({ tokens: _dropped, ...rest }) => rest);
-      const bridge = await startBridge({
-        servers: {
-          [server.name]: { type: server.transport, url: server.url, restart: false, startupTimeout: "5m" },
-        },
+      const outcome = await loginToServer(server, {
         settings: config.settings,
+        storageDir,
         env: context.io.env,
         logger: context.logger,
-        auth: {
-          authorization: "loopback",
-          storageDir,
-          env: context.io.env,
-          present: (url) => present(context, url),
-        },
+        present: (url) => present(context, url),
+        ...(context.io.signal ? { signal: context.io.signal } : {}),
       });
-      try {
-        const status = bridge.server(server.name);
-        if (status?.state !== "connected") {
-          context.io.stderr.write(
-            `error: login to "${server.name}" failed: ${status?.lastError?.message ?? "unknown error"}\n`,
-          );
-          return 1;
-        }
-        if (!store.read().tokens) {
-          // Connected without asking for authorization: there is no token to keep.
-          if (before) store.update(() => before);
-          else store.clear();
-          const message = `Server "${server.name}" does not use OAuth (it accepted the connection without a login), so there is nothing to log in to; its headers in the config are all it needs.`;
-          if (context.global.json)
-            writeJson(context.io, {
-              server: server.name,
-              loggedIn: false,
-              error: { code: ErrorCode.Auth, message },
-            });
-          else context.io.stderr.write(`error: ${terminalText(message)}\n`);
-          return 1;
-        }
+      if (outcome.ok) {
         if (context.global.json)
-          writeJson(context.io, { server: server.name, loggedIn: true, file: store.file });
+          writeJson(context.io, { server: server.name, loggedIn: true, file: outcome.file });
         else
           context.io.stdout.write(
-            `Logged in to ${server.name}; the token is stored in ${store.file} (mode 0600).\n`,
+            `Logged in to ${server.name}; the token is stored in ${outcome.file} (mode 0600).\n`,
           );
         return 0;
-      } finally {
-        await bridge.close();
       }
+      if (outcome.notOAuth && context.global.json)
+        writeJson(context.io, {
+          server: server.name,
+          loggedIn: false,
+          error: { code: ErrorCode.Auth, message: outcome.message },
+        });
+      else context.io.stderr.write(`error: ${terminalText(outcome.message)}\n`);
+      return 1;
     }
     case "logout": {
       const server = find();
@@ -116,19 +88,11 @@ async function runAuth(context: CommandContext): Promise<number> {
   }
 }
 
-/** Shows the authorization URL; opens the system browser on a terminal (never through a shell). */
+/** Shows the authorization URL; opens the system browser on a terminal. */
 function present(context: CommandContext, url: URL): void {
   context.io.stderr.write(`Open this URL to log in:\n  ${url.toString()}\n`);
   if (!context.io.stderr.isTTY || context.io.env.MCP_BRIDGE_NO_BROWSER) return;
-  const opener =
-    process.platform === "darwin" ? "open" : process.platform === "win32" ? "explorer" : "xdg-open";
-  try {
-    spawn(opener, [url.toString()], { stdio: "ignore", detached: true })
-      .on("error", () => {})
-      .unref();
-  } catch {
-    // No browser here: the printed URL is enough.
-  }
+  openBrowser(url);
 }
 
 export const authCommand = defineCommand({

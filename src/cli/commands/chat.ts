@@ -1,15 +1,20 @@
 import { createInterface, type Interface } from "node:readline";
 import { providerFromEnvironment } from "../../agent/select.js";
+import { defaultAuthDir } from "../../auth/index.js";
 import { startBridge } from "../../bridge/bridge.js";
 import type { Bridge, ElicitationHandler } from "../../bridge/types.js";
+import type { RemoteServerDefinition } from "../../config/model.js";
 import type { ServerStatus } from "../../connection/status.js";
 import { errorText } from "../../util/text-of.js";
 import { usageError } from "../args.js";
+import { chatSampling, type SamplingPrompt } from "../chat/sampling.js";
 import { ChatSession, type ChatSession as Session } from "../chat/session.js";
 import { ChatView } from "../chat/view.js";
 import { defineCommand } from "../command.js";
 import { type CommandContext, cliBridgeOptions } from "../context.js";
 import { type AskLine, terminalElicitation } from "../elicit.js";
+import { urlElicitation } from "../elicit-url.js";
+import { loginToServer, openBrowser } from "../login.js";
 import { writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
 
@@ -36,10 +41,21 @@ async function runChat(context: CommandContext): Promise<number> {
   // Server questions (elicitation) go through the chat's own line reader once it exists; until then,
   // and in -p mode, nobody is at the prompt and they are declined.
   let askLine: AskLine | undefined;
+  // Sampling requests of servers allowed to sample are shown in the chat and answered by its model.
+  const sampling: SamplingPrompt = { yes: options.yes === true };
   const bridge = await startBridge({
     ...(await cliBridgeOptions(context)),
+    // A link to open is shown (and offered to the browser at the prompt) rather than asked as a form.
     onElicitation: (request) =>
-      askLine ? (terminalElicitation(io, askLine) as ElicitationHandler)(request) : { action: "decline" },
+      askLine
+        ? urlElicitation(
+            io,
+            terminalElicitation(io, askLine) as ElicitationHandler,
+            undefined,
+            askLine,
+          )(request)
+        : urlElicitation(io, () => ({ action: "decline" }))(request),
+    onSampling: chatSampling(provider, sampling),
   });
   const closing = () => void bridge.close();
   io.signal?.addEventListener("abort", closing, { once: true });
@@ -54,9 +70,14 @@ async function runChat(context: CommandContext): Promise<number> {
     context.style,
   );
   try {
-    if (question !== undefined) return await printMode(context, bridge, provider, question);
+    if (question !== undefined) {
+      sampling.view = new ChatView({ write: (text) => io.stderr.write(text) }, context.errStyle);
+      return await printMode(context, bridge, provider, question);
+    }
+    sampling.view = view;
     return await interactive(context, bridge, view, provider, (ask) => {
       askLine = ask;
+      sampling.ask = ask;
     });
   } finally {
     io.signal?.removeEventListener("abort", closing);
@@ -122,13 +143,41 @@ async function interactive(
   const rl: Interface = createInterface({ input, output: io.stdout, terminal: tty, historySize: 200 });
   let running: AbortController | undefined;
   let lastInterrupt = 0;
-  const ask = (question: string) => new Promise<string>((answer) => rl.question(question, answer));
+  // One question at a time: readline drops a question asked while another is pending, and a tool
+  // approval, a server's sampling request and its elicitation can all arrive together.
+  // A question whose signal aborts (a server withdrew its request) is taken back: no late answer.
+  let asking: Promise<unknown> = Promise.resolve();
+  const ask = (question: string, signal?: AbortSignal) => {
+    const answer = asking.then(
+      () =>
+        new Promise<string | undefined>((done) => {
+          if (signal?.aborted) return done(undefined);
+          signal?.addEventListener("abort", () => done(undefined), { once: true });
+          rl.question(question, signal ? { signal } : {}, done);
+        }),
+    );
+    asking = answer.catch(() => {});
+    return answer;
+  };
   if (tty) shareAsk(ask);
+  const login = (server: RemoteServerDefinition, signal?: AbortSignal) =>
+    loginToServer(server, {
+      settings: bridge.config.settings,
+      storageDir: defaultAuthDir(io.env),
+      env: io.env,
+      logger: context.logger,
+      ...(signal ? { signal } : {}),
+      present: (url) => {
+        view.line(`Open this URL to log in:\n  ${terminalText(url.toString())}`);
+        if (tty && !io.env.MCP_BRIDGE_NO_BROWSER) openBrowser(url);
+      },
+    });
   const session: Session = new ChatSession({
     bridge,
     provider,
     view,
     style,
+    login,
     yes: context.options.yes === true,
     ...(tty ? { ask } : {}),
     ...systemOf(context),
@@ -140,8 +189,11 @@ async function interactive(
     if (atPrompt) io.stdout.write("\r\u001b[2K");
     if (status.state === "connected")
       view.note(`${status.name}: connected, ${bridge.tools({ server: status.name }).length} tools`);
-    else if (status.state === "failed")
+    else if (status.state === "failed") {
       view.line(style.red(`${status.name}: failed: ${terminalText(status.lastError?.message ?? "")}`));
+      // The start error does not say whether a login would help; a remote server may need one.
+      if (status.transport !== "stdio") view.note(`(if it needs a login: /mcp auth ${status.name})`);
+    }
     if (atPrompt) rl.prompt(true);
   };
   const unsubscribe = bridge.on("serverStateChanged", announce);
@@ -233,7 +285,11 @@ export const chatCommand = defineCommand({
       value: "QUESTION",
       description: "print one answer and exit (--json: the transcript)",
     },
-    yes: { type: "boolean", short: "y", description: "run tools without asking" },
+    yes: {
+      type: "boolean",
+      short: "y",
+      description: "run tools and answer servers' sampling requests without asking",
+    },
   },
   positionals: { usage: "", min: 0, max: 0 },
   examples: [
