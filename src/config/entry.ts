@@ -124,6 +124,7 @@ export function normalizeEntry(
   const maxResultChars = reader.field(f.maxResultChars);
   const idleTimeoutMs = reader.field(f.idleTimeout);
   const maxConcurrency = reader.field(f.maxConcurrency);
+  const catalogCache = reader.field(f.catalogCache);
   const base = {
     name,
     enabled: disabled === true ? false : (reader.field(f.enabled) ?? true),
@@ -137,6 +138,7 @@ export function normalizeEntry(
     ...(maxResultChars === undefined ? {} : { maxResultChars }),
     ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
     ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
+    ...(catalogCache === undefined ? {} : { catalogCache }),
     ...parseClientFeatures(
       (...keys) => lookup(raw, keys),
       (field, message) => {

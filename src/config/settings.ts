@@ -65,6 +65,9 @@ export function normalizeSettings(
   read<boolean>(f.resourceTools, (v) => {
     settings.resourceTools = v;
   });
+  read<boolean>(f.catalogCache, (v) => {
+    settings.catalogCache = v;
+  });
   const features = parseClientFeatures(
     (...keys) => lookup(raw, keys),
     (field, message) =>

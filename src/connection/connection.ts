@@ -8,7 +8,7 @@ import { Semaphore } from "../util/semaphore.js";
 import { errorText } from "../util/text-of.js";
 import * as fail from "./failures.js";
 import { HealthCheck, IdleTimer } from "./keepalive.js";
-import { MAX_LIST_PAGES, type Session } from "./open-session.js";
+import { MAX_LIST_PAGES, type Session, type ToolListing } from "./open-session.js";
 import { SessionOpener } from "./opener.js";
 import { Restarts } from "./restarts.js";
 import { ServerOutput } from "./server-output.js";
@@ -16,7 +16,7 @@ import { canTransition, StateWaiters } from "./state.js";
 import type { ServerState, ServerStatus } from "./status.js";
 import type { ConnectionEvents, ConnectionOptions, ServerConnection, ToolCallOptions } from "./types.js";
 
-export { MAX_LIST_PAGES } from "./open-session.js";
+export { MAX_LIST_PAGES, type ToolListing } from "./open-session.js";
 export type { ConnectionEvents, ConnectionOptions, ServerConnection, ToolCallOptions } from "./types.js";
 
 export function createConnection(definition: ServerDefinition, options: ConnectionOptions): ServerConnection {
@@ -45,7 +45,7 @@ class Connection implements ServerConnection {
   #state: ServerState;
   #session: Session | undefined;
   #connecting: Promise<void> | undefined;
-  #tools: readonly Tool[] = [];
+  #listing: ToolListing = { tools: [] };
   #lastError: McpBridgeError | undefined;
   /** What the last successful connect learnt; the pid is shown only while its session lives. */
   #info: Partial<Pick<ServerStatus, "protocolVersion" | "serverInfo" | "connectMs" | "pid">> = {};
@@ -73,7 +73,7 @@ class Connection implements ServerConnection {
       output: this.#output,
       stop: this.#stop.signal,
       isCurrent: (client) => client === this.#session?.client,
-      setTools: (tools) => this.#setTools(tools),
+      setTools: (listing) => this.#setTools(listing),
       authorizationFailed: (error) => {
         this.#lastError = error;
       },
@@ -96,7 +96,7 @@ class Connection implements ServerConnection {
       name: this.name,
       transport: this.definition.transport,
       state: this.#state,
-      toolCount: this.#tools.length,
+      toolCount: this.#listing.tools.length,
       restarts: this.#restartCount,
       stderrTail: this.#output.stderr().map(redact),
       ...definedOnly({ ...this.#info, pid: this.#session === undefined ? undefined : this.#info.pid }),
@@ -107,7 +107,11 @@ class Connection implements ServerConnection {
   }
 
   tools(): readonly Tool[] {
-    return this.#tools;
+    return this.#listing.tools;
+  }
+
+  listing(): ToolListing {
+    return this.#listing;
   }
 
   async start(): Promise<void> {
@@ -256,13 +260,13 @@ class Connection implements ServerConnection {
       serverInfo: opened.serverInfo,
       connectMs: opened.connectMs,
     };
-    this.#setTools(opened.tools);
+    this.#setTools(opened.listing);
     return session;
   }
 
-  #setTools(tools: readonly Tool[]): void {
-    this.#tools = tools;
-    this.#events.emit("toolsChanged", tools);
+  #setTools(listing: ToolListing): void {
+    this.#listing = listing;
+    this.#events.emit("toolsChanged", listing.tools);
   }
 
   // --- failures and reconnecting ---
@@ -365,7 +369,7 @@ class Connection implements ServerConnection {
     }
     this.#state = next;
     if (next === "failed" || next === "closed") {
-      if (this.#tools.length > 0) this.#setTools([]);
+      if (this.#listing.tools.length > 0) this.#setTools({ tools: [] });
     }
     this.#waiters.wakeAll();
     this.#events.emit("stateChanged", this.status());

@@ -9,6 +9,7 @@ import type {
 import type { ServerDefinition } from "../config/model.js";
 import type { TransportFactory } from "../transport/create.js";
 import type { Logger } from "../util/logger.js";
+import type { ToolListing } from "./open-session.js";
 import type { ServerStatus } from "./status.js";
 
 export interface ConnectionOptions {
@@ -50,6 +51,8 @@ export interface ServerConnection {
   readonly definition: ServerDefinition;
   status(): ServerStatus;
   tools(): readonly Tool[];
+  /** The last complete listing: its tools and the freshness the server gave it. */
+  listing(): ToolListing;
   /** Connects (unless lazy or disabled). Resolves once connected or failed; never rejects. */
   start(): Promise<void>;
   /** Connects now if idle or failed; resolves when usable, rejects with the reason otherwise. */
