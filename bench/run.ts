@@ -15,6 +15,7 @@ import { toOpenAITools } from "../src/adapters/openai.js";
 import { startBridge } from "../src/bridge/bridge.js";
 import type { Bridge } from "../src/bridge/types.js";
 import { ToolRegistry } from "../src/registry/registry.js";
+import { catalogCacheFigures } from "./catalog-cache.js";
 import { measurePeers } from "./peers.js";
 import { type Figure, fmt, measureSequential, measureThroughput, percentile } from "./stats.js";
 import { toolSearchFigures } from "./tool-search.js";
@@ -377,6 +378,10 @@ const sections: [string, () => Promise<void>][] = [
   ["large results", largeResults],
   ["startup", startup],
   ["catalog", catalog],
+  [
+    "catalog cache and large catalogs",
+    async () => (await catalogCacheFigures(SERVER, quick)).forEach(record),
+  ],
   ["tool search", async () => (await toolSearchFigures(quick)).forEach(record)],
   ["connect per call", connectPerCall],
   ["memory", memory],

@@ -140,7 +140,8 @@ class BridgeRuntime implements Bridge {
     const starting = this.#servers.records().map((record) => {
       const cached = this.#catalogs.load(record, this.config.settings);
       if (cached) this.#publishTools(record);
-      const started = record.start();
+      // A server listed from the cache is spawned after start() has handed the host its tools.
+      const started = record.start({ deferSpawn: cached !== undefined });
       return cached && !record.definition.required ? undefined : started;
     });
     const file = this.config.file;

@@ -114,9 +114,9 @@ class Connection implements ServerConnection {
     return this.#listing;
   }
 
-  async start(): Promise<void> {
+  async start(options: { deferSpawn?: boolean } = {}): Promise<void> {
     if (this.#state !== "idle" || this.definition.lazy) return;
-    await this.#connect("start").catch(() => {});
+    await this.#connect("start", options.deferSpawn).catch(() => {});
   }
 
   async ensureConnected(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
@@ -206,10 +206,18 @@ class Connection implements ServerConnection {
 
   // --- connecting ---
 
-  #connect(reason: "start" | "reconnect" | "demand"): Promise<void> {
+  #connect(reason: "start" | "reconnect" | "demand", deferSpawn = false): Promise<void> {
     if (this.#connecting) return this.#connecting;
     if (reason !== "reconnect") this.#setState("connecting");
-    const attempt = this.#open().then(
+    // Deferred: the process is spawned (a synchronous fork, milliseconds each) once the current
+    // macrotask has ended, so a host given its tools from the catalog cache gets them first.
+    const opened = deferSpawn
+      ? new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+          if (this.#stop.signal.aborted) throw fail.closedWhileStarting(this.name);
+          return this.#open();
+        })
+      : this.#open();
+    const attempt = opened.then(
       (session) => {
         this.#connecting = undefined;
         this.#lastAttemptEndedAt = Date.now();

@@ -53,8 +53,12 @@ export interface ServerConnection {
   tools(): readonly Tool[];
   /** The last complete listing: its tools and the freshness the server gave it. */
   listing(): ToolListing;
-  /** Connects (unless lazy or disabled). Resolves once connected or failed; never rejects. */
-  start(): Promise<void>;
+  /**
+   * Connects (unless lazy or disabled). Resolves once connected or failed; never rejects. With
+   * `deferSpawn`, the state is `connecting` at once but the work (a process spawn) starts on a later
+   * turn of the event loop.
+   */
+  start(options?: { deferSpawn?: boolean }): Promise<void>;
   /** Connects now if idle or failed; resolves when usable, rejects with the reason otherwise. */
   ensureConnected(options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<void>;
   callTool(

@@ -79,6 +79,16 @@ describe("catalog cache: start", () => {
     expect(t.spawns()).toBe(2);
   });
 
+  it("close() right after a warm start ends the deferred start: no process is spawned", async () => {
+    const t = setup("alpha");
+    await warm(t, { s: t.entry() });
+    const bridge = await startBridge({ servers: { s: t.entry() }, env: t.env });
+    expect(bridge.server("s")?.state).toBe("connecting");
+    await bridge.close();
+    expect(bridge.server("s")?.state).toBe("closed");
+    expect(t.spawns()).toBe(1);
+  });
+
   it("a live list that differs corrects the cached one with toolsChanged; a tool gone live is unknown", async () => {
     const t = setup("alpha,beta");
     await warm(t, { s: t.entry() });
