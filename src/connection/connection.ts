@@ -106,6 +106,10 @@ class Connection implements ServerConnection {
     };
   }
 
+  get state(): ServerState {
+    return this.#state;
+  }
+
   tools(): readonly Tool[] {
     return this.#listing.tools;
   }

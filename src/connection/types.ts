@@ -10,7 +10,7 @@ import type { ServerDefinition } from "../config/model.js";
 import type { TransportFactory } from "../transport/create.js";
 import type { Logger } from "../util/logger.js";
 import type { ToolListing } from "./open-session.js";
-import type { ServerStatus } from "./status.js";
+import type { ServerState, ServerStatus } from "./status.js";
 
 export interface ConnectionOptions {
   readonly logger: Logger;
@@ -49,6 +49,8 @@ export interface ConnectionEvents {
 export interface ServerConnection {
   readonly name: string;
   readonly definition: ServerDefinition;
+  /** The state alone: what a call checks, without building the whole status. */
+  readonly state: ServerState;
   status(): ServerStatus;
   tools(): readonly Tool[];
   /** The last complete listing: its tools and the freshness the server gave it. */

@@ -72,9 +72,16 @@ async function runTools(context: CommandContext): Promise<number> {
     throw usageError(`Unknown --format "${format}"; use ${FORMATS.join(", ")}`);
   }
   const server = context.options.server as string | undefined;
-  const bridge = await openBridge(context, server ? { only: [server] } : {});
+  // Listing needs no live server: one whose tools the catalog cache holds is not waited for.
+  const bridge = await openBridge(context, server ? { only: [server] } : {}, { cachedIsReady: true });
   try {
     if (server && !bridge.server(server)) throw usageError(`No server named "${server}" in the config`);
+    const cached = bridge.servers().filter((s) => s.catalog === "cache");
+    if (cached.length > 0) {
+      context.logger.info(
+        `Tools of ${cached.map((s) => `"${s.name}"`).join(", ")} are from the catalog cache (their last live list).`,
+      );
+    }
     const tools = bridge.tools(server ? { server } : {});
     const [wanted] = context.positionals;
     if (wanted !== undefined) return describeTool(context, bridge, wanted, tools);
