@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { McpBridgeError, startBridge, type ToolsChangedEvent } from "../../src/index.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { startHttpFixture, stdioEntry } from "../fixtures/servers/index.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -190,5 +190,26 @@ describe("catalog cache: start", () => {
     t.openGate();
     await using bridge = await starting;
     expect(bridge.server("s")?.state).toBe("connected");
+  });
+
+  it("honours the ttlMs of a 2026-07-28 tools/list: a list that may be kept is listed from the cache, ttlMs 0 never", async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), "mcp-bridge-catalog-ttl-"));
+    dirs.push(cacheDir);
+    const env = { MCP_BRIDGE_CACHE_DIR: cacheDir };
+    for (const [ttl, fromCache] of [
+      ["60000", true],
+      ["0", false],
+    ] as const) {
+      await using server = await startHttpFixture("catalog", ["--modern", "--tools-ttl", ttl]);
+      const servers = { m: { type: "http", url: server.url } };
+      {
+        await using first = await startBridge({ servers, env });
+        expect(first.server("m")).toMatchObject({ state: "connected", protocolVersion: "2026-07-28" });
+      }
+      await using second = await startBridge({ servers, env });
+      expect(second.tools().map((tool) => tool.name)).toEqual(["mcp_m_echo"]);
+      expect(second.server("m")?.catalog).toBe(fromCache ? "cache" : undefined);
+      expect(second.server("m")?.state).toBe(fromCache ? "connecting" : "connected");
+    }
   });
 });
