@@ -10,6 +10,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Tool } from "@modelcontextprotocol/client";
+import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   CatalogCache,
@@ -204,5 +205,34 @@ describe("catalog cache file", () => {
     expect(catalogCacheDir({ HOME: "/h" }, "darwin")).toBe(join("/h", "Library", "Caches", "mcp-bridge"));
     expect(catalogCacheDir({ LOCALAPPDATA: "C:\\L" }, "win32")).toBe(join("C:\\L", "mcp-bridge", "Cache"));
     expect(catalogCacheDir({}, "linux")).toBeUndefined();
+  });
+
+  it("property: any file text is either a usable entry or a reason, never an exception", () => {
+    const key = catalogKey(definition({}));
+    const text = fc.oneof(
+      fc.string(),
+      fc.json(),
+      fc
+        .record({
+          format: fc.oneof(fc.constant(CATALOG_CACHE.format), fc.anything()),
+          key: fc.oneof(fc.constant(key), fc.string()),
+          savedAt: fc.oneof(fc.integer({ min: 0, max: 2000 }), fc.anything()),
+          expiresAt: fc.oneof(fc.integer({ min: 0, max: 4000 }), fc.anything()),
+          tools: fc.oneof(fc.array(fc.dictionary(fc.string(), fc.jsonValue())), fc.anything()),
+          serverInfo: fc.anything(),
+          protocolVersion: fc.anything(),
+        })
+        .map((value) => JSON.stringify(value) ?? ""),
+    );
+    fc.assert(
+      fc.property(text, (value) => {
+        const entry = parseCatalogEntry(value, key, 1000);
+        if (typeof entry === "string") return;
+        expect(Array.isArray(entry.tools)).toBe(true);
+        expect(entry.expiresAt).toBeGreaterThan(1000);
+        expect(entry.savedAt).toBeLessThanOrEqual(1000);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
