@@ -15,6 +15,7 @@ import { toOpenAITools } from "../src/adapters/openai.js";
 import { startBridge } from "../src/bridge/bridge.js";
 import type { Bridge } from "../src/bridge/types.js";
 import { ToolRegistry } from "../src/registry/registry.js";
+import { catalogCacheFigures } from "./catalog-cache.js";
 import { daemonCliFigures } from "./daemon-cli.js";
 import { measurePeers } from "./peers.js";
 import { type Figure, fmt, measureSequential, measureThroughput, percentile } from "./stats.js";
@@ -378,6 +379,10 @@ const sections: [string, () => Promise<void>][] = [
   ["large results", largeResults],
   ["startup", startup],
   ["catalog", catalog],
+  [
+    "catalog cache and large catalogs",
+    async () => (await catalogCacheFigures(SERVER, quick)).forEach(record),
+  ],
   ["tool search", async () => (await toolSearchFigures(quick)).forEach(record)],
   ["connect per call", connectPerCall],
   ["cli via daemon", async () => (await daemonCliFigures(quick)).forEach(record)],

@@ -11,6 +11,7 @@ import { ToolSearchIndex, type ToolSearchOptions } from "../search/index.js";
 import { TypedEmitter } from "../util/events.js";
 import type { Logger } from "../util/logger.js";
 import { errorText } from "../util/text-of.js";
+import { CachedCatalogs } from "./cached-catalogs.js";
 import { callOnRecord, ToolEntries } from "./call.js";
 import {
   invalidStatus,
@@ -68,6 +69,7 @@ class BridgeRuntime implements Bridge {
   readonly #servers = new ServerTable();
   readonly #stats = new CallStats();
   readonly #entries = new ToolEntries();
+  readonly #catalogs: CachedCatalogs;
   #searchIndex: { list: readonly ToolDefinition[]; index: ToolSearchIndex<ToolDefinition> } | undefined;
   #registry: ToolRegistry;
   #stopWatching: (() => void) | undefined;
@@ -98,6 +100,11 @@ class BridgeRuntime implements Bridge {
       this.#logger.error("A bridge event listener threw", { error: errorText(error) }),
     );
     this.#registry = this.#newRegistry();
+    this.#catalogs = new CachedCatalogs({
+      dir: options.catalogCacheDir,
+      option: options.catalogCache,
+      logger: this.#logger,
+    });
     this.#surface = new ClientSurface({
       logger: this.#logger,
       config: () => this.config,
@@ -137,12 +144,21 @@ class BridgeRuntime implements Bridge {
     );
   }
 
-  /** Starts every selected server in parallel. */
+  /**
+   * Starts every selected server in parallel. A server whose tools the catalog cache holds is listed
+   * from it at once and is not waited for (unless it is `required`): it connects in the background.
+   */
   async startAll(): Promise<void> {
     for (const definition of this.config.servers) {
       if (this.#selected(definition)) this.#install(await this.#open(definition, this.config.settings));
     }
-    const starting = this.#servers.records().map((record) => record.start());
+    const starting = this.#servers.records().map((record) => {
+      const cached = this.#catalogs.load(record, this.config.settings);
+      if (cached) this.#publishTools(record);
+      // A server listed from the cache is spawned after start() has handed the host its tools.
+      const started = record.start({ deferSpawn: cached !== undefined });
+      return cached && !record.definition.required ? undefined : started;
+    });
     const file = this.config.file;
     if (this.config.settings.autoReload && file) {
       this.#stopWatching = watchConfigFile(file, () => this.reload(), this.#logger);
@@ -161,7 +177,8 @@ class BridgeRuntime implements Bridge {
       const record = this.#servers.get(definition.name);
       if (!record) return notStartedStatus(definition);
       const skipped = this.#registry.skipped(definition.name);
-      return skipped.length > 0 ? { ...record.status(), skippedTools: skipped } : record.status();
+      const status = this.#catalogs.status(record, record.status());
+      return skipped.length > 0 ? { ...status, skippedTools: skipped } : status;
     });
     // Entries the config could not load are listed too, so every server the user wrote is visible.
     return [...configured, ...this.config.skipped.map(invalidStatus)];
@@ -380,11 +397,18 @@ class BridgeRuntime implements Bridge {
    * Resolves once a record closed at once (`now`) is gone; a retired one closes in the background.
    */
   #install(record: ServerRecord, options: { now?: boolean } = {}): Promise<void> {
-    record.connection?.on("toolsChanged", () => this.#publishTools(record));
+    record.connection?.on("toolsChanged", () => {
+      // A live list: it replaces the cached one (silently when they are the same) and is saved.
+      const wasCached = this.#catalogs.end(record);
+      if (this.#servers.isCurrent(record)) this.#catalogs.save(record, this.config.settings);
+      this.#publishTools(record, { quietIfSame: wasCached });
+    });
     record.connection?.on("stateChanged", (status) => {
       if (!this.#servers.isCurrent(record)) return;
       if (record.connection) this.#surface.stateChanged(record.connection, status);
-      // A replacement that failed lists no tools of its own: drop the ones kept from its predecessor.
+      // A replacement that failed lists no tools of its own: drop the ones kept from its predecessor
+      // or read from the catalog cache.
+      if (status.state === "failed" || status.state === "closed") this.#catalogs.end(record);
       if (status.state === "failed" && this.#registry.forServer(record.name).length > 0) {
         this.#publishTools(record);
       }
@@ -394,15 +418,17 @@ class BridgeRuntime implements Bridge {
     return options.now ? replaced : Promise.resolve();
   }
 
-  #publishTools(record: ServerRecord): void {
+  #publishTools(record: ServerRecord, options: { quietIfSame?: boolean } = {}): void {
     if (!this.#servers.isCurrent(record)) return;
-    const tools = record.connection?.tools() ?? [];
-    const before = new Set(this.#registry.forServer(record.name).map((tool) => tool.name));
+    const tools = this.#catalogs.tools(record) ?? record.connection?.tools() ?? [];
+    const previous = this.#registry.forServer(record.name);
+    const before = new Set(previous.map((tool) => tool.name));
     if (tools.length === 0) this.#registry.removeServer(record.name);
     else
       this.#registry.setServerTools(record.name, record.definition.tools, tools, {
         toolTasks: this.#surface.runsToolTasks(record.name),
       });
+    if (options.quietIfSame && sameDefinitions(previous, this.#registry.forServer(record.name))) return;
     const after = this.tools({ server: record.name });
     for (const tool of after) before.delete(tool.name);
     this.#events.emit("toolsChanged", { server: record.name, tools: after, removed: [...before] });
@@ -421,11 +447,14 @@ class BridgeRuntime implements Bridge {
         maxResultChars: options.maxResultChars ?? this.config.settings.maxResultChars,
       });
     }
-    const definition = this.#registry.resolve(name) ?? (await this.#resolveLate(name, options));
+    let definition = this.#registry.resolve(name) ?? (await this.#resolveLate(name, options));
     const wait = options.timeout ?? this.#servers.get(definition.server)?.definition.callTimeoutMs ?? 0;
     await this.#restarting.pass(definition.server, wait, options.signal);
-    const record = this.#servers.get(definition.server);
+    let record = this.#servers.get(definition.server);
     if (!record) throw this.#unknownTool(name, undefined);
+    if (this.#catalogs.served(record)) {
+      ({ definition, record, options } = await this.#awaitLiveTool(name, record, definition, options));
+    }
     const context = {
       stats: this.#stats,
       maxResultChars: this.config.settings.maxResultChars,
@@ -457,6 +486,31 @@ class BridgeRuntime implements Bridge {
   }
 
   /**
+   * A tool listed from the catalog cache: waits (within the call's timeout) for its server's live list,
+   * then resolves the name again, so a tool the server no longer has fails as unknown. A server that
+   * cannot connect is left to the call, which then fails as it does without the cache.
+   */
+  async #awaitLiveTool(
+    name: string,
+    record: ServerRecord,
+    definition: ToolDefinition,
+    options: CallOptions,
+  ): Promise<{ definition: ToolDefinition; record: ServerRecord; options: CallOptions }> {
+    const timeout = options.timeout ?? record.definition.callTimeoutMs;
+    const started = Date.now();
+    const connected = await record.ensureConnected({ signal: options.signal, timeoutMs: timeout }).then(
+      () => true,
+      () => false,
+    );
+    const rest = { ...options, timeout: Math.max(1, timeout - (Date.now() - started)) };
+    if (!connected || this.#closing) return { definition, record, options: rest };
+    const live = this.#registry.resolve(name);
+    const current = live && this.#servers.get(live.server);
+    if (!live || !current) throw this.#unknownTool(name, this.#servers.splitServerTool(name));
+    return { definition: live, record: current, options: rest };
+  }
+
+  /**
    * A name the registry does not know (yet): waits, up to the call's timeout, for a reload under way
    * and for the servers that may bring the tool (see ServerTable.awaitTool). Only then is it unknown.
    */
@@ -484,4 +538,9 @@ class BridgeRuntime implements Bridge {
     await this.close();
     throw error;
   }
+}
+
+/** The same definition objects in the same order (the registry keeps unchanged definitions' objects). */
+function sameDefinitions(a: readonly ToolDefinition[], b: readonly ToolDefinition[]): boolean {
+  return a.length === b.length && a.every((definition, index) => definition === b[index]);
 }

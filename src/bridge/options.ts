@@ -5,6 +5,7 @@ import type { BridgeSettings } from "../config/model.js";
 import type { ToolFilterCallback } from "../registry/types.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { packageInfo } from "../util/package-info.js";
+import { catalogCacheDir, catalogCacheSwitchedOff } from "./catalog-cache.js";
 import { declineElicitation } from "./elicitation.js";
 import type { BridgeOptions, ElicitationHandler, ResultOptions } from "./types.js";
 
@@ -31,6 +32,10 @@ export interface ResolvedBridgeOptions {
   readonly results: ResultOptions;
   readonly onSampling: BridgeOptions["onSampling"];
   readonly resourceTools: boolean | undefined;
+  /** The host's `catalogCache` option (overrides the setting). */
+  readonly catalogCache: boolean | undefined;
+  /** The catalog cache's folder; undefined when the cache is off for this bridge or no folder is known. */
+  readonly catalogCacheDir: string | undefined;
 }
 
 export function resolveBridgeOptions(options: BridgeOptions): ResolvedBridgeOptions {
@@ -57,6 +62,11 @@ export function resolveBridgeOptions(options: BridgeOptions): ResolvedBridgeOpti
     results: options.results ?? {},
     onSampling: options.onSampling,
     resourceTools: options.resourceTools,
+    catalogCache: options.catalogCache,
+    catalogCacheDir:
+      options.catalogCache === false || (options.catalogCache === undefined && catalogCacheSwitchedOff(env))
+        ? undefined
+        : (options.cacheDir ?? catalogCacheDir(env)),
     auth: { ...options.auth, env },
     onElicitation: options.onElicitation ?? declineElicitation,
     hostElicitation: options.onElicitation !== undefined,

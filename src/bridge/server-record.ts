@@ -112,8 +112,8 @@ export class ServerRecord {
   }
 
   /** Connects (unless lazy, disabled or failed); resolves once connected or failed, never rejects. */
-  start(): Promise<void> {
-    return this.connection?.start() ?? Promise.resolve();
+  start(options: { deferSpawn?: boolean } = {}): Promise<void> {
+    return this.connection?.start(options) ?? Promise.resolve();
   }
 
   /** Connects now (even when lazy); rejects with the start error (or the setup failure). */

@@ -101,6 +101,19 @@ export interface BridgeOptions {
   readonly enforceRequired?: boolean;
   /** How large results reach the model (besides each server's `maxResultChars`). */
   readonly results?: ResultOptions;
+  /**
+   * The catalog cache: with each server's last live tool list saved, `start()` resolves with every
+   * tool at once while the servers connect behind it (a call waits for its own server; the live list
+   * corrects the cached one with a `toolsChanged` event). Overrides the `catalogCache` setting and the
+   * `MCP_BRIDGE_CATALOG_CACHE=0` environment switch; default on.
+   */
+  readonly catalogCache?: boolean;
+  /**
+   * Folder of the catalog cache. Default: `MCP_BRIDGE_CACHE_DIR`, else `$XDG_CACHE_HOME/mcp-bridge`
+   * (`~/.cache/mcp-bridge`; `~/Library/Caches/mcp-bridge` on macOS, `%LOCALAPPDATA%\mcp-bridge\Cache`
+   * on Windows), read from `env`; without any of these the cache is off.
+   */
+  readonly cacheDir?: string;
 }
 
 export interface ResultOptions {

@@ -128,22 +128,48 @@ export async function cliBridgeOptions(context: CommandContext): Promise<BridgeO
 export async function openBridge(
   context: CommandContext,
   extra: Partial<BridgeOptions> = {},
+  how: { readonly cachedIsReady?: boolean } = {},
 ): Promise<Bridge> {
-  return startWithProgress(context, { ...(await cliBridgeOptions(context)), ...extra });
+  return startWithProgress(context, { ...(await cliBridgeOptions(context)), ...extra }, how);
 }
 
-/** Starts the bridge with options already made by `cliBridgeOptions`, showing live progress. */
-export async function startWithProgress(context: CommandContext, options: BridgeOptions): Promise<Bridge> {
+/**
+ * Starts the bridge with options already made by `cliBridgeOptions`, showing live progress. With
+ * `cachedIsReady`, a server whose tools came from the catalog cache counts as ready (for commands
+ * that only list tools); every other one is waited for.
+ */
+export async function startWithProgress(
+  context: CommandContext,
+  options: BridgeOptions,
+  how: { readonly cachedIsReady?: boolean } = {},
+): Promise<Bridge> {
   const bridge = await startBridge(options);
   const abort = () => void bridge.close();
   context.io.signal?.addEventListener("abort", abort, { once: true });
   const stop = showProgress(context, bridge);
   try {
-    await bridge.ready();
+    await (how.cachedIsReady ? readyOrCached(bridge) : bridge.ready());
   } finally {
     stop();
   }
   return bridge;
+}
+
+/** Resolves once no server is still connecting, except those listed from the catalog cache. */
+function readyOrCached(bridge: Bridge): Promise<void> {
+  const waiting = () => bridge.servers().some((s) => s.state === "connecting" && s.catalog !== "cache");
+  if (!waiting()) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      off();
+      resolve();
+    };
+    // Each state change may be the last one awaited; ready() bounds the wait in any case.
+    const off = bridge.on("serverStateChanged", () => {
+      if (!waiting()) done();
+    });
+    void bridge.ready().then(done);
+  });
 }
 
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];

@@ -45,3 +45,14 @@ export const PROCESS_STOP = { stdinGraceMs: 1000, termGraceMs: 1000 } as const;
 
 /** Quiet period after a change of the watched config file before `autoReload` reloads it. */
 export const AUTO_RELOAD_DEBOUNCE_MS = 200;
+
+/**
+ * The catalog cache (bridge/catalog-cache.ts): the file format's version (a file of another version
+ * is ignored and rewritten), how long a listing is used without a `ttlMs` from the server, and the
+ * largest file read or written (a catalog of tens of thousands of tools fits).
+ */
+export const CATALOG_CACHE = {
+  format: 1,
+  maxAgeMs: 7 * 24 * 3600_000,
+  maxFileBytes: 64 * 1024 * 1024,
+} as const;

@@ -126,6 +126,7 @@ export function normalizeEntry(
   const idleTimeoutMs = reader.field(f.idleTimeout);
   const maxConcurrency = reader.field(f.maxConcurrency);
   const trust = reader.field(f.trust);
+  const catalogCache = reader.field(f.catalogCache);
   const base = {
     name,
     enabled: disabled === true ? false : (reader.field(f.enabled) ?? true),
@@ -141,6 +142,7 @@ export function normalizeEntry(
     ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
     ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
     ...(trust === undefined ? {} : { trust }),
+    ...(catalogCache === undefined ? {} : { catalogCache }),
     ...parseClientFeatures(
       (...keys) => lookup(raw, keys),
       (field, message) => {

@@ -139,6 +139,13 @@ export const SERVER_FIELDS = {
     default: "false",
     doc: "connect on first use instead of at start",
   }),
+  catalogCache: field({
+    name: "catalogCache",
+    aliases: ["catalog_cache"],
+    kind: "boolean",
+    default: "the `catalogCache` setting (true)",
+    doc: "false never lists this server's tools from the catalog cache nor saves them there",
+  }),
   startupTimeout: field({
     name: "startupTimeout",
     aliases: ["startup_timeout", "startup_timeout_sec", "startup_timeout_ms"],
@@ -220,6 +227,13 @@ export const SETTINGS_FIELDS = {
     kind: "boolean",
     default: "false",
     doc: "offer the model `list_resources` and `read_resource` tools (named by `toolNameFormat`)",
+  }),
+  catalogCache: field({
+    name: "catalogCache",
+    aliases: ["catalog_cache"],
+    kind: "boolean",
+    default: "true",
+    doc: "list each server's tools from its last live list while it connects: `start()` resolves at once",
   }),
   enabled: field({
     name: "enabled",

@@ -90,6 +90,8 @@ interface ServerDefinitionBase {
   readonly maxResultTokens?: number;
   /** Connect on first use instead of at start. */
   readonly lazy: boolean;
+  /** false: this server's tools are never listed from nor saved to the catalog cache; undefined follows the setting. */
+  readonly catalogCache?: boolean;
   /** Close a connection unused for this long and reopen it on the next call; undefined means never. */
   readonly idleTimeoutMs?: number;
   /** Calls beyond this many in flight wait in a queue; undefined means no limit. */
@@ -183,6 +185,8 @@ export interface BridgeSettings {
   readonly roots?: readonly string[];
   /** Expose the `list_resources` / `read_resource` tools to the model (default false). */
   readonly resourceTools?: boolean;
+  /** The catalog cache (default on): tools listed from each server's last live list while it connects. */
+  readonly catalogCache?: boolean;
   /** Global sampling switch and default token cap (each server must still be allowed on its own). */
   readonly sampling?: SamplingPolicy;
 }

@@ -22,6 +22,7 @@ const TARGETS = {
   healthCheckInterval: "healthCheckIntervalMs",
   imports: "imports",
   resourceTools: "resourceTools",
+  catalogCache: "catalogCache",
 } as const satisfies Record<keyof typeof SETTINGS_FIELDS, keyof BridgeSettings>;
 
 /**

@@ -8,7 +8,7 @@ import { Semaphore } from "../util/semaphore.js";
 import { errorText } from "../util/text-of.js";
 import * as fail from "./failures.js";
 import { HealthCheck, IdleTimer } from "./keepalive.js";
-import { MAX_LIST_PAGES, type Session } from "./open-session.js";
+import { MAX_LIST_PAGES, type Session, type ToolListing } from "./open-session.js";
 import { SessionOpener } from "./opener.js";
 import { Restarts } from "./restarts.js";
 import { ServerOutput } from "./server-output.js";
@@ -16,7 +16,7 @@ import { canTransition, StateWaiters } from "./state.js";
 import type { ServerState, ServerStatus } from "./status.js";
 import type { ConnectionEvents, ConnectionOptions, ServerConnection, ToolCallOptions } from "./types.js";
 
-export { MAX_LIST_PAGES } from "./open-session.js";
+export { MAX_LIST_PAGES, type ToolListing } from "./open-session.js";
 export type { ConnectionEvents, ConnectionOptions, ServerConnection, ToolCallOptions } from "./types.js";
 
 export function createConnection(definition: ServerDefinition, options: ConnectionOptions): ServerConnection {
@@ -45,7 +45,7 @@ class Connection implements ServerConnection {
   #state: ServerState;
   #session: Session | undefined;
   #connecting: Promise<void> | undefined;
-  #tools: readonly Tool[] = [];
+  #listing: ToolListing = { tools: [] };
   #lastError: McpBridgeError | undefined;
   /** What the last successful connect learnt; the pid is shown only while its session lives. */
   #info: Partial<Pick<ServerStatus, "protocolVersion" | "serverInfo" | "connectMs" | "pid">> = {};
@@ -73,7 +73,7 @@ class Connection implements ServerConnection {
       output: this.#output,
       stop: this.#stop.signal,
       isCurrent: (client) => client === this.#session?.client,
-      setTools: (tools) => this.#setTools(tools),
+      setTools: (listing) => this.#setTools(listing),
       authorizationFailed: (error) => {
         this.#lastError = error;
       },
@@ -96,7 +96,7 @@ class Connection implements ServerConnection {
       name: this.name,
       transport: this.definition.transport,
       state: this.#state,
-      toolCount: this.#tools.length,
+      toolCount: this.#listing.tools.length,
       restarts: this.#restartCount,
       stderrTail: this.#output.stderr().map(redact),
       ...definedOnly({ ...this.#info, pid: this.#session === undefined ? undefined : this.#info.pid }),
@@ -106,13 +106,21 @@ class Connection implements ServerConnection {
     };
   }
 
-  tools(): readonly Tool[] {
-    return this.#tools;
+  get state(): ServerState {
+    return this.#state;
   }
 
-  async start(): Promise<void> {
+  tools(): readonly Tool[] {
+    return this.#listing.tools;
+  }
+
+  listing(): ToolListing {
+    return this.#listing;
+  }
+
+  async start(options: { deferSpawn?: boolean } = {}): Promise<void> {
     if (this.#state !== "idle" || this.definition.lazy) return;
-    await this.#connect("start").catch(() => {});
+    await this.#connect("start", options.deferSpawn).catch(() => {});
   }
 
   async connect(): Promise<void> {
@@ -209,10 +217,18 @@ class Connection implements ServerConnection {
 
   // --- connecting ---
 
-  #connect(reason: "start" | "reconnect" | "demand"): Promise<void> {
+  #connect(reason: "start" | "reconnect" | "demand", deferSpawn = false): Promise<void> {
     if (this.#connecting) return this.#connecting;
     if (reason !== "reconnect") this.#setState("connecting");
-    const attempt = this.#open().then(
+    // Deferred: the process is spawned (a synchronous fork, milliseconds each) once the current
+    // macrotask has ended, so a host given its tools from the catalog cache gets them first.
+    const opened = deferSpawn
+      ? new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+          if (this.#stop.signal.aborted) throw fail.closedWhileStarting(this.name);
+          return this.#open();
+        })
+      : this.#open();
+    const attempt = opened.then(
       (session) => {
         this.#connecting = undefined;
         this.#lastAttemptEndedAt = Date.now();
@@ -263,13 +279,13 @@ class Connection implements ServerConnection {
       serverInfo: opened.serverInfo,
       connectMs: opened.connectMs,
     };
-    this.#setTools(opened.tools);
+    this.#setTools(opened.listing);
     return session;
   }
 
-  #setTools(tools: readonly Tool[]): void {
-    this.#tools = tools;
-    this.#events.emit("toolsChanged", tools);
+  #setTools(listing: ToolListing): void {
+    this.#listing = listing;
+    this.#events.emit("toolsChanged", listing.tools);
   }
 
   // --- failures and reconnecting ---
@@ -372,7 +388,7 @@ class Connection implements ServerConnection {
     }
     this.#state = next;
     if (next === "failed" || next === "closed") {
-      if (this.#tools.length > 0) this.#setTools([]);
+      if (this.#listing.tools.length > 0) this.#setTools({ tools: [] });
     }
     this.#waiters.wakeAll();
     this.#events.emit("stateChanged", this.status());

@@ -48,9 +48,19 @@ export interface OpenSessionDeps {
   readonly authorizationResult: () => Promise<URLSearchParams | undefined>;
 }
 
+/**
+ * One complete tool listing, with the freshness a 2026-07-28 server may give it (`ttlMs`: how long it
+ * may be reused; `cacheScope`: whether it may be shared across authorization contexts).
+ */
+export interface ToolListing {
+  readonly tools: readonly Tool[];
+  readonly ttlMs?: number;
+  readonly cacheScope?: "public" | "private";
+}
+
 export interface OpenedSession {
   readonly session: Session;
-  readonly tools: Tool[];
+  readonly listing: ToolListing;
   readonly protocolVersion: string | undefined;
   readonly serverInfo: ServerInfo | undefined;
   readonly connectMs: number;
@@ -77,14 +87,14 @@ export async function openSession(deps: OpenSessionDeps): Promise<OpenedSession>
     const client = deps.newClient();
     const session: Session = { client, created, retired: false, dead: false };
     try {
-      const tools = await deps.bounded(deadline, async () => {
+      const listing = await deps.bounded(deadline, async () => {
         await client.connect(created.transport, { timeout: remaining });
         return listTools(client, deps, Math.max(1, deadline - Date.now()));
       });
       const info = client.getServerVersion();
       return {
         session,
-        tools,
+        listing,
         protocolVersion: client.getNegotiatedProtocolVersion(),
         serverInfo: serverInfoOf(info),
         connectMs: Math.round(performance.now() - started),
@@ -168,10 +178,11 @@ export async function listTools(
   client: Client,
   deps: Pick<OpenSessionDeps, "name" | "logger">,
   timeoutMs: number,
-): Promise<Tool[]> {
-  if (!client.getServerCapabilities()?.tools) return [];
+): Promise<ToolListing> {
+  if (!client.getServerCapabilities()?.tools) return { tools: [] };
   try {
-    return (await client.listTools(undefined, { timeout: timeoutMs })).tools;
+    const result = await client.listTools(undefined, { timeout: timeoutMs });
+    return { tools: result.tools, ...freshnessOf(result) };
   } catch (error) {
     if (!(SdkError.isInstance(error) && error.code === SdkErrorCode.InvalidResult)) throw error;
   }
@@ -181,12 +192,14 @@ export async function listTools(
   const tools: unknown[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
+  let freshness: Omit<ToolListing, "tools"> = {};
   for (let page = 1; ; page++) {
     const result = await client.request(
       { method: "tools/list", ...(cursor === undefined ? {} : { params: { cursor } }) },
       LENIENT_TOOL_PAGE,
       { timeout: timeoutMs },
     );
+    if (page === 1) freshness = freshnessOf(result);
     tools.push(...result.tools);
     cursor = result.nextCursor;
     if (!cursor) break;
@@ -194,7 +207,16 @@ export async function listTools(
     if (page >= MAX_LIST_PAGES) throw endlessListing(deps.name, `sent more than ${MAX_LIST_PAGES} pages`);
     seen.add(cursor);
   }
-  return tools as Tool[];
+  return { tools: tools as Tool[], ...freshness };
+}
+
+/** `ttlMs` and `cacheScope` of a list result, when the server sent well-formed ones (page 1 carries them). */
+function freshnessOf(result: object): Omit<ToolListing, "tools"> {
+  const { ttlMs, cacheScope } = result as { ttlMs?: unknown; cacheScope?: unknown };
+  return {
+    ...(typeof ttlMs === "number" && Number.isFinite(ttlMs) ? { ttlMs } : {}),
+    ...(cacheScope === "public" || cacheScope === "private" ? { cacheScope } : {}),
+  };
 }
 
 /**

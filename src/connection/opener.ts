@@ -1,10 +1,17 @@
-import type { Client, Tool } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/client";
 import type { ServerDefinition } from "../config/model.js";
 import type { McpBridgeError } from "../errors.js";
 import { createTransport, type TransportContext } from "../transport/create.js";
 import type { ExitInfo } from "../transport/stdio.js";
 import * as fail from "./failures.js";
-import { boundedBy, listTools, newSessionClient, type OpenedSession, openSession } from "./open-session.js";
+import {
+  boundedBy,
+  listTools,
+  newSessionClient,
+  type OpenedSession,
+  openSession,
+  type ToolListing,
+} from "./open-session.js";
 import type { ServerOutput } from "./server-output.js";
 import type { ConnectionOptions } from "./types.js";
 
@@ -18,7 +25,7 @@ export interface OpenerHost {
   readonly stop: AbortSignal;
   /** Whether this client is the live session's (a list_changed of a retired one is ignored). */
   isCurrent(client: Client): boolean;
-  setTools(tools: readonly Tool[]): void;
+  setTools(listing: ToolListing): void;
   authorizationFailed(error: McpBridgeError): void;
   startError(error: unknown, exit: ExitInfo | undefined, timeoutMs: number): McpBridgeError;
 }
@@ -73,8 +80,8 @@ export class SessionOpener {
     const timeoutMs = host.definition.startupTimeoutMs;
     const deps = { name: host.name, logger: host.options.logger };
     this.#bounded(Date.now() + timeoutMs, () => listTools(client, deps, timeoutMs)).then(
-      (tools) => {
-        if (host.isCurrent(client)) host.setTools(tools);
+      (listing) => {
+        if (host.isCurrent(client)) host.setTools(listing);
       },
       (error: unknown) =>
         host.options.logger.warn(`Server "${host.name}" announced new tools, but listing them failed`, {

@@ -19,6 +19,11 @@ export interface ServerStatus {
   readonly state: ServerState;
   readonly toolCount: number;
   /**
+   * `cache`: the tools are the server's last list from the catalog cache, shown while the server
+   * connects; the live list replaces them (a `toolsChanged` event when it differs). Absent otherwise.
+   */
+  readonly catalog?: "cache";
+  /**
    * Tools the server lists that are not exported because the bridge cannot call them (for example
    * task-required tools), each with the reason. Absent when there are none.
    */

@@ -9,7 +9,8 @@ import type {
 import type { ServerDefinition } from "../config/model.js";
 import type { TransportFactory } from "../transport/create.js";
 import type { Logger } from "../util/logger.js";
-import type { ServerStatus } from "./status.js";
+import type { ToolListing } from "./open-session.js";
+import type { ServerState, ServerStatus } from "./status.js";
 
 export interface ConnectionOptions {
   readonly logger: Logger;
@@ -48,10 +49,18 @@ export interface ConnectionEvents {
 export interface ServerConnection {
   readonly name: string;
   readonly definition: ServerDefinition;
+  /** The state alone: what a call checks, without building the whole status. */
+  readonly state: ServerState;
   status(): ServerStatus;
   tools(): readonly Tool[];
-  /** Connects (unless lazy or disabled). Resolves once connected or failed; never rejects. */
-  start(): Promise<void>;
+  /** The last complete listing: its tools and the freshness the server gave it. */
+  listing(): ToolListing;
+  /**
+   * Connects (unless lazy or disabled). Resolves once connected or failed; never rejects. With
+   * `deferSpawn`, the state is `connecting` at once but the work (a process spawn) starts on a later
+   * turn of the event loop.
+   */
+  start(options?: { deferSpawn?: boolean }): Promise<void>;
   /**
    * Connects now, lazy or not (an explicit restart); resolves once connected, rejects with the start
    * error (SERVER_START_FAILED, SERVER_START_TIMEOUT, AUTH, ...) or when disabled or closed.

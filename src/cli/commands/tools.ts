@@ -9,8 +9,17 @@ import { askedBy, renderAnswer } from "../views.js";
 async function runTools(context: CommandContext): Promise<number> {
   const asked = askedBy("tools", context);
   const request = asked.body as unknown as ToolsRequest;
-  const bridge = await openBridge(context, request.server ? { only: [request.server] } : {});
+  // Listing needs no live server: one whose tools the catalog cache holds is not waited for.
+  const bridge = await openBridge(context, request.server ? { only: [request.server] } : {}, {
+    cachedIsReady: true,
+  });
   try {
+    const cached = bridge.servers().filter((s) => s.catalog === "cache");
+    if (cached.length > 0) {
+      context.logger.info(
+        `Tools of ${cached.map((s) => `"${s.name}"`).join(", ")} are from the catalog cache (their last live list).`,
+      );
+    }
     return renderAnswer(context, asked, toolsDocument(bridge, request));
   } finally {
     await bridge.close();

@@ -1,0 +1,4 @@
+// The catalog cache is on by default and lives in the user's cache folder: the suite keeps it off, so
+// a test never lists tools another test (or an earlier run) left there, and never writes into the
+// real home. Tests of the cache turn it on with their own folder.
+process.env.MCP_BRIDGE_CATALOG_CACHE ??= "off";
