@@ -44,6 +44,7 @@ export function resolveBridgeOptions(options: BridgeOptions): ResolvedBridgeOpti
     load: {
       path: options.config,
       servers: options.servers,
+      extraServers: options.extraServers,
       settings: options.settings,
       cwd: options.cwd,
       env,

@@ -48,6 +48,8 @@ export interface BridgeOptions {
   readonly config?: string;
   /** Servers given in code, in `mcpServers` shape; used instead of a file. */
   readonly servers?: RawServers;
+  /** Servers added to the config's (or to `servers`); one with a configured name replaces it. */
+  readonly extraServers?: RawServers;
   /** Overrides of the global settings. */
   readonly settings?: Partial<BridgeSettings>;
   /** Working directory for the config search order; defaults to process.cwd(). */

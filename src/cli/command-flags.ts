@@ -11,6 +11,27 @@ export const NO_DAEMON_FLAG = {
   description: "run the servers in this process even when a daemon for the config is running",
 } as const;
 
+/**
+ * Servers given on the command line. Alone they are the only servers (no config file is read); with
+ * --config they are added to the file's.
+ */
+export const AD_HOC_FLAGS = {
+  stdio: {
+    type: "string",
+    multiple: true,
+    value: '"CMD ARGS"',
+    description:
+      "a stdio server to use: its command line, quoted (split like a shell would, never run by one)",
+  },
+  http: { type: "string", multiple: true, value: "URL", description: "a Streamable HTTP server to use" },
+  name: {
+    type: "string",
+    multiple: true,
+    value: "NAME",
+    description: "names for the --stdio/--http servers, in order (default: from the command or host)",
+  },
+} as const satisfies Flags;
+
 export const CALL_FLAGS = {
   args: {
     type: "string",
@@ -25,6 +46,7 @@ export const CALL_FLAGS = {
   },
   full: { type: "boolean", description: "print the whole result, however long" },
   "no-daemon": NO_DAEMON_FLAG,
+  ...AD_HOC_FLAGS,
 } as const satisfies Flags;
 export const CALL_POSITIONALS: PositionalSpec = {
   usage: "TOOL [key=value ...]",
@@ -41,29 +63,40 @@ export const TOOLS_FLAGS = {
     description: "table (default), json, openai or anthropic",
   },
   "no-daemon": NO_DAEMON_FLAG,
+  ...AD_HOC_FLAGS,
 } as const satisfies Flags;
 export const TOOLS_POSITIONALS: PositionalSpec = { usage: "[TOOL]", min: 0, max: 1 };
 
-export const STATUS_FLAGS = { "no-daemon": NO_DAEMON_FLAG } as const satisfies Flags;
+export const STATUS_FLAGS = { "no-daemon": NO_DAEMON_FLAG, ...AD_HOC_FLAGS } as const satisfies Flags;
 export const STATUS_POSITIONALS: PositionalSpec = { usage: "", min: 0, max: 0 };
 
-export const RESOURCES_FLAGS = { server: SERVER_FLAG, "no-daemon": NO_DAEMON_FLAG } as const satisfies Flags;
+export const RESOURCES_FLAGS = {
+  server: SERVER_FLAG,
+  "no-daemon": NO_DAEMON_FLAG,
+  ...AD_HOC_FLAGS,
+} as const satisfies Flags;
 export const RESOURCES_POSITIONALS: PositionalSpec = { usage: "", min: 0, max: 0 };
 
 export const READ_FLAGS = {
   server: SERVER_FLAG,
   timeout: TIMEOUT_FLAG,
   "no-daemon": NO_DAEMON_FLAG,
+  ...AD_HOC_FLAGS,
 } as const satisfies Flags;
 export const READ_POSITIONALS: PositionalSpec = { usage: "URI", min: 1, max: 1 };
 
-export const PROMPTS_FLAGS = { server: SERVER_FLAG, "no-daemon": NO_DAEMON_FLAG } as const satisfies Flags;
+export const PROMPTS_FLAGS = {
+  server: SERVER_FLAG,
+  "no-daemon": NO_DAEMON_FLAG,
+  ...AD_HOC_FLAGS,
+} as const satisfies Flags;
 export const PROMPTS_POSITIONALS: PositionalSpec = { usage: "", min: 0, max: 0 };
 
 export const PROMPT_FLAGS = {
   server: SERVER_FLAG,
   timeout: TIMEOUT_FLAG,
   "no-daemon": NO_DAEMON_FLAG,
+  ...AD_HOC_FLAGS,
 } as const satisfies Flags;
 export const PROMPT_POSITIONALS: PositionalSpec = {
   usage: "NAME [key=value ...]",

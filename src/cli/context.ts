@@ -5,6 +5,7 @@ import type { Bridge, BridgeOptions } from "../bridge/types.js";
 import { configSearchPaths, hostConfigsFound, type LoadConfigOptions, loadConfig } from "../config/load.js";
 import type { AdmitProjectServer, ResolvedConfig } from "../config/model.js";
 import type { ServerStatus } from "../connection/status.js";
+import { adHocServers } from "./ad-hoc.js";
 import { projectConsent } from "./commands/trust.js";
 import type { CommandContext } from "./context-base.js";
 import { terminalElicitation } from "./elicit.js";
@@ -57,6 +58,10 @@ export function chooseConfig(context: CommandContext): string | undefined {
 export interface CliConfigSource {
   /** The file (--config, or the bundled example); undefined: the loader's search order. */
   readonly path?: string;
+  /** `--stdio`/`--http` servers without --config: the only servers (no file is read). */
+  readonly servers?: Record<string, Record<string, unknown>>;
+  /** `--stdio`/`--http` servers besides --config's. */
+  readonly extraServers?: Record<string, Record<string, unknown>>;
   readonly admitProjectServer?: AdmitProjectServer;
 }
 
@@ -69,11 +74,19 @@ export async function cliConfigSource(
   context: CommandContext,
   { consent }: { consent: boolean },
 ): Promise<CliConfigSource> {
+  const options = context.options as { stdio?: string[]; http?: string[]; name?: string[] };
+  const adHoc = adHocServers({
+    ...(options.stdio ? { stdio: options.stdio } : {}),
+    ...(options.http ? { http: options.http } : {}),
+    ...(options.name ? { name: options.name } : {}),
+  });
+  if (adHoc && !context.global.config) return { servers: adHoc };
   const path = chooseConfig(context);
   const admitProjectServer = consent ? await projectConsent(context, path) : undefined;
   return {
     ...(path === undefined ? {} : { path }),
     ...(admitProjectServer ? { admitProjectServer } : {}),
+    ...(adHoc ? { extraServers: adHoc } : {}),
   };
 }
 
@@ -81,6 +94,8 @@ export async function cliConfigSource(
 export function loadOptionsFor(context: CommandContext, source: CliConfigSource): LoadConfigOptions {
   return {
     ...(source.path === undefined ? {} : { path: source.path }),
+    ...(source.servers ? { servers: source.servers } : {}),
+    ...(source.extraServers ? { extraServers: source.extraServers } : {}),
     cwd: context.io.cwd,
     env: context.io.env,
     ...(source.admitProjectServer ? { admitProjectServer: source.admitProjectServer } : {}),
@@ -101,7 +116,14 @@ export async function loadCliConfig(
  * terminal's elicitation prompt, and a start that does not wait (commands show progress or go on).
  */
 export async function cliBridgeOptions(context: CommandContext): Promise<BridgeOptions> {
-  const { path: config, admitProjectServer } = await cliConfigSource(context, { consent: true });
+  const {
+    path: config,
+    admitProjectServer,
+    servers,
+    extraServers,
+  } = await cliConfigSource(context, {
+    consent: true,
+  });
   // Let go of the terminal: the next reader (an elicitation prompt, chat's own) starts afresh.
   stopAsking(context.io);
   // Forms are asked field by field on a terminal; URL requests are printed (and offered to a browser
@@ -114,6 +136,8 @@ export async function cliBridgeOptions(context: CommandContext): Promise<BridgeO
   return {
     ...(resolveInput ? { resolveInput } : {}),
     ...(config === undefined ? {} : { config }),
+    ...(servers ? { servers } : {}),
+    ...(extraServers ? { extraServers } : {}),
     ...(admitProjectServer ? { admitProjectServer } : {}),
     onElicitation,
     cwd: context.io.cwd,

@@ -23,6 +23,11 @@ export interface LoadConfigOptions {
   readonly path?: string;
   /** Servers given in code, in `mcpServers` shape: used instead of any file. */
   readonly servers?: Record<string, Record<string, unknown>>;
+  /**
+   * Servers added to whatever else is loaded (a command line's `--stdio`/`--http`), in `mcpServers`
+   * shape; one named like a configured server replaces it, with a warning.
+   */
+  readonly extraServers?: Record<string, Record<string, unknown>>;
   readonly settings?: Partial<BridgeSettings>;
   readonly cwd?: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -111,6 +116,24 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
       ({ servers, warnings, skipped, format } = parsed);
       settings = { ...parsed.settings, ...options.settings };
     }
+  }
+  if (options.extraServers) {
+    const extra = normalizeDocument(
+      { mcpServers: options.extraServers },
+      { ...expansion, inputs: {}, configDir: cwd, workspaceFolder: cwd },
+    );
+    for (const server of extra.servers) {
+      if (servers.some((existing) => existing.name === server.name)) {
+        warnings.push({
+          kind: "other",
+          server: server.name,
+          message: `Server "${server.name}" given on the command line replaces the configured one`,
+        });
+      }
+      servers = [...servers.filter((existing) => existing.name !== server.name), server];
+    }
+    warnings.push(...extra.warnings);
+    skipped.push(...extra.skipped);
   }
   const resolvedSettings: BridgeSettings = { ...DEFAULT_SETTINGS, ...settings };
   // Where each name was first defined, so a clash names both real sources.

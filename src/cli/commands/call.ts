@@ -46,6 +46,8 @@ async function ownersOf(context: CommandContext, name: string, options: BridgeOp
   const resolved = await loadConfig(
     loadOptionsFor(context, {
       ...(options.config ? { path: options.config } : {}),
+      ...(options.servers ? { servers: options.servers } : {}),
+      ...(options.extraServers ? { extraServers: options.extraServers } : {}),
       ...(options.admitProjectServer ? { admitProjectServer: options.admitProjectServer } : {}),
     }),
   );

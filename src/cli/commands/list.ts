@@ -1,5 +1,6 @@
 import { redactServer } from "../../config/redact.js";
 import { defineCommand } from "../command.js";
+import { AD_HOC_FLAGS } from "../command-flags.js";
 import { type CommandContext, loadCliConfig } from "../context.js";
 import { table, writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
@@ -42,8 +43,13 @@ export const listCommand = defineCommand({
   name: "list",
   aliases: ["ls"],
   summary: "the configured servers, without starting them (status starts them, tools lists their tools)",
-  flags: {},
+  flags: AD_HOC_FLAGS,
   positionals: { usage: "", min: 0, max: 0 },
-  examples: ["list", "list --json", "list -c ./mcp.json"],
+  examples: [
+    "list",
+    "list --json",
+    "list -c ./mcp.json",
+    'list --stdio "npx -y @modelcontextprotocol/server-memory"',
+  ],
   run: runList,
 });
