@@ -2,6 +2,7 @@ import type { AuthOptions } from "../auth/index.js";
 import { DEFAULT_BRIDGE_OPTIONS } from "../config/defaults.js";
 import type { LoadConfigOptions } from "../config/load.js";
 import type { ToolFilterCallback } from "../registry/types.js";
+import type { Telemetry } from "../telemetry/telemetry.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { packageInfo } from "../util/package-info.js";
 import { declineElicitation } from "./elicitation.js";
@@ -30,9 +31,12 @@ export interface ResolvedBridgeOptions {
   readonly results: ResultOptions;
   readonly onSampling: BridgeOptions["onSampling"];
   readonly resourceTools: boolean | undefined;
+  /** Loaded by `startBridge` from `BridgeOptions.telemetry`; undefined when off or not installed. */
+  readonly telemetry: Telemetry | undefined;
 }
 
-export function resolveBridgeOptions(options: BridgeOptions): ResolvedBridgeOptions {
+/** `telemetry` is what `createTelemetry(options.telemetry ?? true)` gave (loading it is async). */
+export function resolveBridgeOptions(options: BridgeOptions, telemetry?: Telemetry): ResolvedBridgeOptions {
   const env = options.env ?? process.env;
   return {
     load: {
@@ -60,5 +64,6 @@ export function resolveBridgeOptions(options: BridgeOptions): ResolvedBridgeOpti
     onElicitation: options.onElicitation ?? declineElicitation,
     hostElicitation: options.onElicitation !== undefined,
     enforceRequired: options.enforceRequired ?? DEFAULT_BRIDGE_OPTIONS.enforceRequired,
+    telemetry,
   };
 }
