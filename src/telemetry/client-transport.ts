@@ -11,6 +11,7 @@ import {
   type Attributes,
   CANCELLED,
   errorTypeOf,
+  mergeAttributes,
   metaOf,
   type Operation,
   type Outcome,
@@ -150,7 +151,7 @@ export class TracedTransport implements Transport {
     const attributes = this.#attributes(operation);
     const span = tracer.startSpan(
       operation.spanName,
-      { kind: api.SpanKind.CLIENT, attributes: { ...attributes, ...this.#spanOnly(operation) } },
+      { kind: api.SpanKind.CLIENT, attributes: mergeAttributes(attributes, this.#spanOnly(operation)) },
       parent,
     );
     const context = api.trace.setSpan(parent, span);
@@ -181,7 +182,7 @@ export class TracedTransport implements Transport {
       const attributes = this.#attributes(operation);
       const span = tracer.startSpan(
         operation.spanName,
-        { kind: api.SpanKind.SERVER, attributes: { ...attributes, ...this.#spanOnly(operation) } },
+        { kind: api.SpanKind.SERVER, attributes: mergeAttributes(attributes, this.#spanOnly(operation)) },
         parent,
       );
       const context = api.trace.setSpan(parent, span);
@@ -203,7 +204,7 @@ export class TracedTransport implements Transport {
   }
 
   #attributes(operation: Operation): Attributes {
-    const attributes: Attributes = { ...this.#peer, ...operation.attributes };
+    const attributes = mergeAttributes(this.#peer, operation.attributes);
     if (this.#protocolVersion !== undefined) attributes[ATTR.protocolVersion] = this.#protocolVersion;
     return attributes;
   }
@@ -211,9 +212,10 @@ export class TracedTransport implements Transport {
   /** Span attributes of unbounded cardinality, kept out of the metric. */
   #spanOnly(operation: Operation): Attributes {
     const session = this.#inner.sessionId;
-    return session === undefined
-      ? operation.spanAttributes
-      : { ...operation.spanAttributes, [ATTR.sessionId]: session };
+    if (session === undefined) return operation.spanAttributes;
+    const attributes = mergeAttributes(operation.spanAttributes);
+    attributes[ATTR.sessionId] = session;
+    return attributes;
   }
 
   #end(table: Map<RequestId, InFlight>, id: RequestId, outcome: Outcome): void {
@@ -240,7 +242,7 @@ function finish(
 ): void {
   const { api } = telemetry;
   const seconds = (performance.now() - entry.started) / 1000;
-  const metric: Attributes = { ...entry.attributes };
+  const metric = mergeAttributes(entry.attributes);
   if (protocolVersion !== undefined && metric[ATTR.protocolVersion] === undefined) {
     metric[ATTR.protocolVersion] = protocolVersion;
     entry.span.setAttribute(ATTR.protocolVersion, protocolVersion);

@@ -44,6 +44,20 @@ export const OTHER_ERROR = "_OTHER";
 export type AttributeValue = string | number | boolean;
 export type Attributes = Record<string, AttributeValue>;
 
+/**
+ * One attribute set made of several, later ones winning. A loop rather than object spread: a spread
+ * of these dotted keys followed by one more key costs microseconds (V8 leaves the fast path), and
+ * this runs for every request.
+ */
+export function mergeAttributes(...sets: readonly (Attributes | undefined)[]): Attributes {
+  const merged: Attributes = {};
+  for (const set of sets) {
+    if (set === undefined) continue;
+    for (const key in set) merged[key] = set[key] as AttributeValue;
+  }
+  return merged;
+}
+
 /** Longest server-supplied string copied into an attribute or a status message. */
 const MAX_ATTRIBUTE_CHARS = 1024;
 

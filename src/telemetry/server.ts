@@ -3,6 +3,7 @@ import {
   ATTR,
   type Attributes,
   errorTypeOf,
+  mergeAttributes,
   metaOf,
   type Outcome,
   operationOf,
@@ -36,9 +37,9 @@ export async function traceServedRequest<T>(
   if (telemetry === undefined) return handle();
   const { api, tracer } = telemetry;
   const operation = operationOf(request.method, request.params, request.id);
-  const attributes: Attributes = { ...request.peer, ...operation.attributes };
+  const attributes = mergeAttributes(request.peer, operation.attributes);
   if (request.protocolVersion !== undefined) attributes[ATTR.protocolVersion] = request.protocolVersion;
-  const spanAttributes: Attributes = { ...attributes, ...operation.spanAttributes };
+  const spanAttributes = mergeAttributes(attributes, operation.spanAttributes);
   if (request.sessionId !== undefined) spanAttributes[ATTR.sessionId] = request.sessionId;
   const parent = contextFromMeta(telemetry, api.context.active(), metaOf(request.params));
   const span = tracer.startSpan(
@@ -48,7 +49,7 @@ export async function traceServedRequest<T>(
   );
   const started = performance.now();
   const finish = (outcome: Outcome) => {
-    const metric: Attributes = { ...attributes };
+    const metric = mergeAttributes(attributes);
     if (outcome.errorType !== undefined) {
       metric[ATTR.errorType] = outcome.errorType;
       span.setAttribute(ATTR.errorType, outcome.errorType);
