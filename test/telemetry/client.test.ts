@@ -165,3 +165,29 @@ describe("telemetry: false", () => {
     }
   }, 30_000);
 });
+
+describe("requests the server sends to the bridge", () => {
+  it("a sampling/createMessage runs the host handler under a SERVER span", async () => {
+    let activeInHandler: string | undefined;
+    const { trace } = await import("@opentelemetry/api");
+    const bridge = await startBridge({
+      servers: { sampler: stdioEntry("sampler", { sampling: true }) },
+      telemetry: { tracerProvider: otel.tracerProvider, meterProvider: otel.meterProvider },
+      onSampling: () => {
+        activeInHandler = trace.getActiveSpan()?.spanContext().spanId;
+        return { role: "assistant", model: "fixture", content: { type: "text", text: "sampled" } };
+      },
+    });
+    try {
+      const result = await bridge.call("mcp_sampler_ask", { prompt: "hi" });
+      expect(result.text).toContain("sampled");
+      const sampling = spanNamed("sampling/createMessage");
+      expect(sampling.kind).toBe(SpanKind.SERVER);
+      expect(sampling.attributes["mcp.method.name"]).toBe("sampling/createMessage");
+      expect(activeInHandler).toBe(sampling.spanContext().spanId);
+      expect(sampling.status.code).not.toBe(SpanStatusCode.ERROR);
+    } finally {
+      await bridge.close();
+    }
+  }, 30_000);
+});
