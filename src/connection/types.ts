@@ -31,7 +31,7 @@ export interface ConnectionOptions {
   readonly random?: () => number;
   /** Makes the transport of each connect attempt; the real one by default, the SDK's InMemoryTransport in tests. */
   readonly createTransport?: TransportFactory;
-  /** When set, every request of every session is traced and measured (see telemetry/client-transport.ts). */
+  /** When set, every request of every session is traced and measured (see telemetry/traced-transport.ts). */
   readonly telemetry?: Telemetry;
 }
 

@@ -221,6 +221,14 @@ export function metaOf(params: unknown): Record<string, unknown> | undefined {
   return record(record(params)?._meta);
 }
 
+/** The `_meta` key where requests of the stateless protocol era carry their protocol version. */
+const PROTOCOL_VERSION_META = "io.modelcontextprotocol/protocolVersion";
+
+/** The protocol version a request names in its `_meta` envelope, if any. */
+export function protocolVersionIn(params: unknown): string | undefined {
+  return stringField(metaOf(params), PROTOCOL_VERSION_META);
+}
+
 /** A copy of `params` whose `_meta` also holds `entries` (the original is left as it was). */
 export function withMeta(params: unknown, entries: Record<string, string>): Record<string, unknown> {
   const fields = record(params) ?? {};

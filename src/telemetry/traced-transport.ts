@@ -17,6 +17,7 @@ import {
   type Outcome,
   operationOf,
   outcomeOf,
+  protocolVersionIn,
   TRANSPORT_CLOSED,
   withMeta,
 } from "./semconv.js";
@@ -60,14 +61,18 @@ function cancelledId(message: Message): RequestId | undefined {
 }
 
 /**
- * A transport that records every MCP request as the OpenTelemetry conventions for MCP describe it:
- * a CLIENT span `{mcp.method.name} {target}` and an `mcp.client.operation.duration` sample for each
- * request we send (from the send until its response), with the trace context written into the
- * request's `params._meta`; a SERVER span for each request the server sends us (sampling,
- * elicitation, roots), parented by the context in its `_meta`, while its handler runs.
+ * A transport that records every MCP request as the OpenTelemetry conventions for MCP describe it,
+ * whichever side of the session it is on: a CLIENT span `{mcp.method.name} {target}` and an
+ * `mcp.client.operation.duration` sample for each request sent (from the send until its response),
+ * with the trace context written into the request's `params._meta`; a SERVER span and an
+ * `mcp.server.operation.duration` sample for each request received (until its response is sent),
+ * parented by the context in its `_meta`, its handler running with that span active. The bridge
+ * wraps its client transports (a server's sampling, elicitation and roots requests are the received
+ * ones there); a server wraps its own the same way.
  *
- * It wraps the transport rather than the SDK's client so that every request is covered, whichever
- * method sent it (including the handshake), and only messages are read: nothing of the SDK is patched.
+ * It wraps the transport rather than the SDK's client or server so that every request is covered,
+ * whichever method sent it (including the handshake), and only messages are read: nothing of the SDK
+ * is patched.
  */
 export class TracedTransport implements Transport {
   onclose?: () => void;
@@ -126,11 +131,11 @@ export class TracedTransport implements Transport {
       request = fields.id;
       outgoing = this.#begin(fields) as unknown as JSONRPCMessage;
     } else if (isResponse(fields)) {
-      this.#end(
-        this.#received,
-        fields.id,
-        outcomeOf(this.#received.get(fields.id)?.operation.method ?? "", fields),
-      );
+      const method = this.#received.get(fields.id)?.operation.method;
+      if (method !== undefined) {
+        if (method === "initialize") this.#learnVersion(fields);
+        this.#end(this.#received, fields.id, outcomeOf(method, fields));
+      }
     } else {
       const cancelled = cancelledId(fields);
       if (cancelled !== undefined) this.#end(this.#sent, cancelled, { errorType: CANCELLED });
@@ -148,7 +153,7 @@ export class TracedTransport implements Transport {
     const { api, tracer } = this.#telemetry;
     const operation = operationOf(message.method, message.params, message.id);
     const parent = api.context.active();
-    const attributes = this.#attributes(operation);
+    const attributes = this.#attributes(operation, message.params);
     const span = tracer.startSpan(
       operation.spanName,
       { kind: api.SpanKind.CLIENT, attributes: mergeAttributes(attributes, this.#spanOnly(operation)) },
@@ -179,7 +184,7 @@ export class TracedTransport implements Transport {
       const { api, tracer } = this.#telemetry;
       const operation = operationOf(message.method, message.params, message.id);
       const parent = contextFromMeta(this.#telemetry, api.context.active(), metaOf(message.params));
-      const attributes = this.#attributes(operation);
+      const attributes = this.#attributes(operation, message.params);
       const span = tracer.startSpan(
         operation.spanName,
         { kind: api.SpanKind.SERVER, attributes: mergeAttributes(attributes, this.#spanOnly(operation)) },
@@ -203,9 +208,11 @@ export class TracedTransport implements Transport {
     if (typeof version === "string" && this.#protocolVersion === undefined) this.#protocolVersion = version;
   }
 
-  #attributes(operation: Operation): Attributes {
+  #attributes(operation: Operation, params: unknown): Attributes {
     const attributes = mergeAttributes(this.#peer, operation.attributes);
-    if (this.#protocolVersion !== undefined) attributes[ATTR.protocolVersion] = this.#protocolVersion;
+    // A request of the stateless protocol era names its version itself, in its _meta envelope.
+    const version = protocolVersionIn(params) ?? this.#protocolVersion;
+    if (version !== undefined) attributes[ATTR.protocolVersion] = version;
     return attributes;
   }
 
