@@ -1,9 +1,9 @@
 import type { Client, Tool } from "@modelcontextprotocol/client";
 import type { ServerDefinition } from "../config/model.js";
 import type { McpBridgeError } from "../errors.js";
-import { traceTransport } from "../telemetry/traced-transport.js";
 import { peerAttributes } from "../telemetry/semconv.js";
 import type { Telemetry } from "../telemetry/telemetry.js";
+import { traceTransport } from "../telemetry/traced-transport.js";
 import { createTransport, type TransportContext, type TransportFactory } from "../transport/create.js";
 import type { ExitInfo } from "../transport/stdio.js";
 import * as fail from "./failures.js";
