@@ -273,4 +273,28 @@ export const errorMessages = {
   turnCancelled: () => "The turn was cancelled.",
   bridgeClosed: () => "The bridge is closed; start a new one.",
   serverClosed: (server: string) => `Server "${server}" is closed.`,
+  serverDisabled: (server: string, tool?: string) =>
+    `Server "${server}" is disabled in the config; enable it to use${tool ? ` tool "${tool}"` : " it"}.`,
+  /** Requests other than tool calls (resources, prompts, completions), named by `what`. */
+  requestNoSession: (server: string, what: string) => `Server "${server}" has no live session for ${what}.`,
+  requestAborted: (server: string, what: string) =>
+    `${capitalize(what)} on server "${server}" was aborted by the caller.`,
+  requestTimeout: (server: string, what: string, timeoutMs: number) =>
+    `${capitalize(what)} on server "${server}" did not finish within ${timeoutMs} ms; the request was cancelled.`,
+  requestServerStopped: (server: string, what: string) =>
+    `Server "${server}" stopped during ${what}. mcp-bridge reconnects automatically; retry.`,
+  requestRejected: (server: string, what: string, detail: string, rpcCode: number) =>
+    `Server "${server}" rejected ${what}: ${detail} (JSON-RPC ${rpcCode})`,
+  requestFailed: (server: string, what: string, detail: string) =>
+    `${capitalize(what)} on server "${server}" failed: ${detail}`,
+  promptNotFound: (name: string) =>
+    `Unknown prompt "${name}". Run \`mcp-bridge prompts\` to list them; use an exposed name or "server/prompt".`,
+  resourceAmbiguous: (uri: string, servers: readonly string[]) =>
+    `Resource "${uri}" is served by servers ${servers.map((s) => `"${s}"`).join(" and ")}; pass { server } (CLI: --server) to choose one.`,
+  resourceNotFound: (uri: string, searched: readonly string[]) =>
+    `No connected server serves resource "${uri}" (searched ${searched.length ? searched.map((s) => `"${s}"`).join(", ") : "no connected server"}). Run \`mcp-bridge resources\` to list them, or pass { server }.`,
 } as const;
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -59,7 +59,12 @@ export function toGeminiTools(entries: readonly ToolDefinition[]): GeminiFunctio
     let declaration = cache.get(entry);
     if (!declaration) {
       const notes: string[] = [];
-      const parameters = convert(entry.inputSchema, entry.inputSchema, [], notes, 0);
+      const parameters = convertNode(entry.inputSchema, {
+        root: entry.inputSchema,
+        seen: [],
+        notes,
+        depth: 0,
+      });
       const objectParameters: GeminiSchema = parameters.type === "OBJECT" ? parameters : { type: "OBJECT" };
       const hasParameters = Object.keys(objectParameters.properties ?? {}).length > 0;
       declaration = {
@@ -74,69 +79,91 @@ export function toGeminiTools(entries: readonly ToolDefinition[]): GeminiFunctio
   });
 }
 
-/** One JSON Schema node to Gemini's subset. `root` resolves local `$ref`s; `seen` cuts cycles. */
-function convert(
-  node: unknown,
-  root: JsonSchema,
-  seen: readonly string[],
-  notes: string[],
-  depth: number,
-): GeminiSchema {
+type Mutable = { -readonly [K in keyof GeminiSchema]: GeminiSchema[K] };
+
+/** What the walk of one schema carries: the root for local `$ref`s, refs being expanded, notes. */
+interface Walk {
+  readonly root: JsonSchema;
+  readonly seen: readonly string[];
+  readonly notes: string[];
+  readonly depth: number;
+}
+
+/** One JSON Schema node to Gemini's subset. */
+function convertNode(node: unknown, walk: Walk): GeminiSchema {
   if (!isObject(node)) return {};
-  if (depth > MAX_DEPTH) {
-    notes.push("a deeply nested parameter schema was cut");
+  if (walk.depth > MAX_DEPTH) {
+    walk.notes.push("a deeply nested parameter schema was cut");
     return { type: "OBJECT", description: "(schema cut: nested too deeply)" };
   }
-  const ref = typeof node.$ref === "string" ? node.$ref : undefined;
-  if (ref !== undefined) {
-    if (seen.includes(ref)) {
-      notes.push(`recursive schema ${ref} cut after one level`);
-      return { type: "OBJECT", description: withText(node.description, `(recursive: same shape as ${ref})`) };
-    }
-    const target = resolvePointer(root, ref);
-    if (target === undefined) {
-      notes.push(`unresolvable reference ${ref} left open`);
-      return { description: withText(node.description, `(see ${ref})`) };
-    }
-    const { $ref: _ref, ...siblings } = node;
-    return convert({ ...target, ...siblings }, root, [...seen, ref], notes, depth + 1);
-  }
+  const deeper: Walk = { ...walk, depth: walk.depth + 1 };
+  if (typeof node.$ref === "string") return convertRef(node, node.$ref, deeper);
+  if (Array.isArray(node.allOf)) return convertNode(mergeAllOf(node, node.allOf), deeper);
 
-  const union = [
-    ...(Array.isArray(node.anyOf) ? node.anyOf : []),
-    ...(Array.isArray(node.oneOf) ? node.oneOf : []),
-  ];
-  const merged = Array.isArray(node.allOf) ? mergeAllOf(node, node.allOf) : node;
-  if (merged !== node) return convert(merged, root, seen, notes, depth + 1);
-
-  const out: { -readonly [K in keyof GeminiSchema]: GeminiSchema[K] } = {};
+  const out: Mutable = {};
   const description = [node.title, node.description].filter((t) => typeof t === "string" && t).join(": ");
   if (description) out.description = description;
-
   const types = (Array.isArray(node.type) ? node.type : node.type === undefined ? [] : [node.type]).filter(
     (t): t is string => typeof t === "string",
   );
   const nonNull = types.filter((t) => t !== "null");
   if (types.includes("null")) out.nullable = true;
 
-  if (union.length > 0) {
-    const branches = union.filter((b) => !(isObject(b) && b.type === "null"));
-    if (branches.length < union.length) out.nullable = true;
-    const converted = branches.map((b) => convert(b, root, seen, notes, depth + 1));
-    if (converted.length === 1) return { ...converted[0], ...out };
-    if (converted.length > 1) out.anyOf = converted;
-    return out;
-  }
+  const union = [
+    ...(Array.isArray(node.anyOf) ? node.anyOf : []),
+    ...(Array.isArray(node.oneOf) ? node.oneOf : []),
+  ];
+  if (union.length > 0) return convertUnion(union, out, deeper);
   if (nonNull.length > 1) {
-    out.anyOf = nonNull.map((t) =>
-      convert({ ...node, type: t, description: undefined }, root, seen, notes, depth + 1),
-    );
+    out.anyOf = nonNull.map((t) => convertNode({ ...node, type: t, description: undefined }, deeper));
     return out;
   }
 
   const declared = nonNull[0];
   const type = declared !== undefined ? TYPES[declared] : inferType(node);
   if (type) out.type = type;
+  applyEnum(node, out);
+  if (typeof node.format === "string" && out.format === undefined && type && FORMATS[type]?.has(node.format))
+    out.format = node.format;
+  for (const key of ["minItems", "maxItems", "minimum", "maximum"] as const) {
+    if (typeof node[key] === "number") out[key] = node[key] as number;
+  }
+  if (type === "ARRAY") {
+    const items = Array.isArray(node.items) ? node.items[0] : node.items;
+    out.items = isObject(items) ? convertNode(items, deeper) : { type: "STRING" };
+    if (!out.items.type && !out.items.anyOf) out.items = { ...out.items, type: "STRING" };
+  }
+  if (type === "OBJECT" && isObject(node.properties)) applyProperties(node, node.properties, out, deeper);
+  return out;
+}
+
+/** A local `$ref` is inlined (its siblings win); a cycle is cut after one level and said so. */
+function convertRef(node: Record<string, unknown>, ref: string, walk: Walk): GeminiSchema {
+  if (walk.seen.includes(ref)) {
+    walk.notes.push(`recursive schema ${ref} cut after one level`);
+    return { type: "OBJECT", description: withText(node.description, `(recursive: same shape as ${ref})`) };
+  }
+  const target = resolvePointer(walk.root, ref);
+  if (target === undefined) {
+    walk.notes.push(`unresolvable reference ${ref} left open`);
+    return { description: withText(node.description, `(see ${ref})`) };
+  }
+  const { $ref: _ref, ...siblings } = node;
+  return convertNode({ ...target, ...siblings }, { ...walk, seen: [...walk.seen, ref] });
+}
+
+/** `anyOf`/`oneOf` become `anyOf`; a `null` branch becomes `nullable`; one branch left is inlined. */
+function convertUnion(union: readonly unknown[], out: Mutable, walk: Walk): GeminiSchema {
+  const branches = union.filter((b) => !(isObject(b) && b.type === "null"));
+  if (branches.length < union.length) out.nullable = true;
+  const converted = branches.map((b) => convertNode(b, walk));
+  if (converted.length === 1) return { ...converted[0], ...out };
+  if (converted.length > 1) out.anyOf = converted;
+  return out;
+}
+
+/** Gemini enums are strings only: `const` is a one-value enum; other enums are said in words. */
+function applyEnum(node: Record<string, unknown>, out: Mutable): void {
   if (node.const !== undefined) {
     out.type = "STRING";
     out.enum = [textOf(node.const)];
@@ -148,49 +175,37 @@ function convert(
       out.format = "enum";
       out.type = "STRING";
     } else {
-      // Gemini enums are strings only: keep the type and say the allowed values in words.
       out.description = withText(
         out.description,
-        `One of: ${values.map((v) => JSON.stringify(v)).join(", ")}`,
+        `One of: ${values.map((v) => (typeof v === "string" ? JSON.stringify(v) : textOf(v))).join(", ")}`,
       );
     }
   }
-  if (
-    typeof node.format === "string" &&
-    out.format === undefined &&
-    type &&
-    FORMATS[type]?.has(node.format)
-  ) {
-    out.format = node.format;
+}
+
+function applyProperties(
+  node: Record<string, unknown>,
+  declared: Record<string, unknown>,
+  out: Mutable,
+  walk: Walk,
+): void {
+  // A property may be called `__proto__` or `valueOf`: no prototype, own keys only.
+  const properties: Record<string, GeminiSchema> = Object.create(null);
+  for (const [name, value] of Object.entries(declared)) {
+    Object.defineProperty(properties, name, {
+      value: convertNode(value, walk),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
-  for (const key of ["minItems", "maxItems", "minimum", "maximum"] as const) {
-    if (typeof node[key] === "number") out[key] = node[key] as number;
+  out.properties = properties;
+  if (Array.isArray(node.required)) {
+    const required = node.required.filter(
+      (r): r is string => typeof r === "string" && Object.hasOwn(properties, r),
+    );
+    if (required.length > 0) out.required = required;
   }
-  if (type === "ARRAY") {
-    const items = Array.isArray(node.items) ? node.items[0] : node.items;
-    out.items = isObject(items) ? convert(items, root, seen, notes, depth + 1) : { type: "STRING" };
-    if (!out.items.type && !out.items.anyOf) out.items = { ...out.items, type: "STRING" };
-  }
-  if (type === "OBJECT" && isObject(node.properties)) {
-    // A property may be called `__proto__` or `valueOf`: no prototype, own keys only.
-    const properties: Record<string, GeminiSchema> = Object.create(null);
-    for (const [name, value] of Object.entries(node.properties)) {
-      Object.defineProperty(properties, name, {
-        value: convert(value, root, seen, notes, depth + 1),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    }
-    out.properties = properties;
-    if (Array.isArray(node.required)) {
-      const required = node.required.filter(
-        (r): r is string => typeof r === "string" && Object.hasOwn(properties, r),
-      );
-      if (required.length > 0) out.required = required;
-    }
-  }
-  return out;
 }
 
 function inferType(node: Record<string, unknown>): GeminiType | undefined {
@@ -228,11 +243,21 @@ function resolvePointer(root: JsonSchema, ref: string): Record<string, unknown> 
   if (!ref.startsWith("#")) return undefined;
   let current: unknown = root;
   for (const raw of ref.slice(1).split("/").filter(Boolean)) {
-    const key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
+    const key = decodePointerPart(raw);
+    if (key === undefined) return undefined;
     if (!isObject(current) || !Object.hasOwn(current, key)) return undefined;
     current = current[key];
   }
   return isObject(current) ? current : undefined;
+}
+
+/** One JSON pointer segment; a malformed percent escape (a server's typo) resolves to nothing. */
+function decodePointerPart(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
+  } catch {
+    return undefined;
+  }
 }
 
 function withText(existing: unknown, extra: string): string {

@@ -14,12 +14,13 @@ import type { Logger } from "../util/logger.js";
 import { errorText } from "../util/text-of.js";
 import { callOnRecord, ToolEntries } from "./call.js";
 import { invalidStatus, notStartedStatus, requiredServersError, unknownToolError } from "./diagnostics.js";
-import { type ResolvedBridgeOptions, resolveBridgeOptions } from "./options.js";
+import { type ResolvedBridgeOptions, resolveBridgeOptions, resultPolicy } from "./options.js";
 import { planReload, reloadSummary, SerialQueue, watchConfigFile } from "./reload.js";
 import { BRIDGE_TOOL_SERVER, callResourceTool, resourceToolDefinitions } from "./resource-tools.js";
 import { ServerRecord, stillConnecting } from "./server-record.js";
 import { ServerTable } from "./server-table.js";
 import { ClientSurface } from "./surface.js";
+import { closedError } from "./surface-host.js";
 import type { SurfaceMethods } from "./surface-methods.js";
 import { surfaceMethods } from "./surface-methods.js";
 import type {
@@ -47,10 +48,6 @@ export async function startBridge(options: BridgeOptions = {}): Promise<Bridge> 
 
 /** `McpBridge.start(options)`: the same as `startBridge(options)`. */
 export const McpBridge = { start: startBridge } as const;
-
-function closedError(): McpBridgeError {
-  return new McpBridgeError(ErrorCode.BridgeClosed, errorMessages.bridgeClosed());
-}
 
 class BridgeRuntime implements Bridge {
   config: ResolvedConfig;
@@ -365,7 +362,7 @@ class BridgeRuntime implements Bridge {
       maxResultChars: this.config.settings.maxResultChars,
       onError: this.#options.onError,
       validateArguments: this.#options.validateArguments,
-      results: this.#options.results,
+      results: resultPolicy(this.#options.results, this.config.settings),
       callAsTask: this.#surface.callAsTask.bind(this.#surface),
     };
     const started = Date.now();

@@ -71,7 +71,7 @@ export async function callOnRecord(
         onProgress: options.onProgress,
         resetTimeoutOnProgress: options.resetTimeoutOnProgress,
       }));
-    const maxResultTokens = options.maxResultTokens ?? context.results.maxTokens;
+    const maxResultTokens = options.maxResultTokens ?? server.maxResultTokens ?? context.results.maxTokens;
     const result = toToolResult(raw, {
       maxResultChars: options.maxResultChars ?? server.maxResultChars ?? context.maxResultChars,
       ...(maxResultTokens === undefined ? {} : { maxResultTokens, tokenizer: await loadTokenizer() }),

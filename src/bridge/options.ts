@@ -1,6 +1,7 @@
 import type { AuthOptions } from "../auth/index.js";
 import { DEFAULT_BRIDGE_OPTIONS } from "../config/defaults.js";
 import type { LoadConfigOptions } from "../config/load.js";
+import type { BridgeSettings } from "../config/model.js";
 import type { ToolFilterCallback } from "../registry/types.js";
 import type { Telemetry } from "../telemetry/telemetry.js";
 import { type Logger, silentLogger } from "../util/logger.js";
@@ -65,5 +66,20 @@ export function resolveBridgeOptions(options: BridgeOptions, telemetry?: Telemet
     hostElicitation: options.onElicitation !== undefined,
     enforceRequired: options.enforceRequired ?? DEFAULT_BRIDGE_OPTIONS.enforceRequired,
     telemetry,
+  };
+}
+
+/**
+ * How large results reach the model: the host's `results` option, key by key, over the config's
+ * settings (read per call, so a reloaded config applies to the next call).
+ */
+export function resultPolicy(options: ResultOptions, settings: BridgeSettings): ResultOptions {
+  const maxTokens = options.maxTokens ?? settings.maxResultTokens;
+  const overflow = options.overflow ?? settings.resultOverflow;
+  const overflowDir = options.overflowDir ?? settings.resultOverflowDir;
+  return {
+    ...(maxTokens === undefined ? {} : { maxTokens }),
+    ...(overflow === undefined ? {} : { overflow }),
+    ...(overflowDir === undefined ? {} : { overflowDir }),
   };
 }

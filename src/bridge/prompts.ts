@@ -1,6 +1,6 @@
 import type { Client, Icon, Prompt, PromptArgument } from "@modelcontextprotocol/client";
 import type { ServerConnection } from "../connection/connection.js";
-import { ErrorCode, InvalidArgumentsError, ServerRequestError } from "../errors.js";
+import { ErrorCode, errorMessages, InvalidArgumentsError, ServerRequestError } from "../errors.js";
 import { ToolRegistry } from "../registry/registry.js";
 import {
   missingPromptArguments,
@@ -10,7 +10,7 @@ import {
 } from "../results/prompt.js";
 import { errorText } from "../util/text-of.js";
 import {
-  listAllPages,
+  listEvery,
   liveClients,
   PerClientCache,
   type RequestOptions,
@@ -153,11 +153,10 @@ export class PromptCatalog {
       entry = this.#find(name);
     }
     if (entry) return entry;
-    throw new ServerRequestError(
-      ErrorCode.PromptNotFound,
-      `Unknown prompt "${name}". Run \`mcp-bridge prompts\` to list them; use an exposed name or "server/prompt".`,
-      { method: "prompts/get", item: name },
-    );
+    throw new ServerRequestError(ErrorCode.PromptNotFound, errorMessages.promptNotFound(name), {
+      method: "prompts/get",
+      item: name,
+    });
   }
 
   #find(name: string): PromptEntry | undefined {
@@ -201,18 +200,7 @@ export class PromptCatalog {
   ): Promise<void> {
     const prompts = await this.#cache.get(client, async () => {
       if (!client.getServerCapabilities()?.prompts) return [];
-      const listed = await listAllPages<Prompt>(
-        connection.name,
-        "prompts/list",
-        this.#host.logger,
-        async (cursor) => {
-          const page = await client.listPrompts(
-            cursor === undefined ? undefined : { cursor },
-            requestOptions,
-          );
-          return { items: page.prompts, nextCursor: page.nextCursor };
-        },
-      );
+      const listed = await listEvery("prompts", this.#host, connection, client, requestOptions);
       return listed.filter((prompt) => !!prompt && typeof prompt.name === "string" && prompt.name.length > 0);
     });
     if (this.#registered.get(connection.name) === prompts) return;

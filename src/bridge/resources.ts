@@ -7,11 +7,11 @@ import {
   UriTemplate,
 } from "@modelcontextprotocol/client";
 import type { ServerConnection } from "../connection/connection.js";
-import { ErrorCode, ServerRequestError } from "../errors.js";
+import { ErrorCode, errorMessages, ServerRequestError } from "../errors.js";
 import { type ResourceContent, toResourceContent } from "../results/resource.js";
 import { errorText, textOf } from "../util/text-of.js";
 import {
-  listAllPages,
+  listEvery,
   liveClients,
   PerClientCache,
   type RequestOptions,
@@ -273,17 +273,21 @@ export class ResourceCatalog {
     }
     if (owners.length === 1 && owners[0]) return owners[0];
     if (owners.length > 1) {
-      const names = owners.map((connection) => `"${connection.name}"`).join(" and ");
       throw new ServerRequestError(
         ErrorCode.ResourceAmbiguous,
-        `Resource "${uri}" is served by servers ${names}; pass { server } (CLI: --server) to choose one.`,
+        errorMessages.resourceAmbiguous(
+          uri,
+          owners.map((connection) => connection.name),
+        ),
         { method: "resources/read", item: uri, ...(owners[0] ? { server: owners[0].name } : {}) },
       );
     }
-    const searched = live.map(({ connection }) => `"${connection.name}"`).join(", ");
     throw new ServerRequestError(
       ErrorCode.ResourceNotFound,
-      `No connected server serves resource "${uri}" (searched ${searched || "no connected server"}). Run \`mcp-bridge resources\` to list them, or pass { server }.`,
+      errorMessages.resourceNotFound(
+        uri,
+        live.map(({ connection }) => connection.name),
+      ),
       { method: "resources/read", item: uri },
     );
   }
@@ -295,18 +299,7 @@ export class ResourceCatalog {
   ): Promise<ResourceEntry[]> {
     return this.#resources.get(client, async () => {
       if (!client.getServerCapabilities()?.resources) return [];
-      const resources = await listAllPages<Resource>(
-        connection.name,
-        "resources/list",
-        this.#host.logger,
-        async (cursor) => {
-          const page = await client.listResources(
-            cursor === undefined ? undefined : { cursor },
-            requestOptions,
-          );
-          return { items: page.resources, nextCursor: page.nextCursor };
-        },
-      );
+      const resources = await listEvery("resources", this.#host, connection, client, requestOptions);
       return resources.filter(isNamedWith("uri")).map((resource) => resourceEntry(connection.name, resource));
     });
   }
@@ -318,18 +311,7 @@ export class ResourceCatalog {
   ): Promise<ResourceTemplateEntry[]> {
     return this.#templates.get(client, async () => {
       if (!client.getServerCapabilities()?.resources) return [];
-      const templates = await listAllPages<ResourceTemplateType>(
-        connection.name,
-        "resources/templates/list",
-        this.#host.logger,
-        async (cursor) => {
-          const page = await client.listResourceTemplates(
-            cursor === undefined ? undefined : { cursor },
-            requestOptions,
-          );
-          return { items: page.resourceTemplates, nextCursor: page.nextCursor };
-        },
-      );
+      const templates = await listEvery("resourceTemplates", this.#host, connection, client, requestOptions);
       return templates
         .filter(isNamedWith("uriTemplate"))
         .map((template) => templateEntry(connection.name, template));

@@ -6,7 +6,14 @@ import {
   SdkErrorCode,
 } from "@modelcontextprotocol/client";
 import type { ServerConnection } from "../connection/connection.js";
-import { AbortError, ErrorCode, McpBridgeError, ServerCrashedError, ServerRequestError } from "../errors.js";
+import {
+  AbortError,
+  ErrorCode,
+  errorMessages,
+  McpBridgeError,
+  ServerCrashedError,
+  ServerRequestError,
+} from "../errors.js";
 import { errorText } from "../util/text-of.js";
 
 /** JSON-RPC code the spec gives "resource not found". */
@@ -71,7 +78,7 @@ export class SessionClients {
     if (!client) {
       throw new ServerRequestError(
         ErrorCode.RequestFailed,
-        `Server "${connection.name}" has no live session for ${describe(target)}.`,
+        errorMessages.requestNoSession(connection.name, describe(target)),
         { server: connection.name, ...target },
       );
     }
@@ -102,7 +109,7 @@ export function classifyRequestError(
   const fields = { server, ...target, cause: error };
   const what = describe(target);
   if (options.signal?.aborted) {
-    return new AbortError(`${capitalize(what)} on server "${server}" was aborted by the caller.`, {
+    return new AbortError(errorMessages.requestAborted(server, what), {
       server,
       cause: error,
     });
@@ -111,15 +118,15 @@ export function classifyRequestError(
     if (error.code === SdkErrorCode.RequestTimeout) {
       return new ServerRequestError(
         ErrorCode.RequestTimeout,
-        `${capitalize(what)} on server "${server}" did not finish within ${options.timeoutMs} ms; the request was cancelled.`,
+        errorMessages.requestTimeout(server, what, options.timeoutMs),
         fields,
       );
     }
     if (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected) {
-      return new ServerCrashedError(
-        `Server "${server}" stopped during ${what}. mcp-bridge reconnects automatically; retry.`,
-        { server, cause: error },
-      );
+      return new ServerCrashedError(errorMessages.requestServerStopped(server, what), {
+        server,
+        cause: error,
+      });
     }
   }
   if (error instanceof ProtocolError || ProtocolError.isInstance?.(error)) {
@@ -127,18 +134,13 @@ export function classifyRequestError(
     const notFound = protocolError.code === RESOURCE_NOT_FOUND_RPC_CODE;
     return new ServerRequestError(
       notFound ? ErrorCode.ResourceNotFound : ErrorCode.RequestFailed,
-      `Server "${server}" rejected ${what}: ${protocolError.message} (JSON-RPC ${protocolError.code})`,
+      errorMessages.requestRejected(server, what, protocolError.message, protocolError.code),
       { ...fields, rpcCode: protocolError.code },
     );
   }
-  const message = errorText(error);
   return new ServerRequestError(
     ErrorCode.RequestFailed,
-    `${capitalize(what)} on server "${server}" failed: ${message}`,
+    errorMessages.requestFailed(server, what, errorText(error)),
     fields,
   );
-}
-
-function capitalize(text: string): string {
-  return text.length === 0 ? text : text[0]?.toUpperCase() + text.slice(1);
 }

@@ -1,6 +1,6 @@
-import type { Client } from "@modelcontextprotocol/client";
-import type { ServerConnection } from "../connection/connection.js";
-import { ErrorCode, McpBridgeError, ServerConnectionError } from "../errors.js";
+import type { Client, Prompt, Resource, ResourceTemplateType } from "@modelcontextprotocol/client";
+import { MAX_LIST_PAGES, type ServerConnection } from "../connection/connection.js";
+import { ErrorCode, errorMessages, McpBridgeError, ServerConnectionError } from "../errors.js";
 import type { Logger } from "../util/logger.js";
 import type { SessionClients } from "./sessions.js";
 
@@ -30,13 +30,12 @@ export interface RequestOptions {
 export function requireConnection(host: SurfaceHost, server: string): ServerConnection {
   const connection = host.connection(server);
   if (connection) return connection;
-  const known = host
-    .connections()
-    .map((c) => `"${c.name}"`)
-    .join(", ");
   throw new ServerConnectionError(
     ErrorCode.ServerNotFound,
-    `No server named "${server}" is configured${known ? ` (configured: ${known})` : ""}.`,
+    errorMessages.serverNotFound(
+      server,
+      host.connections().map((c) => c.name),
+    ),
     { server },
   );
 }
@@ -50,9 +49,6 @@ export function liveClients(host: SurfaceHost): { connection: ServerConnection; 
   }
   return live;
 }
-
-/** Upper bound on pages of one listing: a server whose cursor never ends cannot hold us forever. */
-export const MAX_LIST_PAGES = 500;
 
 /**
  * Walks a paginated listing with explicit cursors, stopping at a repeated cursor or MAX_LIST_PAGES
@@ -86,6 +82,59 @@ export async function listAllPages<T>(
   return items;
 }
 
+/** The listings of the resource and prompt surfaces, by what they list. */
+interface Listed {
+  readonly prompts: Prompt;
+  readonly resources: Resource;
+  readonly resourceTemplates: ResourceTemplateType;
+}
+type PageOf<K extends keyof Listed> = { items: readonly Listed[K][]; nextCursor?: string | undefined };
+type PageParams = { cursor: string } | undefined;
+type PageRequest = { timeout?: number; signal?: AbortSignal };
+
+const LISTINGS: {
+  readonly [K in keyof Listed]: {
+    readonly method: string;
+    readonly page: (client: Client, params: PageParams, options: PageRequest) => Promise<PageOf<K>>;
+  };
+} = {
+  prompts: {
+    method: "prompts/list",
+    page: async (client, params, options) => {
+      const page = await client.listPrompts(params, options);
+      return { items: page.prompts, nextCursor: page.nextCursor };
+    },
+  },
+  resources: {
+    method: "resources/list",
+    page: async (client, params, options) => {
+      const page = await client.listResources(params, options);
+      return { items: page.resources, nextCursor: page.nextCursor };
+    },
+  },
+  resourceTemplates: {
+    method: "resources/templates/list",
+    page: async (client, params, options) => {
+      const page = await client.listResourceTemplates(params, options);
+      return { items: page.resourceTemplates, nextCursor: page.nextCursor };
+    },
+  },
+};
+
+/** Every page of one listing of a server, bounded as `listAllPages` bounds it. */
+export function listEvery<K extends keyof Listed>(
+  kind: K,
+  host: SurfaceHost,
+  connection: ServerConnection,
+  client: Client,
+  options: PageRequest,
+): Promise<Listed[K][]> {
+  const listing = LISTINGS[kind];
+  return listAllPages<Listed[K]>(connection.name, listing.method, host.logger, (cursor) =>
+    listing.page(client, cursor === undefined ? undefined : { cursor }, options),
+  );
+}
+
 /** A listing of one server cached per live client; a `list_changed` notification drops it. */
 export class PerClientCache<T> {
   readonly #cache = new WeakMap<Client, Promise<T>>();
@@ -109,5 +158,5 @@ export class PerClientCache<T> {
 }
 
 export function closedError(): McpBridgeError {
-  return new McpBridgeError(ErrorCode.BridgeClosed, "The bridge is closed; start a new one.");
+  return new McpBridgeError(ErrorCode.BridgeClosed, errorMessages.bridgeClosed());
 }

@@ -122,6 +122,7 @@ export function normalizeEntry(
   let transport = declared ?? inferTransport(raw);
   const disabled = reader.field(f.disabled);
   const maxResultChars = reader.field(f.maxResultChars);
+  const maxResultTokens = reader.field(f.maxResultTokens);
   const idleTimeoutMs = reader.field(f.idleTimeout);
   const maxConcurrency = reader.field(f.maxConcurrency);
   const base = {
@@ -135,6 +136,7 @@ export function normalizeEntry(
     restart: readRestart(raw.restart),
     negotiation: reader.field(f.negotiation) ?? (transport === "stdio" ? "legacy" : "auto"),
     ...(maxResultChars === undefined ? {} : { maxResultChars }),
+    ...(maxResultTokens === undefined ? {} : { maxResultTokens }),
     ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
     ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
     ...parseClientFeatures(

@@ -66,6 +66,21 @@ export const READERS = {
     },
     schema: () => z.union([z.string(), z.literal(false)]),
   } satisfies Reader<string>,
+  overflow: {
+    read: (value: unknown): "truncate" | "file" => {
+      if (value === "truncate" || value === "file") return value;
+      throw new Error('must be "truncate" or "file"');
+    },
+    schema: () => z.enum(["truncate", "file"]),
+  } satisfies Reader<"truncate" | "file">,
+  /** A folder; a relative one is resolved against the config file's folder by the reader of the table. */
+  folder: {
+    read: (value: unknown) => {
+      if (typeof value === "string" && value.trim() !== "") return value;
+      throw new Error("must be a folder path");
+    },
+    schema: () => z.string().min(1),
+  } satisfies Reader<string>,
   imports: {
     read: (value: unknown): ImportSourceName[] => {
       if (Array.isArray(value) && value.every((item) => IMPORT_SOURCES.includes(item as ImportSourceName)))
@@ -152,6 +167,13 @@ export const SERVER_FIELDS = {
     default: "the `maxResultChars` setting (5000)",
     doc: "result text is cut at this many characters",
   }),
+  maxResultTokens: field({
+    name: "maxResultTokens",
+    aliases: ["max_result_tokens"],
+    kind: "positiveInt",
+    default: "the `maxResultTokens` setting (none)",
+    doc: "result text is also cut at this many tokens (o200k tokenizer)",
+  }),
   maxConcurrency: field({
     name: "maxConcurrency",
     aliases: ["max_concurrency"],
@@ -219,6 +241,27 @@ export const SETTINGS_FIELDS = {
     kind: "positiveInt",
     default: "5000",
     doc: "result text is cut at this many characters",
+  }),
+  maxResultTokens: field({
+    name: "maxResultTokens",
+    aliases: ["max_result_tokens"],
+    kind: "positiveInt",
+    default: "none",
+    doc: "result text is also cut at this many tokens, counted with the o200k tokenizer",
+  }),
+  resultOverflow: field({
+    name: "resultOverflow",
+    aliases: ["result_overflow"],
+    kind: "overflow",
+    default: "`truncate`",
+    doc: "`truncate` cuts a result over a limit with a marker; `file` also writes the whole result to a private file and gives the model the head plus the file's path",
+  }),
+  resultOverflowDir: field({
+    name: "resultOverflowDir",
+    aliases: ["result_overflow_dir"],
+    kind: "folder",
+    default: "`mcp-bridge-results-<uid>` in the system temp folder",
+    doc: "folder for `resultOverflow: file` (relative to the config file's folder)",
   }),
   startupTimeout: field({
     name: "startupTimeout",

@@ -86,6 +86,8 @@ interface ServerDefinitionBase {
   readonly tools: ToolFilter;
   /** Per-server cap on result text length; undefined means the global default. */
   readonly maxResultChars?: number;
+  /** Per-server cap on result text in tokens; undefined means the global setting (none by default). */
+  readonly maxResultTokens?: number;
   /** Connect on first use instead of at start. */
   readonly lazy: boolean;
   /** Close a connection unused for this long and reopen it on the next call; undefined means never. */
@@ -159,6 +161,12 @@ export interface BridgeSettings {
   /** Description prefix; `{server}` is replaced; empty string turns it off. */
   readonly descriptionPrefix: string;
   readonly maxResultChars: number;
+  /** Also cut result text at this many tokens; undefined means no token limit. */
+  readonly maxResultTokens?: number;
+  /** What happens to a result over a limit: cut (default), or cut and kept whole in a file. */
+  readonly resultOverflow?: "truncate" | "file";
+  /** Folder for overflow files (absolute: a relative path was resolved against the config file). */
+  readonly resultOverflowDir?: string;
   readonly startupTimeoutMs: number;
   readonly callTimeoutMs: number;
   /** Default health-check period for remote servers; stdio servers default to off. */

@@ -1,10 +1,28 @@
+import { dirname, resolve } from "node:path";
 import { didYouMean } from "../util/suggest.js";
 import { parseClientFeatures } from "./client-features.js";
-import { type FieldSpec, lookup, type Raw, readField, SETTINGS_FIELDS, SETTINGS_KEYS } from "./fields.js";
+import { lookup, type Raw, readField, SETTINGS_FIELDS, SETTINGS_KEYS } from "./fields.js";
 import type { BridgeSettings, ConfigWarning } from "./model.js";
 import { EntryProblem } from "./problem.js";
 
 type Mutable<T> = { -readonly [K in keyof T]?: T[K] };
+
+/** Which BridgeSettings property each scalar setting fills (durations are kept in milliseconds). */
+const TARGETS = {
+  enabled: "enabled",
+  autoReload: "autoReload",
+  toolNameFormat: "toolNameFormat",
+  descriptionPrefix: "descriptionPrefix",
+  maxResultChars: "maxResultChars",
+  maxResultTokens: "maxResultTokens",
+  resultOverflow: "resultOverflow",
+  resultOverflowDir: "resultOverflowDir",
+  startupTimeout: "startupTimeoutMs",
+  callTimeout: "callTimeoutMs",
+  healthCheckInterval: "healthCheckIntervalMs",
+  imports: "imports",
+  resourceTools: "resourceTools",
+} as const satisfies Record<keyof typeof SETTINGS_FIELDS, keyof BridgeSettings>;
 
 /**
  * Reads the global settings table. A bad value is a warning and the default stays in force: one typo
@@ -20,10 +38,13 @@ export function normalizeSettings(
   if (!raw) return {};
   const where = file ? { file } : {};
   const settings: Mutable<BridgeSettings> = {};
-  const read = <T>(spec: FieldSpec, apply: (value: T) => void) => {
+  for (const [key, target] of Object.entries(TARGETS) as [
+    keyof typeof SETTINGS_FIELDS,
+    keyof BridgeSettings,
+  ][]) {
     try {
-      const value = readField(raw, spec);
-      if (value !== undefined) apply(value as T);
+      const value = readField(raw, SETTINGS_FIELDS[key]);
+      if (value !== undefined) (settings as Record<string, unknown>)[target] = value;
     } catch (error) {
       if (!(error instanceof EntryProblem)) throw error;
       warnings.push({
@@ -33,38 +54,9 @@ export function normalizeSettings(
         ...where,
       });
     }
-  };
-  const f = SETTINGS_FIELDS;
-  read<boolean>(f.enabled, (v) => {
-    settings.enabled = v;
-  });
-  read<boolean>(f.autoReload, (v) => {
-    settings.autoReload = v;
-  });
-  read<string>(f.toolNameFormat, (v) => {
-    settings.toolNameFormat = v;
-  });
-  read<string>(f.descriptionPrefix, (v) => {
-    settings.descriptionPrefix = v;
-  });
-  read<number>(f.maxResultChars, (v) => {
-    settings.maxResultChars = v;
-  });
-  read<number>(f.startupTimeout, (v) => {
-    settings.startupTimeoutMs = v;
-  });
-  read<number>(f.callTimeout, (v) => {
-    settings.callTimeoutMs = v;
-  });
-  read<number>(f.healthCheckInterval, (v) => {
-    settings.healthCheckIntervalMs = v;
-  });
-  read<BridgeSettings["imports"]>(f.imports, (v) => {
-    settings.imports = v;
-  });
-  read<boolean>(f.resourceTools, (v) => {
-    settings.resourceTools = v;
-  });
+  }
+  if (settings.resultOverflowDir !== undefined && file)
+    settings.resultOverflowDir = resolve(dirname(file), settings.resultOverflowDir);
   const features = parseClientFeatures(
     (...keys) => lookup(raw, keys),
     (field, message) =>

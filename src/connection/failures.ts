@@ -3,6 +3,7 @@ import type { TransportKind } from "../config/model.js";
 import {
   AbortError,
   ErrorCode,
+  errorMessages,
   McpBridgeError,
   ServerConnectionError,
   ServerCrashedError,
@@ -255,12 +256,11 @@ export function timeoutError(server: string, tool: string, timeoutMs: number, de
 }
 
 export function abortError(server: string, tool: string | undefined, cause?: unknown): AbortError {
-  return new AbortError(
-    tool === undefined
-      ? `Connecting to server "${server}" was aborted by the caller.`
-      : `Call to tool "${tool}" on server "${server}" was aborted by the caller; the request was cancelled on the server.`,
-    { server, ...(tool === undefined ? {} : { tool }), ...(cause === undefined ? {} : { cause }) },
-  );
+  return new AbortError(errorMessages.aborted(server, tool), {
+    server,
+    ...(tool === undefined ? {} : { tool }),
+    ...(cause === undefined ? {} : { cause }),
+  });
 }
 
 export function unavailableError(
@@ -269,27 +269,27 @@ export function unavailableError(
   lastError: McpBridgeError | undefined,
   tool: string | undefined,
 ): ServerConnectionError {
-  const reason = lastError ? ` Last error: ${context.redact(lastError.message)}` : "";
+  const reason = lastError ? context.redact(lastError.message) : undefined;
+  // The message names the server only: the caller's error already says which tool was called.
   return new ServerConnectionError(
     ErrorCode.ServerUnavailable,
-    `Server "${context.server}" is not connected (state: ${state}).${reason}`,
+    errorMessages.serverUnavailable(context.server, state, reason),
     { server: context.server, ...(tool === undefined ? {} : { tool }) },
   );
 }
 
 export function closedError(server: string, tool: string | undefined): McpBridgeError {
-  return new McpBridgeError(ErrorCode.BridgeClosed, `Server "${server}" is closed.`, {
+  return new McpBridgeError(ErrorCode.BridgeClosed, errorMessages.serverClosed(server), {
     server,
     ...(tool === undefined ? {} : { tool }),
   });
 }
 
 export function disabledError(server: string, tool: string | undefined): ServerConnectionError {
-  return new ServerConnectionError(
-    ErrorCode.ServerUnavailable,
-    `Server "${server}" is disabled in the config; enable it to use${tool ? ` tool "${tool}"` : " it"}.`,
-    { server, ...(tool === undefined ? {} : { tool }) },
-  );
+  return new ServerConnectionError(ErrorCode.ServerUnavailable, errorMessages.serverDisabled(server, tool), {
+    server,
+    ...(tool === undefined ? {} : { tool }),
+  });
 }
 
 export interface CallFailureDetails {

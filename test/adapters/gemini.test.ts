@@ -117,7 +117,9 @@ describe("toGeminiTools", () => {
       }),
       fc.record({ enum: fc.array(fc.oneof(fc.string(), fc.integer(), fc.constant(null)), { maxLength: 4 }) }),
       fc.record({ const: fc.jsonValue() }),
-      fc.record({ $ref: fc.constantFrom("#/$defs/A", "#/$defs/missing", "http://x/y", "#") }),
+      fc.record({
+        $ref: fc.constantFrom("#/$defs/A", "#/$defs/missing", "http://x/y", "#", "#/%E0%A4%A", "#/$defs/%"),
+      }),
       fc.jsonValue(),
     );
     const schema = fc.letrec((tie) => ({

@@ -1,21 +1,9 @@
-import { rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseKeyValuesFor } from "../../src/cli/args.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
-import { cliEnv, emptyHome, runCli } from "../helpers/cli.js";
+import { cliHome, runCli } from "../helpers/cli.js";
 
-let home: string;
-let env: Record<string, string>;
-let config: string;
-
-beforeAll(() => {
-  home = emptyHome();
-  env = cliEnv(home);
-  config = join(home, "servers.json");
-  writeFileSync(config, JSON.stringify({ mcpServers: { calc: stdioEntry("normal") } }));
-});
-afterAll(() => rmSync(home, { recursive: true, force: true }));
+const { home, env, config } = cliHome({ calc: stdioEntry("normal") });
 
 describe("key=value converted by the tool's inputSchema", () => {
   const schema = {

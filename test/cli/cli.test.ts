@@ -1,35 +1,20 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { parseKeyValues } from "../../src/cli/args.js";
 import { alive, stdioEntry, waitForExit } from "../fixtures/servers/index.js";
-import { cliEnv, emptyHome, runCli, spawnCli } from "../helpers/cli.js";
+import { cliHome, runCli, spawnCli } from "../helpers/cli.js";
 
-let home: string;
-let env: Record<string, string>;
-let config: string;
-
-beforeAll(() => {
-  home = emptyHome();
-  env = cliEnv(home);
-  config = join(home, "servers.json");
-  writeFileSync(
-    config,
-    JSON.stringify({
-      mcpServers: {
-        calc: stdioEntry("normal"),
-        broken: stdioEntry("exits-at-start"),
-        off: { ...stdioEntry("normal"), enabled: false },
-      },
-    }),
-  );
+const { home, env, config } = cliHome({
+  calc: stdioEntry("normal"),
+  broken: stdioEntry("exits-at-start"),
+  off: { ...stdioEntry("normal"), enabled: false },
 });
 
 /** Server pids a test saw; any still alive after the file (a failed assertion) are killed. */
 const seen: number[] = [];
 afterAll(() => {
   for (const pid of seen) if (alive(pid)) process.kill(pid, "SIGKILL");
-  rmSync(home, { recursive: true, force: true });
 });
 
 describe("key=value arguments", () => {

@@ -1,29 +1,12 @@
-import { rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { stdioEntry } from "../fixtures/servers/index.js";
-import { cliEnv, emptyHome, runCli } from "../helpers/cli.js";
+import { cliHome, runCli } from "../helpers/cli.js";
 
 const longServer = "internal_knowledge_base_service_of_the_whole_company_for_every_team";
-let home: string;
-let env: Record<string, string>;
-let config: string;
-
-beforeAll(() => {
-  home = emptyHome();
-  env = cliEnv(home);
-  config = join(home, "servers.json");
-  writeFileSync(
-    config,
-    JSON.stringify({
-      mcpServers: {
-        undeclared: stdioEntry("tasks-undeclared"),
-        [longServer]: stdioEntry("normal"),
-      },
-    }),
-  );
+const { home, env, config } = cliHome({
+  undeclared: stdioEntry("tasks-undeclared"),
+  [longServer]: stdioEntry("normal"),
 });
-afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 describe("registry rules seen from the CLI (built, as a child process)", () => {
   it("status --verbose lists the tools that are not exported, with the reason", async () => {

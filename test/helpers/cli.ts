@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { afterAll } from "vitest";
 
 export const CLI = resolve("dist/src/cli/bin.js");
 
@@ -14,6 +15,25 @@ export interface CliRun {
 /** A fresh HOME/cwd with no config anywhere, so only what a test writes is found. */
 export function emptyHome(): string {
   return mkdtempSync(join(tmpdir(), "mcp-bridge-cli-"));
+}
+
+export interface CliHome {
+  readonly home: string;
+  readonly env: Record<string, string>;
+  /** `servers.json` in the home, holding the given servers under `mcpServers`. */
+  readonly config: string;
+}
+
+/**
+ * An empty home with a config of the given servers, removed after the test file: the setup every CLI
+ * test file starts from.
+ */
+export function cliHome(servers: Record<string, unknown>): CliHome {
+  const home = emptyHome();
+  const config = join(home, "servers.json");
+  writeFileSync(config, JSON.stringify({ mcpServers: servers }));
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+  return { home, env: cliEnv(home), config };
 }
 
 export function cliEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {

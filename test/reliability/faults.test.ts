@@ -19,7 +19,7 @@ afterAll(() => {
   for (const dir of temps) rmSync(dir, { recursive: true, force: true });
 });
 
-describe("fault 4: a tool that hangs", () => {
+describe("a tool that hangs", () => {
   it("times out alone; the server is told to cancel; other calls on the same server complete", async () => {
     await using bridge = await startBridge({ servers: { slow: stdioEntry("slow-tool") } });
     const hung = bridge.call("slow/sleep", { ms: 60_000 }, { timeout: 500 }).catch((e: unknown) => e);
@@ -34,7 +34,7 @@ describe("fault 4: a tool that hangs", () => {
   });
 });
 
-describe("fault 5: noise on stdout", () => {
+describe("noise on stdout", () => {
   it("is logged once per kind and skipped; no call is lost", async () => {
     const { logger, messages: warnings } = capturingLogger();
     await using bridge = await startBridge({ servers: { noisy: stdioEntry("garbage-stdout") }, logger });
@@ -48,7 +48,7 @@ describe("fault 5: noise on stdout", () => {
   });
 });
 
-describe("fault 6: a 50 MB result over stdio", () => {
+describe("a 50 MB result over stdio", () => {
   it("keeps the connection, returns the result truncated, and never kills other calls", async () => {
     await using bridge = await startBridge({ servers: { big: stdioEntry("content-types") } });
     const before = process.memoryUsage().rss;
@@ -81,7 +81,7 @@ describe("fault 6: a 50 MB result over stdio", () => {
   }, 60_000);
 });
 
-describe("fault 7: 1,000 calls in flight while a server is killed twice", () => {
+describe("1,000 calls in flight while a server is killed twice", () => {
   it("every call resolves exactly once, with a result or a clear error; none hangs", async () => {
     const servers = Object.fromEntries(
       Array.from({ length: 5 }, (_, i) => [
@@ -124,7 +124,7 @@ describe("fault 7: 1,000 calls in flight while a server is killed twice", () => 
   }, 60_000);
 });
 
-describe("fault 8: HTTP servers that fail at runtime", () => {
+describe("HTTP servers that fail at runtime", () => {
   /** A pass-through proxy that can answer 500 or drop connections on demand. */
   async function flakyProxy(target: string) {
     let mode: "ok" | "500" | "drop" = "ok";
@@ -196,8 +196,9 @@ describe("fault 8: HTTP servers that fail at runtime", () => {
   });
 });
 
-describe("fault 9: process trees", () => {
-  it("SIGTERM to the CLI leaves no process of a server tree", async () => {
+describe("process trees", () => {
+  /** Signals `call` of a slow tool on a server that spawned a child; every process must be gone. */
+  const signalsTheTree = (signal: NodeJS.Signals, exitCode: number) => async () => {
     const dir = tempDir();
     const pidsFile = join(dir, "pids.json");
     const config = join(dir, "servers.json");
@@ -210,28 +211,17 @@ describe("fault 9: process trees", () => {
     await until(() => existsSync(pidsFile));
     const { pid, childPid } = JSON.parse(readFileSync(pidsFile, "utf8")) as { pid: number; childPid: number };
     await new Promise((r) => setTimeout(r, 300));
-    child.kill("SIGTERM");
-    expect(await exited).toBe(143);
+    child.kill(signal);
+    expect(await exited).toBe(exitCode);
     expect(await waitForExit([pid, childPid])).toEqual([]);
-  });
+  };
 
-  it("SIGHUP (the terminal closing) shuts the CLI down as SIGTERM does: exit 129, no process left", async () => {
-    const dir = tempDir();
-    const pidsFile = join(dir, "pids.json");
-    const config = join(dir, "servers.json");
-    writeFileSync(
-      config,
-      JSON.stringify({ mcpServers: { tree: stdioEntry("spawns-child", { env: { PIDS_FILE: pidsFile } }) } }),
-    );
-    const child = spawnCli(["call", "tree/sleep", "ms=30000", "-c", config], { cwd: dir, env: cliEnv(dir) });
-    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-    await until(() => existsSync(pidsFile));
-    const { pid, childPid } = JSON.parse(readFileSync(pidsFile, "utf8")) as { pid: number; childPid: number };
-    await new Promise((r) => setTimeout(r, 300));
-    child.kill("SIGHUP");
-    expect(await exited).toBe(129);
-    expect(await waitForExit([pid, childPid])).toEqual([]);
-  });
+  it("SIGTERM to the CLI leaves no process of a server tree", signalsTheTree("SIGTERM", 143));
+
+  it(
+    "SIGHUP (the terminal closing) shuts the CLI down as SIGTERM does: exit 129, no process left",
+    signalsTheTree("SIGHUP", 129),
+  );
 
   it("a crashed server's orphaned children are reaped too", async () => {
     const dir = tempDir();
@@ -247,7 +237,7 @@ describe("fault 9: process trees", () => {
   });
 });
 
-describe("fault 10: malformed tool lists from a real (broken) server", () => {
+describe("malformed tool lists from a real (broken) server", () => {
   it("skips bad entries with a warning naming server and tool; registers the rest, 5,000 of them", async () => {
     const { logger, messages: warnings } = capturingLogger();
     await using bridge = await startBridge({
@@ -268,7 +258,7 @@ describe("fault 10: malformed tool lists from a real (broken) server", () => {
   });
 });
 
-describe("fault 11: config abuse", () => {
+describe("config abuse", () => {
   it("a 10 MB config, deeply nested JSON, a 10,000-character server name", async () => {
     const dir = tempDir();
     const big = join(dir, "big.json");

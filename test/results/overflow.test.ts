@@ -1,4 +1,5 @@
-import { readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBridge } from "../../src/bridge/bridge.js";
 import type { Bridge } from "../../src/bridge/types.js";
@@ -48,5 +49,51 @@ describe("large results", () => {
     expect(result.text).toContain("is in the file");
     expect(result.text.startsWith("line 0:")).toBe(true);
     expect(tokenizer.count(long)).toBeGreaterThan(3000);
+  });
+});
+
+describe("result limits from the config file", () => {
+  it("maxResultTokens, resultOverflow and a relative resultOverflowDir apply; a server's own maxResultTokens wins", async () => {
+    const folder = tempDir();
+    const file = join(folder, "mcp.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        settings: { maxResultTokens: 400, resultOverflow: "file", resultOverflowDir: "results" },
+        mcpServers: {
+          wide: stdioEntry("normal", { maxResultChars: 1_000_000 }),
+          narrow: stdioEntry("normal", { maxResultChars: 1_000_000, max_result_tokens: 100 }),
+        },
+      }),
+    );
+    const configured = await startBridge({ config: file });
+    try {
+      const tokenizer = await loadTokenizer();
+      const wide = await configured.call("wide/echo", { text: long });
+      const narrow = await configured.call("narrow/echo", { text: long });
+      expect(tokenizer.count(wide.text)).toBeLessThanOrEqual(400);
+      expect(tokenizer.count(wide.text)).toBeGreaterThan(100);
+      expect(tokenizer.count(narrow.text)).toBeLessThanOrEqual(100);
+      const path = /is in the file (\S+);/.exec(wide.text)?.[1] as string;
+      expect(path.startsWith(join(folder, "results"))).toBe(true);
+      expect(readFileSync(path, "utf8")).toBe(long);
+      expect(readdirSync(join(folder, "results"))).toHaveLength(2);
+    } finally {
+      await configured.close();
+    }
+  });
+
+  it("a bad value is a warning naming the key, and the default stays", async () => {
+    const file = join(tempDir(), "mcp.json");
+    writeFileSync(file, JSON.stringify({ settings: { resultOverflow: "disk" }, mcpServers: {} }));
+    const configured = await startBridge({ config: file });
+    try {
+      expect(configured.config.warnings.map((w) => w.message).join("\n")).toContain(
+        '"resultOverflow" must be "truncate" or "file"',
+      );
+      expect(configured.config.settings.resultOverflow).toBeUndefined();
+    } finally {
+      await configured.close();
+    }
   });
 });
