@@ -15,6 +15,7 @@ import { toOpenAITools } from "../src/adapters/openai.js";
 import { startBridge } from "../src/bridge/bridge.js";
 import type { Bridge } from "../src/bridge/types.js";
 import { ToolRegistry } from "../src/registry/registry.js";
+import { daemonCliFigures } from "./daemon-cli.js";
 import { measurePeers } from "./peers.js";
 import { type Figure, fmt, measureSequential, measureThroughput, percentile } from "./stats.js";
 import { toolSearchFigures } from "./tool-search.js";
@@ -379,6 +380,7 @@ const sections: [string, () => Promise<void>][] = [
   ["catalog", catalog],
   ["tool search", async () => (await toolSearchFigures(quick)).forEach(record)],
   ["connect per call", connectPerCall],
+  ["cli via daemon", async () => (await daemonCliFigures(quick)).forEach(record)],
   ["memory", memory],
   ["peers", peers],
 ];

@@ -36,6 +36,12 @@ export const ErrorCode = {
   RequestTimeout: "REQUEST_TIMEOUT",
   /** A server asked for sampling (an LLM completion) and was refused or the handler failed. */
   SamplingFailed: "SAMPLING_FAILED",
+  /** The CLI's daemon went away in the middle of a request (crashed, killed, stopped). */
+  DaemonUnavailable: "DAEMON_UNAVAILABLE",
+  /** No server lists a skill of that name (or the named server does not), or two servers do and no `server` was given. */
+  SkillNotFound: "SKILL_NOT_FOUND",
+  /** A skill file did not match the server's own listing of it (size, sha256 digest, SKILL.md frontmatter): it is not loaded. */
+  SkillVerification: "SKILL_VERIFICATION",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -187,6 +193,41 @@ export class ServerRequestError extends McpBridgeError {
   }
 }
 
+/**
+ * A skill file failed verification against the entry its server listed (SEP-2640 skills): wrong byte
+ * size, wrong sha256 digest, frontmatter that differs, or a file the entry does not list. Nothing of
+ * the skill is loaded and no further file is read.
+ */
+export class SkillVerificationError extends McpBridgeError {
+  /** The skill's name (its frontmatter `name`). */
+  readonly skill: string;
+  /** The file that failed. */
+  readonly uri: string;
+  readonly reason: "size" | "digest" | "frontmatter" | "unlisted";
+  /** For `frontmatter`: one line per differing field. */
+  readonly differences: readonly string[];
+  constructor(
+    message: string,
+    fields: McpBridgeErrorFields & {
+      server: string;
+      skill: string;
+      uri: string;
+      reason: SkillVerificationError["reason"];
+      differences?: readonly string[];
+    },
+  ) {
+    super(ErrorCode.SkillVerification, message, fields);
+    this.skill = fields.skill;
+    this.uri = fields.uri;
+    this.reason = fields.reason;
+    this.differences = fields.differences ?? [];
+  }
+
+  override toJSON(): ReturnType<McpBridgeError["toJSON"]> & { skill: string; uri: string; reason: string } {
+    return { ...super.toJSON(), skill: this.skill, uri: this.uri, reason: this.reason };
+  }
+}
+
 export function isMcpBridgeError(value: unknown): value is McpBridgeError {
   return value instanceof McpBridgeError;
 }
@@ -247,6 +288,14 @@ export const errorMessages = {
   samplingTooLarge: (maxBytes: number) => `The model endpoint sent more than ${maxBytes} bytes.`,
   samplingNoMessage: (server: string) =>
     `Sampling for server "${server}": the model endpoint's answer has no message.`,
+  skillNotFound: (name: string, server: string | undefined, listed: readonly string[]) =>
+    `No skill named "${name}"${server === undefined ? " on the connected servers" : ` on server "${server}"`}${
+      listed.length > 0 ? ` (listed: ${listed.slice(0, 20).join(", ")})` : " (none lists any skills)"
+    }. Call skills() for the list.`,
+  skillAmbiguous: (name: string, servers: readonly string[]) =>
+    `Skill "${name}" is listed by servers ${servers.map((s) => `"${s}"`).join(", ")}; pass { server } to choose one.`,
+  skillVerification: (server: string, skill: string, detail: string) =>
+    `Skill "${skill}" of server "${server}" was not loaded: ${detail.slice(0, 500)}. The server's file does not match its own listing; do not use it, and tell the server's maintainer.`,
   /** `tools NAME` (describe) for a name no connected server has. */
   noConnectedTool: (name: string, near?: string) =>
     `No tool named "${name}" among the connected servers' tools.${near ? ` Did you mean "${near}"?` : ""} Run \`mcp-bridge tools\` for the list.`,

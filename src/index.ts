@@ -48,6 +48,13 @@ export type {
   ResourceUpdate,
 } from "./bridge/resources.js";
 export type { SamplingContext, SamplingHandler, SamplingRequest, SamplingResult } from "./bridge/sampling.js";
+export type {
+  LoadedSkill,
+  LoadSkillOptions,
+  SkillEntry,
+  SkillFile,
+  SkillFileEntry,
+} from "./bridge/skills.js";
 export type { CompleteOptions } from "./bridge/surface.js";
 export type { RequestOptions } from "./bridge/surface-host.js";
 export type { SurfaceMethods } from "./bridge/surface-methods.js";
@@ -91,7 +98,7 @@ export type {
   TransportKind,
 } from "./config/model.js";
 // --- connection ---
-export type { ServerState, ServerStatus } from "./connection/status.js";
+export type { ServerInfo, ServerState, ServerStatus } from "./connection/status.js";
 // --- errors ---
 export {
   AbortError,
@@ -103,6 +110,7 @@ export {
   ServerConnectionError,
   ServerCrashedError,
   ServerRequestError,
+  SkillVerificationError,
   ToolExecutionError,
   ToolNotFoundError,
   ToolTimeoutError,

@@ -57,7 +57,10 @@ const allowed: Record<string, readonly string[]> = {
     "bridge",
     "adapters",
   ],
+  // The CLI's daemon: serves a bridge's documents on a Unix socket; the CLI talks to it, never the reverse.
+  daemon: ["errors", "util", "config", "registry", "results", "bridge", "adapters"],
   cli: [
+    "daemon",
     "errors",
     "util",
     "config",

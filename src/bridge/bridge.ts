@@ -1,7 +1,7 @@
 import { loadConfig } from "../config/load.js";
 import type { BridgeSettings, ResolvedConfig, ServerDefinition } from "../config/model.js";
 import type { ServerStatus } from "../connection/status.js";
-import { ErrorCode, errorMessages, McpBridgeError } from "../errors.js";
+import { ErrorCode, McpBridgeError } from "../errors.js";
 import { ToolRegistry } from "../registry/registry.js";
 import { CallStats } from "../registry/stats.js";
 import type { ToolDefinition } from "../registry/types.js";
@@ -73,6 +73,8 @@ class BridgeRuntime implements Bridge {
   readonly getPrompt: SurfaceMethods["getPrompt"];
   readonly complete: SurfaceMethods["complete"];
   readonly setRoots: SurfaceMethods["setRoots"];
+  readonly skills: SurfaceMethods["skills"];
+  readonly loadSkill: SurfaceMethods["loadSkill"];
   #resourceToolCache: { format: string; definitions: ToolDefinition[] } | undefined;
 
   constructor(config: ResolvedConfig, options: ResolvedBridgeOptions) {
@@ -101,6 +103,8 @@ class BridgeRuntime implements Bridge {
     this.getPrompt = surface.getPrompt;
     this.complete = surface.complete;
     this.setRoots = surface.setRoots;
+    this.skills = surface.skills;
+    this.loadSkill = surface.loadSkill;
     for (const warning of config.warnings) this.#logger.warn(warning.message, { ...warning });
   }
 

@@ -1,5 +1,6 @@
 import type { Client, Icon, Prompt, PromptArgument } from "@modelcontextprotocol/client";
 import type { ServerConnection } from "../connection/connection.js";
+import { followListChanges } from "../connection/list-changed.js";
 import { ErrorCode, errorMessages, InvalidArgumentsError, ServerRequestError } from "../errors.js";
 import { ToolRegistry } from "../registry/registry.js";
 import {
@@ -64,7 +65,7 @@ export class PromptCatalog {
   }
 
   configureClient(client: Client, onListChanged: () => void): void {
-    client.setNotificationHandler("notifications/prompts/list_changed", () => {
+    followListChanges(client, "prompts", () => {
       this.#cache.invalidate(client);
       onListChanged();
     });

@@ -7,6 +7,7 @@ import {
   UriTemplate,
 } from "@modelcontextprotocol/client";
 import type { ServerConnection } from "../connection/connection.js";
+import { followListChanges } from "../connection/list-changed.js";
 import { ErrorCode, errorMessages, ServerRequestError } from "../errors.js";
 import { type ResourceContent, toResourceContent } from "../results/resource.js";
 import { errorText, textOf } from "../util/text-of.js";
@@ -75,7 +76,7 @@ export class ResourceCatalog {
 
   /** Registers the notification handlers on a new client of `server` (before it connects). */
   configureClient(server: string, client: Client, onListChanged: () => void): void {
-    client.setNotificationHandler("notifications/resources/list_changed", () => {
+    followListChanges(client, "resources", () => {
       this.#resources.invalidate(client);
       this.#templates.invalidate(client);
       onListChanged();

@@ -9,6 +9,7 @@ import type {
   ResourceTemplateEntry,
   ResourceUpdate,
 } from "./resources.js";
+import type { LoadedSkill, LoadSkillOptions, SkillEntry } from "./skills.js";
 import type { ClientSurface, CompleteOptions } from "./surface.js";
 import type { RequestOptions } from "./surface-host.js";
 
@@ -41,6 +42,16 @@ export interface SurfaceMethods {
     argument: { name: string; value: string },
     options?: CompleteOptions,
   ): Promise<CompletionResult>;
+  /**
+   * Skills of the servers that declare the skills extension (`io.modelcontextprotocol/skills`): every
+   * connected server's, or one server's (`server`, connecting it if idle). Reads no skill file.
+   */
+  skills(options?: RequestOptions): Promise<SkillEntry[]>;
+  /**
+   * Reads a skill (by name or SKILL.md URI) and its listed files, verifying each against the listing
+   * (byte size, sha256 digest, frontmatter); a mismatch throws SkillVerificationError (SKILL_VERIFICATION).
+   */
+  loadSkill(name: string, options?: LoadSkillOptions): Promise<LoadedSkill>;
   /** Replaces the roots shown to servers (all, or `server`) and sends `notifications/roots/list_changed`. */
   setRoots(roots: readonly (string | Root)[], options?: { server?: string }): Promise<void>;
 }
@@ -54,6 +65,8 @@ export function surfaceMethods(surface: ClientSurface): SurfaceMethods {
     prompts: (options) => surface.prompts.list(options),
     getPrompt: (name, args, options) => surface.prompts.get(name, args, options),
     complete: (ref, argument, options) => surface.complete(ref, argument, options),
+    skills: (options) => surface.skills.list(options),
+    loadSkill: (name, options) => surface.skills.load(name, options),
     setRoots: (roots, options) => surface.setRoots(roots, options),
   };
 }

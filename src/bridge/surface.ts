@@ -12,6 +12,7 @@ import { ResourceCatalog } from "./resources.js";
 import { registerRoots, toRoot } from "./roots.js";
 import { registerSampling, type SamplingHandler, samplingPolicyOf } from "./sampling.js";
 import { SessionClients } from "./sessions.js";
+import { SkillCatalog } from "./skills.js";
 import { closedError, type RequestOptions, type SurfaceHost } from "./surface-host.js";
 import { callToolAsTask, runsAsTask, type TaskCallOptions } from "./tasks.js";
 
@@ -34,6 +35,7 @@ export class ClientSurface {
   readonly sessions = new SessionClients();
   readonly resources: ResourceCatalog;
   readonly prompts: PromptCatalog;
+  readonly skills: SkillCatalog;
   readonly #options: SurfaceOptions;
   readonly #host: SurfaceHost;
   /** Roots set through `setRoots`: for all servers (key "") or one server. */
@@ -55,6 +57,7 @@ export class ClientSurface {
       },
     };
     this.resources = new ResourceCatalog(this.#host);
+    this.skills = new SkillCatalog(this.#host);
     this.prompts = new PromptCatalog(
       this.#host,
       () => config().settings.toolNameFormat,

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { constants } from "node:os";
-import { runCli } from "./main.js";
+import { runViaDaemon } from "./daemon-route.js";
 import { guardTerminal } from "./terminal.js";
 
 // The only place that reads process.argv / process.env and calls process.exit.
@@ -20,7 +20,8 @@ process.on("SIGTERM", onSignal);
 // Closing the terminal: shut down as for SIGTERM (servers run in their own sessions and never see it).
 process.on("SIGHUP", onSignal);
 
-const code = await runCli(process.argv.slice(2), {
+const argv = process.argv.slice(2);
+const io = {
   stdin: process.stdin,
   // On a terminal, nothing but the CLI's own colors and line editing gets through (see terminal.ts).
   stdout: guardTerminal(process.stdout),
@@ -28,7 +29,9 @@ const code = await runCli(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   signal: controller.signal,
-});
+};
+// A running daemon answers first; only without one is the full CLI (bridge, SDK) loaded.
+const code = (await runViaDaemon(argv, io)) ?? (await (await import("./main.js")).runCli(argv, io));
 process.exitCode = controller.signal.aborted ? signalExitCode : code;
 // Let stdout drain, then leave even if a misbehaving server keeps a handle open.
 setTimeout(() => process.exit(process.exitCode), 100).unref();

@@ -1,13 +1,13 @@
 import { readFileSync } from "node:fs";
-import { ErrorCode, isMcpBridgeError, McpBridgeError } from "../errors.js";
+import { ErrorCode, McpBridgeError } from "../errors.js";
 import { suggest } from "../util/suggest.js";
-import { errorText } from "../util/text-of.js";
 import { commandWord, parseCommandArguments } from "./args.js";
 import { type CommandSpec, defineCommand } from "./command.js";
 import { authCommand } from "./commands/auth.js";
 import { callCommand } from "./commands/call.js";
 import { chatCommand } from "./commands/chat.js";
 import { configCommand } from "./commands/config.js";
+import { daemonCommand } from "./commands/daemon.js";
 import { listCommand } from "./commands/list.js";
 import { promptCommand, promptsCommand } from "./commands/prompts.js";
 import { readCommand, resourcesCommand } from "./commands/resources.js";
@@ -18,8 +18,7 @@ import { completionScript, SHELLS, type Shell } from "./completion.js";
 import { createContext } from "./context.js";
 import { commandHelp, overviewHelp } from "./help.js";
 import type { CliIO } from "./io.js";
-import { writeJson } from "./output.js";
-import { terminalText } from "./terminal.js";
+import { reportError } from "./views.js";
 
 function version(): string {
   try {
@@ -45,6 +44,7 @@ const BASE_COMMANDS: readonly CommandSpec[] = [
   chatCommand,
   authCommand,
   trustCommand,
+  daemonCommand,
 ] as unknown as readonly CommandSpec[];
 
 /** `mcp-bridge completion bash|zsh|fish`: generated from the declarations above. */
@@ -118,16 +118,6 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     }
     return await spec.run(createContext(io, parsed));
   } catch (error) {
-    const code = isMcpBridgeError(error) ? error.code : "INTERNAL";
-    const message = errorText(error);
-    if (json) writeJson(io, { error: { code, message } });
-    else io.stderr.write(`error: ${terminalText(message)}\n`);
-    const usage =
-      code === ErrorCode.Usage ||
-      code === ErrorCode.ConfigNotFound ||
-      code === ErrorCode.ConfigParse ||
-      code === ErrorCode.ConfigInvalid ||
-      code === ErrorCode.ProjectNotTrusted;
-    return usage ? 2 : 1;
+    return reportError(io, json, error);
   }
 }

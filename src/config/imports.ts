@@ -10,6 +10,9 @@ import type {
 } from "./model.js";
 import { normalizeDocument, parseConfigText, parseDocument } from "./parse.js";
 import { isProjectFile } from "./project.js";
+import { vscodeUserConfig } from "./search-paths.js";
+
+export { vscodeUserConfig };
 
 export interface ImportOptions {
   readonly cwd: string;
@@ -29,16 +32,6 @@ export interface ImportResult {
 }
 
 /** VS Code's user-level `mcp.json` (beside its settings.json) on this platform. */
-export function vscodeUserConfig(
-  home: string,
-  env: Readonly<Record<string, string | undefined>>,
-  platform: NodeJS.Platform,
-): string {
-  if (platform === "darwin") return join(home, "Library", "Application Support", "Code", "User", "mcp.json");
-  if (platform === "win32")
-    return join(env.APPDATA ?? join(home, "AppData", "Roaming"), "Code", "User", "mcp.json");
-  return join(env.XDG_CONFIG_HOME || join(home, ".config"), "Code", "User", "mcp.json");
-}
 
 function claudeDesktopConfig(home: string, env: ImportOptions["env"], platform: NodeJS.Platform): string {
   if (platform === "darwin")

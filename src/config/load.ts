@@ -1,9 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
 import { ConfigError, ErrorCode } from "../errors.js";
 import { DEFAULT_SETTINGS } from "./defaults.js";
-import { importLocations, importServers, vscodeUserConfig } from "./imports.js";
+import { importLocations, importServers } from "./imports.js";
 import { type ResolveInput, resolveInputs } from "./inputs.js";
 import {
   type AdmitProjectServer,
@@ -17,6 +16,7 @@ import {
 } from "./model.js";
 import { normalizeDocument, normalizeFile, parseDocument } from "./parse.js";
 import { isProjectFile } from "./project.js";
+import { configSearchPaths } from "./search-paths.js";
 
 export interface LoadConfigOptions {
   /** A config file named by the user (`--config`, the `config` option). */
@@ -41,48 +41,7 @@ export interface LoadConfigOptions {
   readonly resolveInput?: ResolveInput;
 }
 
-export interface SearchPath {
-  readonly path: string;
-  readonly origin: "env" | "option" | "cwd" | "user";
-  readonly exists: boolean;
-  readonly used: boolean;
-}
-
-/**
- * The config search order; the first that applies wins and nothing is merged:
- * 1. `$MCP_BRIDGE_CONFIG` (set by whoever runs the host; it overrides even `--config`, so an operator
- *    can redirect a host without editing its command line);
- * 2. the `path` option / `--config`;
- * 3. `./mcp.json`, `./mcp.toml`, `./.mcp.json`, `./.vscode/mcp.json` in the working directory, in that order;
- * 4. `$XDG_CONFIG_HOME/mcp-bridge/mcp.json` then `mcp.toml` (`~/.config/...` when XDG_CONFIG_HOME is unset),
- *    then VS Code's user-level `mcp.json`.
- * A file named by 1 or 2 that does not exist is an error; the locations of 3 and 4 are skipped silently.
- */
-export function configSearchPaths(options: LoadConfigOptions = {}): SearchPath[] {
-  const env = options.env ?? process.env;
-  const cwd = options.cwd ?? process.cwd();
-  const home = options.homeDir ?? env.HOME ?? homedir();
-  const configHome = env.XDG_CONFIG_HOME || join(home, ".config");
-  const candidates: { path: string; origin: SearchPath["origin"] }[] = [];
-  if (env.MCP_BRIDGE_CONFIG) candidates.push({ path: resolve(cwd, env.MCP_BRIDGE_CONFIG), origin: "env" });
-  if (options.path) candidates.push({ path: resolve(cwd, options.path), origin: "option" });
-  for (const name of ["mcp.json", "mcp.toml", ".mcp.json", join(".vscode", "mcp.json")])
-    candidates.push({ path: join(cwd, name), origin: "cwd" });
-  for (const name of ["mcp.json", "mcp.toml"])
-    candidates.push({ path: join(configHome, "mcp-bridge", name), origin: "user" });
-  candidates.push({
-    path: vscodeUserConfig(home, env, options.platform ?? process.platform),
-    origin: "user",
-  });
-  let usedIndex = -1;
-  const withState = candidates.map((candidate, index) => {
-    const exists = existsSync(candidate.path);
-    const named = candidate.origin === "env" || candidate.origin === "option";
-    if (usedIndex === -1 && (exists || named)) usedIndex = index;
-    return { ...candidate, exists };
-  });
-  return withState.map((candidate, index) => ({ ...candidate, used: index === usedIndex }));
-}
+export { configSearchPaths, type SearchPath } from "./search-paths.js";
 
 /** Other hosts' config files present on this machine (what `imports` could read), by host. */
 export function hostConfigsFound(

@@ -14,6 +14,8 @@ import type { ExitInfo } from "../transport/stdio.js";
 import type { Logger } from "../util/logger.js";
 import { safeJsonSchemaValidator } from "../util/schema-engine.js";
 import { endlessListing } from "./failures.js";
+import { listChangedOptions } from "./list-changed.js";
+import { type ServerInfo, serverInfoOf } from "./status.js";
 
 /**
  * Most pages one listing may take. A server whose cursors never end (or take turns) is cut off here
@@ -50,7 +52,7 @@ export interface OpenedSession {
   readonly session: Session;
   readonly tools: Tool[];
   readonly protocolVersion: string | undefined;
-  readonly serverInfo: { name: string; version: string } | undefined;
+  readonly serverInfo: ServerInfo | undefined;
   readonly connectMs: number;
 }
 
@@ -84,7 +86,7 @@ export async function openSession(deps: OpenSessionDeps): Promise<OpenedSession>
         session,
         tools,
         protocolVersion: client.getNegotiatedProtocolVersion(),
-        serverInfo: info ? { name: info.name, version: info.version } : undefined,
+        serverInfo: serverInfoOf(info),
         connectMs: Math.round(performance.now() - started),
       };
     } catch (error) {
@@ -134,7 +136,7 @@ export function newSessionClient(options: {
   readonly negotiation: ServerDefinition["negotiation"];
   readonly onToolsChanged: () => void;
 }): Client {
-  return new Client(
+  const client: Client = new Client(
     { name: options.clientInfo.name, version: options.clientInfo.version },
     {
       // Server schemas are untrusted: the SDK's outputSchema checks run on the RE2-backed engines.
@@ -148,9 +150,11 @@ export function newSessionClient(options: {
           debounceMs: 50,
           onChanged: options.onToolsChanged,
         },
+        ...listChangedOptions(() => client),
       },
     },
   );
+  return client;
 }
 
 const LENIENT_TOOL_PAGE = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });

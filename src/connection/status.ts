@@ -1,3 +1,4 @@
+import type { Icon } from "@modelcontextprotocol/client";
 import type { TransportKind } from "../config/model.js";
 
 export type ServerState =
@@ -24,8 +25,8 @@ export interface ServerStatus {
   readonly skippedTools?: readonly { readonly tool: string; readonly reason: string }[];
   /** Protocol version negotiated with the server, once connected. */
   readonly protocolVersion?: string;
-  /** `serverInfo` reported by the server. */
-  readonly serverInfo?: { readonly name: string; readonly version: string };
+  /** `serverInfo` the server reported in its handshake (or discovery), for hosts that show it. */
+  readonly serverInfo?: ServerInfo;
   /** Milliseconds the last successful connect took (spawn/handshake/first tools/list). */
   readonly connectMs?: number;
   readonly restarts: number;
@@ -35,4 +36,49 @@ export interface ServerStatus {
   readonly stderrTail: readonly string[];
   /** Pid of the running stdio server process, when there is one. */
   readonly pid?: number;
+}
+
+/** The server's own description of itself (the MCP `Implementation`); every field but name and version optional. */
+export interface ServerInfo {
+  readonly name: string;
+  readonly version: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly websiteUrl?: string;
+  readonly icons?: readonly Icon[];
+}
+
+/** Bounds on what a server may put in its self-description: it is kept for the bridge's lifetime. */
+const MAX_INFO_CHARS = 2000;
+const MAX_ICONS = 16;
+
+/**
+ * The fields of a server's `serverInfo` worth keeping, each only when it has the right type and cut
+ * to a bound (a server's self-description is untrusted input); undefined without a name.
+ */
+export function serverInfoOf(info: unknown): ServerInfo | undefined {
+  if (typeof info !== "object" || info === null) return undefined;
+  const raw = info as Record<string, unknown>;
+  const text = (value: unknown) => (typeof value === "string" ? value.slice(0, MAX_INFO_CHARS) : undefined);
+  const name = text(raw.name);
+  if (name === undefined) return undefined;
+  const optional = (key: "title" | "description" | "websiteUrl") => {
+    const value = text(raw[key]);
+    return value === undefined ? {} : { [key]: value };
+  };
+  const icons = Array.isArray(raw.icons)
+    ? raw.icons
+        .filter(
+          (icon): icon is Icon => typeof icon === "object" && icon !== null && typeof icon.src === "string",
+        )
+        .slice(0, MAX_ICONS)
+    : [];
+  return {
+    name,
+    version: text(raw.version) ?? "",
+    ...optional("title"),
+    ...optional("description"),
+    ...optional("websiteUrl"),
+    ...(icons.length > 0 ? { icons } : {}),
+  };
 }

@@ -57,9 +57,11 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
     });
     expect(doc.servers[0]?.protocolVersion).toMatch(/^\d{4}-/);
     expect(doc.servers[0]?.startMs).toBeTypeOf("number");
+    expect(doc.servers[0]?.serverInfo).toEqual({ name: "normal", version: "1.0.0" });
+    expect(doc.servers[1]?.serverInfo).toBeNull();
     expect(doc.servers[1]).toMatchObject({ state: "failed", error: { code: "SERVER_START_FAILED" } });
     expect(Object.keys(doc.servers[0] ?? {}).sort()).toEqual(
-      ["error", "name", "protocolVersion", "startMs", "state", "tools", "transport"].sort(),
+      ["error", "name", "protocolVersion", "serverInfo", "startMs", "state", "tools", "transport"].sort(),
     );
   });
 

@@ -99,6 +99,15 @@ try {
       content: schemaDefaults(request.requestedSchema),
     }),
   });
+  // Skills are listed whenever the server offers them (listing reads no file); the verify scenarios
+  // stand for a host that then loads one, which must refuse a SKILL.md that does not match its entry.
+  const skills = await bridge.skills({ server: "test" });
+  for (const skill of scenario.startsWith("sep-2640-client-verify") ? skills : []) {
+    await bridge.loadSkill(skill.name, { server: "test" }).then(
+      (loaded) => process.stdout.write(`skill ${loaded.name}: loaded ${loaded.files.length + 1} file(s)\n`),
+      (error: unknown) => process.stdout.write(`skill ${skill.name}: ${(error as Error).message}\n`),
+    );
+  }
   if (scriptedCalls) {
     for (const call of scriptedCalls) {
       const result = await bridge.call(`test/${call.name}`, call.arguments ?? {}, { onError: "result" });

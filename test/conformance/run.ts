@@ -21,12 +21,6 @@ const SCENARIO_TIMEOUT_MS = 90_000;
 const EXPECTED_FAILURES: Record<string, string> = {
   "auth/2025-03-26-oauth-metadata-backcompat":
     "the suite's mock server is itself wrong for this scenario (the plain SDK client fails it the same way)",
-  // SEP-2640 skills are a resource-loading extension, not tools: mcp-bridge has no skills API yet, so
-  // the client never calls skills/list and the scenario records no checks.
-  "sep-2640-client-no-prefetch": "skills extension (SEP-2640) not implemented in mcp-bridge yet",
-  "sep-2640-client-verify-digest": "skills extension (SEP-2640) not implemented in mcp-bridge yet",
-  "sep-2640-client-verify-size": "skills extension (SEP-2640) not implemented in mcp-bridge yet",
-  "sep-2640-client-verify-frontmatter": "skills extension (SEP-2640) not implemented in mcp-bridge yet",
 };
 
 interface Suite {

@@ -51,3 +51,41 @@ describe("the stateless 2026-07-28 protocol", () => {
     await unsubscribe();
   });
 });
+
+describe("completions and list changes in the stateless 2026-07-28 protocol", () => {
+  it("completes a prompt argument and a template variable", async () => {
+    await using fixture = await startHttpFixture("modern-surface", ["--modern"]);
+    await using bridge = await startBridge({
+      servers: { modern: { type: "http", url: fixture.url, negotiation: "2026-07-28" } },
+    });
+    const prompt = await bridge.complete(
+      { type: "prompt", name: "modern/pick" },
+      { name: "colour", value: "gr" },
+    );
+    expect(prompt).toMatchObject({ server: "modern", values: ["green", "grey"] });
+    const template = await bridge.complete(
+      { type: "resource", server: "modern", uriTemplate: "modern://notes/{id}" },
+      { name: "id", value: "al" },
+    );
+    expect(template).toMatchObject({ server: "modern", values: ["alpha", "alpine"] });
+    expect((await bridge.readResource("modern://notes/beta", { server: "modern" })).text).toBe("note beta");
+  });
+
+  it("keeps resources and prompts current when the server announces a list change", async () => {
+    await using fixture = await startHttpFixture("modern-surface", ["--modern"]);
+    await using bridge = await startBridge({
+      servers: { modern: { type: "http", url: fixture.url, negotiation: "2026-07-28" } },
+    });
+    const changed: string[] = [];
+    bridge.on("resourcesChanged", ({ server }) => changed.push(`resources:${server}`));
+    bridge.on("promptsChanged", ({ server }) => changed.push(`prompts:${server}`));
+    // Listed (and cached) before the change.
+    expect((await bridge.resources()).map((r) => r.uri)).not.toContain("modern://extra");
+    expect((await bridge.prompts()).map((p) => p.prompt)).not.toContain("extra");
+    await bridge.call("modern/grow", {});
+    await until(() => changed.includes("resources:modern") && changed.includes("prompts:modern"));
+    expect((await bridge.resources()).map((r) => r.uri)).toContain("modern://extra");
+    expect((await bridge.prompts()).map((p) => p.prompt)).toContain("extra");
+    expect((await bridge.getPrompt("modern/extra")).messages[0]?.text).toBe("grown");
+  });
+});

@@ -1,33 +1,17 @@
-import { plainText } from "../../util/plain-text.js";
-import { parseKeyValues, usageError } from "../args.js";
-import { defineCommand, SERVER_FLAG, TIMEOUT_FLAG } from "../command.js";
+import { promptDocument, promptsDocument } from "../../daemon/documents.js";
+import type { PromptRequest, ServerFilterRequest } from "../../daemon/protocol.js";
+import { defineCommand } from "../command.js";
+import { PROMPT_FLAGS, PROMPT_POSITIONALS, PROMPTS_FLAGS, PROMPTS_POSITIONALS } from "../command-flags.js";
 import { type CommandContext, openBridge } from "../context.js";
-import { shorten, table, writeJson } from "../output.js";
-import { reportFailedServers, timeoutOption } from "./resources.js";
+import { askedBy, renderAnswer } from "../views.js";
 
 /** `mcp-bridge prompts [--server S]`: every connected server's prompts under their exposed names. */
 async function runPrompts(context: CommandContext): Promise<number> {
-  const server = context.options.server as string | undefined;
-  const bridge = await openBridge(context, server ? { only: [server] } : {});
+  const asked = askedBy("prompts", context);
+  const request = asked.body as ServerFilterRequest;
+  const bridge = await openBridge(context, request.server ? { only: [request.server] } : {});
   try {
-    if (server && !bridge.server(server)) throw usageError(`No server named "${server}" in the config`);
-    const prompts = await bridge.prompts(server ? { server } : {});
-    if (context.global.json) writeJson(context.io, { prompts });
-    else {
-      const rows = prompts.map((p) => [
-        p.name,
-        plainText(p.server, 100),
-        plainText(p.prompt, 100),
-        p.arguments.map((a) => `${plainText(a.name, 60)}${a.required ? "" : "?"}`).join(", "),
-        shorten(plainText(p.description ?? p.title ?? ""), 50),
-      ]);
-      context.io.stdout.write(
-        prompts.length === 0
-          ? "No prompts.\n"
-          : `${table(["NAME", "SERVER", "PROMPT", "ARGUMENTS", "DESCRIPTION"], rows, context.style)}\n`,
-      );
-    }
-    return reportFailedServers(context, bridge);
+    return renderAnswer(context, asked, await promptsDocument(bridge, request));
   } finally {
     await bridge.close();
   }
@@ -35,34 +19,11 @@ async function runPrompts(context: CommandContext): Promise<number> {
 
 /** `mcp-bridge prompt NAME [key=value ...]`: the prompt's messages. */
 async function runPrompt(context: CommandContext): Promise<number> {
-  const [name, ...pairs] = context.positionals;
-  if (!name) throw usageError("Usage: mcp-bridge prompt NAME [key=value ...] [--server NAME]");
-  // Prompt arguments are strings: `n=5` stays "5".
-  const args = Object.fromEntries(
-    Object.entries(parseKeyValues(pairs)).map(([key, value]) => [
-      key,
-      typeof value === "string" ? value : JSON.stringify(value),
-    ]),
-  );
-  const server = context.options.server as string | undefined;
-  const timeout = timeoutOption(context);
-  const bridge = await openBridge(context, server ? { only: [server] } : {});
+  const asked = askedBy("prompt", context);
+  const request = asked.body as unknown as PromptRequest;
+  const bridge = await openBridge(context, request.server ? { only: [request.server] } : {});
   try {
-    const messages = await bridge.getPrompt(name, args, {
-      ...(server ? { server } : {}),
-      ...(timeout === undefined ? {} : { timeout }),
-      ...(context.io.signal ? { signal: context.io.signal } : {}),
-    });
-    if (context.global.json) writeJson(context.io, messages);
-    else {
-      const tty = context.io.stdout.isTTY === true;
-      const out = messages.messages.map((message) => {
-        const text = tty ? plainText(message.text, Number.POSITIVE_INFINITY) : message.text;
-        return `${context.style.bold(`${message.role}:`)}\n${text}\n`;
-      });
-      context.io.stdout.write(out.length === 0 ? "No messages.\n" : `${out.join("\n")}`);
-    }
-    return 0;
+    return renderAnswer(context, asked, await promptDocument(bridge, request, context.io.signal));
   } finally {
     await bridge.close();
   }
@@ -71,8 +32,8 @@ async function runPrompt(context: CommandContext): Promise<number> {
 export const promptsCommand = defineCommand({
   name: "prompts",
   summary: "prompts under their exposed names, with their arguments",
-  flags: { server: SERVER_FLAG },
-  positionals: { usage: "", min: 0, max: 0 },
+  flags: PROMPTS_FLAGS,
+  positionals: PROMPTS_POSITIONALS,
   examples: ["prompts", "prompts --server docs"],
   run: runPrompts,
 });
@@ -80,8 +41,8 @@ export const promptsCommand = defineCommand({
 export const promptCommand = defineCommand({
   name: "prompt",
   summary: "a prompt's messages (exposed name or server/prompt)",
-  flags: { server: SERVER_FLAG, timeout: TIMEOUT_FLAG },
-  positionals: { usage: "NAME [key=value ...]", min: 1, max: Number.POSITIVE_INFINITY },
+  flags: PROMPT_FLAGS,
+  positionals: PROMPT_POSITIONALS,
   examples: ["prompt mcp_docs_summarize topic=billing"],
   run: runPrompt,
 });

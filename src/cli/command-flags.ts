@@ -1,0 +1,72 @@
+import type { Flags, PositionalSpec } from "./args.js";
+import { SERVER_FLAG, TIMEOUT_FLAG } from "./command.js";
+
+/**
+ * The flags and positionals of the commands a daemon can answer, apart from their implementations:
+ * the CLI's daemon path parses a command line with these without loading the bridge.
+ */
+
+export const NO_DAEMON_FLAG = {
+  type: "boolean",
+  description: "run the servers in this process even when a daemon for the config is running",
+} as const;
+
+export const CALL_FLAGS = {
+  args: {
+    type: "string",
+    value: "JSON",
+    description: "the arguments as one JSON object (key=value pairs are merged over it)",
+  },
+  timeout: TIMEOUT_FLAG,
+  "max-chars": {
+    type: "string",
+    value: "N",
+    description: "print up to N characters of the result (default: the config's maxResultChars)",
+  },
+  full: { type: "boolean", description: "print the whole result, however long" },
+  "no-daemon": NO_DAEMON_FLAG,
+} as const satisfies Flags;
+export const CALL_POSITIONALS: PositionalSpec = {
+  usage: "TOOL [key=value ...]",
+  min: 1,
+  max: Number.POSITIVE_INFINITY,
+};
+
+export const TOOLS_FLAGS = {
+  server: SERVER_FLAG,
+  format: {
+    type: "string",
+    short: "f",
+    value: "FORMAT",
+    description: "table (default), json, openai or anthropic",
+  },
+  "no-daemon": NO_DAEMON_FLAG,
+} as const satisfies Flags;
+export const TOOLS_POSITIONALS: PositionalSpec = { usage: "[TOOL]", min: 0, max: 1 };
+
+export const STATUS_FLAGS = { "no-daemon": NO_DAEMON_FLAG } as const satisfies Flags;
+export const STATUS_POSITIONALS: PositionalSpec = { usage: "", min: 0, max: 0 };
+
+export const RESOURCES_FLAGS = { server: SERVER_FLAG, "no-daemon": NO_DAEMON_FLAG } as const satisfies Flags;
+export const RESOURCES_POSITIONALS: PositionalSpec = { usage: "", min: 0, max: 0 };
+
+export const READ_FLAGS = {
+  server: SERVER_FLAG,
+  timeout: TIMEOUT_FLAG,
+  "no-daemon": NO_DAEMON_FLAG,
+} as const satisfies Flags;
+export const READ_POSITIONALS: PositionalSpec = { usage: "URI", min: 1, max: 1 };
+
+export const PROMPTS_FLAGS = { server: SERVER_FLAG, "no-daemon": NO_DAEMON_FLAG } as const satisfies Flags;
+export const PROMPTS_POSITIONALS: PositionalSpec = { usage: "", min: 0, max: 0 };
+
+export const PROMPT_FLAGS = {
+  server: SERVER_FLAG,
+  timeout: TIMEOUT_FLAG,
+  "no-daemon": NO_DAEMON_FLAG,
+} as const satisfies Flags;
+export const PROMPT_POSITIONALS: PositionalSpec = {
+  usage: "NAME [key=value ...]",
+  min: 1,
+  max: Number.POSITIVE_INFINITY,
+};
