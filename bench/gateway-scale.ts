@@ -309,7 +309,17 @@ function cleanUp(): void {
   rmSync(work, { recursive: true, force: true });
 }
 
+/** Whether this build has the gateway command (the replicas run it). */
+function gatewayAvailable(): boolean {
+  return spawnSync(process.execPath, [CLI, "serve", "--help"], { stdio: "ignore" }).status === 0;
+}
+
 async function main(): Promise<void> {
+  if (!DIRECT && !gatewayAvailable()) {
+    throw new Error(
+      "this build has no `mcp-bridge serve` (the gateway): run `npm run bench:gateway -- --direct` for the balancing baseline without it",
+    );
+  }
   ensureNginx();
   const nginxVersion = spawnSync("nginx", ["-v"], { encoding: "utf8" }).stderr.trim();
   log(
@@ -366,6 +376,9 @@ process.once("SIGINT", () => {
 });
 try {
   await main();
+} catch (error) {
+  log(`bench:gateway: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
 } finally {
   cleanUp();
 }
