@@ -11,8 +11,9 @@
  *      every call after the kill was answered by one of the two others.
  *
  * Which replica answered is known from the upstream `pid` tool (each replica has its own upstream
- * process). `--direct` runs the same with the fixture's own stateless HTTP server as the replicas
- * (no gateway): the baseline of the balancing setup itself. Not part of `npm test`.
+ * process). The clients are mcp-bridge itself (one bridge per client); `--sdk-client` uses the plain
+ * SDK client instead. `--direct` runs the same with the fixture's own stateless HTTP server as the
+ * replicas (no gateway): the baseline of the balancing setup itself. Not part of `npm test`.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -22,6 +23,7 @@ import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { startBridge } from "../src/bridge/bridge.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -178,32 +180,60 @@ async function startReplica(index: number): Promise<Replica> {
 
 // --- clients ---
 
-async function connect(url: URL): Promise<Client> {
-  const client = new Client({ name: "scale-bench", version: "1" });
-  const transport = new StreamableHTTPClientTransport(url, {
-    requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-  });
-  await client.connect(transport);
-  return client;
+/** One MCP client of the run: mcp-bridge itself by default, the plain SDK client with --sdk-client. */
+interface BenchClient {
+  /** Calls the upstream `pid` tool; resolves to the pid it answered. */
+  pid(): Promise<number>;
+  close(): Promise<void>;
 }
 
-/** The exposed name of the fixture tool ending in `suffix` (the gateway namespaces tool names). */
-async function toolNamed(client: Client, suffix: string): Promise<string> {
-  const { tools } = await client.listTools();
-  const tool = tools.find(
-    (t) => t.name === suffix || t.name.endsWith(`_${suffix}`) || t.name.endsWith(`/${suffix}`),
-  );
-  if (!tool) throw new Error(`no tool "${suffix}" among ${tools.map((t) => t.name).join(", ")}`);
-  return tool.name;
-}
+const SDK_CLIENT = process.argv.includes("--sdk-client");
 
-async function pidThrough(client: Client, tool: string): Promise<number> {
-  const result = await client.callTool({ name: tool, arguments: {} }, { timeout: CALL_TIMEOUT_MS });
-  const first = (result.content as { type: string; text?: string }[])[0];
+function pidOf(result: { content?: unknown; isError?: boolean }): number {
+  const first = (result.content as { type: string; text?: string }[] | undefined)?.[0];
   const pid = Number(first?.text);
   if (result.isError || !Number.isInteger(pid))
     throw new Error(`unexpected pid result ${JSON.stringify(result)}`);
   return pid;
+}
+
+/** The exposed name of the fixture tool ending in `suffix` (the gateway namespaces tool names). */
+function toolNamed(names: readonly string[], suffix: string): string {
+  const name = names.find((n) => n === suffix || n.endsWith(`_${suffix}`) || n.endsWith(`/${suffix}`));
+  if (!name) throw new Error(`no tool "${suffix}" among ${names.join(", ")}`);
+  return name;
+}
+
+async function connect(url: URL): Promise<BenchClient> {
+  if (SDK_CLIENT) {
+    const client = new Client({ name: "scale-bench", version: "1" });
+    await client.connect(
+      new StreamableHTTPClientTransport(url, {
+        requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+      }),
+    );
+    const tool = toolNamed(
+      (await client.listTools()).tools.map((t) => t.name),
+      "pid",
+    );
+    return {
+      pid: async () =>
+        pidOf(await client.callTool({ name: tool, arguments: {} }, { timeout: CALL_TIMEOUT_MS })),
+      close: () => client.close(),
+    };
+  }
+  const bridge = await startBridge({
+    servers: { scale: { url: url.href, headers: { Authorization: `Bearer ${TOKEN}` } } },
+    telemetry: false,
+  });
+  const tool = toolNamed(
+    bridge.tools().map((t) => t.name),
+    "pid",
+  );
+  return {
+    pid: async () => pidOf(await bridge.call(tool, {}, { timeout: CALL_TIMEOUT_MS, onError: "throw" })),
+    close: () => bridge.close(),
+  };
 }
 
 interface RunResult {
@@ -240,7 +270,6 @@ async function run(
   kill?: { readonly call: number; readonly action: () => Promise<void> },
 ): Promise<RunResult> {
   const clients = await Promise.all(Array.from({ length: CLIENTS }, () => connect(url)));
-  const tool = await toolNamed(clients[0] as Client, "pid");
   let next = 0;
   let ok = 0;
   let errors = 0;
@@ -262,12 +291,13 @@ async function run(
         }
         const afterGone = gone;
         try {
-          const pid = await pidThrough(client, tool);
+          const pid = await client.pid();
           ok++;
           if (afterGone) answeredAfterGone.set(pid, (answeredAfterGone.get(pid) ?? 0) + 1);
         } catch (error) {
           const text = oneLine(error);
-          if (/timed out|timeout/i.test(text)) timeouts++;
+          if ((error as { code?: unknown }).code === "TOOL_TIMEOUT" || /timed out|timeout/i.test(text))
+            timeouts++;
           else errors++;
           if (kill) {
             if (afterGone) failedAfterGone++;
@@ -323,12 +353,12 @@ async function main(): Promise<void> {
   ensureNginx();
   const nginxVersion = spawnSync("nginx", ["-v"], { encoding: "utf8" }).stderr.trim();
   log(
-    `${DIRECT ? "fixture servers (no gateway)" : "gateway"} x${REPLICAS}, ${CLIENTS} clients, ${CALLS} calls; ${nginxVersion}`,
+    `${SDK_CLIENT ? "SDK clients" : "mcp-bridge clients"} -> ${DIRECT ? "fixture servers (no gateway)" : "gateway"} x${REPLICAS}, ${CLIENTS} clients, ${CALLS} calls; ${nginxVersion}`,
   );
   const replicas = await Promise.all(Array.from({ length: REPLICAS }, (_, i) => startReplica(i)));
   for (const replica of replicas) {
     const client = await connect(replica.url);
-    replica.upstreamPid = await pidThrough(client, await toolNamed(client, "pid"));
+    replica.upstreamPid = await client.pid();
     await client.close();
   }
   const balancer = await startNginx(replicas.map((replica) => replica.url));
