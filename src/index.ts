@@ -129,6 +129,12 @@ export type { PromptMessageEntry, PromptMessages } from "./results/prompt.js";
 export type { ResourceContent, ResourcePart } from "./results/resource.js";
 export type { ToolResult } from "./results/types.js";
 export type { ToolSearchOptions } from "./search/index.js";
+export type {
+  MeterProviderLike,
+  TelemetryOptions,
+  TelemetrySetting,
+  TracerProviderLike,
+} from "./telemetry/types.js";
 // --- logging ---
 export type { LogFields, Logger, LogLevel } from "./util/logger.js";
 export { silentLogger } from "./util/logger.js";

@@ -8,6 +8,7 @@ import type { ToolDefinition } from "../registry/types.js";
 import { errorToolResult } from "../results/convert.js";
 import type { ToolResult } from "../results/types.js";
 import { ToolSearchIndex, type ToolSearchOptions } from "../search/index.js";
+import { createTelemetry } from "../telemetry/telemetry.js";
 import { TypedEmitter } from "../util/events.js";
 import type { Logger } from "../util/logger.js";
 import { errorText } from "../util/text-of.js";
@@ -46,7 +47,7 @@ import type {
  * marked `required` that could not start does (unless `enforceRequired: false`).
  */
 export async function startBridge(options: BridgeOptions = {}): Promise<Bridge> {
-  const resolved = resolveBridgeOptions(options);
+  const resolved = resolveBridgeOptions(options, await createTelemetry(options.telemetry ?? true));
   const config = await loadConfig(resolved.load);
   const bridge = new BridgeRuntime(config, resolved);
   await bridge.startAll();

@@ -3,6 +3,7 @@ import { DEFAULT_BRIDGE_OPTIONS } from "../config/defaults.js";
 import type { LoadConfigOptions } from "../config/load.js";
 import type { BridgeSettings } from "../config/model.js";
 import type { ToolFilterCallback } from "../registry/types.js";
+import type { Telemetry } from "../telemetry/telemetry.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { packageInfo } from "../util/package-info.js";
 import { catalogCacheDir, catalogCacheSwitchedOff } from "./catalog-cache.js";
@@ -36,9 +37,12 @@ export interface ResolvedBridgeOptions {
   readonly catalogCache: boolean | undefined;
   /** The catalog cache's folder; undefined when the cache is off for this bridge or no folder is known. */
   readonly catalogCacheDir: string | undefined;
+  /** Loaded by `startBridge` from `BridgeOptions.telemetry`; undefined when off or not installed. */
+  readonly telemetry: Telemetry | undefined;
 }
 
-export function resolveBridgeOptions(options: BridgeOptions): ResolvedBridgeOptions {
+/** `telemetry` is what `createTelemetry(options.telemetry ?? true)` gave (loading it is async). */
+export function resolveBridgeOptions(options: BridgeOptions, telemetry?: Telemetry): ResolvedBridgeOptions {
   const env = options.env ?? process.env;
   return {
     load: {
@@ -72,6 +76,7 @@ export function resolveBridgeOptions(options: BridgeOptions): ResolvedBridgeOpti
     onElicitation: options.onElicitation ?? declineElicitation,
     hostElicitation: options.onElicitation !== undefined,
     enforceRequired: options.enforceRequired ?? DEFAULT_BRIDGE_OPTIONS.enforceRequired,
+    telemetry,
   };
 }
 

@@ -83,6 +83,7 @@ export class ServerRecord {
       auth,
       fetch: auth?.fetch,
       stringCapBytes: Math.max(STRING_CAP.minBytes, maxResultChars * STRING_CAP.bytesPerResultChar),
+      telemetry: options.telemetry,
       configureClient: (client) => {
         registerElicitationModes(client, {
           server: definition.name,

@@ -5,6 +5,7 @@ import type { ServerStatus } from "../connection/status.js";
 import type { BridgeStats, FlatParameters, ToolDefinition, ToolFilterCallback } from "../registry/types.js";
 import type { ToolResult } from "../results/types.js";
 import type { ToolSearchOptions } from "../search/index.js";
+import type { TelemetrySetting } from "../telemetry/types.js";
 import type { Logger } from "../util/logger.js";
 import type { SamplingHandler } from "./sampling.js";
 import type { SurfaceMethods } from "./surface-methods.js";
@@ -116,6 +117,13 @@ export interface BridgeOptions {
    * on Windows), read from `env`; without any of these the cache is off.
    */
   readonly cacheDir?: string;
+  /**
+   * OpenTelemetry spans and metrics of every MCP request, following the MCP semantic conventions,
+   * with W3C trace context sent in `params._meta`. Default `true`: the global providers of
+   * `@opentelemetry/api` when it is installed (an optional peer), nothing when it is not. `false`
+   * turns it off; `{ tracerProvider, meterProvider }` uses these instead of the global ones.
+   */
+  readonly telemetry?: TelemetrySetting;
 }
 
 export interface ResultOptions {

@@ -1,7 +1,10 @@
 import type { Client } from "@modelcontextprotocol/client";
 import type { ServerDefinition } from "../config/model.js";
 import type { McpBridgeError } from "../errors.js";
-import { createTransport, type TransportContext } from "../transport/create.js";
+import { peerAttributes } from "../telemetry/semconv.js";
+import type { Telemetry } from "../telemetry/telemetry.js";
+import { traceTransport } from "../telemetry/traced-transport.js";
+import { createTransport, type TransportContext, type TransportFactory } from "../transport/create.js";
 import type { ExitInfo } from "../transport/stdio.js";
 import * as fail from "./failures.js";
 import {
@@ -49,7 +52,7 @@ export class SessionOpener {
       name: host.name,
       definition: host.definition,
       logger: options.logger,
-      createTransport: options.createTransport ?? createTransport,
+      createTransport: traced(options.createTransport ?? createTransport, options.telemetry),
       transportContext: transportContext(options, host.output),
       newClient: () => this.#newClient(),
       bounded: (deadline, work) => this.#bounded(deadline, work),
@@ -95,6 +98,18 @@ export class SessionOpener {
     const name = this.#host.name;
     return boundedBy(deadline, this.#host.stop, () => fail.closedWhileStarting(name), work);
   }
+}
+
+/** The factory, with each transport it makes traced when telemetry is on (the factory itself when off). */
+function traced(factory: TransportFactory, telemetry: Telemetry | undefined): TransportFactory {
+  if (telemetry === undefined) return factory;
+  return (definition, attempt, context) => {
+    const created = factory(definition, attempt, context);
+    return {
+      ...created,
+      transport: traceTransport(created.transport, telemetry, peerAttributes(definition)),
+    };
+  };
 }
 
 function transportContext(options: ConnectionOptions, output: ServerOutput): TransportContext {

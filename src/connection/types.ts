@@ -7,6 +7,7 @@ import type {
   Tool,
 } from "@modelcontextprotocol/client";
 import type { ServerDefinition } from "../config/model.js";
+import type { Telemetry } from "../telemetry/telemetry.js";
 import type { TransportFactory } from "../transport/create.js";
 import type { Logger } from "../util/logger.js";
 import type { ToolListing } from "./open-session.js";
@@ -31,6 +32,8 @@ export interface ConnectionOptions {
   readonly random?: () => number;
   /** Makes the transport of each connect attempt; the real one by default, the SDK's InMemoryTransport in tests. */
   readonly createTransport?: TransportFactory;
+  /** When set, every request of every session is traced and measured (see telemetry/traced-transport.ts). */
+  readonly telemetry?: Telemetry;
 }
 
 export interface ToolCallOptions {
