@@ -11,7 +11,7 @@ import { ToolSearchIndex, type ToolSearchOptions } from "../search/index.js";
 import { TypedEmitter } from "../util/events.js";
 import type { Logger } from "../util/logger.js";
 import { errorText } from "../util/text-of.js";
-import { callOnRecord, ToolEntries } from "./call.js";
+import { type CallContext, callOnRecord, ToolEntries } from "./call.js";
 import { invalidStatus, notStartedStatus, requiredServersError, unknownToolError } from "./diagnostics.js";
 import { type ResolvedBridgeOptions, resolveBridgeOptions } from "./options.js";
 import { planReload, reloadSummary, SerialQueue, watchConfigFile } from "./reload.js";
@@ -66,6 +66,9 @@ class BridgeRuntime implements Bridge {
   readonly #reloads = new SerialQueue();
   #closing: Promise<void> | undefined;
   readonly #surface: ClientSurface;
+  /** Bound once: every call's context carries it. */
+  readonly #callAsTask: CallContext["callAsTask"] = (connection, args, options) =>
+    this.#surface.callAsTask(connection, args, options);
   // MCP beyond tools (resources, prompts, completions, roots): see surface.ts.
   readonly resources: SurfaceMethods["resources"];
   readonly resourceTemplates: SurfaceMethods["resourceTemplates"];
@@ -365,7 +368,7 @@ class BridgeRuntime implements Bridge {
       onError: this.#options.onError,
       validateArguments: this.#options.validateArguments,
       results: this.#options.results,
-      callAsTask: this.#surface.callAsTask.bind(this.#surface),
+      callAsTask: this.#callAsTask,
     };
     const started = Date.now();
     try {

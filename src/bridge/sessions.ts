@@ -39,7 +39,7 @@ export class SessionClients {
 
   /** The live client of a connected server, without connecting; undefined when there is none. */
   current(connection: ServerConnection): Client | undefined {
-    return connection.status().state === "connected" ? this.#latest.get(connection.name) : undefined;
+    return connection.state === "connected" ? this.#latest.get(connection.name) : undefined;
   }
 
   /** The client of the server's newest session, connected or not yet. */

@@ -1,5 +1,5 @@
 import type { Tool } from "@modelcontextprotocol/client";
-import { Client, SdkError, SdkErrorCode, UnauthorizedError } from "@modelcontextprotocol/client";
+import { type Client, SdkError, SdkErrorCode, UnauthorizedError } from "@modelcontextprotocol/client";
 import * as z from "zod";
 import type { ServerDefinition } from "../config/model.js";
 import type { McpBridgeError } from "../errors.js";
@@ -14,6 +14,7 @@ import type { ExitInfo } from "../transport/stdio.js";
 import type { Logger } from "../util/logger.js";
 import { safeJsonSchemaValidator } from "../util/schema-engine.js";
 import { endlessListing } from "./failures.js";
+import { SessionClient } from "./session-client.js";
 
 /**
  * Most pages one listing may take. A server whose cursors never end (or take turns) is cut off here
@@ -133,8 +134,8 @@ export function newSessionClient(options: {
   readonly clientInfo: { readonly name: string; readonly version: string };
   readonly negotiation: ServerDefinition["negotiation"];
   readonly onToolsChanged: () => void;
-}): Client {
-  return new Client(
+}): SessionClient {
+  return new SessionClient(
     { name: options.clientInfo.name, version: options.clientInfo.version },
     {
       // Server schemas are untrusted: the SDK's outputSchema checks run on the RE2-backed engines.

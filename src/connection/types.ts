@@ -9,7 +9,7 @@ import type {
 import type { ServerDefinition } from "../config/model.js";
 import type { TransportFactory } from "../transport/create.js";
 import type { Logger } from "../util/logger.js";
-import type { ServerStatus } from "./status.js";
+import type { ServerState, ServerStatus } from "./status.js";
 
 export interface ConnectionOptions {
   readonly logger: Logger;
@@ -49,6 +49,8 @@ export interface ServerConnection {
   readonly name: string;
   readonly definition: ServerDefinition;
   status(): ServerStatus;
+  /** The state alone (what `status().state` says), without building the whole status: read on every call. */
+  readonly state: ServerState;
   tools(): readonly Tool[];
   /** Connects (unless lazy or disabled). Resolves once connected or failed; never rejects. */
   start(): Promise<void>;
