@@ -134,6 +134,8 @@ export class ProcessTransport implements Transport {
   #drained: Promise<unknown> | undefined;
   #serverPid: number | undefined;
   #corked = false;
+  /** Messages read after a notification, delivered once its handler has run (see #deliver). */
+  #heldBehind: JSONRPCMessage[] | undefined;
 
   constructor(options: StdioTransportOptions) {
     this.#options = options;
@@ -288,7 +290,29 @@ export class ProcessTransport implements Transport {
       this.#options.onNoise?.(error instanceof SyntaxError ? "non-json" : "not-json-rpc", line.slice(0, 200));
       return;
     }
+    this.#deliver(message);
+  }
+
+  /**
+   * Hands messages on in order, and lets a notification's handler run before what follows it. The SDK
+   * runs notification handlers a microtask later but settles a response at once, dropping the
+   * request's progress handler: a progress notification read in the same chunk as its response would
+   * be lost. So after a notification, later messages wait for the next microtask (behind its handler).
+   */
+  #deliver(message: JSONRPCMessage): void {
+    if (this.#heldBehind) {
+      this.#heldBehind.push(message);
+      return;
+    }
     this.onmessage?.(message);
+    if ("method" in message && !("id" in message)) {
+      const held: JSONRPCMessage[] = [];
+      this.#heldBehind = held;
+      queueMicrotask(() => {
+        this.#heldBehind = undefined;
+        for (const next of held) this.#deliver(next);
+      });
+    }
   }
 
   #handleOversized(info: OversizedLine): void {
