@@ -13,7 +13,7 @@ import { TypedEmitter } from "../util/events.js";
 import type { Logger } from "../util/logger.js";
 import { errorText } from "../util/text-of.js";
 import { CachedCatalogs } from "./cached-catalogs.js";
-import { callOnRecord, ToolEntries } from "./call.js";
+import { type CallContext, callOnRecord, ToolEntries } from "./call.js";
 import {
   invalidStatus,
   notStartedStatus,
@@ -80,6 +80,9 @@ class BridgeRuntime implements Bridge {
   readonly #restartsUnderWay = new Map<string, Promise<ServerStatus>>();
   #closing: Promise<void> | undefined;
   readonly #surface: ClientSurface;
+  /** Bound once: every call's context carries it. */
+  readonly #callAsTask: CallContext["callAsTask"] = (connection, args, options) =>
+    this.#surface.callAsTask(connection, args, options);
   // MCP beyond tools (resources, prompts, completions, roots): see surface.ts.
   readonly resources: SurfaceMethods["resources"];
   readonly resourceTemplates: SurfaceMethods["resourceTemplates"];
@@ -462,7 +465,7 @@ class BridgeRuntime implements Bridge {
       onError: this.#options.onError,
       validateArguments: this.#options.validateArguments,
       results: resultPolicy(this.#options.results, this.config.settings),
-      callAsTask: this.#surface.callAsTask.bind(this.#surface),
+      callAsTask: this.#callAsTask,
     };
     const started = Date.now();
     try {

@@ -151,7 +151,7 @@ export class ServerRecord {
   async retire(): Promise<void> {
     // Calls waiting for a connection that is not up were never sent: closing makes them fail with
     // BRIDGE_CLOSED, and the bridge sends them on the replacing connection.
-    const connected = this.connection?.status().state === "connected";
+    const connected = this.connection?.state === "connected";
     if (connected && this.#calls > 0 && !this.#closing) {
       await new Promise<void>((resolve) => {
         const done = () => {

@@ -14,7 +14,7 @@ import { registerSampling, type SamplingHandler, samplingPolicyOf } from "./samp
 import { SessionClients } from "./sessions.js";
 import { SkillCatalog } from "./skills.js";
 import { closedError, type RequestOptions, type SurfaceHost } from "./surface-host.js";
-import { callToolAsTask, runsAsTask, type TaskCallOptions } from "./tasks.js";
+import { callToolAsTask, runsAsTask, type TaskCallOptions, taskSupportOf } from "./tasks.js";
 
 export interface SurfaceOptions {
   readonly logger: Logger;
@@ -156,8 +156,10 @@ export class ClientSurface {
     args: Record<string, unknown> | undefined,
     options: TaskCallOptions,
   ): Promise<CallToolResult> | undefined {
-    const client = this.sessions.current(connection);
+    // The tool first: for an ordinary tool (nearly every call) that one lookup is all it costs.
     const tool = toolByName(connection.tools()).get(options.tool);
+    if (taskSupportOf(tool) === "forbidden") return undefined;
+    const client = this.sessions.current(connection);
     if (!client || !runsAsTask(tool, client)) return undefined;
     return callToolAsTask(client, args, options);
   }

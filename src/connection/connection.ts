@@ -12,6 +12,7 @@ import { MAX_LIST_PAGES, type Session, type ToolListing } from "./open-session.j
 import { SessionOpener } from "./opener.js";
 import { Restarts } from "./restarts.js";
 import { ServerOutput } from "./server-output.js";
+import { SessionClient } from "./session-client.js";
 import { canTransition, StateWaiters } from "./state.js";
 import type { ServerState, ServerStatus } from "./status.js";
 import type { ConnectionEvents, ConnectionOptions, ServerConnection, ToolCallOptions } from "./types.js";
@@ -46,6 +47,8 @@ class Connection implements ServerConnection {
   #session: Session | undefined;
   #connecting: Promise<void> | undefined;
   #listing: ToolListing = { tools: [] };
+  /** Tools by name (the first of a name wins), built on the first call after the list changes. */
+  #toolIndex: Map<string, Tool> | undefined;
   #lastError: McpBridgeError | undefined;
   /** What the last successful connect learnt; the pid is shown only while its session lives. */
   #info: Partial<Pick<ServerStatus, "protocolVersion" | "serverInfo" | "connectMs" | "pid">> = {};
@@ -167,15 +170,17 @@ class Connection implements ServerConnection {
         const remaining = deadline - Date.now();
         if (remaining <= 0) throw fail.timeoutError(this.name, tool, options.timeoutMs);
         try {
-          return await session.client.callTool(
-            { name: tool, ...(args === undefined ? {} : { arguments: args }) },
-            {
-              timeout: options.resetTimeoutOnProgress ? options.timeoutMs : remaining,
-              ...(options.signal ? { signal: options.signal } : {}),
-              ...(options.onProgress ? { onprogress: options.onProgress } : {}),
-              ...(options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true } : {}),
-            },
-          );
+          const params = { name: tool, ...(args === undefined ? {} : { arguments: args }) };
+          const requestOptions = {
+            timeout: options.resetTimeoutOnProgress ? options.timeoutMs : remaining,
+            ...(options.signal ? { signal: options.signal } : {}),
+            ...(options.onProgress ? { onprogress: options.onProgress } : {}),
+            ...(options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true } : {}),
+          };
+          const plain = this.#withoutOutputSchema(tool);
+          return await (plain && session.client instanceof SessionClient
+            ? session.client.callPlainTool(params, plain, requestOptions)
+            : session.client.callTool(params, requestOptions));
         } catch (error) {
           if (!retried && this.definition.transport !== "stdio" && httpStatusOf(error) === 404) {
             this.#abandon(session, fail.staleSession(this.name, error), { immediate: true });
@@ -197,6 +202,21 @@ class Connection implements ServerConnection {
       this.#inFlight--;
       this.#armIdleTimer();
     }
+  }
+
+  /**
+   * The listed definition of a tool, when it has no output schema: such a call has no structured
+   * output to validate and takes the session client's cheaper path (see session-client.ts). A tool
+   * with an output schema goes through `callTool` and the SDK's cached, compiled validator.
+   */
+  #withoutOutputSchema(name: string): Tool | undefined {
+    if (!this.#toolIndex) {
+      this.#toolIndex = new Map();
+      for (const tool of this.#listing.tools)
+        if (!this.#toolIndex.has(tool.name)) this.#toolIndex.set(tool.name, tool);
+    }
+    const tool = this.#toolIndex.get(name);
+    return tool?.outputSchema === undefined ? tool : undefined;
   }
 
   close(): Promise<void> {
@@ -285,6 +305,7 @@ class Connection implements ServerConnection {
 
   #setTools(listing: ToolListing): void {
     this.#listing = listing;
+    this.#toolIndex = undefined;
     this.#events.emit("toolsChanged", listing.tools);
   }
 

@@ -1,5 +1,5 @@
 import type { Tool } from "@modelcontextprotocol/client";
-import { Client, SdkError, SdkErrorCode, UnauthorizedError } from "@modelcontextprotocol/client";
+import { type Client, SdkError, SdkErrorCode, UnauthorizedError } from "@modelcontextprotocol/client";
 import * as z from "zod";
 import type { ServerDefinition } from "../config/model.js";
 import type { McpBridgeError } from "../errors.js";
@@ -15,6 +15,7 @@ import type { Logger } from "../util/logger.js";
 import { safeJsonSchemaValidator } from "../util/schema-engine.js";
 import { endlessListing } from "./failures.js";
 import { listChangedOptions } from "./list-changed.js";
+import { SessionClient } from "./session-client.js";
 import { type ServerInfo, serverInfoOf } from "./status.js";
 
 /**
@@ -145,8 +146,8 @@ export function newSessionClient(options: {
   readonly clientInfo: { readonly name: string; readonly version: string };
   readonly negotiation: ServerDefinition["negotiation"];
   readonly onToolsChanged: () => void;
-}): Client {
-  const client: Client = new Client(
+}): SessionClient {
+  const client: SessionClient = new SessionClient(
     { name: options.clientInfo.name, version: options.clientInfo.version },
     {
       // Server schemas are untrusted: the SDK's outputSchema checks run on the RE2-backed engines.

@@ -52,9 +52,9 @@ export interface ConnectionEvents {
 export interface ServerConnection {
   readonly name: string;
   readonly definition: ServerDefinition;
-  /** The state alone: what a call checks, without building the whole status. */
-  readonly state: ServerState;
   status(): ServerStatus;
+  /** The state alone (what `status().state` says), without building the whole status: read on every call. */
+  readonly state: ServerState;
   tools(): readonly Tool[];
   /** The last complete listing: its tools and the freshness the server gave it. */
   listing(): ToolListing;

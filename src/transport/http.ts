@@ -1,6 +1,7 @@
 import type { AuthProvider, FetchLike, OAuthClientProvider } from "@modelcontextprotocol/client";
 import { SSEClientTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { boundedFetch, DEFAULT_MAX_RESPONSE_BYTES } from "./bounded-fetch.js";
+import { keepAliveFetch } from "./keepalive-fetch.js";
 import { RESULT_TOO_LARGE_RPC_CODE } from "./stdio.js";
 
 export interface RemoteTransportOptions {
@@ -14,7 +15,7 @@ export interface RemoteTransportOptions {
 
 /** Every request of a remote transport goes through the bounds of bounded-fetch.ts. */
 function fetchFor(options: RemoteTransportOptions): FetchLike {
-  return boundedFetch(options.fetch ?? fetch, {
+  return boundedFetch(options.fetch ?? keepAliveFetch(), {
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     tooLargeCode: RESULT_TOO_LARGE_RPC_CODE,
   });

@@ -2,10 +2,11 @@ import type { ChildProcess } from "node:child_process";
 import { statSync } from "node:fs";
 import type { Writable } from "node:stream";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
-import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/client";
+import { serializeMessage } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import { PROCESS_STOP } from "../config/defaults.js";
 import { DEFAULT_MAX_KEPT_BYTES, LineFramer, type OversizedLine } from "./framing.js";
+import { deserializeLine } from "./message.js";
 import { reapGroup, stopProcessTree, trackGroup, useProcessGroups } from "./process-tree.js";
 import { spawnServer } from "./supervisor.js";
 
@@ -132,6 +133,9 @@ export class ProcessTransport implements Transport {
   #stallTimer: NodeJS.Timeout | undefined;
   #drained: Promise<unknown> | undefined;
   #serverPid: number | undefined;
+  #corked = false;
+  /** Messages read after a notification, delivered once its handler has run (see #deliver). */
+  #heldBehind: JSONRPCMessage[] | undefined;
 
   constructor(options: StdioTransportOptions) {
     this.#options = options;
@@ -232,6 +236,18 @@ export class ProcessTransport implements Transport {
     if (!stdin || stdin.destroyed || !stdin.writable || this.#closing) {
       throw new Error("Not connected: the server process is not running");
     }
+    // Messages sent in one turn of the event loop (calls in flight answered by one chunk of output each
+    // send their next request) leave in one write: a pipe write is a system call that wakes the server,
+    // and it costs more than the rest of a call's client work. The cork ends once the current microtasks
+    // have run, so a lone message is not delayed past them.
+    if (!this.#corked) {
+      this.#corked = true;
+      stdin.cork();
+      process.nextTick(() => {
+        this.#corked = false;
+        stdin.uncork();
+      });
+    }
     // Write errors surface through stdin's "error" listener (and then the process's exit), which fails
     // every pending request; a per-write callback would cost a closure on the hot path for nothing.
     if (!stdin.write(line)) this.#drained = waitForDrain(stdin).then(() => (this.#drained = undefined));
@@ -269,12 +285,34 @@ export class ProcessTransport implements Transport {
     if (line.trim() === "") return;
     let message: JSONRPCMessage;
     try {
-      message = deserializeMessage(line);
+      message = deserializeLine(line);
     } catch (error) {
       this.#options.onNoise?.(error instanceof SyntaxError ? "non-json" : "not-json-rpc", line.slice(0, 200));
       return;
     }
+    this.#deliver(message);
+  }
+
+  /**
+   * Hands messages on in order, and lets a notification's handler run before what follows it. The SDK
+   * runs notification handlers a microtask later but settles a response at once, dropping the
+   * request's progress handler: a progress notification read in the same chunk as its response would
+   * be lost. So after a notification, later messages wait for the next microtask (behind its handler).
+   */
+  #deliver(message: JSONRPCMessage): void {
+    if (this.#heldBehind) {
+      this.#heldBehind.push(message);
+      return;
+    }
     this.onmessage?.(message);
+    if ("method" in message && !("id" in message)) {
+      const held: JSONRPCMessage[] = [];
+      this.#heldBehind = held;
+      queueMicrotask(() => {
+        this.#heldBehind = undefined;
+        for (const next of held) this.#deliver(next);
+      });
+    }
   }
 
   #handleOversized(info: OversizedLine): void {

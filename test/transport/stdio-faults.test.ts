@@ -17,6 +17,20 @@ describe("stdio framing against misbehaving servers", () => {
     expect(bridge.server("flood")).toMatchObject({ state: "connected", restarts: 1 });
   }, 90_000);
 
+  it("progress notifications read in the same chunk as the response reach the caller before the result", async () => {
+    await using bridge = await startBridge({ servers: { batch: stdioEntry("batched-progress") } });
+    for (let round = 0; round < 3; round++) {
+      const seen: number[] = [];
+      const result = await bridge.call(
+        "batch/progress",
+        { steps: 3 },
+        { onProgress: (p) => seen.push(p.progress) },
+      );
+      expect(result.text).toBe("done after 3 steps");
+      expect(seen).toEqual([1, 2, 3]);
+    }
+  });
+
   it("a byte order mark before the first line does not break the handshake", async () => {
     await using bridge = await startBridge({ servers: { bom: stdioEntry("floods-stdout", {}, ["--bom"]) } });
     expect(bridge.server("bom")?.state).toBe("connected");

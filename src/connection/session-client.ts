@@ -1,0 +1,98 @@
+import type {
+  CallToolRequestOptions,
+  CallToolResult,
+  ClientOptions,
+  StandardSchemaV1,
+  Tool,
+} from "@modelcontextprotocol/client";
+import { Client } from "@modelcontextprotocol/client";
+
+type Implementation = ConstructorParameters<typeof Client>[0];
+
+/**
+ * The SDK client with a cheaper `tools/call` for the common case. `Client.callTool` works out, on every
+ * call, how to validate the result: it looks the tool up in its response cache (asynchronously) for an
+ * output schema, then derives the era's result validator by validating `undefined` and formatting the
+ * error it gets, then runs the era's zod schema on the result. For a tool without an output schema on
+ * the 2025 wire that is exactly `request(tools/call)` with the era's result validation, which is what
+ * `callPlainTool` sends, with a result validator built once per client: results of the shape nearly
+ * every tool returns (text blocks, optionally isError) are checked and copied by hand into the very
+ * value the era's schema would return; anything else goes through the era's schema itself. Both give
+ * the same value or the same error for every result (tested as a property against the SDK's own
+ * validation), so nothing the SDK checks is skipped.
+ */
+export class SessionClient extends Client {
+  readonly #resultSchema: StandardSchemaV1<unknown, CallToolResult> = {
+    "~standard": {
+      version: 1,
+      vendor: "mcp-bridge",
+      validate: (value) => this.validateToolResult(value),
+    },
+  };
+
+  constructor(info: Implementation, options?: ClientOptions) {
+    super(info, options);
+  }
+
+  /**
+   * Calls a tool the caller knows to have no output schema (`definition` is its listing): on the 2025
+   * wire through the cheaper path above; otherwise (the newer wire, with its own projections and
+   * header mirroring) through `callTool` with the definition, which spares the cache lookup.
+   */
+  callPlainTool(
+    params: { name: string; arguments?: Record<string, unknown> },
+    definition: Tool,
+    options: CallToolRequestOptions,
+  ): Promise<CallToolResult> {
+    if (this.getProtocolEra() !== "legacy")
+      return this.callTool(params, { ...options, toolDefinition: definition });
+    return this.request(
+      { method: "tools/call", params },
+      this.#resultSchema,
+      options,
+    ) as Promise<CallToolResult>;
+  }
+
+  /** A tools/call result as the era's validation sees it: `{ value }` once accepted, `{ issues }` if not. */
+  validateToolResult(value: unknown): StandardSchemaV1.Result<CallToolResult> {
+    const plain = plainToolResult(value);
+    if (plain) return { value: plain };
+    const outcome = this._wireCodec().validateResult("tools/call", value);
+    if (outcome.ok) return { value: outcome.value as CallToolResult };
+    return {
+      issues: [{ message: outcome.reason === "invalid" ? outcome.message : "not-in-era: tools/call" }],
+    };
+  }
+}
+
+/**
+ * `{ content: [{ type: "text", text }...], isError? }` with no other key anywhere: the copy the era's
+ * schema returns for it (it copies the result object, the array and each block). Undefined otherwise.
+ */
+function plainToolResult(value: unknown): CallToolResult | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const result = value as Record<string, unknown>;
+  let keys = 0;
+  for (const key in result) {
+    if (key !== "content" && key !== "isError") return undefined;
+    keys++;
+  }
+  const content = result.content;
+  if (!Array.isArray(content)) return undefined;
+  const isError = result.isError;
+  if (keys === 2 && typeof isError !== "boolean") return undefined;
+  const blocks: { type: "text"; text: string }[] = new Array(content.length);
+  for (let i = 0; i < content.length; i++) {
+    const block = content[i] as Record<string, unknown> | null;
+    if (typeof block !== "object" || block === null || Array.isArray(block)) return undefined;
+    let blockKeys = 0;
+    for (const key in block) {
+      if (key !== "type" && key !== "text") return undefined;
+      blockKeys++;
+    }
+    const text = block.text;
+    if (blockKeys !== 2 || block.type !== "text" || typeof text !== "string") return undefined;
+    blocks[i] = { type: "text", text };
+  }
+  return keys === 2 ? { content: blocks, isError: isError as boolean } : { content: blocks };
+}
