@@ -8,6 +8,7 @@ import { callCommand } from "./commands/call.js";
 import { chatCommand } from "./commands/chat.js";
 import { configCommand } from "./commands/config.js";
 import { daemonCommand } from "./commands/daemon.js";
+import { addCommand, removeCommand } from "./commands/edit.js";
 import { listCommand } from "./commands/list.js";
 import { promptCommand, promptsCommand } from "./commands/prompts.js";
 import { readCommand, resourcesCommand } from "./commands/resources.js";
@@ -33,6 +34,8 @@ function version(): string {
 
 const BASE_COMMANDS: readonly CommandSpec[] = [
   listCommand,
+  addCommand,
+  removeCommand,
   statusCommand,
   toolsCommand,
   callCommand,
