@@ -11,12 +11,14 @@ import {
 } from "../results/prompt.js";
 import { errorText } from "../util/text-of.js";
 import {
+  clientRequestOptions,
   listEvery,
   liveClients,
   PerClientCache,
   type RequestOptions,
   requireConnection,
   type SurfaceHost,
+  sessionRequestOptions,
 } from "./surface-host.js";
 
 /** One prompt of one server, under a collision-free exposed name (the tools' naming rule). */
@@ -86,18 +88,19 @@ export class PromptCatalog {
       await this.#host.sessions.request(
         connection,
         { method: "prompts/list" },
-        this.#requestOptions(connection, options),
+        sessionRequestOptions(this.#host, connection, options),
         (client, requestOptions) => this.#refresh(connection, client, requestOptions),
       );
       return this.#entries().filter((entry) => entry.server === options.server);
     }
     await Promise.all(
       liveClients(this.#host).map(({ connection, client }) =>
-        this.#refresh(connection, client, this.#clientOptions(connection, options)).catch((error: unknown) =>
-          this.#host.logger.warn(`Listing the prompts of server "${connection.name}" failed`, {
-            server: connection.name,
-            error: errorText(error),
-          }),
+        this.#refresh(connection, client, clientRequestOptions(this.#host, connection, options)).catch(
+          (error: unknown) =>
+            this.#host.logger.warn(`Listing the prompts of server "${connection.name}" failed`, {
+              server: connection.name,
+              error: errorText(error),
+            }),
         ),
       ),
     );
@@ -136,7 +139,7 @@ export class PromptCatalog {
     const result = await this.#host.sessions.request(
       connection,
       { method: "prompts/get", item: entry.prompt },
-      this.#requestOptions(connection, options),
+      sessionRequestOptions(this.#host, connection, options),
       (client, requestOptions) =>
         client.getPrompt({ name: (entry as PromptEntry).prompt, arguments: stringArgs }, requestOptions),
     );
@@ -230,19 +233,5 @@ export class PromptCatalog {
     });
     registry.declareServers(servers);
     return registry;
-  }
-
-  #requestOptions(connection: ServerConnection, options: RequestOptions) {
-    return {
-      timeoutMs: options.timeout ?? this.#host.timeoutMs(connection),
-      ...(options.signal ? { signal: options.signal } : {}),
-    };
-  }
-
-  #clientOptions(connection: ServerConnection, options: RequestOptions) {
-    return {
-      timeout: options.timeout ?? this.#host.timeoutMs(connection),
-      ...(options.signal ? { signal: options.signal } : {}),
-    };
   }
 }

@@ -12,12 +12,14 @@ import { ErrorCode, errorMessages, ServerRequestError } from "../errors.js";
 import { type ResourceContent, toResourceContent } from "../results/resource.js";
 import { errorText, textOf } from "../util/text-of.js";
 import {
+  clientRequestOptions,
   listEvery,
   liveClients,
   PerClientCache,
   type RequestOptions,
   requireConnection,
   type SurfaceHost,
+  sessionRequestOptions,
 } from "./surface-host.js";
 
 /** One resource a server lists, with the server that serves it. */
@@ -103,19 +105,21 @@ export class ResourceCatalog {
       return this.#host.sessions.request(
         connection,
         { method: "resources/list" },
-        this.#requestOptions(connection, options),
+        sessionRequestOptions(this.#host, connection, options),
         (client, requestOptions) => this.#listOf(connection, client, requestOptions),
       );
     }
     const lists = await Promise.all(
       liveClients(this.#host).map(({ connection, client }) =>
-        this.#listOf(connection, client, this.#clientOptions(connection, options)).catch((error: unknown) => {
-          this.#host.logger.warn(`Listing the resources of server "${connection.name}" failed`, {
-            server: connection.name,
-            error: errorText(error),
-          });
-          return [] as ResourceEntry[];
-        }),
+        this.#listOf(connection, client, clientRequestOptions(this.#host, connection, options)).catch(
+          (error: unknown) => {
+            this.#host.logger.warn(`Listing the resources of server "${connection.name}" failed`, {
+              server: connection.name,
+              error: errorText(error),
+            });
+            return [] as ResourceEntry[];
+          },
+        ),
       ),
     );
     return lists.flat();
@@ -128,13 +132,13 @@ export class ResourceCatalog {
       return this.#host.sessions.request(
         connection,
         { method: "resources/templates/list" },
-        this.#requestOptions(connection, options),
+        sessionRequestOptions(this.#host, connection, options),
         (client, requestOptions) => this.#templatesOf(connection, client, requestOptions),
       );
     }
     const lists = await Promise.all(
       liveClients(this.#host).map(({ connection, client }) =>
-        this.#templatesOf(connection, client, this.#clientOptions(connection, options)).catch(
+        this.#templatesOf(connection, client, clientRequestOptions(this.#host, connection, options)).catch(
           () => [] as ResourceTemplateEntry[],
         ),
       ),
@@ -148,7 +152,7 @@ export class ResourceCatalog {
     const result = await this.#host.sessions.request(
       connection,
       { method: "resources/read", item: uri },
-      this.#requestOptions(connection, options),
+      sessionRequestOptions(this.#host, connection, options),
       (client, requestOptions) => client.readResource({ uri }, requestOptions),
     );
     return toResourceContent(connection.name, uri, result, {
@@ -179,7 +183,7 @@ export class ResourceCatalog {
         await this.#host.sessions.request(
           connection,
           { method: "resources/subscribe", item: uri },
-          this.#requestOptions(connection, options),
+          sessionRequestOptions(this.#host, connection, options),
           (client, requestOptions) => this.#sendSubscribe(connection.name, client, uri, requestOptions),
         );
       } catch (error) {
@@ -251,7 +255,7 @@ export class ResourceCatalog {
         const resources = await this.#listOf(
           connection,
           client,
-          this.#clientOptions(connection, options),
+          clientRequestOptions(this.#host, connection, options),
         ).catch(() => [] as ResourceEntry[]);
         return resources.some((resource) => resource.uri === uri) ? connection : undefined;
       }),
@@ -263,7 +267,7 @@ export class ResourceCatalog {
           const templates = await this.#templatesOf(
             connection,
             client,
-            this.#clientOptions(connection, options),
+            clientRequestOptions(this.#host, connection, options),
           ).catch(() => [] as ResourceTemplateEntry[]);
           return templates.some((template) => templateMatches(template.uriTemplate, uri))
             ? connection
@@ -317,20 +321,6 @@ export class ResourceCatalog {
         .filter(isNamedWith("uriTemplate"))
         .map((template) => templateEntry(connection.name, template));
     });
-  }
-
-  #requestOptions(connection: ServerConnection, options: RequestOptions) {
-    return {
-      timeoutMs: options.timeout ?? this.#host.timeoutMs(connection),
-      ...(options.signal ? { signal: options.signal } : {}),
-    };
-  }
-
-  #clientOptions(connection: ServerConnection, options: RequestOptions) {
-    return {
-      timeout: options.timeout ?? this.#host.timeoutMs(connection),
-      ...(options.signal ? { signal: options.signal } : {}),
-    };
   }
 }
 

@@ -8,7 +8,13 @@ import {
 import type { ServerConnection } from "../connection/connection.js";
 import { ErrorCode, errorMessages, McpBridgeError, SkillVerificationError } from "../errors.js";
 import { errorText, textOf } from "../util/text-of.js";
-import { liveClients, type RequestOptions, requireConnection, type SurfaceHost } from "./surface-host.js";
+import {
+  liveClients,
+  type RequestOptions,
+  requireConnection,
+  type SurfaceHost,
+  sessionRequestOptions,
+} from "./surface-host.js";
 
 /**
  * One skill a server offers through the skills extension (`io.modelcontextprotocol/skills`): the
@@ -86,15 +92,18 @@ export class SkillCatalog {
       return this.#host.sessions.request(
         connection,
         { method: "skills/list" },
-        this.#requestOptions(connection, options),
+        sessionRequestOptions(this.#host, connection, options),
         (client, requestOptions) => this.#listOf(connection, client, requestOptions),
       );
     }
     const lists = await Promise.all(
       liveClients(this.#host).map(({ connection }) =>
         this.#host.sessions
-          .request(connection, { method: "skills/list" }, this.#requestOptions(connection, options), (c, o) =>
-            this.#listOf(connection, c, o),
+          .request(
+            connection,
+            { method: "skills/list" },
+            sessionRequestOptions(this.#host, connection, options),
+            (c, o) => this.#listOf(connection, c, o),
           )
           .catch((error: unknown) => {
             this.#host.logger.warn(`Listing the skills of server "${connection.name}" failed`, {
@@ -140,7 +149,7 @@ export class SkillCatalog {
       this.#host.sessions.request(
         connection,
         { method: "resources/read", item: ref ?? entry.uri },
-        this.#requestOptions(connection, options),
+        sessionRequestOptions(this.#host, connection, options),
         async (client, requestOptions) => {
           try {
             return await this.#skillsClient(client).read(skill, ref, requestOptions);
@@ -197,13 +206,6 @@ export class SkillCatalog {
       this.#clients.set(client, skills);
     }
     return skills;
-  }
-
-  #requestOptions(connection: ServerConnection, options: RequestOptions) {
-    return {
-      timeoutMs: options.timeout ?? this.#host.timeoutMs(connection),
-      ...(options.signal ? { signal: options.signal } : {}),
-    };
   }
 }
 

@@ -26,6 +26,30 @@ export interface RequestOptions {
   readonly timeout?: number;
 }
 
+/** Options of a request made through `SessionClients.request`: the caller's timeout, else the server's. */
+export function sessionRequestOptions(
+  host: SurfaceHost,
+  connection: ServerConnection,
+  options: RequestOptions,
+) {
+  return {
+    timeoutMs: options.timeout ?? host.timeoutMs(connection),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+}
+
+/** The same as the SDK client's own request options (`timeout`, `signal`). */
+export function clientRequestOptions(
+  host: SurfaceHost,
+  connection: ServerConnection,
+  options: RequestOptions,
+) {
+  return {
+    timeout: options.timeout ?? host.timeoutMs(connection),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+}
+
 /** The named server's connection, or a typed error saying there is none. */
 export function requireConnection(host: SurfaceHost, server: string): ServerConnection {
   const connection = host.connection(server);

@@ -65,75 +65,7 @@ describe("ToolRegistry", () => {
     ]);
     expect(definitions.map((d) => d.name)).toEqual(["s__visible"]);
   });
-});
 
-describe("flattenParameters", () => {
-  it("lists simple parameters with type, description, required, enum and default", () => {
-    const flat = flattenParameters({
-      type: "object",
-      properties: {
-        city: { type: "string", description: "City name" },
-        units: { type: "string", enum: ["c", "f"], default: "c" },
-        days: { type: ["integer", "null"] },
-      },
-      required: ["city"],
-    });
-    expect(flat.complete).toBe(true);
-    expect(flat.parameters).toEqual([
-      { name: "city", type: "string", description: "City name", required: true },
-      { name: "units", type: "string", enum: ["c", "f"], default: "c", required: false },
-      { name: "days", type: "integer", required: false },
-    ]);
-  });
-
-  it("says so instead of guessing for anyOf, $ref and nested objects", () => {
-    const flat = flattenParameters({
-      type: "object",
-      properties: {
-        target: { anyOf: [{ type: "string" }, { type: "number" }] },
-        ref: { $ref: "#/$defs/Thing" },
-        nested: { type: "object", properties: { x: { type: "number" } } },
-      },
-    });
-    expect(flat.complete).toBe(false);
-    expect(flat.omitted.join("\n")).toMatch(/target.*anyOf/);
-    expect(flat.omitted.join("\n")).toMatch(/ref.*\$ref/);
-    expect(flat.omitted.join("\n")).toMatch(/nested.*nested object/);
-  });
-});
-
-describe("validateArguments", () => {
-  it("lists every bad field without calling the server", () => {
-    const schema = {
-      type: "object",
-      properties: { a: { type: "number" }, b: { type: "number" }, mode: { enum: ["x", "y"] } },
-      required: ["a", "b"],
-    };
-    expect(validateArguments(schema, { a: 1, b: 2 })).toEqual([]);
-    const issues = validateArguments(schema, { a: "one", mode: "z" });
-    expect(issues.map((i) => i.path).sort()).toEqual(["a", "b", "mode"]);
-  });
-});
-
-describe("CallStats", () => {
-  it("counts calls, errors and timeouts with latency percentiles per tool and server", () => {
-    const stats = new CallStats();
-    for (let i = 1; i <= 100; i++)
-      stats.record("s", "mcp_s_t", i, i === 50 ? "timeout" : i % 10 === 0 ? "error" : "ok");
-    const snapshot = stats.snapshot();
-    expect(snapshot.tools.mcp_s_t).toMatchObject({
-      calls: 100,
-      errors: 9,
-      timeouts: 1,
-      p50Ms: 50,
-      p95Ms: 95,
-      maxMs: 100,
-    });
-    expect(snapshot.servers.s?.calls).toBe(100);
-  });
-});
-
-describe("ToolRegistry details", () => {
   const make = (logger?: { warn: (m: string) => void }) =>
     new ToolRegistry({
       toolNameFormat: "mcp_{server}_{tool}",
@@ -193,23 +125,84 @@ describe("ToolRegistry details", () => {
   });
 });
 
-describe("matchesToolFilter", () => {
-  it("matches exact names and `*` globs anywhere, treats other characters literally, exclude wins", () => {
-    const f = (include: string[], exclude: string[] = []) => ({ include, exclude });
-    expect(matchesToolFilter(f([]), "anything")).toBe(true);
-    expect(matchesToolFilter(f(["read_file"]), "read_file")).toBe(true);
-    expect(matchesToolFilter(f(["read_file"]), "read_files")).toBe(false);
-    expect(matchesToolFilter(f(["*_file"]), "write_file")).toBe(true);
-    expect(matchesToolFilter(f(["a*c*e"]), "abcde")).toBe(true);
-    expect(matchesToolFilter(f(["a*c*e"]), "abcd")).toBe(false);
-    expect(matchesToolFilter(f(["(x)+[y]?"]), "(x)+[y]?")).toBe(true);
-    expect(matchesToolFilter(f(["*"]), "multi\nline")).toBe(true);
-    expect(matchesToolFilter(f(["read_*"], ["read_secret"]), "read_secret")).toBe(false);
-    expect(matchesToolFilter(f([], ["*"]), "x")).toBe(false);
+describe("flattenParameters", () => {
+  it("lists simple parameters with type, description, required, enum and default", () => {
+    const flat = flattenParameters({
+      type: "object",
+      properties: {
+        city: { type: "string", description: "City name" },
+        units: { type: "string", enum: ["c", "f"], default: "c" },
+        days: { type: ["integer", "null"] },
+      },
+      required: ["city"],
+    });
+    expect(flat.complete).toBe(true);
+    expect(flat.parameters).toEqual([
+      { name: "city", type: "string", description: "City name", required: true },
+      { name: "units", type: "string", enum: ["c", "f"], default: "c", required: false },
+      { name: "days", type: "integer", required: false },
+    ]);
+  });
+
+  it("says so instead of guessing for anyOf, $ref and nested objects", () => {
+    const flat = flattenParameters({
+      type: "object",
+      properties: {
+        target: { anyOf: [{ type: "string" }, { type: "number" }] },
+        ref: { $ref: "#/$defs/Thing" },
+        nested: { type: "object", properties: { x: { type: "number" } } },
+      },
+    });
+    expect(flat.complete).toBe(false);
+    expect(flat.omitted.join("\n")).toMatch(/target.*anyOf/);
+    expect(flat.omitted.join("\n")).toMatch(/ref.*\$ref/);
+    expect(flat.omitted.join("\n")).toMatch(/nested.*nested object/);
+  });
+
+  it("flags what a flat list cannot say: unions of types, arrays of objects, open maps, top-level unions", () => {
+    const flat = flattenParameters({
+      type: "object",
+      properties: {
+        tags: { type: "array", items: { type: "string" }, description: "labels" },
+        rows: { type: "array", items: { type: "object", properties: { id: { type: "string" } } } },
+        either: { type: ["string", "number"] },
+        level: { enum: ["low", "high"] },
+      },
+      required: ["tags", "missing"],
+      additionalProperties: { type: "string" },
+    });
+    expect(flat.parameters).toEqual([
+      { name: "tags", type: "array", description: "labels", required: true },
+      { name: "rows", type: "array", required: false },
+      { name: "either", type: "string", required: false },
+      { name: "level", type: "string", enum: ["low", "high"], required: false },
+    ]);
+    expect(flat.complete).toBe(false);
+    expect(flat.omitted).toEqual([
+      "the schema accepts additional properties of any name",
+      '"rows" is an array of objects',
+      '"either" has no single JSON type (type ["string","number"]); treated as string',
+    ]);
+    expect(flattenParameters({ anyOf: [{ type: "object" }] }).omitted).toEqual([
+      'the schema uses "anyOf" at the top level',
+    ]);
+    expect(flattenParameters({ type: "array" }).complete).toBe(false);
+    expect(flattenParameters({ type: "object" })).toEqual({ parameters: [], complete: true, omitted: [] });
   });
 });
 
-describe("validateArguments details", () => {
+describe("validateArguments", () => {
+  it("lists every bad field without calling the server", () => {
+    const schema = {
+      type: "object",
+      properties: { a: { type: "number" }, b: { type: "number" }, mode: { enum: ["x", "y"] } },
+      required: ["a", "b"],
+    };
+    expect(validateArguments(schema, { a: 1, b: 2 })).toEqual([]);
+    const issues = validateArguments(schema, { a: "one", mode: "z" });
+    expect(issues.map((i) => i.path).sort()).toEqual(["a", "b", "mode"]);
+  });
+
   it("gives dotted paths for nested fields, follows $ref, and catches 2020-12-only keywords", () => {
     const schema = {
       type: "object",
@@ -246,36 +239,37 @@ describe("validateArguments details", () => {
   });
 });
 
-describe("flattenParameters edge cases", () => {
-  it("flags what a flat list cannot say: unions of types, arrays of objects, open maps, top-level unions", () => {
-    const flat = flattenParameters({
-      type: "object",
-      properties: {
-        tags: { type: "array", items: { type: "string" }, description: "labels" },
-        rows: { type: "array", items: { type: "object", properties: { id: { type: "string" } } } },
-        either: { type: ["string", "number"] },
-        level: { enum: ["low", "high"] },
-      },
-      required: ["tags", "missing"],
-      additionalProperties: { type: "string" },
+describe("CallStats", () => {
+  it("counts calls, errors and timeouts with latency percentiles per tool and server", () => {
+    const stats = new CallStats();
+    for (let i = 1; i <= 100; i++)
+      stats.record("s", "mcp_s_t", i, i === 50 ? "timeout" : i % 10 === 0 ? "error" : "ok");
+    const snapshot = stats.snapshot();
+    expect(snapshot.tools.mcp_s_t).toMatchObject({
+      calls: 100,
+      errors: 9,
+      timeouts: 1,
+      p50Ms: 50,
+      p95Ms: 95,
+      maxMs: 100,
     });
-    expect(flat.parameters).toEqual([
-      { name: "tags", type: "array", description: "labels", required: true },
-      { name: "rows", type: "array", required: false },
-      { name: "either", type: "string", required: false },
-      { name: "level", type: "string", enum: ["low", "high"], required: false },
-    ]);
-    expect(flat.complete).toBe(false);
-    expect(flat.omitted).toEqual([
-      "the schema accepts additional properties of any name",
-      '"rows" is an array of objects',
-      '"either" has no single JSON type (type ["string","number"]); treated as string',
-    ]);
-    expect(flattenParameters({ anyOf: [{ type: "object" }] }).omitted).toEqual([
-      'the schema uses "anyOf" at the top level',
-    ]);
-    expect(flattenParameters({ type: "array" }).complete).toBe(false);
-    expect(flattenParameters({ type: "object" })).toEqual({ parameters: [], complete: true, omitted: [] });
+    expect(snapshot.servers.s?.calls).toBe(100);
+  });
+});
+
+describe("matchesToolFilter", () => {
+  it("matches exact names and `*` globs anywhere, treats other characters literally, exclude wins", () => {
+    const f = (include: string[], exclude: string[] = []) => ({ include, exclude });
+    expect(matchesToolFilter(f([]), "anything")).toBe(true);
+    expect(matchesToolFilter(f(["read_file"]), "read_file")).toBe(true);
+    expect(matchesToolFilter(f(["read_file"]), "read_files")).toBe(false);
+    expect(matchesToolFilter(f(["*_file"]), "write_file")).toBe(true);
+    expect(matchesToolFilter(f(["a*c*e"]), "abcde")).toBe(true);
+    expect(matchesToolFilter(f(["a*c*e"]), "abcd")).toBe(false);
+    expect(matchesToolFilter(f(["(x)+[y]?"]), "(x)+[y]?")).toBe(true);
+    expect(matchesToolFilter(f(["*"]), "multi\nline")).toBe(true);
+    expect(matchesToolFilter(f(["read_*"], ["read_secret"]), "read_secret")).toBe(false);
+    expect(matchesToolFilter(f([], ["*"]), "x")).toBe(false);
   });
 });
 
