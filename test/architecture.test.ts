@@ -19,6 +19,7 @@ const allowed: Record<string, readonly string[]> = {
   bridge: ["errors", "util", "config", "auth", "transport", "connection", "registry", "results", "search"],
   adapters: ["errors", "util", "registry", "results", "search", "bridge"],
   agent: ["errors", "util", "registry", "results", "bridge", "adapters"],
+  gateway: ["errors", "util", "config", "auth", "registry", "results", "search", "bridge", "adapters"],
   index: [
     "errors",
     "util",
@@ -55,6 +56,7 @@ const allowed: Record<string, readonly string[]> = {
     "bridge",
     "adapters",
     "agent",
+    "gateway",
     "index",
   ],
 };

@@ -1,0 +1,138 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { toNodeHandler } from "@modelcontextprotocol/node";
+import { type AuthInfo, createMcpHandler } from "@modelcontextprotocol/server";
+import type { Bridge } from "../bridge/types.js";
+import { ErrorCode, McpBridgeError } from "../errors.js";
+import { errorText } from "../util/text-of.js";
+import { type RequestTracker, requestTracker } from "./handle.js";
+import { gatewayServer } from "./mcp-server.js";
+import type { GatewayProfile } from "./profile.js";
+import { bearerOf, type GatewayToken, tokenMatcher } from "./tokens.js";
+
+export interface GatewayOptions {
+  readonly bridge: Bridge;
+  /** Default 127.0.0.1. Any other address requires `tokens`. */
+  readonly host?: string;
+  /** Default 0 (a free port). */
+  readonly port?: number;
+  /** Static bearer tokens; when given, every MCP request must carry one. */
+  readonly tokens?: readonly GatewayToken[];
+  /** Largest request body in bytes (413 above). Default 4 MiB. */
+  readonly maxBodyBytes?: number;
+  /** How long `drain()` waits for in-flight calls, in ms. Default 30 000. */
+  readonly drainTimeoutMs?: number;
+  /** Version reported in `serverInfo`. */
+  readonly version?: string;
+}
+
+export interface Gateway {
+  /** The MCP endpoint, e.g. `http://127.0.0.1:PORT/mcp`. */
+  readonly url: string;
+  readonly tracker: RequestTracker;
+  /** Stop accepting, wait for in-flight calls (bounded by `drainTimeoutMs`), then close. */
+  drain(): Promise<void>;
+  /** Close at once. The bridge stays open: it belongs to the caller. */
+  close(): Promise<void>;
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+/** Serves the bridge's merged catalog as one MCP server over Streamable HTTP (both protocol eras). */
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const host = options.host ?? "127.0.0.1";
+  const tokens = options.tokens ?? [];
+  if (!LOOPBACK.has(host) && tokens.length === 0) {
+    throw new McpBridgeError(
+      ErrorCode.ConfigInvalid,
+      `The gateway will not listen on ${host} without auth: configure bearer tokens, or bind 127.0.0.1.`,
+    );
+  }
+  const tracker = requestTracker();
+  const version = options.version ?? "0.0.0";
+  const match = tokenMatcher(tokens);
+  const handler = createMcpHandler((ctx) => {
+    const profile = ctx.authInfo?.extra?.["profile"] as GatewayProfile | undefined;
+    return gatewayServer(options.bridge, tracker, profile, version);
+  });
+  const stopListening = options.bridge.on("toolsChanged", () => handler.notify.toolsChanged());
+  const node = toNodeHandler(handler, { maxRequestBodySize: options.maxBodyBytes ?? 4 * 1024 * 1024 });
+  let draining = false;
+
+  const respond = (
+    res: ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ) => {
+    res.writeHead(status, { "content-type": "application/json", ...headers });
+    res.end(JSON.stringify(body));
+  };
+  const route = async (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse) => {
+    const path = new URL(req.url ?? "/", "http://gateway").pathname;
+    if (path === "/healthz") return respond(res, 200, { status: "ok" });
+    if (path === "/readyz") {
+      const servers = options.bridge.servers();
+      const ready = !draining && servers.some((s) => s.state === "connected");
+      return respond(res, ready ? 200 : 503, { ready, draining });
+    }
+    if (path !== "/mcp") return respond(res, 404, { error: "not found" });
+    if (draining) return respond(res, 503, { error: "draining" }, { connection: "close" });
+    if (tokens.length > 0) {
+      const presented = bearerOf(req.headers.authorization);
+      const found = presented === undefined ? undefined : match(presented);
+      if (!found) {
+        const challenge =
+          presented === undefined
+            ? 'Bearer realm="mcp-bridge"'
+            : 'Bearer realm="mcp-bridge", error="invalid_token"';
+        return respond(res, 401, { error: "unauthorized" }, { "www-authenticate": challenge });
+      }
+      req.auth = {
+        token: presented ?? "",
+        clientId: found.client,
+        scopes: [],
+        extra: { profile: found.profile },
+      };
+    }
+    await node(req, res);
+  };
+  const http = createServer((req, res) => {
+    route(req, res).catch((error) => {
+      if (!res.headersSent) respond(res, 500, { error: errorText(error) });
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(options.port ?? 0, host, () => resolve());
+  });
+  const address = http.address() as AddressInfo;
+  const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  let closed: Promise<void> | undefined;
+  const close = () => {
+    closed ??= (async () => {
+      stopListening();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await handler.close();
+    })();
+    return closed;
+  };
+  return {
+    url: `http://${shownHost}:${address.port}/mcp`,
+    tracker,
+    close,
+    async drain() {
+      draining = true;
+      http.closeIdleConnections();
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, options.drainTimeoutMs ?? 30_000);
+      });
+      await Promise.race([tracker.idle(), bound]);
+      clearTimeout(timer);
+      await close();
+    },
+  };
+}
