@@ -12,7 +12,10 @@ async function connect(
   mode: "2025-11-25" | "2026-07-28",
   token = TOKEN,
 ): Promise<Client & AsyncDisposable> {
-  const client = new Client({ name: "gateway-test", version: "1.0.0" }, { versionNegotiation: { mode } });
+  const client = new Client(
+    { name: "gateway-test", version: "1.0.0" },
+    { versionNegotiation: { mode: mode === "2025-11-25" ? "legacy" : { pin: mode } } },
+  );
   await client.connect(
     new StreamableHTTPClientTransport(new URL(url), {
       requestInit: { headers: { authorization: `Bearer ${token}` } },
@@ -54,6 +57,7 @@ describe("serve over Streamable HTTP", () => {
   for (const mode of ["2025-11-25", "2026-07-28"] as const) {
     it(`lists the merged catalog and calls a namespaced tool (${mode})`, async () => {
       await using client = await connect(gateway.url, mode);
+      expect(client.getNegotiatedProtocolVersion()).toBe(mode);
       const { tools } = await client.listTools();
       const names = tools.map((t) => t.name);
       expect(names).toContain("mcp_crashy_add");
