@@ -36,6 +36,9 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
+/** After the last call settles, how long drain waits for its response to be written. */
+const RESPONSE_FLUSH_MS = 2_000;
+
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
 /** Serves the bridge's merged catalog as one MCP server over Streamable HTTP (both protocol eras). */
@@ -58,6 +61,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const stopListening = options.bridge.on("toolsChanged", () => handler.notify.toolsChanged());
   const node = toNodeHandler(handler, { maxRequestBodySize: options.maxBodyBytes ?? 4 * 1024 * 1024 });
   let draining = false;
+  const active = new Set<ServerResponse>();
 
   const respond = (
     res: ServerResponse,
@@ -95,6 +99,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         extra: { profile: found.profile },
       };
     }
+    // A response stays "active" until written out: a call's result is written just after its handler
+    // returns, so drain waits for these too before closing connections.
+    active.add(res);
+    res.once("close", () => active.delete(res));
     await node(req, res);
   };
   const http = createServer((req, res) => {
@@ -124,15 +132,23 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     tracker,
     close,
     async drain() {
+      // Stop accepting: no new connections, idle keep-alive ones closed, a new request on a busy one gets 503.
       draining = true;
+      const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeIdleConnections();
+      const deadline = Date.now() + (options.drainTimeoutMs ?? 30_000);
       let timer: NodeJS.Timeout | undefined;
       const bound = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, options.drainTimeoutMs ?? 30_000);
+        timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
       });
       await Promise.race([tracker.idle(), bound]);
       clearTimeout(timer);
+      // Let the last results reach their clients. Long-lived streams (subscriptions/listen) never end
+      // by themselves, hence a short bound of its own.
+      const flushBy = Math.min(deadline, Date.now() + RESPONSE_FLUSH_MS);
+      while (active.size > 0 && Date.now() < flushBy) await new Promise((r) => setTimeout(r, 20));
       await close();
+      await stopped;
     },
   };
 }

@@ -1,31 +1,12 @@
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Gateway, startGateway } from "../../src/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
+import { connect as connectAs, type Era, textOf } from "./client.js";
 
 const TOKEN = "gateway-test-token";
 const LIMITED = "limited-token";
-
-async function connect(
-  url: string,
-  mode: "2025-11-25" | "2026-07-28",
-  token = TOKEN,
-): Promise<Client & AsyncDisposable> {
-  const client = new Client(
-    { name: "gateway-test", version: "1.0.0" },
-    { versionNegotiation: { mode: mode === "2025-11-25" ? "legacy" : { pin: mode } } },
-  );
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  return Object.assign(client, { [Symbol.asyncDispose]: () => client.close() });
-}
-
-const textOf = (result: { content?: unknown }) =>
-  ((result.content as { type: string; text?: string }[] | undefined) ?? []).map((c) => c.text ?? "").join("");
+const connect = (url: string, mode: Era, token = TOKEN) => connectAs(url, mode, token);
 
 describe("serve over Streamable HTTP", () => {
   let bridge: Bridge;
