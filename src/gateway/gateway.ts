@@ -78,7 +78,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (path === "/readyz") {
       const servers = options.bridge.servers();
       const ready = !draining && servers.some((s) => s.state === "connected");
-      return respond(res, ready ? 200 : 503, { ready, draining });
+      return respond(res, ready ? 200 : 503, { ready, draining, inFlight: tracker.inFlight });
     }
     if (path !== "/mcp") return respond(res, 404, { error: "not found" });
     if (draining) return respond(res, 503, { error: "draining" }, { connection: "close" });

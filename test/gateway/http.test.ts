@@ -97,7 +97,7 @@ describe("serve over Streamable HTTP", () => {
     expect((await fetch(new URL("/healthz", base))).status).toBe(200);
     const ready = await fetch(new URL("/readyz", base));
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ ready: true, draining: false });
+    expect(await ready.json()).toEqual({ ready: true, draining: false, inFlight: 0 });
   });
 
   it("an upstream crash mid-call is an error result for that client only; a concurrent client's calls succeed", async () => {

@@ -1,10 +1,11 @@
 import { resolve } from "node:path";
+import { startBridge } from "../../bridge/bridge.js";
 import { readAuthFile, tokensFromEnv } from "../../gateway/auth-file.js";
 import { serveGatewayStdio, startGateway } from "../../gateway/index.js";
 import { parseDuration } from "../../util/duration.js";
 import { usageError } from "../args.js";
 import { defineCommand } from "../command.js";
-import { type CommandContext, openBridge } from "../context.js";
+import { type CommandContext, cliBridgeOptions } from "../context.js";
 
 /** The environment variable holding static bearer tokens (comma-separated) for `serve --http`. */
 export const TOKENS_ENV = "MCP_BRIDGE_GATEWAY_TOKENS";
@@ -47,7 +48,10 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
     throw usageError(`--max-body wants a positive number of bytes, got "${options["max-body"]}"`);
   }
   const drainTimeoutMs = options.drain === undefined ? undefined : parseDuration(options.drain);
-  const bridge = await openBridge(context);
+  // Not openBridge: that closes the bridge as soon as SIGTERM arrives, and a drain needs the upstream
+  // servers until the in-flight calls are done.
+  const bridge = await startBridge(await cliBridgeOptions(context));
+  await bridge.ready();
   try {
     if (!listen) {
       const served = serveGatewayStdio(bridge);
