@@ -192,6 +192,7 @@ describe("public surface", () => {
       ".",
       "./agent",
       "./ai-sdk",
+      "./gateway",
       "./internals",
       "./package.json",
     ]);

@@ -58,7 +58,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const profile = ctx.authInfo?.extra?.["profile"] as GatewayProfile | undefined;
     return gatewayServer(options.bridge, tracker, profile, version);
   });
-  const stopListening = options.bridge.on("toolsChanged", () => handler.notify.toolsChanged());
+  const unsubscribe = [
+    options.bridge.on("toolsChanged", () => handler.notify.toolsChanged()),
+    options.bridge.on("resourcesChanged", () => handler.notify.resourcesChanged()),
+    options.bridge.on("promptsChanged", () => handler.notify.promptsChanged()),
+  ];
+  const stopListening = () => {
+    for (const stop of unsubscribe) stop();
+  };
   const node = toNodeHandler(handler, { maxRequestBodySize: options.maxBodyBytes ?? 4 * 1024 * 1024 });
   let draining = false;
   const active = new Set<ServerResponse>();

@@ -3,6 +3,7 @@ import type { Bridge } from "../bridge/types.js";
 import { errorText } from "../util/text-of.js";
 import type { RequestTracker } from "./handle.js";
 import { type GatewayProfile, profileAllows } from "./profile.js";
+import { registerSurface } from "./surface.js";
 
 export const GATEWAY_NAME = "mcp-bridge";
 
@@ -18,7 +19,13 @@ export function gatewayServer(
 ): Server {
   const server = new Server(
     { name: GATEWAY_NAME, version },
-    { capabilities: { tools: { listChanged: true } } },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { listChanged: true },
+        prompts: { listChanged: true },
+      },
+    },
   );
   const visible = () => bridge.tools().filter((t) => profileAllows(profile, t.server, t.name));
   server.setRequestHandler("tools/list", () =>
@@ -58,5 +65,6 @@ export function gatewayServer(
       }
     }),
   );
+  registerSurface(server, bridge, tracker, profile);
   return server;
 }

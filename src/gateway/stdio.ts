@@ -12,9 +12,27 @@ export function serveGatewayStdio(bridge: Bridge, version = "0.0.0"): { close():
     servers.add(server);
     return server;
   });
-  const stop = bridge.on("toolsChanged", () => {
-    for (const server of servers) server.sendToolListChanged().catch(() => undefined);
-  });
+  // A client that went away cannot be told; its send failing is nothing to report.
+  const each = (send: (server: ReturnType<typeof gatewayServer>) => Promise<void>) => () => {
+    for (const server of servers) send(server).catch(() => undefined);
+  };
+  const unsubscribe = [
+    bridge.on(
+      "toolsChanged",
+      each((s) => s.sendToolListChanged()),
+    ),
+    bridge.on(
+      "resourcesChanged",
+      each((s) => s.sendResourceListChanged()),
+    ),
+    bridge.on(
+      "promptsChanged",
+      each((s) => s.sendPromptListChanged()),
+    ),
+  ];
+  const stop = () => {
+    for (const off of unsubscribe) off();
+  };
   return {
     async close() {
       stop();
