@@ -6,6 +6,7 @@ import type { Bridge } from "../bridge/types.js";
 import { ErrorCode, McpBridgeError } from "../errors.js";
 import { errorText } from "../util/text-of.js";
 import { type RequestTracker, requestTracker } from "./handle.js";
+import { LegacySessions } from "./legacy-sessions.js";
 import { gatewayServer } from "./mcp-server.js";
 import type { GatewayProfile } from "./profile.js";
 import { bearerOf, type GatewayToken, tokenMatcher } from "./tokens.js";
@@ -22,6 +23,8 @@ export interface GatewayOptions {
   readonly maxBodyBytes?: number;
   /** How long `drain()` waits for in-flight calls, in ms. Default 30 000. */
   readonly drainTimeoutMs?: number;
+  /** Most open 2025-11-25 sessions at once (503 above). Default 1000. */
+  readonly maxSessions?: number;
   /** Version reported in `serverInfo`. */
   readonly version?: string;
 }
@@ -58,15 +61,36 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const profile = ctx.authInfo?.extra?.["profile"] as GatewayProfile | undefined;
     return gatewayServer(options.bridge, tracker, profile, version);
   });
+  const sessions = new LegacySessions(options.maxSessions ?? 1000);
   const unsubscribe = [
-    options.bridge.on("toolsChanged", () => handler.notify.toolsChanged()),
-    options.bridge.on("resourcesChanged", () => handler.notify.resourcesChanged()),
-    options.bridge.on("promptsChanged", () => handler.notify.promptsChanged()),
+    options.bridge.on("toolsChanged", () => {
+      handler.notify.toolsChanged();
+      for (const s of sessions.servers()) s.sendToolListChanged().catch(() => undefined);
+    }),
+    options.bridge.on("resourcesChanged", () => {
+      handler.notify.resourcesChanged();
+      for (const s of sessions.servers()) s.sendResourceListChanged().catch(() => undefined);
+    }),
+    options.bridge.on("promptsChanged", () => {
+      handler.notify.promptsChanged();
+      for (const s of sessions.servers()) s.sendPromptListChanged().catch(() => undefined);
+    }),
   ];
   const stopListening = () => {
     for (const stop of unsubscribe) stop();
   };
-  const node = toNodeHandler(handler, { maxRequestBodySize: options.maxBodyBytes ?? 4 * 1024 * 1024 });
+  const node = toNodeHandler(
+    {
+      fetch: async (request, init) => {
+        const profile = init?.authInfo?.extra?.["profile"] as GatewayProfile | undefined;
+        const opened = await sessions.handle(request, init?.authInfo, () =>
+          gatewayServer(options.bridge, tracker, profile, version),
+        );
+        return opened ?? handler.fetch(request, init);
+      },
+    },
+    { maxRequestBodySize: options.maxBodyBytes ?? 4 * 1024 * 1024 },
+  );
   let draining = false;
   const active = new Set<ServerResponse>();
 
@@ -109,7 +133,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     // A response stays "active" until written out: a call's result is written just after its handler
     // returns, so drain waits for these too before closing connections.
     active.add(res);
-    res.once("close", () => active.delete(res));
+    res.once("close", () => {
+      active.delete(res);
+      // A session client that drops a POST before its answer is written has gone away (no event store
+      // lets it resume): end its session so its calls are cancelled upstream.
+      const session = req.headers["mcp-session-id"];
+      if (!res.writableFinished && req.method === "POST" && typeof session === "string")
+        void sessions.drop(session);
+    });
     await node(req, res);
   };
   const http = createServer((req, res) => {
@@ -130,6 +161,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       stopListening();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
+      await sessions.close();
       await handler.close();
     })();
     return closed;

@@ -61,6 +61,31 @@ describe("serve over Streamable HTTP", () => {
     );
   });
 
+  it("a 2025-11-25 session belongs to the token that opened it", async () => {
+    await using client = await connect(gateway.url, "2025-11-25");
+    const sessionId = client.transport?.sessionId ?? "";
+    expect(sessionId).not.toBe("");
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-11-25",
+      "mcp-session-id": sessionId,
+    };
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list" });
+    const other = await fetch(gateway.url, {
+      method: "POST",
+      body,
+      headers: { ...headers, authorization: `Bearer ${LIMITED}` },
+    });
+    expect(other.status).toBe(404);
+    const unknown = await fetch(gateway.url, {
+      method: "POST",
+      body,
+      headers: { ...headers, "mcp-session-id": "not-a-session", authorization: `Bearer ${TOKEN}` },
+    });
+    expect(unknown.status).toBe(404);
+  });
+
   it("answers 401 with a Bearer challenge without a token or with a wrong one", async () => {
     const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
     const none = await fetch(gateway.url, {

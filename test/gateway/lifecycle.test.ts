@@ -34,19 +34,30 @@ describe("gateway lifecycle", () => {
     expect(names).toContain("mcp_dyn_fresh");
   }, 30_000);
 
-  it("a client that disconnects mid-call gets the upstream call cancelled", async () => {
-    const { bridge, gateway } = await start({ servers: { slow: stdioEntry("slow-tool") } });
-    const before = await cancelledUpstream(bridge);
-    const client = await connect(gateway.url, "2025-11-25", undefined);
-    const pending = client
-      .callTool({ name: "mcp_slow_sleep", arguments: { ms: 60_000 } })
-      .catch((e: unknown) => e);
-    await until(() => gateway.tracker.inFlight > 0);
-    await client.close();
-    await pending;
-    await until(() => gateway.tracker.inFlight === 0, 15_000);
-    expect(await cancelledUpstream(bridge)).toBe(before + 1);
+  it("a 2025-11-25 client gets a session and is told tools/list_changed over it", async () => {
+    const { gateway } = await start({ servers: { dyn: stdioEntry("list-changed") } });
+    let changed = 0;
+    await using client = await connect(gateway.url, "2025-11-25", undefined, () => changed++);
+    expect(client.transport?.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    await client.callTool({ name: "mcp_dyn_add_tool", arguments: { name: "fresh" } });
+    await until(() => changed > 0);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain("mcp_dyn_fresh");
   }, 30_000);
+
+  for (const mode of ["2025-11-25", "2026-07-28"] as const)
+    it(`a client that disconnects mid-call gets the upstream call cancelled (${mode})`, async () => {
+      const { bridge, gateway } = await start({ servers: { slow: stdioEntry("slow-tool") } });
+      const before = await cancelledUpstream(bridge);
+      const client = await connect(gateway.url, mode, undefined);
+      const pending = client
+        .callTool({ name: "mcp_slow_sleep", arguments: { ms: 60_000 } })
+        .catch((e: unknown) => e);
+      await until(() => gateway.tracker.inFlight > 0);
+      await client.close();
+      await pending;
+      await until(() => gateway.tracker.inFlight === 0, 15_000);
+      expect(await cancelledUpstream(bridge)).toBe(before + 1);
+    }, 30_000);
 
   it("drain lets an in-flight call finish, refuses new requests, then closes", async () => {
     const { gateway } = await start({ servers: { slow: stdioEntry("slow-tool") } });
