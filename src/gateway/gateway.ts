@@ -8,6 +8,7 @@ import { errorText } from "../util/text-of.js";
 import { type RequestTracker, requestTracker } from "./handle.js";
 import { LegacySessions } from "./legacy-sessions.js";
 import { gatewayServer } from "./mcp-server.js";
+import { type GatewayOAuth, jwtVerifier, protectedResourceMetadata } from "./oauth.js";
 import type { GatewayProfile } from "./profile.js";
 import { bearerOf, type GatewayToken, tokenMatcher } from "./tokens.js";
 
@@ -19,6 +20,8 @@ export interface GatewayOptions {
   readonly port?: number;
   /** Static bearer tokens; when given, every MCP request must carry one. */
   readonly tokens?: readonly GatewayToken[];
+  /** OAuth 2.1 resource-server mode: JWT access tokens verified against the issuer's JWKS. */
+  readonly oauth?: GatewayOAuth;
   /** Largest request body in bytes (413 above). Default 4 MiB. */
   readonly maxBodyBytes?: number;
   /** How long `drain()` waits for in-flight calls, in ms. Default 30 000. */
@@ -42,16 +45,22 @@ export interface Gateway {
 /** After the last call settles, how long drain waits for its response to be written. */
 const RESPONSE_FLUSH_MS = 2_000;
 
+const METADATA_PATH = "/.well-known/oauth-protected-resource";
+
+type AuthOutcome =
+  | { ok: true; client: string; profile: GatewayProfile | undefined; expiresAt?: number }
+  | { ok: false; reason: string };
+
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
 /** Serves the bridge's merged catalog as one MCP server over Streamable HTTP (both protocol eras). */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const host = options.host ?? "127.0.0.1";
   const tokens = options.tokens ?? [];
-  if (!LOOPBACK.has(host) && tokens.length === 0) {
+  if (!LOOPBACK.has(host) && tokens.length === 0 && !options.oauth) {
     throw new McpBridgeError(
       ErrorCode.ConfigInvalid,
-      `The gateway will not listen on ${host} without auth: configure bearer tokens, or bind 127.0.0.1.`,
+      `The gateway will not listen on ${host} without auth: configure bearer tokens or OAuth, or bind 127.0.0.1.`,
     );
   }
   const tracker = requestTracker();
@@ -91,6 +100,17 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     },
     { maxRequestBodySize: options.maxBodyBytes ?? 4 * 1024 * 1024 },
   );
+  // Known once listening; requests only arrive after that.
+  let url = "";
+  let metadataUrl = "";
+  let verify: ReturnType<typeof jwtVerifier> | undefined;
+  const authenticate = async (presented: string | undefined): Promise<AuthOutcome> => {
+    if (presented === undefined) return { ok: false, reason: "no bearer token" };
+    const found = match(presented);
+    if (found) return { ok: true, client: found.client, profile: found.profile };
+    if (verify) return verify(presented);
+    return { ok: false, reason: "unknown token" };
+  };
   let draining = false;
   const active = new Set<ServerResponse>();
 
@@ -111,23 +131,30 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       const ready = !draining && servers.some((s) => s.state === "connected");
       return respond(res, ready ? 200 : 503, { ready, draining, inFlight: tracker.inFlight });
     }
+    if (options.oauth && (path === METADATA_PATH || path === `${METADATA_PATH}/mcp`)) {
+      return respond(res, 200, protectedResourceMetadata(options.oauth, url));
+    }
     if (path !== "/mcp") return respond(res, 404, { error: "not found" });
     if (draining) return respond(res, 503, { error: "draining" }, { connection: "close" });
-    if (tokens.length > 0) {
+    if (tokens.length > 0 || verify) {
       const presented = bearerOf(req.headers.authorization);
-      const found = presented === undefined ? undefined : match(presented);
-      if (!found) {
-        const challenge =
-          presented === undefined
-            ? 'Bearer realm="mcp-bridge"'
-            : 'Bearer realm="mcp-bridge", error="invalid_token"';
-        return respond(res, 401, { error: "unauthorized" }, { "www-authenticate": challenge });
+      const outcome = await authenticate(presented);
+      if (!outcome.ok) {
+        const params = [
+          'Bearer realm="mcp-bridge"',
+          ...(options.oauth ? [`resource_metadata="${metadataUrl}"`] : []),
+          ...(presented === undefined
+            ? []
+            : ['error="invalid_token"', `error_description="${outcome.reason.replace(/["\\\r\n]/g, " ")}"`]),
+        ];
+        return respond(res, 401, { error: "unauthorized" }, { "www-authenticate": params.join(", ") });
       }
       req.auth = {
         token: presented ?? "",
-        clientId: found.client,
+        clientId: outcome.client,
         scopes: [],
-        extra: { profile: found.profile },
+        ...(outcome.expiresAt === undefined ? {} : { expiresAt: outcome.expiresAt }),
+        extra: { profile: outcome.profile },
       };
     }
     // A response stays "active" until written out: a call's result is written just after its handler
@@ -155,6 +182,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
   const address = http.address() as AddressInfo;
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  url = `http://${shownHost}:${address.port}/mcp`;
+  metadataUrl = `http://${shownHost}:${address.port}${METADATA_PATH}/mcp`;
+  if (options.oauth) verify = jwtVerifier(options.oauth, options.oauth.audience ?? url);
   let closed: Promise<void> | undefined;
   const close = () => {
     closed ??= (async () => {
@@ -167,7 +197,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     return closed;
   };
   return {
-    url: `http://${shownHost}:${address.port}/mcp`,
+    url,
     tracker,
     close,
     async drain() {
