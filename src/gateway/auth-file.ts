@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import * as z from "zod";
 import { ErrorCode, McpBridgeError } from "../errors.js";
 import { errorText } from "../util/text-of.js";
+import type { GatewayOAuth } from "./oauth.js";
 import type { GatewayToken } from "./tokens.js";
 
 const profileSchema = z.strictObject({
@@ -9,24 +10,36 @@ const profileSchema = z.strictObject({
   tools: z.array(z.string()).optional(),
 });
 const authFileSchema = z.strictObject({
-  tokens: z.array(
-    z.strictObject({
-      token: z.string().min(1).optional(),
-      tokenEnv: z.string().min(1).optional(),
-      client: z.string().optional(),
-      profile: profileSchema.optional(),
-    }),
-  ),
+  oauth: z
+    .strictObject({
+      issuer: z.string().min(1),
+      jwksUrl: z.url(),
+      audience: z.string().optional(),
+      profiles: z.record(z.string(), profileSchema).optional(),
+      defaultProfile: profileSchema.optional(),
+    })
+    .optional(),
+  tokens: z
+    .array(
+      z.strictObject({
+        token: z.string().min(1).optional(),
+        tokenEnv: z.string().min(1).optional(),
+        client: z.string().optional(),
+        profile: profileSchema.optional(),
+      }),
+    )
+    .default([]),
 });
 
 /**
- * Reads the gateway's token file: `{ "tokens": [{ "token": "sha256:HEX" | "...", "tokenEnv": "VAR",
+ * Reads the gateway's auth file: `{ "oauth": { "issuer", "jwksUrl", "audience", "profiles", "defaultProfile" },
+ * "tokens": [{ "token": "sha256:HEX" | "...", "tokenEnv": "VAR",
  * "client": "name", "profile": { "servers": [...], "tools": [...] } }] }`.
  */
 export async function readAuthFile(
   file: string,
   env: Readonly<Record<string, string | undefined>>,
-): Promise<GatewayToken[]> {
+): Promise<{ tokens: GatewayToken[]; oauth?: GatewayOAuth }> {
   let raw: unknown;
   try {
     raw = JSON.parse(await readFile(file, "utf8"));
@@ -43,7 +56,7 @@ export async function readAuthFile(
       `The gateway auth file ${file} is invalid: ${z.prettifyError(parsed.error)}`,
     );
   }
-  return parsed.data.tokens.map((entry, i) => {
+  const tokens = parsed.data.tokens.map((entry, i) => {
     const token = entry.token ?? (entry.tokenEnv ? env[entry.tokenEnv] : undefined);
     if (!token) {
       throw new McpBridgeError(
@@ -57,6 +70,21 @@ export async function readAuthFile(
       ...(entry.profile === undefined ? {} : { profile: entry.profile }),
     };
   });
+  const oauth = parsed.data.oauth;
+  return {
+    tokens,
+    ...(oauth
+      ? {
+          oauth: {
+            issuer: oauth.issuer,
+            jwksUrl: oauth.jwksUrl,
+            ...(oauth.audience === undefined ? {} : { audience: oauth.audience }),
+            ...(oauth.profiles === undefined ? {} : { profiles: oauth.profiles }),
+            ...(oauth.defaultProfile === undefined ? {} : { defaultProfile: oauth.defaultProfile }),
+          },
+        }
+      : {}),
+  };
 }
 
 /** Tokens from an environment variable: comma-separated, each plain or `sha256:HEX`, every profile open. */

@@ -39,10 +39,8 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
   if (Boolean(options.stdio) === (options.http !== undefined))
     throw usageError("Give exactly one of --stdio and --http [HOST:]PORT");
   const listen = options.http === undefined ? undefined : parseListen(options.http);
-  const tokens = [
-    ...tokensFromEnv(io.env[TOKENS_ENV]),
-    ...(options.auth ? await readAuthFile(resolve(io.cwd, options.auth), io.env) : []),
-  ];
+  const file = options.auth ? await readAuthFile(resolve(io.cwd, options.auth), io.env) : undefined;
+  const tokens = [...tokensFromEnv(io.env[TOKENS_ENV]), ...(file?.tokens ?? [])];
   const maxBodyBytes = options["max-body"] === undefined ? undefined : Number(options["max-body"]);
   if (maxBodyBytes !== undefined && !(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0)) {
     throw usageError(`--max-body wants a positive number of bytes, got "${options["max-body"]}"`);
@@ -64,6 +62,7 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
       host: listen.host,
       port: listen.port,
       tokens,
+      ...(file?.oauth ? { oauth: file.oauth } : {}),
       ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
       ...(drainTimeoutMs === undefined ? {} : { drainTimeoutMs }),
     });
@@ -89,7 +88,11 @@ export const serveCommand = defineCommand({
       value: "[HOST:]PORT",
       description: "serve Streamable HTTP at /mcp (host 127.0.0.1 unless given)",
     },
-    auth: { type: "string", value: "FILE", description: "JSON file of bearer tokens and their profiles" },
+    auth: {
+      type: "string",
+      value: "FILE",
+      description: "JSON file of bearer tokens, OAuth (JWT) settings and profiles",
+    },
     "max-body": {
       type: "string",
       value: "BYTES",
