@@ -7,6 +7,7 @@ import { ErrorCode, McpBridgeError } from "../errors.js";
 import { errorText } from "../util/text-of.js";
 import { type RequestTracker, requestTracker } from "./handle.js";
 import { LegacySessions } from "./legacy-sessions.js";
+import { ClientLimiter, type GatewayLimits } from "./limits.js";
 import { gatewayServer } from "./mcp-server.js";
 import { type GatewayOAuth, jwtVerifier, protectedResourceMetadata } from "./oauth.js";
 import type { GatewayProfile } from "./profile.js";
@@ -22,6 +23,8 @@ export interface GatewayOptions {
   readonly tokens?: readonly GatewayToken[];
   /** OAuth 2.1 resource-server mode: JWT access tokens verified against the issuer's JWKS. */
   readonly oauth?: GatewayOAuth;
+  /** Per-client limits on tool calls. */
+  readonly limits?: GatewayLimits;
   /** Largest request body in bytes (413 above). Default 4 MiB. */
   readonly maxBodyBytes?: number;
   /** How long `drain()` waits for in-flight calls, in ms. Default 30 000. */
@@ -66,9 +69,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const tracker = requestTracker();
   const version = options.version ?? "0.0.0";
   const match = tokenMatcher(tokens);
+  const limiter = new ClientLimiter(options.limits);
+  // Without auth every caller is one client: the limits then bound the whole gateway.
+  const clientOf = (auth: AuthInfo | undefined) => ({ id: auth?.clientId ?? "anonymous", limiter });
   const handler = createMcpHandler((ctx) => {
     const profile = ctx.authInfo?.extra?.["profile"] as GatewayProfile | undefined;
-    return gatewayServer(options.bridge, tracker, profile, version);
+    return gatewayServer(options.bridge, tracker, profile, version, clientOf(ctx.authInfo));
   });
   const sessions = new LegacySessions(options.maxSessions ?? 1000);
   const unsubscribe = [
@@ -93,7 +99,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       fetch: async (request, init) => {
         const profile = init?.authInfo?.extra?.["profile"] as GatewayProfile | undefined;
         const opened = await sessions.handle(request, init?.authInfo, () =>
-          gatewayServer(options.bridge, tracker, profile, version),
+          gatewayServer(options.bridge, tracker, profile, version, clientOf(init?.authInfo)),
         );
         return opened ?? handler.fetch(request, init);
       },

@@ -2,10 +2,14 @@ import { ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/
 import type { Bridge } from "../bridge/types.js";
 import { errorText } from "../util/text-of.js";
 import type { RequestTracker } from "./handle.js";
+import type { ClientLimiter } from "./limits.js";
 import { type GatewayProfile, profileAllows } from "./profile.js";
 import { registerSurface } from "./surface.js";
 
 export const GATEWAY_NAME = "mcp-bridge";
+
+/** JSON-RPC server error for a call refused by a per-client limit. */
+const RATE_LIMITED = -32029;
 
 /**
  * One MCP server instance over the bridge's merged catalog, limited to `profile`. Cheap to build: the
@@ -16,6 +20,7 @@ export function gatewayServer(
   tracker: RequestTracker,
   profile: GatewayProfile | undefined,
   version: string,
+  client: { readonly id: string; readonly limiter: ClientLimiter },
 ): Server {
   const server = new Server(
     { name: GATEWAY_NAME, version },
@@ -48,6 +53,10 @@ export function gatewayServer(
       if (!tool || !profileAllows(profile, tool.server, tool.name)) {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
       }
+      const admitted = client.limiter.admit(client.id);
+      if (!admitted.ok) {
+        throw new ProtocolError(RATE_LIMITED, `Call to ${name} refused: ${admitted.reason}; retry later`);
+      }
       try {
         const result = await bridge.call(name, request.params.arguments ?? {}, {
           signal: ctx.mcpReq.signal,
@@ -62,6 +71,8 @@ export function gatewayServer(
       } catch (error) {
         // An upstream failure (crash, timeout, protocol error) is this call's result, never a dropped connection.
         return { content: [{ type: "text" as const, text: `Error: ${errorText(error)}` }], isError: true };
+      } finally {
+        admitted.release();
       }
     }),
   );

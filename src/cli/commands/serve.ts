@@ -16,7 +16,18 @@ type ServeOptions = {
   auth?: string;
   "max-body"?: string;
   drain?: string;
+  "max-calls"?: string;
+  "calls-per-minute"?: string;
 };
+
+/** A positive integer flag, or undefined when not given. */
+function positive(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!(Number.isInteger(n) && n > 0))
+    throw usageError(`--${flag} wants a positive whole number, got "${value}"`);
+  return n;
+}
 
 /** `[HOST:]PORT` -> host and port; a bare port binds 127.0.0.1. */
 export function parseListen(value: string): { host: string; port: number } {
@@ -45,6 +56,8 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
   if (maxBodyBytes !== undefined && !(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0)) {
     throw usageError(`--max-body wants a positive number of bytes, got "${options["max-body"]}"`);
   }
+  const maxConcurrentCalls = positive(options["max-calls"], "max-calls");
+  const callsPerMinute = positive(options["calls-per-minute"], "calls-per-minute");
   const drainTimeoutMs = options.drain === undefined ? undefined : parseDuration(options.drain);
   // Not openBridge: that closes the bridge as soon as SIGTERM arrives, and a drain needs the upstream
   // servers until the in-flight calls are done.
@@ -63,6 +76,10 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
       port: listen.port,
       tokens,
       ...(file?.oauth ? { oauth: file.oauth } : {}),
+      limits: {
+        ...(maxConcurrentCalls === undefined ? {} : { maxConcurrentCalls }),
+        ...(callsPerMinute === undefined ? {} : { callsPerMinute }),
+      },
       ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
       ...(drainTimeoutMs === undefined ? {} : { drainTimeoutMs }),
     });
@@ -97,6 +114,16 @@ export const serveCommand = defineCommand({
       type: "string",
       value: "BYTES",
       description: "largest request body (default 4194304; 413 above)",
+    },
+    "max-calls": {
+      type: "string",
+      value: "N",
+      description: "tool calls one client may run at once (default 16)",
+    },
+    "calls-per-minute": {
+      type: "string",
+      value: "N",
+      description: "tool calls one client may start per minute",
     },
     drain: {
       type: "string",
