@@ -58,8 +58,20 @@ export function gatewayServer(
         throw new ProtocolError(RATE_LIMITED, `Call to ${name} refused: ${admitted.reason}; retry later`);
       }
       try {
+        // Upstream progress goes to the downstream client under the token it chose, when it asked for it.
+        const token = ctx.mcpReq._meta?.progressToken;
         const result = await bridge.call(name, request.params.arguments ?? {}, {
           signal: ctx.mcpReq.signal,
+          ...(token === undefined
+            ? {}
+            : {
+                resetTimeoutOnProgress: true,
+                onProgress: (p) => {
+                  ctx.mcpReq
+                    .notify({ method: "notifications/progress", params: { progressToken: token, ...p } })
+                    .catch(() => undefined);
+                },
+              }),
         });
         return {
           content: [...result.content],

@@ -59,6 +59,19 @@ describe("gateway lifecycle", () => {
       expect(await cancelledUpstream(bridge)).toBe(before + 1);
     }, 30_000);
 
+  for (const mode of ["2025-11-25", "2026-07-28"] as const)
+    it(`passes upstream progress on to the downstream client (${mode})`, async () => {
+      const { gateway } = await start({ servers: { slow: stdioEntry("slow-tool") } });
+      await using client = await connect(gateway.url, mode, undefined);
+      const seen: number[] = [];
+      const result = await client.callTool(
+        { name: "mcp_slow_progress", arguments: { steps: 3, intervalMs: 20 } },
+        { onprogress: (p) => seen.push(p.progress) },
+      );
+      expect(textOf(result)).toBe("done after 3 steps");
+      expect(seen).toEqual([1, 2, 3]);
+    }, 30_000);
+
   it("drain lets an in-flight call finish, refuses new requests, then closes", async () => {
     const { gateway } = await start({ servers: { slow: stdioEntry("slow-tool") } });
     await using client = await connect(gateway.url, "2026-07-28", undefined);
