@@ -31,6 +31,7 @@ const allowed: Record<string, readonly string[]> = {
   ],
   adapters: ["errors", "util", "registry", "results", "search", "bridge"],
   agent: ["errors", "util", "registry", "results", "bridge", "adapters"],
+  gateway: ["errors", "util", "config", "auth", "registry", "results", "search", "bridge", "adapters"],
   index: [
     "errors",
     "util",
@@ -71,6 +72,7 @@ const allowed: Record<string, readonly string[]> = {
     "bridge",
     "adapters",
     "agent",
+    "gateway",
     "index",
   ],
 };

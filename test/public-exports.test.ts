@@ -203,6 +203,7 @@ describe("public surface", () => {
       ".",
       "./agent",
       "./ai-sdk",
+      "./gateway",
       "./internals",
       "./package.json",
     ]);

@@ -74,11 +74,16 @@ export async function cliConfigSource(
   context: CommandContext,
   { consent }: { consent: boolean },
 ): Promise<CliConfigSource> {
-  const options = context.options as { stdio?: string[]; http?: string[]; name?: string[] };
+  // Ad-hoc servers are repeatable flags (arrays); `serve` has its own --stdio and --http (a switch
+  // and an address), which are not servers.
+  const list = (value: unknown) => (Array.isArray(value) ? (value as string[]) : undefined);
+  const stdio = list(context.options.stdio);
+  const http = list(context.options.http);
+  const name = list(context.options.name);
   const adHoc = adHocServers({
-    ...(options.stdio ? { stdio: options.stdio } : {}),
-    ...(options.http ? { http: options.http } : {}),
-    ...(options.name ? { name: options.name } : {}),
+    ...(stdio ? { stdio } : {}),
+    ...(http ? { http } : {}),
+    ...(name ? { name } : {}),
   });
   if (adHoc && !context.global.config) return { servers: adHoc };
   const path = chooseConfig(context);

@@ -12,6 +12,7 @@ import { addCommand, removeCommand } from "./commands/edit.js";
 import { listCommand } from "./commands/list.js";
 import { promptCommand, promptsCommand } from "./commands/prompts.js";
 import { readCommand, resourcesCommand } from "./commands/resources.js";
+import { serveCommand } from "./commands/serve.js";
 import { statusCommand } from "./commands/status.js";
 import { toolsCommand } from "./commands/tools.js";
 import { trustCommand } from "./commands/trust.js";
@@ -44,6 +45,7 @@ const BASE_COMMANDS: readonly CommandSpec[] = [
   promptsCommand,
   promptCommand,
   configCommand,
+  serveCommand,
   chatCommand,
   authCommand,
   trustCommand,

@@ -1,0 +1,229 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { toNodeHandler } from "@modelcontextprotocol/node";
+import { type AuthInfo, createMcpHandler } from "@modelcontextprotocol/server";
+import type { Bridge } from "../bridge/types.js";
+import { ErrorCode, McpBridgeError } from "../errors.js";
+import { errorText } from "../util/text-of.js";
+import { type RequestTracker, requestTracker } from "./handle.js";
+import { LegacySessions } from "./legacy-sessions.js";
+import { ClientLimiter, type GatewayLimits } from "./limits.js";
+import { gatewayServer } from "./mcp-server.js";
+import { type GatewayOAuth, jwtVerifier, protectedResourceMetadata } from "./oauth.js";
+import type { GatewayProfile } from "./profile.js";
+import { bearerOf, type GatewayToken, tokenMatcher } from "./tokens.js";
+
+export interface GatewayOptions {
+  readonly bridge: Bridge;
+  /** Default 127.0.0.1. Any other address requires `tokens`. */
+  readonly host?: string;
+  /** Default 0 (a free port). */
+  readonly port?: number;
+  /** Static bearer tokens; when given, every MCP request must carry one. */
+  readonly tokens?: readonly GatewayToken[];
+  /** OAuth 2.1 resource-server mode: JWT access tokens verified against the issuer's JWKS. */
+  readonly oauth?: GatewayOAuth;
+  /** Per-client limits on tool calls. */
+  readonly limits?: GatewayLimits;
+  /** Largest request body in bytes (413 above). Default 4 MiB. */
+  readonly maxBodyBytes?: number;
+  /** How long `drain()` waits for in-flight calls, in ms. Default 30 000. */
+  readonly drainTimeoutMs?: number;
+  /** Most open 2025-11-25 sessions at once (503 above). Default 1000. */
+  readonly maxSessions?: number;
+  /** Version reported in `serverInfo`. */
+  readonly version?: string;
+}
+
+export interface Gateway {
+  /** The MCP endpoint, e.g. `http://127.0.0.1:PORT/mcp`. */
+  readonly url: string;
+  readonly tracker: RequestTracker;
+  /** Stop accepting, wait for in-flight calls (bounded by `drainTimeoutMs`), then close. */
+  drain(): Promise<void>;
+  /** Close at once. The bridge stays open: it belongs to the caller. */
+  close(): Promise<void>;
+}
+
+/** After the last call settles, how long drain waits for its response to be written. */
+const RESPONSE_FLUSH_MS = 2_000;
+
+const METADATA_PATH = "/.well-known/oauth-protected-resource";
+
+type AuthOutcome =
+  | { ok: true; client: string; profile: GatewayProfile | undefined; expiresAt?: number }
+  | { ok: false; reason: string };
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+/** Serves the bridge's merged catalog as one MCP server over Streamable HTTP (both protocol eras). */
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const host = options.host ?? "127.0.0.1";
+  const tokens = options.tokens ?? [];
+  if (!LOOPBACK.has(host) && tokens.length === 0 && !options.oauth) {
+    throw new McpBridgeError(
+      ErrorCode.ConfigInvalid,
+      `The gateway will not listen on ${host} without auth: configure bearer tokens or OAuth, or bind 127.0.0.1.`,
+    );
+  }
+  const tracker = requestTracker();
+  const version = options.version ?? "0.0.0";
+  const match = tokenMatcher(tokens);
+  const limiter = new ClientLimiter(options.limits);
+  // Without auth every caller is one client: the limits then bound the whole gateway.
+  const clientOf = (auth: AuthInfo | undefined) => ({ id: auth?.clientId ?? "anonymous", limiter });
+  const handler = createMcpHandler((ctx) => {
+    const profile = ctx.authInfo?.extra?.["profile"] as GatewayProfile | undefined;
+    return gatewayServer(options.bridge, tracker, profile, version, clientOf(ctx.authInfo));
+  });
+  const sessions = new LegacySessions(options.maxSessions ?? 1000);
+  const unsubscribe = [
+    options.bridge.on("toolsChanged", () => {
+      handler.notify.toolsChanged();
+      for (const s of sessions.servers()) s.sendToolListChanged().catch(() => undefined);
+    }),
+    options.bridge.on("resourcesChanged", () => {
+      handler.notify.resourcesChanged();
+      for (const s of sessions.servers()) s.sendResourceListChanged().catch(() => undefined);
+    }),
+    options.bridge.on("promptsChanged", () => {
+      handler.notify.promptsChanged();
+      for (const s of sessions.servers()) s.sendPromptListChanged().catch(() => undefined);
+    }),
+  ];
+  const stopListening = () => {
+    for (const stop of unsubscribe) stop();
+  };
+  const node = toNodeHandler(
+    {
+      fetch: async (request, init) => {
+        const profile = init?.authInfo?.extra?.["profile"] as GatewayProfile | undefined;
+        const opened = await sessions.handle(request, init?.authInfo, () =>
+          gatewayServer(options.bridge, tracker, profile, version, clientOf(init?.authInfo)),
+        );
+        return opened ?? handler.fetch(request, init);
+      },
+    },
+    { maxRequestBodySize: options.maxBodyBytes ?? 4 * 1024 * 1024 },
+  );
+  // Known once listening; requests only arrive after that.
+  let url = "";
+  let metadataUrl = "";
+  let verify: ReturnType<typeof jwtVerifier> | undefined;
+  const authenticate = async (presented: string | undefined): Promise<AuthOutcome> => {
+    if (presented === undefined) return { ok: false, reason: "no bearer token" };
+    const found = match(presented);
+    if (found) return { ok: true, client: found.client, profile: found.profile };
+    if (verify) return verify(presented);
+    return { ok: false, reason: "unknown token" };
+  };
+  let draining = false;
+  const active = new Set<ServerResponse>();
+
+  const respond = (
+    res: ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ) => {
+    res.writeHead(status, { "content-type": "application/json", ...headers });
+    res.end(JSON.stringify(body));
+  };
+  const route = async (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse) => {
+    const path = new URL(req.url ?? "/", "http://gateway").pathname;
+    if (path === "/healthz") return respond(res, 200, { status: "ok" });
+    if (path === "/readyz") {
+      const servers = options.bridge.servers();
+      const ready = !draining && servers.some((s) => s.state === "connected");
+      return respond(res, ready ? 200 : 503, { ready, draining, inFlight: tracker.inFlight });
+    }
+    if (options.oauth && (path === METADATA_PATH || path === `${METADATA_PATH}/mcp`)) {
+      return respond(res, 200, protectedResourceMetadata(options.oauth, url));
+    }
+    if (path !== "/mcp") return respond(res, 404, { error: "not found" });
+    if (draining) return respond(res, 503, { error: "draining" }, { connection: "close" });
+    if (tokens.length > 0 || verify) {
+      const presented = bearerOf(req.headers.authorization);
+      const outcome = await authenticate(presented);
+      if (!outcome.ok) {
+        const params = [
+          'Bearer realm="mcp-bridge"',
+          ...(options.oauth ? [`resource_metadata="${metadataUrl}"`] : []),
+          ...(presented === undefined
+            ? []
+            : ['error="invalid_token"', `error_description="${outcome.reason.replace(/["\\\r\n]/g, " ")}"`]),
+        ];
+        return respond(res, 401, { error: "unauthorized" }, { "www-authenticate": params.join(", ") });
+      }
+      req.auth = {
+        token: presented ?? "",
+        clientId: outcome.client,
+        scopes: [],
+        ...(outcome.expiresAt === undefined ? {} : { expiresAt: outcome.expiresAt }),
+        extra: { profile: outcome.profile },
+      };
+    }
+    // A response stays "active" until written out: a call's result is written just after its handler
+    // returns, so drain waits for these too before closing connections.
+    active.add(res);
+    res.once("close", () => {
+      active.delete(res);
+      // A session client that drops a POST before its answer is written has gone away (no event store
+      // lets it resume): end its session so its calls are cancelled upstream.
+      const session = req.headers["mcp-session-id"];
+      if (!res.writableFinished && req.method === "POST" && typeof session === "string")
+        void sessions.drop(session);
+    });
+    await node(req, res);
+  };
+  const http = createServer((req, res) => {
+    route(req, res).catch((error) => {
+      if (!res.headersSent) respond(res, 500, { error: errorText(error) });
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(options.port ?? 0, host, () => resolve());
+  });
+  const address = http.address() as AddressInfo;
+  const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  url = `http://${shownHost}:${address.port}/mcp`;
+  metadataUrl = `http://${shownHost}:${address.port}${METADATA_PATH}/mcp`;
+  if (options.oauth) verify = jwtVerifier(options.oauth, options.oauth.audience ?? url);
+  let closed: Promise<void> | undefined;
+  const close = () => {
+    closed ??= (async () => {
+      stopListening();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await sessions.close();
+      await handler.close();
+    })();
+    return closed;
+  };
+  return {
+    url,
+    tracker,
+    close,
+    async drain() {
+      // Stop accepting: no new connections, idle keep-alive ones closed, a new request on a busy one gets 503.
+      draining = true;
+      const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
+      http.closeIdleConnections();
+      const deadline = Date.now() + (options.drainTimeoutMs ?? 30_000);
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+      });
+      await Promise.race([tracker.idle(), bound]);
+      clearTimeout(timer);
+      // Let the last results reach their clients. Long-lived streams (subscriptions/listen) never end
+      // by themselves, hence a short bound of its own.
+      const flushBy = Math.min(deadline, Date.now() + RESPONSE_FLUSH_MS);
+      while (active.size > 0 && Date.now() < flushBy) await new Promise((r) => setTimeout(r, 20));
+      await close();
+      await stopped;
+    },
+  };
+}

@@ -1,0 +1,93 @@
+import { ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
+import type { Bridge } from "../bridge/types.js";
+import { errorText } from "../util/text-of.js";
+import type { RequestTracker } from "./handle.js";
+import type { ClientLimiter } from "./limits.js";
+import { type GatewayProfile, profileAllows } from "./profile.js";
+import { registerSurface } from "./surface.js";
+
+export const GATEWAY_NAME = "mcp-bridge";
+
+/** JSON-RPC server error for a call refused by a per-client limit. */
+const RATE_LIMITED = -32029;
+
+/**
+ * One MCP server instance over the bridge's merged catalog, limited to `profile`. Cheap to build: the
+ * HTTP entry builds one per request (stateless era) and stdio one per connection.
+ */
+export function gatewayServer(
+  bridge: Bridge,
+  tracker: RequestTracker,
+  profile: GatewayProfile | undefined,
+  version: string,
+  client: { readonly id: string; readonly limiter: ClientLimiter },
+): Server {
+  const server = new Server(
+    { name: GATEWAY_NAME, version },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { listChanged: true },
+        prompts: { listChanged: true },
+      },
+    },
+  );
+  const visible = () => bridge.tools().filter((t) => profileAllows(profile, t.server, t.name));
+  server.setRequestHandler("tools/list", () =>
+    tracker.handle("tools/list", undefined, async () => ({
+      tools: visible().map((t) => ({
+        name: t.name,
+        description: t.description,
+        inputSchema: t.inputSchema as { type: "object" },
+        ...(t.title === undefined ? {} : { title: t.title }),
+        ...(t.outputSchema === undefined ? {} : { outputSchema: t.outputSchema as { type: "object" } }),
+        ...(t.annotations === undefined ? {} : { annotations: t.annotations }),
+      })),
+    })),
+  );
+  server.setRequestHandler("tools/call", (request, ctx) =>
+    tracker.handle("tools/call", request.params.name, async () => {
+      const name = request.params.name;
+      const tool = bridge.tool(name);
+      // A tool outside the profile is answered exactly like a tool that does not exist.
+      if (!tool || !profileAllows(profile, tool.server, tool.name)) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      }
+      const admitted = client.limiter.admit(client.id);
+      if (!admitted.ok) {
+        throw new ProtocolError(RATE_LIMITED, `Call to ${name} refused: ${admitted.reason}; retry later`);
+      }
+      try {
+        // Upstream progress goes to the downstream client under the token it chose, when it asked for it.
+        const token = ctx.mcpReq._meta?.progressToken;
+        const result = await bridge.call(name, request.params.arguments ?? {}, {
+          signal: ctx.mcpReq.signal,
+          ...(token === undefined
+            ? {}
+            : {
+                resetTimeoutOnProgress: true,
+                onProgress: (p) => {
+                  ctx.mcpReq
+                    .notify({ method: "notifications/progress", params: { progressToken: token, ...p } })
+                    .catch(() => undefined);
+                },
+              }),
+        });
+        return {
+          content: [...result.content],
+          isError: result.isError,
+          ...(result.structuredContent === undefined
+            ? {}
+            : { structuredContent: result.structuredContent as Record<string, unknown> }),
+        };
+      } catch (error) {
+        // An upstream failure (crash, timeout, protocol error) is this call's result, never a dropped connection.
+        return { content: [{ type: "text" as const, text: `Error: ${errorText(error)}` }], isError: true };
+      } finally {
+        admitted.release();
+      }
+    }),
+  );
+  registerSurface(server, bridge, tracker, profile);
+  return server;
+}

@@ -1,0 +1,64 @@
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify } from "jose";
+import { errorText } from "../util/text-of.js";
+import type { GatewayProfile } from "./profile.js";
+
+/** OAuth 2.1 resource-server mode: JWT access tokens from one authorization server. */
+export interface GatewayOAuth {
+  /** The authorization server's issuer (`iss` must equal it); listed in the protected resource metadata. */
+  readonly issuer: string;
+  /** Where its signing keys are (JWKS). */
+  readonly jwksUrl: string;
+  /** The audience a token must name (`aud`); default: the gateway's `/mcp` URL. */
+  readonly audience?: string;
+  /** Profiles by client (`client_id`, else `azp`, else `sub` claim). */
+  readonly profiles?: Readonly<Record<string, GatewayProfile>>;
+  /** The profile of a client not in `profiles`; absent = everything. */
+  readonly defaultProfile?: GatewayProfile;
+}
+
+export type JwtOutcome =
+  | {
+      readonly ok: true;
+      readonly client: string;
+      readonly profile: GatewayProfile | undefined;
+      readonly expiresAt?: number;
+    }
+  | { readonly ok: false; readonly reason: string };
+
+/** Checks signature (against the JWKS), issuer, audience and expiry; the JWKS is fetched and cached by jose. */
+export function jwtVerifier(oauth: GatewayOAuth, audience: string): (token: string) => Promise<JwtOutcome> {
+  const keys = createRemoteJWKSet(new URL(oauth.jwksUrl), { timeoutDuration: 5_000 });
+  return async (token) => {
+    try {
+      const { payload } = await jwtVerify(token, keys, {
+        issuer: oauth.issuer,
+        audience,
+        requiredClaims: ["exp"],
+      });
+      const claim = payload["client_id"] ?? payload["azp"] ?? payload.sub;
+      const client = typeof claim === "string" ? claim : "unknown";
+      return {
+        ok: true,
+        client,
+        profile: oauth.profiles?.[client] ?? oauth.defaultProfile,
+        ...(payload.exp === undefined ? {} : { expiresAt: payload.exp }),
+      };
+    } catch (error) {
+      if (error instanceof joseErrors.JWTExpired) return { ok: false, reason: "the token has expired" };
+      if (error instanceof joseErrors.JWTClaimValidationFailed) {
+        return { ok: false, reason: `claim ${error.claim} is not valid for this resource` };
+      }
+      return { ok: false, reason: `the token could not be verified (${errorText(error)})` };
+    }
+  };
+}
+
+/** RFC 9728 protected resource metadata for the gateway. */
+export function protectedResourceMetadata(oauth: GatewayOAuth, resource: string): Record<string, unknown> {
+  return {
+    resource,
+    authorization_servers: [oauth.issuer],
+    bearer_methods_supported: ["header"],
+    resource_name: "mcp-bridge gateway",
+  };
+}

@@ -1,0 +1,44 @@
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import type { Bridge } from "../bridge/types.js";
+import { requestTracker } from "./handle.js";
+import { ClientLimiter } from "./limits.js";
+import { gatewayServer } from "./mcp-server.js";
+
+/** Serves the bridge's merged catalog as one MCP server on this process's stdin/stdout. */
+export function serveGatewayStdio(bridge: Bridge, version = "0.0.0"): { close(): Promise<void> } {
+  const tracker = requestTracker();
+  const limiter = new ClientLimiter();
+  const servers = new Set<ReturnType<typeof gatewayServer>>();
+  const handle = serveStdio(() => {
+    const server = gatewayServer(bridge, tracker, undefined, version, { id: "stdio", limiter });
+    servers.add(server);
+    return server;
+  });
+  // A client that went away cannot be told; its send failing is nothing to report.
+  const each = (send: (server: ReturnType<typeof gatewayServer>) => Promise<void>) => () => {
+    for (const server of servers) send(server).catch(() => undefined);
+  };
+  const unsubscribe = [
+    bridge.on(
+      "toolsChanged",
+      each((s) => s.sendToolListChanged()),
+    ),
+    bridge.on(
+      "resourcesChanged",
+      each((s) => s.sendResourceListChanged()),
+    ),
+    bridge.on(
+      "promptsChanged",
+      each((s) => s.sendPromptListChanged()),
+    ),
+  ];
+  const stop = () => {
+    for (const off of unsubscribe) off();
+  };
+  return {
+    async close() {
+      stop();
+      await handle.close();
+    },
+  };
+}

@@ -1,0 +1,131 @@
+import { ProtocolError, ProtocolErrorCode, type Server } from "@modelcontextprotocol/server";
+import type { Bridge } from "../bridge/types.js";
+import { ErrorCode, McpBridgeError } from "../errors.js";
+import { errorText } from "../util/text-of.js";
+import type { RequestTracker } from "./handle.js";
+import type { GatewayProfile } from "./profile.js";
+
+const CLIENT_ERRORS = new Set<string>([
+  ErrorCode.ResourceNotFound,
+  ErrorCode.PromptNotFound,
+  ErrorCode.InvalidArguments,
+  ErrorCode.ToolNotFound,
+]);
+
+const serverAllowed = (profile: GatewayProfile | undefined, server: string) =>
+  !profile?.servers || profile.servers.includes(server);
+
+/**
+ * A bridge error becomes a JSON-RPC error the client can act on: invalid params for what the client
+ * got wrong (unknown resource or prompt, missing arguments), internal error for upstream failures.
+ */
+function protocolError(error: unknown): ProtocolError {
+  if (error instanceof ProtocolError) return error;
+  const clientSide = error instanceof McpBridgeError && CLIENT_ERRORS.has(error.code);
+  return new ProtocolError(
+    clientSide ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError,
+    errorText(error),
+  );
+}
+
+async function guarded<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    throw protocolError(error);
+  }
+}
+
+/** Resources and prompts of the servers the profile allows, under the bridge's names. */
+export function registerSurface(
+  server: Server,
+  bridge: Bridge,
+  tracker: RequestTracker,
+  profile: GatewayProfile | undefined,
+): void {
+  server.setRequestHandler("resources/list", () =>
+    tracker.handle("resources/list", undefined, () =>
+      guarded(async () => ({
+        resources: (await bridge.resources())
+          .filter((r) => serverAllowed(profile, r.server))
+          .map(({ server: _server, icons, ...resource }) => ({
+            ...resource,
+            ...(icons ? { icons: [...icons] } : {}),
+          })),
+      })),
+    ),
+  );
+  server.setRequestHandler("resources/templates/list", () =>
+    tracker.handle("resources/templates/list", undefined, () =>
+      guarded(async () => ({
+        resourceTemplates: (await bridge.resourceTemplates())
+          .filter((r) => serverAllowed(profile, r.server))
+          .map(({ server: _server, icons, ...template }) => ({
+            ...template,
+            ...(icons ? { icons: [...icons] } : {}),
+          })),
+      })),
+    ),
+  );
+  server.setRequestHandler("resources/read", (request, ctx) =>
+    tracker.handle("resources/read", request.params.uri, () =>
+      guarded(async () => {
+        const uri = request.params.uri;
+        const visible = (await bridge.resources()).some(
+          (r) => r.uri === uri && serverAllowed(profile, r.server),
+        );
+        const content = await bridge.readResource(uri, { binary: true, signal: ctx.mcpReq.signal });
+        if (!visible && !serverAllowed(profile, content.server)) {
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource not found: ${uri}`);
+        }
+        return {
+          contents: content.parts.map((part) =>
+            part.bytes
+              ? {
+                  uri: part.uri,
+                  blob: Buffer.from(part.bytes).toString("base64"),
+                  ...(part.mimeType ? { mimeType: part.mimeType } : {}),
+                }
+              : {
+                  uri: part.uri,
+                  text: part.text ?? "",
+                  ...(part.mimeType ? { mimeType: part.mimeType } : {}),
+                },
+          ),
+        };
+      }),
+    ),
+  );
+  server.setRequestHandler("prompts/list", () =>
+    tracker.handle("prompts/list", undefined, () =>
+      guarded(async () => ({
+        prompts: (await bridge.prompts())
+          .filter((p) => serverAllowed(profile, p.server))
+          .map((p) => ({
+            name: p.name,
+            arguments: [...p.arguments],
+            ...(p.title === undefined ? {} : { title: p.title }),
+            ...(p.description === undefined ? {} : { description: p.description }),
+          })),
+      })),
+    ),
+  );
+  server.setRequestHandler("prompts/get", (request, ctx) =>
+    tracker.handle("prompts/get", request.params.name, () =>
+      guarded(async () => {
+        const name = request.params.name;
+        const entry = (await bridge.prompts()).find((p) => p.name === name);
+        if (!entry || !serverAllowed(profile, entry.server)) {
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${name}`);
+        }
+        const result = await bridge.getPrompt(name, request.params.arguments ?? {}, {
+          signal: ctx.mcpReq.signal,
+        });
+        return {
+          messages: result.messages.map((m) => ({ role: m.role, content: m.content })),
+          ...(result.description === undefined ? {} : { description: result.description }),
+        };
+      }),
+    ),
+  );
+}

@@ -1,0 +1,101 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { afterEach, describe, expect, it } from "vitest";
+import { stdioEntry } from "../fixtures/servers/index.js";
+import { CLI, cliEnv, emptyHome, runCli, spawnCli } from "../helpers/cli.js";
+import { connect, textOf } from "./client.js";
+
+/** Polls an async condition, bounded in time. */
+async function until(condition: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function configDir(): string {
+  const home = emptyHome();
+  writeFileSync(
+    join(home, "mcp.json"),
+    JSON.stringify({ mcpServers: { normal: stdioEntry("normal"), slow: stdioEntry("slow-tool") } }),
+  );
+  return home;
+}
+
+const children: ReturnType<typeof spawnCli>[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+});
+
+describe("mcp-bridge serve", () => {
+  it("--stdio serves the merged catalog to an MCP client on stdin/stdout", async () => {
+    const home = configDir();
+    const client = new Client({ name: "gateway-cli-test", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, "serve", "--stdio", "-c", join(home, "mcp.json")],
+        env: cliEnv(home),
+        cwd: home,
+        stderr: "pipe",
+      }),
+    );
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(["mcp_normal_add", "mcp_slow_sleep"]));
+      expect(textOf(await client.callTool({ name: "mcp_normal_add", arguments: { a: 20, b: 22 } }))).toBe(
+        "42",
+      );
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+
+  it("--http with a token from the environment: 401 without it, calls with it, SIGTERM drains an in-flight call", async () => {
+    const home = configDir();
+    const child = spawnCli(["serve", "--http", "0", "--json", "-c", join(home, "mcp.json")], {
+      cwd: home,
+      env: cliEnv(home, { MCP_BRIDGE_GATEWAY_TOKENS: "cli-secret" }),
+    });
+    children.push(child);
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      const timer = setTimeout(() => reject(new Error("serve did not print its URL")), 20_000);
+      child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+        out += chunk;
+        const line = out.split("\n").find((l) => l.startsWith("{"));
+        if (line) {
+          clearTimeout(timer);
+          resolve((JSON.parse(line) as { url: string }).url);
+        }
+      });
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    const denied = await fetch(url, {
+      method: "POST",
+      body: "{}",
+      headers: { "content-type": "application/json" },
+    });
+    expect(denied.status).toBe(401);
+    await using client = await connect(url, "2026-07-28", "cli-secret");
+    const call = client.callTool({ name: "mcp_slow_sleep", arguments: { ms: 1500 } });
+    const readyz = new URL("/readyz", url);
+    await until(async () => ((await (await fetch(readyz)).json()) as { inFlight: number }).inFlight > 0);
+    child.kill("SIGTERM");
+    expect(textOf(await call)).toBe("slept");
+    expect(await exited).toBe(143);
+  }, 40_000);
+
+  it("refuses to bind beyond loopback without auth", async () => {
+    const home = configDir();
+    const run = await runCli(["serve", "--http", "0.0.0.0:0", "-c", join(home, "mcp.json")], {
+      cwd: home,
+      env: cliEnv(home),
+    });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/without auth/);
+  }, 30_000);
+});

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { startGateway } from "../../src/gateway/index.js";
+import { ClientLimiter } from "../../src/gateway/limits.js";
+import { startBridge } from "../../src/index.js";
+import { stdioEntry } from "../fixtures/servers/index.js";
+import { until } from "../helpers/wait.js";
+import { connect, textOf } from "./client.js";
+
+describe("per-client limits", () => {
+  it("counts concurrent calls per client and releases them", () => {
+    const limiter = new ClientLimiter({ maxConcurrentCalls: 2 });
+    const a1 = limiter.admit("a");
+    const a2 = limiter.admit("a");
+    expect(a1.ok && a2.ok).toBe(true);
+    expect(limiter.admit("a")).toEqual({ ok: false, reason: expect.stringMatching(/at most 2 calls/) });
+    expect(limiter.admit("b").ok).toBe(true);
+    if (a1.ok) {
+      a1.release();
+      a1.release();
+    }
+    expect(limiter.admit("a").ok).toBe(true);
+    expect(limiter.admit("a").ok).toBe(false);
+  });
+
+  it("refills the per-minute budget continuously", () => {
+    let now = 0;
+    const limiter = new ClientLimiter({ callsPerMinute: 2, maxConcurrentCalls: 100 }, () => now);
+    const take = () => {
+      const admitted = limiter.admit("a");
+      if (admitted.ok) admitted.release();
+      return admitted.ok;
+    };
+    expect([take(), take(), take()]).toEqual([true, true, false]);
+    now += 30_000;
+    expect([take(), take()]).toEqual([true, false]);
+    now += 60_000;
+    expect([take(), take(), take()]).toEqual([true, true, false]);
+  });
+
+  it("refuses a client's call over its concurrency limit while another client's call runs", async () => {
+    await using bridge = await startBridge({ servers: { slow: stdioEntry("slow-tool") } });
+    const gateway = await startGateway({
+      bridge,
+      limits: { maxConcurrentCalls: 1 },
+      tokens: [
+        { token: "one", client: "one" },
+        { token: "two", client: "two" },
+      ],
+    });
+    try {
+      await using first = await connect(gateway.url, "2026-07-28", "one");
+      await using second = await connect(gateway.url, "2025-11-25", "two");
+      const running = first.callTool({ name: "mcp_slow_sleep", arguments: { ms: 1000 } });
+      await until(() => gateway.tracker.inFlight > 0);
+      await expect(first.callTool({ name: "mcp_slow_sleep", arguments: { ms: 1 } })).rejects.toThrow(
+        /at most 1 calls may run at once/,
+      );
+      expect(textOf(await second.callTool({ name: "mcp_slow_sleep", arguments: { ms: 1 } }))).toBe("slept");
+      expect(textOf(await running)).toBe("slept");
+    } finally {
+      await gateway.close();
+    }
+  }, 30_000);
+});
