@@ -1,6 +1,6 @@
 /**
  * `npm run bench:gateway [-- --calls N --clients C --direct]`: the stateless gateway scaled out on one
- * machine. Three `mcp-bridge serve --http --stateless` replicas on 127.0.0.1, each fronting its own
+ * machine. Three `mcp-bridge serve --http` replicas on 127.0.0.1, each fronting its own
  * stdio fixture server, behind nginx (Debian package, installed with apt-get when missing; needs
  * root) balancing round-robin. C concurrent MCP clients (default 32) make N tools/call (default 3200):
  *
@@ -30,7 +30,7 @@ const root = resolve(here, "../..");
 const CLI = join(root, "dist/src/cli/bin.js");
 const FIXTURE = join(root, "dist/test/fixtures/servers/normal.js");
 const TOKEN = "bench-gateway-token";
-const TOKEN_ENV = "MCP_BRIDGE_GATEWAY_TOKEN";
+const TOKEN_ENV = "MCP_BRIDGE_GATEWAY_TOKENS";
 
 function argValue(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
@@ -154,11 +154,10 @@ async function startReplica(index: number): Promise<Replica> {
   );
   const child = DIRECT
     ? spawn(process.execPath, [FIXTURE, "--http", "--stateless"], { stdio: ["ignore", "pipe", "pipe"] })
-    : spawn(
-        process.execPath,
-        [CLI, "serve", "--http", "127.0.0.1:0", "--stateless", "--config", config, "--token-env", TOKEN_ENV],
-        { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, [TOKEN_ENV]: TOKEN } },
-      );
+    : spawn(process.execPath, [CLI, "serve", "--http", "127.0.0.1:0", "--config", config], {
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, [TOKEN_ENV]: TOKEN },
+      });
   children.push(child);
   const url = await new Promise<URL>((found, failed) => {
     const timer = setTimeout(() => failed(new Error(`replica ${index} did not print its URL`)), 30_000);

@@ -4,6 +4,7 @@ import { toNodeHandler } from "@modelcontextprotocol/node";
 import { type AuthInfo, createMcpHandler } from "@modelcontextprotocol/server";
 import type { Bridge } from "../bridge/types.js";
 import { ErrorCode, McpBridgeError } from "../errors.js";
+import type { Telemetry } from "../telemetry/telemetry.js";
 import { errorText } from "../util/text-of.js";
 import { type RequestTracker, requestTracker } from "./handle.js";
 import { LegacySessions } from "./legacy-sessions.js";
@@ -33,6 +34,8 @@ export interface GatewayOptions {
   readonly maxSessions?: number;
   /** Version reported in `serverInfo`. */
   readonly version?: string;
+  /** SERVER spans and `mcp.server.operation.duration` per request (see `createTelemetry`); none without. */
+  readonly telemetry?: Telemetry;
 }
 
 export interface Gateway {
@@ -66,7 +69,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       `The gateway will not listen on ${host} without auth: configure bearer tokens or OAuth, or bind 127.0.0.1.`,
     );
   }
-  const tracker = requestTracker();
+  const tracker = requestTracker(options.telemetry, {
+    "network.transport": "tcp",
+    "network.protocol.name": "http",
+  });
   const version = options.version ?? "0.0.0";
   const match = tokenMatcher(tokens);
   const limiter = new ClientLimiter(options.limits);

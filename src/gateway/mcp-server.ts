@@ -33,8 +33,8 @@ export function gatewayServer(
     },
   );
   const visible = () => bridge.tools().filter((t) => profileAllows(profile, t.server, t.name));
-  server.setRequestHandler("tools/list", () =>
-    tracker.handle("tools/list", undefined, async () => ({
+  server.setRequestHandler("tools/list", (request) =>
+    tracker.handle("tools/list", request.params, async () => ({
       tools: visible().map((t) => ({
         name: t.name,
         description: t.description,
@@ -46,7 +46,7 @@ export function gatewayServer(
     })),
   );
   server.setRequestHandler("tools/call", (request, ctx) =>
-    tracker.handle("tools/call", request.params.name, async () => {
+    tracker.handle("tools/call", request.params, async () => {
       const name = request.params.name;
       const tool = bridge.tool(name);
       // A tool outside the profile is answered exactly like a tool that does not exist.

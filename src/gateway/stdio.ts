@@ -1,12 +1,17 @@
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Bridge } from "../bridge/types.js";
+import type { Telemetry } from "../telemetry/telemetry.js";
 import { requestTracker } from "./handle.js";
 import { ClientLimiter } from "./limits.js";
 import { gatewayServer } from "./mcp-server.js";
 
 /** Serves the bridge's merged catalog as one MCP server on this process's stdin/stdout. */
-export function serveGatewayStdio(bridge: Bridge, version = "0.0.0"): { close(): Promise<void> } {
-  const tracker = requestTracker();
+export function serveGatewayStdio(
+  bridge: Bridge,
+  version = "0.0.0",
+  telemetry?: Telemetry,
+): { close(): Promise<void> } {
+  const tracker = requestTracker(telemetry, { "network.transport": "pipe" });
   const limiter = new ClientLimiter();
   const servers = new Set<ReturnType<typeof gatewayServer>>();
   const handle = serveStdio(() => {

@@ -43,8 +43,8 @@ export function registerSurface(
   tracker: RequestTracker,
   profile: GatewayProfile | undefined,
 ): void {
-  server.setRequestHandler("resources/list", () =>
-    tracker.handle("resources/list", undefined, () =>
+  server.setRequestHandler("resources/list", (request) =>
+    tracker.handle("resources/list", request.params, () =>
       guarded(async () => ({
         resources: (await bridge.resources())
           .filter((r) => serverAllowed(profile, r.server))
@@ -55,8 +55,8 @@ export function registerSurface(
       })),
     ),
   );
-  server.setRequestHandler("resources/templates/list", () =>
-    tracker.handle("resources/templates/list", undefined, () =>
+  server.setRequestHandler("resources/templates/list", (request) =>
+    tracker.handle("resources/templates/list", request.params, () =>
       guarded(async () => ({
         resourceTemplates: (await bridge.resourceTemplates())
           .filter((r) => serverAllowed(profile, r.server))
@@ -68,7 +68,7 @@ export function registerSurface(
     ),
   );
   server.setRequestHandler("resources/read", (request, ctx) =>
-    tracker.handle("resources/read", request.params.uri, () =>
+    tracker.handle("resources/read", request.params, () =>
       guarded(async () => {
         const uri = request.params.uri;
         const visible = (await bridge.resources()).some(
@@ -96,8 +96,8 @@ export function registerSurface(
       }),
     ),
   );
-  server.setRequestHandler("prompts/list", () =>
-    tracker.handle("prompts/list", undefined, () =>
+  server.setRequestHandler("prompts/list", (request) =>
+    tracker.handle("prompts/list", request.params, () =>
       guarded(async () => ({
         prompts: (await bridge.prompts())
           .filter((p) => serverAllowed(profile, p.server))
@@ -111,7 +111,7 @@ export function registerSurface(
     ),
   );
   server.setRequestHandler("prompts/get", (request, ctx) =>
-    tracker.handle("prompts/get", request.params.name, () =>
+    tracker.handle("prompts/get", request.params, () =>
       guarded(async () => {
         const name = request.params.name;
         const entry = (await bridge.prompts()).find((p) => p.name === name);

@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { startBridge } from "../../bridge/bridge.js";
 import { readAuthFile, tokensFromEnv } from "../../gateway/auth-file.js";
 import { serveGatewayStdio, startGateway } from "../../gateway/index.js";
+import { gatewayTelemetry } from "../../gateway/telemetry.js";
 import { parseDuration } from "../../util/duration.js";
 import { usageError } from "../args.js";
 import { defineCommand } from "../command.js";
@@ -18,6 +19,7 @@ type ServeOptions = {
   drain?: string;
   "max-calls"?: string;
   "calls-per-minute"?: string;
+  metrics?: string;
 };
 
 /** A positive integer flag, or undefined when not given. */
@@ -59,13 +61,26 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
   const maxConcurrentCalls = positive(options["max-calls"], "max-calls");
   const callsPerMinute = positive(options["calls-per-minute"], "calls-per-minute");
   const drainTimeoutMs = options.drain === undefined ? undefined : parseDuration(options.drain);
+  // Spans and histograms of the gateway and of its bridge: to the process's global OpenTelemetry
+  // providers, or with --metrics to a Prometheus endpoint of our own.
+  const observed = await gatewayTelemetry(
+    options.metrics === undefined ? undefined : parseListen(options.metrics),
+  );
+  const telemetry = observed.telemetry;
+  if (observed.metricsUrl) io.stderr.write(`Prometheus metrics at ${observed.metricsUrl}\n`);
   // Not openBridge: that closes the bridge as soon as SIGTERM arrives, and a drain needs the upstream
   // servers until the in-flight calls are done.
-  const bridge = await startBridge(await cliBridgeOptions(context));
+  const bridge = await startBridge({
+    ...(await cliBridgeOptions(context)),
+    telemetry: observed.setting,
+  }).catch(async (error: unknown) => {
+    await observed.close();
+    throw error;
+  });
   await bridge.ready();
   try {
     if (!listen) {
-      const served = serveGatewayStdio(bridge);
+      const served = serveGatewayStdio(bridge, undefined, telemetry);
       await Promise.race([untilAborted(io.signal), new Promise((done) => process.stdin.once("end", done))]);
       await served.close();
       return 0;
@@ -82,6 +97,7 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
       },
       ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
       ...(drainTimeoutMs === undefined ? {} : { drainTimeoutMs }),
+      ...(telemetry ? { telemetry } : {}),
     });
     io.stderr.write(`mcp-bridge gateway listening on ${gateway.url}\n`);
     if (context.global.json) io.stdout.write(`${JSON.stringify({ url: gateway.url })}\n`);
@@ -91,6 +107,7 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
     return 0;
   } finally {
     await bridge.close();
+    await observed.close();
   }
 }
 
@@ -130,8 +147,19 @@ export const serveCommand = defineCommand({
       value: "DURATION",
       description: "on SIGTERM, how long in-flight calls may finish (default 30s)",
     },
+    metrics: {
+      type: "string",
+      value: "[HOST:]PORT",
+      description:
+        "serve Prometheus metrics at /metrics (host 127.0.0.1 unless given; needs the OpenTelemetry SDK packages)",
+    },
   },
   positionals: { usage: "", min: 0, max: 0 },
-  examples: ["serve --stdio", "serve --http 8080", "serve --http 0.0.0.0:8080 --auth tokens.json"],
+  examples: [
+    "serve --stdio",
+    "serve --http 8080",
+    "serve --http 0.0.0.0:8080 --auth tokens.json",
+    "serve --http 8080 --metrics 9464",
+  ],
   run: runServe,
 });
