@@ -4,6 +4,7 @@ import { diffServers } from "../config/diff.js";
 import type { ServerDefinition } from "../config/model.js";
 import type { Logger } from "../util/logger.js";
 import { errorText } from "../util/text-of.js";
+import { waitAtMost } from "../util/wait.js";
 import type { ReloadSummary } from "./types.js";
 
 /** What a reload does to each server. */
@@ -106,20 +107,7 @@ export class SerialQueue {
    */
   async settled(ms: number, signal?: AbortSignal): Promise<boolean> {
     if (this.#pending === 0) return false;
-    if (signal?.aborted) return true;
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
-    const gaveUp = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ms);
-      onAbort = () => resolve();
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
-    try {
-      await Promise.race([this.#tail, gaveUp]);
-    } finally {
-      clearTimeout(timer);
-      if (onAbort) signal?.removeEventListener("abort", onAbort);
-    }
+    await waitAtMost(this.#tail, ms, signal);
     return true;
   }
 }

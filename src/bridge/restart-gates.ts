@@ -1,3 +1,4 @@
+import { waitAtMost } from "../util/wait.js";
 /**
  * Servers being restarted. While one is, a call to it waits until its new record is current (the old
  * process tree gone), so that it is not sent to the connection being closed; the wait is bounded by
@@ -22,19 +23,6 @@ export class RestartGates {
   /** Resolves once the server's gate is open, at most after `ms` or when the signal aborts. */
   async pass(server: string, ms: number, signal?: AbortSignal): Promise<void> {
     const gate = this.#gates.get(server);
-    if (!gate || signal?.aborted) return;
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
-    const gaveUp = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ms);
-      onAbort = () => resolve();
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
-    try {
-      await Promise.race([gate, gaveUp]);
-    } finally {
-      clearTimeout(timer);
-      if (onAbort) signal?.removeEventListener("abort", onAbort);
-    }
+    if (gate) await waitAtMost(gate, ms, signal);
   }
 }

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import * as z from "zod";
-import { ErrorCode, McpBridgeError } from "../errors.js";
+import { ConfigError, ErrorCode } from "../errors.js";
 import { errorText } from "../util/text-of.js";
 import type { GatewayOAuth } from "./oauth.js";
 import type { GatewayToken } from "./tokens.js";
@@ -44,24 +44,27 @@ export async function readAuthFile(
   try {
     raw = JSON.parse(await readFile(file, "utf8"));
   } catch (error) {
-    throw new McpBridgeError(
+    throw new ConfigError(
       ErrorCode.ConfigInvalid,
       `Cannot read the gateway auth file ${file}: ${errorText(error)}`,
+      { file },
     );
   }
   const parsed = authFileSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new McpBridgeError(
+    throw new ConfigError(
       ErrorCode.ConfigInvalid,
       `The gateway auth file ${file} is invalid: ${z.prettifyError(parsed.error)}`,
+      { file },
     );
   }
   const tokens = parsed.data.tokens.map((entry, i) => {
     const token = entry.token ?? (entry.tokenEnv ? env[entry.tokenEnv] : undefined);
     if (!token) {
-      throw new McpBridgeError(
+      throw new ConfigError(
         ErrorCode.ConfigInvalid,
         `Token ${i + 1} of ${file} has no value: give "token", or "tokenEnv" naming a set environment variable.`,
+        { file },
       );
     }
     return {

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "@modelcontextprotocol/node";
 import { type AuthInfo, createMcpHandler } from "@modelcontextprotocol/server";
 import type { Bridge } from "../bridge/types.js";
-import { ErrorCode, McpBridgeError } from "../errors.js";
+import { ConfigError, ErrorCode } from "../errors.js";
 import type { Telemetry } from "../telemetry/telemetry.js";
 import { errorText } from "../util/text-of.js";
 import { type RequestTracker, requestTracker } from "./handle.js";
@@ -64,7 +64,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const host = options.host ?? "127.0.0.1";
   const tokens = options.tokens ?? [];
   if (!LOOPBACK.has(host) && tokens.length === 0 && !options.oauth) {
-    throw new McpBridgeError(
+    throw new ConfigError(
       ErrorCode.ConfigInvalid,
       `The gateway will not listen on ${host} without auth: configure bearer tokens or OAuth, or bind 127.0.0.1.`,
     );
