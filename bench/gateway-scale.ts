@@ -154,10 +154,14 @@ async function startReplica(index: number): Promise<Replica> {
   );
   const child = DIRECT
     ? spawn(process.execPath, [FIXTURE, "--http", "--stateless"], { stdio: ["ignore", "pipe", "pipe"] })
-    : spawn(process.execPath, [CLI, "serve", "--http", "127.0.0.1:0", "--config", config], {
-        stdio: ["ignore", "pipe", "pipe"],
-        env: { ...process.env, [TOKEN_ENV]: TOKEN },
-      });
+    : spawn(
+        process.execPath, // All clients share one token, so one per-client limit: raised above the client count.
+        [CLI, "serve", "--http", "127.0.0.1:0", "--config", config, "--max-calls", "1000"],
+        {
+          stdio: ["ignore", "pipe", "pipe"],
+          env: { ...process.env, [TOKEN_ENV]: TOKEN },
+        },
+      );
   children.push(child);
   const url = await new Promise<URL>((found, failed) => {
     const timer = setTimeout(() => failed(new Error(`replica ${index} did not print its URL`)), 30_000);
