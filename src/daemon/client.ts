@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { request } from "node:http";
 import { ErrorCode, McpBridgeError } from "../errors.js";
-import type { Envelope, ResponseLine } from "./protocol.js";
+import { DAEMON_SILENCE_MS, type Envelope, type ResponseLine } from "./protocol.js";
 
 /** A response bigger than this is a misbehaving daemon, not a result (results are capped far below). */
 const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
@@ -32,6 +32,8 @@ export interface DaemonRequestOptions {
   readonly config?: string;
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** Give up when the daemon sends nothing (not even its heartbeat) for this long. */
+  readonly silenceMs?: number;
 }
 
 function lost(socket: string, detail: string): McpBridgeError {
@@ -81,6 +83,13 @@ export function daemonRequest(
       finish(() => reject(options.signal?.reason ?? new Error("aborted")));
     };
     if (options.signal?.aborted) return onAbort();
+    // A daemon that accepted the request but went silent (stopped, hung) must not hold the CLI forever:
+    // a live one writes a heartbeat line while a request runs.
+    const silenceMs = options.silenceMs ?? DAEMON_SILENCE_MS;
+    req.setTimeout(silenceMs, () => {
+      req.destroy();
+      finish(() => reject(lost(socket, `it sent nothing for ${Math.round(silenceMs / 1000)} s`)));
+    });
     options.signal?.addEventListener("abort", onAbort, { once: true });
     req.on("error", (error: NodeJS.ErrnoException) => {
       const absent = !answered && (error.code === "ECONNREFUSED" || error.code === "ENOENT");

@@ -1,11 +1,21 @@
 /**
  * The CLI <-> daemon protocol: HTTP over the daemon's Unix socket, `POST /<operation>` with a JSON
- * body. The response is NDJSON: zero or more `{"progress": ...}` lines (a tool call's progress), then
+ * body. The response is NDJSON: zero or more `{"progress": ...}` lines (a tool call's progress) and
+ * empty heartbeat lines, then
  * one final `{"result": Envelope}` or `{"error": {code, message}}` line. Only types and pure helpers,
  * so the CLI's daemon path loads nothing of the bridge.
  */
 import { ErrorCode, isMcpBridgeError } from "../errors.js";
 import { errorText } from "../util/text-of.js";
+
+/**
+ * While a request runs, the daemon writes an empty line this often (the client skips empty lines),
+ * so a client can tell a slow call from a daemon that stopped (SIGSTOP, a hung event loop).
+ */
+export const HEARTBEAT_MS = 5_000;
+
+/** A client gives up on a daemon that has sent nothing at all for this long (several heartbeats). */
+export const DAEMON_SILENCE_MS = 30_000;
 
 export const OPERATIONS = ["status", "tools", "call", "resources", "read", "prompts", "prompt"] as const;
 export type Operation = (typeof OPERATIONS)[number];

@@ -16,16 +16,17 @@ import {
   toolsDocument,
 } from "./documents.js";
 import type { DaemonPaths } from "./paths.js";
-import type {
-  CallRequest,
-  DaemonInfo,
-  Envelope,
-  PromptRequest,
-  ReadRequest,
-  ResponseLine,
-  ServerFilterRequest,
-  StatusRequest,
-  ToolsRequest,
+import {
+  type CallRequest,
+  type DaemonInfo,
+  type Envelope,
+  HEARTBEAT_MS,
+  type PromptRequest,
+  type ReadRequest,
+  type ResponseLine,
+  type ServerFilterRequest,
+  type StatusRequest,
+  type ToolsRequest,
 } from "./protocol.js";
 
 function safeDecode(text: string): string | undefined {
@@ -212,6 +213,11 @@ export async function serveDaemon(options: DaemonOptions): Promise<RunningDaemon
       return;
     }
     res.setHeader("content-type", "application/x-ndjson");
+    const heartbeat = setInterval(() => {
+      if (!res.writableEnded && !res.destroyed) res.write("\n");
+    }, HEARTBEAT_MS);
+    heartbeat.unref();
+    res.on("close", () => clearInterval(heartbeat));
     readBody(req)
       .then((body) => answer(operation, body, res, controller.signal))
       .then((result) => send({ result }))

@@ -111,3 +111,22 @@ describe("the CLI's daemon path", () => {
     expect([...external].filter((spec) => !spec.startsWith("node:"))).toEqual([]);
   });
 });
+
+describe("daemon client", () => {
+  it("gives up on a daemon that accepted the request but sends nothing, with DAEMON_UNAVAILABLE", async () => {
+    const { createServer } = await import("node:net");
+    const { daemonRequest } = await import("../../src/daemon/client.js");
+    const socket = join(dir, "silent.sock");
+    // Accepts connections and reads, never answers: a stopped or hung daemon.
+    const silent = createServer((connection) => connection.resume());
+    await new Promise<void>((done) => silent.listen(socket, done));
+    try {
+      await expect(daemonRequest(socket, "status", {}, { silenceMs: 300 })).rejects.toMatchObject({
+        code: "DAEMON_UNAVAILABLE",
+        message: expect.stringContaining("sent nothing"),
+      });
+    } finally {
+      silent.close();
+    }
+  });
+});
