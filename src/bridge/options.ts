@@ -80,17 +80,31 @@ export function resolveBridgeOptions(options: BridgeOptions, telemetry?: Telemet
   };
 }
 
+/** Policies already merged, per host option object and settings object (both live as long as a bridge). */
+const policies = new WeakMap<ResultOptions, WeakMap<BridgeSettings, ResultOptions>>();
+
 /**
  * How large results reach the model: the host's `results` option, key by key, over the config's
- * settings (read per call, so a reloaded config applies to the next call).
+ * settings (read per call, so a reloaded config applies to the next call; merged once per settings
+ * object, as this runs on every call).
  */
 export function resultPolicy(options: ResultOptions, settings: BridgeSettings): ResultOptions {
-  const maxTokens = options.maxTokens ?? settings.maxResultTokens;
-  const overflow = options.overflow ?? settings.resultOverflow;
-  const overflowDir = options.overflowDir ?? settings.resultOverflowDir;
-  return {
-    ...(maxTokens === undefined ? {} : { maxTokens }),
-    ...(overflow === undefined ? {} : { overflow }),
-    ...(overflowDir === undefined ? {} : { overflowDir }),
-  };
+  let bySettings = policies.get(options);
+  if (!bySettings) {
+    bySettings = new WeakMap();
+    policies.set(options, bySettings);
+  }
+  let policy = bySettings.get(settings);
+  if (!policy) {
+    const maxTokens = options.maxTokens ?? settings.maxResultTokens;
+    const overflow = options.overflow ?? settings.resultOverflow;
+    const overflowDir = options.overflowDir ?? settings.resultOverflowDir;
+    policy = {
+      ...(maxTokens === undefined ? {} : { maxTokens }),
+      ...(overflow === undefined ? {} : { overflow }),
+      ...(overflowDir === undefined ? {} : { overflowDir }),
+    };
+    bySettings.set(settings, policy);
+  }
+  return policy;
 }
