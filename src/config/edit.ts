@@ -55,7 +55,8 @@ function appendJsonProperty(text: string, key: string, name: string, entry: unkn
   const valueEnd = last.offset + last.length;
   const lineStart = text.lastIndexOf("\n", last.offset) + 1;
   const indent = /^[ \t]*/.exec(text.slice(lineStart))?.[0] ?? "  ";
-  const unit = jsonFormatting(text).insertSpaces ? " ".repeat(jsonFormatting(text).tabSize ?? 2) : "\t";
+  const formatting = jsonFormatting(text);
+  const unit = formatting.insertSpaces ? " ".repeat(formatting.tabSize ?? 2) : "\t";
   // After the value's line when only a comment follows it there, so the comment stays where it was.
   const newline = text.indexOf("\n", valueEnd);
   const restOfLine = text.slice(valueEnd, newline < 0 ? text.length : newline).replace(/\r$/, "");
