@@ -5,6 +5,7 @@ import type { Bridge, BridgeOptions } from "../bridge/types.js";
 import { configSearchPaths, hostConfigsFound, type LoadConfigOptions, loadConfig } from "../config/load.js";
 import type { AdmitProjectServer, ResolvedConfig } from "../config/model.js";
 import type { ServerStatus } from "../connection/status.js";
+import type { Envelope } from "../daemon/protocol.js";
 import { adHocServers } from "./ad-hoc.js";
 import { projectConsent } from "./commands/trust.js";
 import type { CommandContext } from "./context-base.js";
@@ -14,6 +15,7 @@ import { terminalInputs } from "./input.js";
 import { progressText, startProgress } from "./progress.js";
 import { stopAsking } from "./prompt.js";
 import { terminalText } from "./terminal.js";
+import { askedBy, type DaemonCommand, renderAnswer } from "./views.js";
 
 export { type AnyOptions, type CommandContext, createContext } from "./context-base.js";
 
@@ -226,4 +228,23 @@ function showProgress(context: CommandContext, bridge: Bridge): () => void {
     unsubscribe();
     stderr.write("\r\u001b[2K");
   };
+}
+
+/**
+ * Answers a daemon-capable command in this process: starts the servers it needs (only `--server`'s
+ * when given), builds the same document the daemon would, prints it, and closes the bridge.
+ */
+export async function answerInProcess<R extends { server?: string }>(
+  context: CommandContext,
+  command: DaemonCommand,
+  document: (bridge: Bridge, request: R) => Envelope | Promise<Envelope>,
+): Promise<number> {
+  const asked = askedBy(command, context);
+  const request = asked.body as unknown as R;
+  const bridge = await openBridge(context, request.server ? { only: [request.server] } : {});
+  try {
+    return renderAnswer(context, asked, await document(bridge, request));
+  } finally {
+    await bridge.close();
+  }
 }

@@ -2,31 +2,18 @@ import { promptDocument, promptsDocument } from "../../daemon/documents.js";
 import type { PromptRequest, ServerFilterRequest } from "../../daemon/protocol.js";
 import { defineCommand } from "../command.js";
 import { PROMPT_FLAGS, PROMPT_POSITIONALS, PROMPTS_FLAGS, PROMPTS_POSITIONALS } from "../command-flags.js";
-import { type CommandContext, openBridge } from "../context.js";
-import { askedBy, renderAnswer } from "../views.js";
+import { answerInProcess, type CommandContext } from "../context.js";
 
 /** `mcp-bridge prompts [--server S]`: every connected server's prompts under their exposed names. */
-async function runPrompts(context: CommandContext): Promise<number> {
-  const asked = askedBy("prompts", context);
-  const request = asked.body as ServerFilterRequest;
-  const bridge = await openBridge(context, request.server ? { only: [request.server] } : {});
-  try {
-    return renderAnswer(context, asked, await promptsDocument(bridge, request));
-  } finally {
-    await bridge.close();
-  }
+function runPrompts(context: CommandContext): Promise<number> {
+  return answerInProcess<ServerFilterRequest>(context, "prompts", promptsDocument);
 }
 
 /** `mcp-bridge prompt NAME [key=value ...]`: the prompt's messages. */
-async function runPrompt(context: CommandContext): Promise<number> {
-  const asked = askedBy("prompt", context);
-  const request = asked.body as unknown as PromptRequest;
-  const bridge = await openBridge(context, request.server ? { only: [request.server] } : {});
-  try {
-    return renderAnswer(context, asked, await promptDocument(bridge, request, context.io.signal));
-  } finally {
-    await bridge.close();
-  }
+function runPrompt(context: CommandContext): Promise<number> {
+  return answerInProcess<PromptRequest>(context, "prompt", (bridge, request) =>
+    promptDocument(bridge, request, context.io.signal),
+  );
 }
 
 export const promptsCommand = defineCommand({

@@ -2,31 +2,18 @@ import { readDocument, resourcesDocument } from "../../daemon/documents.js";
 import type { ReadRequest, ServerFilterRequest } from "../../daemon/protocol.js";
 import { defineCommand } from "../command.js";
 import { READ_FLAGS, READ_POSITIONALS, RESOURCES_FLAGS, RESOURCES_POSITIONALS } from "../command-flags.js";
-import { type CommandContext, openBridge } from "../context.js";
-import { askedBy, renderAnswer } from "../views.js";
+import { answerInProcess, type CommandContext } from "../context.js";
 
 /** `mcp-bridge resources [--server S]`: resources and resource templates of every connected server. */
-async function runResources(context: CommandContext): Promise<number> {
-  const asked = askedBy("resources", context);
-  const request = asked.body as ServerFilterRequest;
-  const bridge = await openBridge(context, request.server ? { only: [request.server] } : {});
-  try {
-    return renderAnswer(context, asked, await resourcesDocument(bridge, request));
-  } finally {
-    await bridge.close();
-  }
+function runResources(context: CommandContext): Promise<number> {
+  return answerInProcess<ServerFilterRequest>(context, "resources", resourcesDocument);
 }
 
 /** `mcp-bridge read URI [--server S]`: one resource as the LLM would read it. */
-async function runRead(context: CommandContext): Promise<number> {
-  const asked = askedBy("read", context);
-  const request = asked.body as unknown as ReadRequest;
-  const bridge = await openBridge(context, request.server ? { only: [request.server] } : {});
-  try {
-    return renderAnswer(context, asked, await readDocument(bridge, request, context.io.signal));
-  } finally {
-    await bridge.close();
-  }
+function runRead(context: CommandContext): Promise<number> {
+  return answerInProcess<ReadRequest>(context, "read", (bridge, request) =>
+    readDocument(bridge, request, context.io.signal),
+  );
 }
 
 export const resourcesCommand = defineCommand({
