@@ -17,18 +17,13 @@ const LEVELS: Record<LoggingLevel, keyof Logger> = {
 
 export const LOGGING_LEVELS = Object.keys(LEVELS) as LoggingLevel[];
 
-/** Text of one `notifications/message` payload: strings as they are, anything else as JSON. */
-export function logDataText(data: unknown): string {
-  return textOf(data);
-}
-
 /** Sends a server's `notifications/message` to the host's logger with the server's name and level. */
 export function registerServerLogging(client: Client, server: string, logger: Logger): void {
   client.setNotificationHandler("notifications/message", (notification) => {
     const params = notification.params;
     const level = (params.level in LEVELS ? params.level : "info") as LoggingLevel;
     const source = typeof params.logger === "string" ? plainText(params.logger, 200) : undefined;
-    logger[LEVELS[level]](`[${plainText(server, 200)}] ${plainText(logDataText(params.data))}`, {
+    logger[LEVELS[level]](`[${plainText(server, 200)}] ${plainText(textOf(params.data))}`, {
       server,
       level,
       ...(source === undefined ? {} : { logger: source }),
