@@ -5,6 +5,7 @@ import { type AuthInfo, createMcpHandler } from "@modelcontextprotocol/server";
 import type { Bridge } from "../bridge/types.js";
 import { ConfigError, ErrorCode } from "../errors.js";
 import type { Telemetry } from "../telemetry/telemetry.js";
+import { packageInfo } from "../util/package-info.js";
 import { errorText } from "../util/text-of.js";
 import { type RequestTracker, requestTracker } from "./handle.js";
 import { LegacySessions } from "./legacy-sessions.js";
@@ -73,7 +74,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     "network.transport": "tcp",
     "network.protocol.name": "http",
   });
-  const version = options.version ?? "0.0.0";
+  const version = options.version ?? packageInfo().version;
   const match = tokenMatcher(tokens);
   const limiter = new ClientLimiter(options.limits);
   // Without auth every caller is one client: the limits then bound the whole gateway.

@@ -1,6 +1,7 @@
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Bridge } from "../bridge/types.js";
 import type { Telemetry } from "../telemetry/telemetry.js";
+import { packageInfo } from "../util/package-info.js";
 import { requestTracker } from "./handle.js";
 import { ClientLimiter } from "./limits.js";
 import { gatewayServer } from "./mcp-server.js";
@@ -8,7 +9,7 @@ import { gatewayServer } from "./mcp-server.js";
 /** Serves the bridge's merged catalog as one MCP server on this process's stdin/stdout. */
 export function serveGatewayStdio(
   bridge: Bridge,
-  version = "0.0.0",
+  version = packageInfo().version,
   telemetry?: Telemetry,
 ): { close(): Promise<void> } {
   const tracker = requestTracker(telemetry, { "network.transport": "pipe" });

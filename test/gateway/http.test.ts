@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Gateway, startGateway } from "../../src/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
+import { packageInfo } from "../../src/util/package-info.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { connect as connectAs, type Era, textOf } from "./client.js";
 
@@ -39,6 +40,8 @@ describe("serve over Streamable HTTP", () => {
     it(`lists the merged catalog and calls a namespaced tool (${mode})`, async () => {
       await using client = await connect(gateway.url, mode);
       expect(client.getNegotiatedProtocolVersion()).toBe(mode);
+      // A host logs which gateway it talks to: the advertised version is this package's.
+      expect(client.getServerVersion()).toEqual({ name: "mcp-bridge", version: packageInfo().version });
       const { tools } = await client.listTools();
       const names = tools.map((t) => t.name);
       expect(names).toContain("mcp_crashy_add");
