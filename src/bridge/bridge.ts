@@ -1,36 +1,31 @@
 import { loadConfig } from "../config/load.js";
 import type { BridgeSettings, ResolvedConfig, ServerDefinition } from "../config/model.js";
 import type { ServerStatus } from "../connection/status.js";
-import { ErrorCode, errorMessages, McpBridgeError, ServerCrashedError } from "../errors.js";
-import { ToolRegistry } from "../registry/registry.js";
 import { CallStats } from "../registry/stats.js";
 import type { ToolDefinition } from "../registry/types.js";
 import { errorToolResult } from "../results/convert.js";
 import type { ToolResult } from "../results/types.js";
-import { ToolSearchIndex, type ToolSearchOptions } from "../search/index.js";
+import type { ToolSearchOptions } from "../search/index.js";
 import { createTelemetry } from "../telemetry/telemetry.js";
 import { TypedEmitter } from "../util/events.js";
 import type { Logger } from "../util/logger.js";
 import { errorText } from "../util/text-of.js";
+import { applyReload } from "./apply-reload.js";
 import { CachedCatalogs } from "./cached-catalogs.js";
-import { type CallContext, callOnRecord, ToolEntries } from "./call.js";
-import {
-  invalidStatus,
-  notStartedStatus,
-  requiredServersError,
-  restartRefusal,
-  unknownToolError,
-} from "./diagnostics.js";
+import { type CallContext, ToolEntries } from "./call.js";
+import { CallRouter } from "./call-router.js";
+import { invalidStatus, notStartedStatus, requiredServersError, restartRefusal } from "./diagnostics.js";
 import { type ResolvedBridgeOptions, resolveBridgeOptions, resultPolicy } from "./options.js";
-import { planReload, reloadSummary, SerialQueue, watchConfigFile } from "./reload.js";
-import { BRIDGE_TOOL_SERVER, callResourceTool, resourceToolDefinitions } from "./resource-tools.js";
-import { RestartGates } from "./restart-gates.js";
-import { ServerRecord, stillConnecting } from "./server-record.js";
+import { SerialQueue, watchConfigFile } from "./reload.js";
+import { callResourceTool } from "./resource-tools.js";
+import { ServerRestarts } from "./restarts.js";
+import { ServerRecord } from "./server-record.js";
 import { ServerTable } from "./server-table.js";
 import { ClientSurface } from "./surface.js";
 import { closedError } from "./surface-host.js";
 import type { SurfaceMethods } from "./surface-methods.js";
 import { surfaceMethods } from "./surface-methods.js";
+import { ToolCatalog } from "./tool-catalog.js";
 import type {
   Bridge,
   BridgeEventMap,
@@ -57,11 +52,6 @@ export async function startBridge(options: BridgeOptions = {}): Promise<Bridge> 
 /** `McpBridge.start(options)`: the same as `startBridge(options)`. */
 export const McpBridge = { start: startBridge } as const;
 
-/** The call failed because its connection went away (not because of the tool, a timeout or the caller). */
-function isConnectionLoss(error: unknown): boolean {
-  return error instanceof McpBridgeError && error.code === ErrorCode.ServerCrashed;
-}
-
 class BridgeRuntime implements Bridge {
   config: ResolvedConfig;
   readonly #options: ResolvedBridgeOptions;
@@ -71,13 +61,12 @@ class BridgeRuntime implements Bridge {
   readonly #stats = new CallStats();
   readonly #entries = new ToolEntries();
   readonly #catalogs: CachedCatalogs;
-  #searchIndex: { list: readonly ToolDefinition[]; index: ToolSearchIndex<ToolDefinition> } | undefined;
-  #registry: ToolRegistry;
+  readonly #tools: ToolCatalog;
   #stopWatching: (() => void) | undefined;
   /** One reload changes the servers at a time. */
   readonly #reloads = new SerialQueue();
-  readonly #restarting = new RestartGates();
-  readonly #restartsUnderWay = new Map<string, Promise<ServerStatus>>();
+  readonly #restarts: ServerRestarts;
+  readonly #router: CallRouter;
   #closing: Promise<void> | undefined;
   readonly #surface: ClientSurface;
   /** Bound once: every call's context carries it. */
@@ -94,7 +83,6 @@ class BridgeRuntime implements Bridge {
   readonly setRoots: SurfaceMethods["setRoots"];
   readonly skills: SurfaceMethods["skills"];
   readonly loadSkill: SurfaceMethods["loadSkill"];
-  #resourceToolCache: { format: string; definitions: ToolDefinition[] } | undefined;
 
   constructor(config: ResolvedConfig, options: ResolvedBridgeOptions) {
     this.config = config;
@@ -103,7 +91,13 @@ class BridgeRuntime implements Bridge {
     this.#events = new TypedEmitter((error) =>
       this.#logger.error("A bridge event listener threw", { error: errorText(error) }),
     );
-    this.#registry = this.#newRegistry();
+    this.#tools = new ToolCatalog({
+      config: () => this.config,
+      reservedToolNames: options.reservedToolNames,
+      toolFilter: options.toolFilter,
+      resourceTools: options.resourceTools,
+      logger: this.#logger,
+    });
     this.#catalogs = new CachedCatalogs({
       dir: options.catalogCacheDir,
       option: options.catalogCache,
@@ -118,6 +112,24 @@ class BridgeRuntime implements Bridge {
       onResourcesChanged: (server) => this.#events.emit("resourcesChanged", { server }),
       onPromptsChanged: (server) => this.#events.emit("promptsChanged", { server }),
     });
+    this.#restarts = new ServerRestarts({
+      reloads: this.#reloads,
+      refusal: (name) => {
+        if (this.#closing) return closedError();
+        const { servers, settings } = this.config;
+        return restartRefusal(name, servers, settings.enabled, (d) => this.#selected(d));
+      },
+      replace: (name) => this.#replace(name),
+    });
+    this.#router = new CallRouter({
+      registry: () => this.#tools.registry,
+      settings: () => this.config.settings,
+      closing: () => this.#closing !== undefined,
+      servers: this.#servers,
+      catalogs: this.#catalogs,
+      restarting: this.#restarts.gates,
+      reloads: this.#reloads,
+    });
     const surface = surfaceMethods(this.#surface);
     this.resources = surface.resources;
     this.resourceTemplates = surface.resourceTemplates;
@@ -130,22 +142,6 @@ class BridgeRuntime implements Bridge {
     this.skills = surface.skills;
     this.loadSkill = surface.loadSkill;
     for (const warning of config.warnings) this.#logger.warn(warning.message, { ...warning });
-  }
-
-  /** The opt-in resource tools (`resourceTools`), named by the configured format. */
-  #resourceTools(): ToolDefinition[] {
-    if (!(this.#options.resourceTools ?? this.config.settings.resourceTools ?? false)) return [];
-    const format = this.config.settings.toolNameFormat;
-    if (this.#resourceToolCache?.format !== format) {
-      this.#resourceToolCache = { format, definitions: resourceToolDefinitions(format) };
-    }
-    return this.#resourceToolCache.definitions;
-  }
-
-  #resourceTool(name: string): ToolDefinition | undefined {
-    return this.#resourceTools().find(
-      (definition) => definition.name === name || `${BRIDGE_TOOL_SERVER}/${definition.tool}` === name,
-    );
   }
 
   /**
@@ -180,7 +176,7 @@ class BridgeRuntime implements Bridge {
     const configured = this.config.servers.map((definition) => {
       const record = this.#servers.get(definition.name);
       if (!record) return notStartedStatus(definition);
-      const skipped = this.#registry.skipped(definition.name);
+      const skipped = this.#tools.registry.skipped(definition.name);
       const status = this.#catalogs.status(record, record.status());
       return skipped.length > 0 ? { ...status, skippedTools: skipped } : status;
     });
@@ -193,33 +189,21 @@ class BridgeRuntime implements Bridge {
   }
 
   tools(filter: { server?: string } = {}): ToolEntry[] {
-    const definitions =
-      filter.server === undefined ? this.#registry.list() : this.#registry.forServer(filter.server);
-    const own = this.#resourceTools().filter(
-      (d) => filter.server === undefined || filter.server === d.server,
-    );
-    return [...definitions, ...own].map((definition) => this.#entryOf(definition));
+    return this.#tools.list(filter.server).map((definition) => this.#entryOf(definition));
   }
 
   /** The tools that best match a task described in words (or a tool's name), best first. */
   searchTools(query: string, options: ToolSearchOptions = {}): ToolEntry[] {
-    const definitions = this.#registry.list();
-    // The registry keeps one list object until its tools change, so the index is rebuilt only then.
-    let index = this.#searchIndex?.list === definitions ? this.#searchIndex.index : undefined;
-    if (!index) {
-      index = new ToolSearchIndex(definitions);
-      this.#searchIndex = { list: definitions, index };
-    }
-    return index.search(query, options).map((definition) => this.#entryOf(definition));
+    return this.#tools.search(query, options).map((definition) => this.#entryOf(definition));
   }
 
   tool(name: string): ToolEntry | undefined {
-    const definition = this.#registry.get(name) ?? this.#resourceTool(name);
+    const definition = this.#tools.get(name);
     return definition ? this.#entryOf(definition) : undefined;
   }
 
   resolve(name: string): { server: string; tool: string } | undefined {
-    const definition = this.#registry.resolve(name) ?? this.#resourceTool(name);
+    const definition = this.#tools.resolve(name);
     if (definition) return { server: definition.server, tool: definition.tool };
     return this.#servers.splitServerTool(name);
   }
@@ -268,43 +252,21 @@ class BridgeRuntime implements Bridge {
    * second restart of the same server while one is under way shares it.
    */
   restart(name: string): Promise<ServerStatus> {
-    const running = this.#restartsUnderWay.get(name);
-    if (running) return running;
-    const restarting = this.#restartOnce(name).finally(() => this.#restartsUnderWay.delete(name));
-    this.#restartsUnderWay.set(name, restarting);
-    return restarting;
+    return this.#restarts.restart(name);
   }
 
-  async #restartOnce(name: string): Promise<ServerStatus> {
-    const refuse = () => {
-      if (this.#closing) throw closedError();
-      const { servers, settings } = this.config;
-      const refusal = restartRefusal(name, servers, settings.enabled, (d) => this.#selected(d));
-      if (refusal) throw refusal;
-    };
-    refuse();
-    // Calls made from now on wait until the old process tree is gone and the new record is current.
-    const swapped = this.#restarting.close(name);
-    try {
-      const record = await this.#reloads.run(async () => {
-        refuse(); // a reload may have changed the config meanwhile
-        const definition = this.config.servers.find((d) => d.name === name) as ServerDefinition;
-        const fresh = await this.#open(definition, this.config.settings);
-        if (this.#closing) {
-          await fresh.close();
-          throw closedError();
-        }
-        const previous = this.#servers.get(name);
-        if (previous) previous.restarted = true;
-        await this.#install(fresh, { now: true });
-        return fresh;
-      });
-      swapped();
-      await record.connect();
-      return record.status();
-    } finally {
-      swapped();
+  /** A restart's swap: a fresh record for the server, current once the old process tree is gone. */
+  async #replace(name: string): Promise<ServerRecord> {
+    const definition = this.config.servers.find((d) => d.name === name) as ServerDefinition;
+    const fresh = await this.#open(definition, this.config.settings);
+    if (this.#closing) {
+      await fresh.close();
+      throw closedError();
     }
+    const previous = this.#servers.get(name);
+    if (previous) previous.restarted = true;
+    await this.#install(fresh, { now: true });
+    return fresh;
   }
 
   close(): Promise<void> {
@@ -325,65 +287,27 @@ class BridgeRuntime implements Bridge {
 
   // --- internals ---
 
-  async #reloadOnce(): Promise<{ summary: ReloadSummary; starting: Promise<unknown> }> {
-    if (this.#closing) throw closedError();
-    const next = await loadConfig(this.#options.load);
-    const plan = planReload(this.config.servers, next.servers);
-    const fresh = await Promise.all(
-      [...plan.restarted, ...plan.added]
-        .filter((definition) => this.#selected(definition))
-        .map((definition) => this.#open(definition, next.settings)),
-    );
-    if (this.#closing) {
-      await Promise.all(fresh.map((record) => record.close()));
-      throw closedError();
-    }
-    // From here on nothing awaits: the swap is atomic for calls and events.
-    for (const warning of next.warnings) this.#logger.warn(warning.message, { ...warning });
-    const settingsChanged = JSON.stringify(next.settings) !== JSON.stringify(this.config.settings);
-    this.config = next;
-    for (const definition of [...plan.refiltered, ...plan.unchanged]) {
-      const record = this.#servers.get(definition.name);
-      if (record) record.definition = definition;
-    }
-    if (settingsChanged) {
-      this.#registry = this.#newRegistry();
-      this.#surface.settingsChanged();
-      for (const record of this.#servers.records()) this.#publishTools(record);
-    } else {
-      this.#registry.declareServers(next.servers.map((server) => server.name));
-      for (const definition of plan.refiltered) {
-        const record = this.#servers.get(definition.name);
-        if (record) this.#publishTools(record);
-      }
-    }
-    for (const definition of plan.removed) {
-      this.#servers.delete(definition.name);
-      const removed = this.#registry.forServer(definition.name).map((tool) => tool.name);
-      this.#registry.removeServer(definition.name);
-      this.#events.emit("toolsChanged", { server: definition.name, tools: [], removed });
-    }
-    // A replaced server's last tools stay listed until its new connection lists its own, so a call
-    // made meanwhile finds the new record and waits for it instead of failing with TOOL_NOT_FOUND.
-    // The old process runs until its calls in flight have ended.
-    for (const record of fresh) this.#install(record);
-    const starting = Promise.all(fresh.map((record) => record.start()));
-    // Old tools are kept only for a replacement that is connecting now (not disabled, lazy or failed).
-    for (const record of fresh) if (!stillConnecting(record.status())) this.#publishTools(record);
-    return { summary: reloadSummary(plan, next.servers), starting };
-  }
-
-  #newRegistry(): ToolRegistry {
-    const settings = this.config.settings;
-    const registry = new ToolRegistry({
-      toolNameFormat: settings.toolNameFormat,
-      descriptionPrefix: settings.descriptionPrefix,
-      reservedNames: this.#options.reservedToolNames,
-      filter: this.#options.toolFilter,
+  #reloadOnce(): Promise<{ summary: ReloadSummary; starting: Promise<unknown> }> {
+    return applyReload({
+      load: () => loadConfig(this.#options.load),
+      config: () => this.config,
+      setConfig: (next) => {
+        this.config = next;
+      },
+      closing: () => this.#closing !== undefined,
+      selected: (definition) => this.#selected(definition),
+      open: (definition, settings) => this.#open(definition, settings),
+      install: (record) => this.#install(record),
+      publishTools: (record) => this.#publishTools(record),
+      settingsChanged: () => {
+        this.#tools.renew();
+        this.#surface.settingsChanged();
+      },
+      toolsRemoved: (server, removed) => this.#events.emit("toolsChanged", { server, tools: [], removed }),
+      servers: this.#servers,
+      tools: this.#tools,
       logger: this.#logger,
     });
-    registry.declareServers(this.config.servers.map((server) => server.name));
-    return registry;
   }
 
   #selected(definition: ServerDefinition): boolean {
@@ -413,7 +337,7 @@ class BridgeRuntime implements Bridge {
       // A replacement that failed lists no tools of its own: drop the ones kept from its predecessor
       // or read from the catalog cache.
       if (status.state === "failed" || status.state === "closed") this.#catalogs.end(record);
-      if (status.state === "failed" && this.#registry.forServer(record.name).length > 0) {
+      if (status.state === "failed" && this.#tools.registry.forServer(record.name).length > 0) {
         this.#publishTools(record);
       }
       this.#events.emit("serverStateChanged", status);
@@ -425,14 +349,14 @@ class BridgeRuntime implements Bridge {
   #publishTools(record: ServerRecord, options: { quietIfSame?: boolean } = {}): void {
     if (!this.#servers.isCurrent(record)) return;
     const tools = this.#catalogs.tools(record) ?? record.connection?.tools() ?? [];
-    const previous = this.#registry.forServer(record.name);
+    const previous = this.#tools.registry.forServer(record.name);
     const before = new Set(previous.map((tool) => tool.name));
-    if (tools.length === 0) this.#registry.removeServer(record.name);
+    if (tools.length === 0) this.#tools.registry.removeServer(record.name);
     else
-      this.#registry.setServerTools(record.name, record.definition.tools, tools, {
+      this.#tools.registry.setServerTools(record.name, record.definition.tools, tools, {
         toolTasks: this.#surface.runsToolTasks(record.name),
       });
-    if (options.quietIfSame && sameDefinitions(previous, this.#registry.forServer(record.name))) return;
+    if (options.quietIfSame && sameDefinitions(previous, this.#tools.registry.forServer(record.name))) return;
     const after = this.tools({ server: record.name });
     for (const tool of after) before.delete(tool.name);
     this.#events.emit("toolsChanged", { server: record.name, tools: after, removed: [...before] });
@@ -444,22 +368,14 @@ class BridgeRuntime implements Bridge {
 
   async #call(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolResult> {
     if (this.#closing) throw closedError();
-    const own = this.#resourceTool(name);
+    const own = this.#tools.resourceTool(name);
     if (own) {
       return callResourceTool(this.#surface.resources, own.tool, args, {
         ...options,
         maxResultChars: options.maxResultChars ?? this.config.settings.maxResultChars,
       });
     }
-    let definition = this.#registry.resolve(name) ?? (await this.#resolveLate(name, options));
-    const wait = options.timeout ?? this.#servers.get(definition.server)?.definition.callTimeoutMs ?? 0;
-    await this.#restarting.pass(definition.server, wait, options.signal);
-    let record = this.#servers.get(definition.server);
-    if (!record) throw this.#unknownTool(name, undefined);
-    if (this.#catalogs.served(record)) {
-      ({ definition, record, options } = await this.#awaitLiveTool(name, record, definition, options));
-    }
-    const context = {
+    const context: CallContext = {
       stats: this.#stats,
       maxResultChars: this.config.settings.maxResultChars,
       onError: this.#options.onError,
@@ -467,72 +383,7 @@ class BridgeRuntime implements Bridge {
       results: resultPolicy(this.#options.results, this.config.settings),
       callAsTask: this.#callAsTask,
     };
-    const started = Date.now();
-    try {
-      return await callOnRecord(record, definition, args, options, context);
-    } catch (error) {
-      // A call that was still waiting for its server when a reload replaced that server was never
-      // sent (the replaced connection reports itself closed): send it on the new connection instead.
-      const current = this.#servers.get(definition.server);
-      const replaced = current !== undefined && current !== record && !this.#closing;
-      const unsent = error instanceof McpBridgeError && error.code === ErrorCode.BridgeClosed;
-      if (replaced && record.restarted && !unsent && isConnectionLoss(error)) {
-        throw new ServerCrashedError(errorMessages.restartedDuringCall(definition.server, definition.tool), {
-          server: definition.server,
-          tool: definition.tool,
-          cause: error,
-        });
-      }
-      if (!(replaced && unsent)) throw error;
-      const timeout = (options.timeout ?? record.definition.callTimeoutMs) - (Date.now() - started);
-      return callOnRecord(current, definition, args, { ...options, timeout: Math.max(1, timeout) }, context);
-    }
-  }
-
-  /**
-   * A tool listed from the catalog cache: waits (within the call's timeout) for its server's live list,
-   * then resolves the name again, so a tool the server no longer has fails as unknown. A server that
-   * cannot connect is left to the call, which then fails as it does without the cache.
-   */
-  async #awaitLiveTool(
-    name: string,
-    record: ServerRecord,
-    definition: ToolDefinition,
-    options: CallOptions,
-  ): Promise<{ definition: ToolDefinition; record: ServerRecord; options: CallOptions }> {
-    const timeout = options.timeout ?? record.definition.callTimeoutMs;
-    const started = Date.now();
-    const connected = await record.ensureConnected({ signal: options.signal, timeoutMs: timeout }).then(
-      () => true,
-      () => false,
-    );
-    const rest = { ...options, timeout: Math.max(1, timeout - (Date.now() - started)) };
-    if (!connected || this.#closing) return { definition, record, options: rest };
-    const live = this.#registry.resolve(name);
-    const current = live && this.#servers.get(live.server);
-    if (!live || !current) throw this.#unknownTool(name, this.#servers.splitServerTool(name));
-    return { definition: live, record: current, options: rest };
-  }
-
-  /**
-   * A name the registry does not know (yet): waits, up to the call's timeout, for a reload under way
-   * and for the servers that may bring the tool (see ServerTable.awaitTool). Only then is it unknown.
-   */
-  async #resolveLate(name: string, options: CallOptions): Promise<ToolDefinition> {
-    // A reload under way may be adding this tool's server: let it swap its servers in first.
-    if (await this.#reloads.settled(options.timeout ?? this.config.settings.callTimeoutMs, options.signal)) {
-      const definition = this.#registry.resolve(name);
-      if (definition) return definition;
-    }
-    await this.#servers.awaitTool(name, options, () => this.#registry.resolve(name));
-    if (this.#closing) throw closedError();
-    const definition = this.#registry.resolve(name);
-    if (!definition) throw this.#unknownTool(name, this.#servers.splitServerTool(name));
-    return definition;
-  }
-
-  #unknownTool(name: string, target: { server: string; tool: string } | undefined): McpBridgeError {
-    return unknownToolError(name, target, this.#servers.statuses(), this.#registry.list().length);
+    return this.#router.call(name, args, options, context);
   }
 
   async #enforceRequired(): Promise<void> {
