@@ -3,18 +3,19 @@ import type { ServerDefinition } from "../config/model.js";
 import { McpBridgeError } from "../errors.js";
 import { httpStatusOf } from "../transport/create.js";
 import type { ExitInfo } from "../transport/stdio.js";
+import { definedOnly } from "../util/defined.js";
 import { TypedEmitter } from "../util/events.js";
 import { Semaphore } from "../util/semaphore.js";
 import { errorText } from "../util/text-of.js";
 import * as fail from "./failures.js";
 import { HealthCheck, IdleTimer } from "./keepalive.js";
-import { MAX_LIST_PAGES, type Session, type ToolListing } from "./open-session.js";
+import { MAX_LIST_PAGES, retireSession, type Session, type ToolListing } from "./open-session.js";
 import { SessionOpener } from "./opener.js";
 import { Restarts } from "./restarts.js";
 import { ServerOutput } from "./server-output.js";
-import { SessionClient } from "./session-client.js";
 import { canTransition, StateWaiters } from "./state.js";
 import type { ServerState, ServerStatus } from "./status.js";
+import { acquireCallSlot, sendToolCall, ToolIndex } from "./tool-call.js";
 import type { ConnectionEvents, ConnectionOptions, ServerConnection, ToolCallOptions } from "./types.js";
 
 export { MAX_LIST_PAGES, type ToolListing } from "./open-session.js";
@@ -36,6 +37,7 @@ class Connection implements ServerConnection {
   readonly #output: ServerOutput;
   readonly #semaphore: Semaphore | undefined;
   readonly #waiters = new StateWaiters();
+  readonly #toolIndex = new ToolIndex();
   readonly #health = new HealthCheck();
   readonly #idle = new IdleTimer();
   readonly #restarts: Restarts;
@@ -47,8 +49,6 @@ class Connection implements ServerConnection {
   #session: Session | undefined;
   #connecting: Promise<void> | undefined;
   #listing: ToolListing = { tools: [] };
-  /** Tools by name (the first of a name wins), built on the first call after the list changes. */
-  #toolIndex: Map<string, Tool> | undefined;
   #lastError: McpBridgeError | undefined;
   /** What the last successful connect learnt; the pid is shown only while its session lives. */
   #info: Partial<Pick<ServerStatus, "protocolVersion" | "serverInfo" | "connectMs" | "pid">> = {};
@@ -149,15 +149,7 @@ class Connection implements ServerConnection {
     this.#idle.clear();
     try {
       if (this.#semaphore) {
-        const waitSignal = AbortSignal.any([
-          ...(options.signal ? [options.signal] : []),
-          AbortSignal.timeout(Math.max(0, deadline - Date.now())),
-        ]);
-        release = await this.#semaphore.acquire(waitSignal).catch(() => {
-          throw options.signal?.aborted
-            ? fail.abortError(this.name, tool)
-            : fail.timeoutError(this.name, tool, options.timeoutMs, "while queued");
-        });
+        release = await acquireCallSlot(this.#semaphore, { server: this.name, tool }, options, deadline);
       }
       // One transparent retry when a restarted HTTP server no longer knows our session: the request
       // never ran there, so sending it again on a fresh session is safe.
@@ -170,17 +162,8 @@ class Connection implements ServerConnection {
         const remaining = deadline - Date.now();
         if (remaining <= 0) throw fail.timeoutError(this.name, tool, options.timeoutMs);
         try {
-          const params = { name: tool, ...(args === undefined ? {} : { arguments: args }) };
-          const requestOptions = {
-            timeout: options.resetTimeoutOnProgress ? options.timeoutMs : remaining,
-            ...(options.signal ? { signal: options.signal } : {}),
-            ...(options.onProgress ? { onprogress: options.onProgress } : {}),
-            ...(options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true } : {}),
-          };
-          const plain = this.#withoutOutputSchema(tool);
-          return await (plain && session.client instanceof SessionClient
-            ? session.client.callPlainTool(params, plain, requestOptions)
-            : session.client.callTool(params, requestOptions));
+          const plain = this.#toolIndex.withoutOutputSchema(tool, this.#listing.tools);
+          return await sendToolCall(session, tool, args, options, remaining, plain);
         } catch (error) {
           if (!retried && this.definition.transport !== "stdio" && httpStatusOf(error) === 404) {
             this.#abandon(session, fail.staleSession(this.name, error), { immediate: true });
@@ -204,21 +187,6 @@ class Connection implements ServerConnection {
     }
   }
 
-  /**
-   * The listed definition of a tool, when it has no output schema: such a call has no structured
-   * output to validate and takes the session client's cheaper path (see session-client.ts). A tool
-   * with an output schema goes through `callTool` and the SDK's cached, compiled validator.
-   */
-  #withoutOutputSchema(name: string): Tool | undefined {
-    if (!this.#toolIndex) {
-      this.#toolIndex = new Map();
-      for (const tool of this.#listing.tools)
-        if (!this.#toolIndex.has(tool.name)) this.#toolIndex.set(tool.name, tool);
-    }
-    const tool = this.#toolIndex.get(name);
-    return tool?.outputSchema === undefined ? tool : undefined;
-  }
-
   close(): Promise<void> {
     if (!this.#closing) {
       this.#closing = (async () => {
@@ -227,7 +195,7 @@ class Connection implements ServerConnection {
         this.#setState("closed");
         const session = this.#session;
         this.#session = undefined;
-        if (session) await retire(session);
+        if (session) await retireSession(session);
         await this.#connecting?.catch(() => {});
         this.#events.clear();
       })();
@@ -253,7 +221,7 @@ class Connection implements ServerConnection {
         this.#connecting = undefined;
         this.#lastAttemptEndedAt = Date.now();
         if (this.#closing) {
-          void retire(session);
+          void retireSession(session);
           return;
         }
         if (reason === "reconnect") this.#restartCount++;
@@ -305,7 +273,7 @@ class Connection implements ServerConnection {
 
   #setTools(listing: ToolListing): void {
     this.#listing = listing;
-    this.#toolIndex = undefined;
+    this.#toolIndex.invalidate();
     this.#events.emit("toolsChanged", listing.tools);
   }
 
@@ -357,7 +325,7 @@ class Connection implements ServerConnection {
     this.#session = undefined;
     this.#health.stop();
     this.#lastError = reason;
-    void retire(session);
+    void retireSession(session);
     if (options.immediate) {
       this.#setState("reconnecting");
       this.#connect("reconnect").catch(() => {});
@@ -423,7 +391,7 @@ class Connection implements ServerConnection {
       this.#session = undefined;
       this.#health.stop();
       this.#setState("idle");
-      void retire(session);
+      void retireSession(session);
     });
   }
 
@@ -437,14 +405,7 @@ class Connection implements ServerConnection {
   // --- errors ---
 
   #failureContext(): fail.FailureContext {
-    const definition = this.definition;
-    return {
-      server: this.name,
-      transport: definition.transport,
-      ...(definition.transport === "stdio" ? { command: definition.command } : { url: definition.url }),
-      redact: this.#options.redact,
-      stderr: this.#output.stderr(),
-    };
+    return fail.failureContext(this.definition, this.#options.redact, this.#output.stderr());
   }
 
   #startError(error: unknown, exit: ExitInfo | undefined, timeoutMs = this.definition.startupTimeoutMs) {
@@ -463,15 +424,4 @@ class Connection implements ServerConnection {
       tool,
     );
   }
-}
-
-async function retire(session: Session): Promise<void> {
-  session.retired = true;
-  await session.client.close().catch(() => {});
-  await session.created.transport.close().catch(() => {});
-}
-
-/** The fields of `record` whose value is defined (status() leaves unknown fields out). */
-function definedOnly<T extends object>(record: T): Partial<T> {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as Partial<T>;
 }

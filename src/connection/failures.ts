@@ -1,5 +1,5 @@
 import { ProtocolError, SdkError, SdkErrorCode, UnauthorizedError } from "@modelcontextprotocol/client";
-import type { TransportKind } from "../config/model.js";
+import type { ServerDefinition, TransportKind } from "../config/model.js";
 import {
   AbortError,
   ErrorCode,
@@ -30,6 +30,21 @@ export interface FailureContext {
   readonly redact: (text: string) => string;
   /** The server's last stderr lines, oldest first. */
   readonly stderr: readonly string[];
+}
+
+/** The failure context of a server: its definition's command or URL, and its last stderr lines. */
+export function failureContext(
+  definition: ServerDefinition,
+  redact: (text: string) => string,
+  stderr: readonly string[],
+): FailureContext {
+  return {
+    server: definition.name,
+    transport: definition.transport,
+    ...(definition.transport === "stdio" ? { command: definition.command } : { url: definition.url }),
+    redact,
+    stderr,
+  };
 }
 
 /** Lines of stderr shown at the end of a failure message besides the line that explains it. */

@@ -260,3 +260,10 @@ export function boundedBy<T>(
     );
   });
 }
+
+/** Ends a session the connection no longer uses; its close events are then ignored. */
+export async function retireSession(session: Session): Promise<void> {
+  session.retired = true;
+  await session.client.close().catch(() => {});
+  await session.created.transport.close().catch(() => {});
+}

@@ -5,6 +5,7 @@ import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { serializeMessage } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import { PROCESS_STOP } from "../config/defaults.js";
+import { definedOnly } from "../util/defined.js";
 import { DEFAULT_MAX_KEPT_BYTES, LineFramer, type OversizedLine } from "./framing.js";
 import { deserializeLine } from "./message.js";
 import { reapGroup, stopProcessTree, trackGroup, useProcessGroups } from "./process-tree.js";
@@ -59,7 +60,8 @@ export function childEnvironment(
   inherit: boolean | readonly string[],
   hostEnv: Readonly<Record<string, string | undefined>> = process.env,
 ): Record<string, string> {
-  const env: Record<string, string> = inherit === true ? definedOnly(hostEnv) : getDefaultEnvironment();
+  const env: Record<string, string> =
+    inherit === true ? (definedOnly(hostEnv) as Record<string, string>) : getDefaultEnvironment();
   if (Array.isArray(inherit)) {
     for (const name of inherit) {
       const value = hostEnv[name];
@@ -67,12 +69,6 @@ export function childEnvironment(
     }
   }
   return { ...env, ...configured };
-}
-
-function definedOnly(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
-  const result: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) if (value !== undefined) result[key] = value;
-  return result;
 }
 
 /**

@@ -1,0 +1,75 @@
+import type { CallToolResult, Tool } from "@modelcontextprotocol/client";
+import type { Semaphore } from "../util/semaphore.js";
+import * as fail from "./failures.js";
+import type { Session } from "./open-session.js";
+import { SessionClient } from "./session-client.js";
+import type { ToolCallOptions } from "./types.js";
+
+/**
+ * A server's listed tools by name (the first of a name wins), built on the first call after the list
+ * changes: a call looks up its tool's definition without walking a list that may hold thousands.
+ */
+export class ToolIndex {
+  #index: Map<string, Tool> | undefined;
+
+  /** The list changed: the next lookup rebuilds the index from `tools`. */
+  invalidate(): void {
+    this.#index = undefined;
+  }
+
+  /**
+   * The listed definition of a tool, when it has no output schema: such a call has no structured
+   * output to validate and takes the session client's cheaper path (see session-client.ts). A tool
+   * with an output schema goes through `callTool` and the SDK's cached, compiled validator.
+   */
+  withoutOutputSchema(name: string, tools: readonly Tool[]): Tool | undefined {
+    if (!this.#index) {
+      this.#index = new Map();
+      for (const tool of tools) if (!this.#index.has(tool.name)) this.#index.set(tool.name, tool);
+    }
+    const tool = this.#index.get(name);
+    return tool?.outputSchema === undefined ? tool : undefined;
+  }
+}
+
+/**
+ * Waits for one of the server's `maxConcurrency` slots within the call's deadline and signal; the
+ * returned function frees it. A call that cannot get one fails as aborted or as timed out while queued.
+ */
+export async function acquireCallSlot(
+  semaphore: Semaphore,
+  target: { server: string; tool: string },
+  options: ToolCallOptions,
+  deadline: number,
+): Promise<() => void> {
+  const waitSignal = AbortSignal.any([
+    ...(options.signal ? [options.signal] : []),
+    AbortSignal.timeout(Math.max(0, deadline - Date.now())),
+  ]);
+  return semaphore.acquire(waitSignal).catch(() => {
+    throw options.signal?.aborted
+      ? fail.abortError(target.server, target.tool)
+      : fail.timeoutError(target.server, target.tool, options.timeoutMs, "while queued");
+  });
+}
+
+/** Sends one tools/call on a live session, with `remaining` ms left of the call's deadline. */
+export function sendToolCall(
+  session: Session,
+  tool: string,
+  args: Record<string, unknown> | undefined,
+  options: ToolCallOptions,
+  remaining: number,
+  plain: Tool | undefined,
+): Promise<CallToolResult> {
+  const params = { name: tool, ...(args === undefined ? {} : { arguments: args }) };
+  const requestOptions = {
+    timeout: options.resetTimeoutOnProgress ? options.timeoutMs : remaining,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onProgress ? { onprogress: options.onProgress } : {}),
+    ...(options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true } : {}),
+  };
+  return plain && session.client instanceof SessionClient
+    ? session.client.callPlainTool(params, plain, requestOptions)
+    : session.client.callTool(params, requestOptions);
+}
