@@ -7,6 +7,7 @@ import { ConfigError, ErrorCode } from "../errors.js";
 import type { Telemetry } from "../telemetry/telemetry.js";
 import { packageInfo } from "../util/package-info.js";
 import { errorText } from "../util/text-of.js";
+import type { RequestForwarder } from "./forward.js";
 import { type RequestTracker, requestTracker } from "./handle.js";
 import { LegacySessions } from "./legacy-sessions.js";
 import { ClientLimiter, type GatewayLimits } from "./limits.js";
@@ -35,6 +36,11 @@ export interface GatewayOptions {
   readonly maxSessions?: number;
   /** Version reported in `serverInfo`. */
   readonly version?: string;
+  /**
+   * Routes upstream elicitation and sampling to the downstream client whose call caused them; the
+   * same forwarder's handlers must be the bridge's `onElicitation` and `onSampling` (see forward.ts).
+   */
+  readonly forwarder?: RequestForwarder;
   /** SERVER spans and `mcp.server.operation.duration` per request (see `createTelemetry`); none without. */
   readonly telemetry?: Telemetry;
 }
@@ -81,7 +87,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const clientOf = (auth: AuthInfo | undefined) => ({ id: auth?.clientId ?? "anonymous", limiter });
   const handler = createMcpHandler((ctx) => {
     const profile = ctx.authInfo?.extra?.["profile"] as GatewayProfile | undefined;
-    return gatewayServer(options.bridge, tracker, profile, version, clientOf(ctx.authInfo));
+    return gatewayServer(
+      options.bridge,
+      tracker,
+      profile,
+      version,
+      clientOf(ctx.authInfo),
+      options.forwarder,
+    );
   });
   const sessions = new LegacySessions(options.maxSessions ?? 1000);
   const unsubscribe = [
@@ -106,7 +119,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       fetch: async (request, init) => {
         const profile = init?.authInfo?.extra?.["profile"] as GatewayProfile | undefined;
         const opened = await sessions.handle(request, init?.authInfo, () =>
-          gatewayServer(options.bridge, tracker, profile, version, clientOf(init?.authInfo)),
+          gatewayServer(
+            options.bridge,
+            tracker,
+            profile,
+            version,
+            clientOf(init?.authInfo),
+            options.forwarder,
+          ),
         );
         return opened ?? handler.fetch(request, init);
       },

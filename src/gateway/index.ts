@@ -1,3 +1,4 @@
+export { type DownstreamCall, FORWARD_TIMEOUT_MS, RequestForwarder } from "./forward.js";
 export type { Gateway, GatewayOptions } from "./gateway.js";
 export { startGateway } from "./gateway.js";
 export type { RequestTracker } from "./handle.js";

@@ -1,6 +1,7 @@
 import { ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
 import type { Bridge } from "../bridge/types.js";
 import { errorText } from "../util/text-of.js";
+import { FORWARD_TIMEOUT_MS, type RequestForwarder } from "./forward.js";
 import type { RequestTracker } from "./handle.js";
 import type { ClientLimiter } from "./limits.js";
 import { type GatewayProfile, profileAllows } from "./profile.js";
@@ -21,6 +22,7 @@ export function gatewayServer(
   profile: GatewayProfile | undefined,
   version: string,
   client: { readonly id: string; readonly limiter: ClientLimiter },
+  forwarder?: RequestForwarder,
 ): Server {
   const server = new Server(
     { name: GATEWAY_NAME, version },
@@ -57,6 +59,13 @@ export function gatewayServer(
       if (!admitted.ok) {
         throw new ProtocolError(RATE_LIMITED, `Call to ${name} refused: ${admitted.reason}; retry later`);
       }
+      // While the call runs, its upstream server's elicitation and sampling requests may be asked of
+      // this client (see forward.ts), bounded by the call's own signal and FORWARD_TIMEOUT_MS.
+      const asked = { signal: ctx.mcpReq.signal, timeout: FORWARD_TIMEOUT_MS };
+      const untrack = forwarder?.track(tool.server, {
+        elicit: (params) => ctx.mcpReq.elicitInput(params, asked),
+        sample: (params) => ctx.mcpReq.requestSampling(params, asked),
+      });
       try {
         // Upstream progress goes to the downstream client under the token it chose, when it asked for it.
         const token = ctx.mcpReq._meta?.progressToken;
@@ -84,6 +93,7 @@ export function gatewayServer(
         // An upstream failure (crash, timeout, protocol error) is this call's result, never a dropped connection.
         return { content: [{ type: "text" as const, text: `Error: ${errorText(error)}` }], isError: true };
       } finally {
+        untrack?.();
         admitted.release();
       }
     }),

@@ -2,6 +2,7 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Bridge } from "../bridge/types.js";
 import type { Telemetry } from "../telemetry/telemetry.js";
 import { packageInfo } from "../util/package-info.js";
+import type { RequestForwarder } from "./forward.js";
 import { requestTracker } from "./handle.js";
 import { ClientLimiter } from "./limits.js";
 import { gatewayServer } from "./mcp-server.js";
@@ -9,14 +10,21 @@ import { gatewayServer } from "./mcp-server.js";
 /** Serves the bridge's merged catalog as one MCP server on this process's stdin/stdout. */
 export function serveGatewayStdio(
   bridge: Bridge,
-  version = packageInfo().version,
-  telemetry?: Telemetry,
+  options: {
+    /** Version reported in `serverInfo`; default this package's. */
+    readonly version?: string;
+    readonly telemetry?: Telemetry;
+    /** Routes upstream elicitation and sampling to the client (see GatewayOptions.forwarder). */
+    readonly forwarder?: RequestForwarder;
+  } = {},
 ): { close(): Promise<void> } {
+  const { telemetry, forwarder } = options;
+  const version = options.version ?? packageInfo().version;
   const tracker = requestTracker(telemetry, { "network.transport": "pipe" });
   const limiter = new ClientLimiter();
   const servers = new Set<ReturnType<typeof gatewayServer>>();
   const handle = serveStdio(() => {
-    const server = gatewayServer(bridge, tracker, undefined, version, { id: "stdio", limiter });
+    const server = gatewayServer(bridge, tracker, undefined, version, { id: "stdio", limiter }, forwarder);
     servers.add(server);
     return server;
   });

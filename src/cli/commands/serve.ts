@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { startBridge } from "../../bridge/bridge.js";
 import { readAuthFile, tokensFromEnv } from "../../gateway/auth-file.js";
-import { serveGatewayStdio, startGateway } from "../../gateway/index.js";
+import { RequestForwarder, serveGatewayStdio, startGateway } from "../../gateway/index.js";
 import { gatewayTelemetry } from "../../gateway/telemetry.js";
 import { parseDuration } from "../../util/duration.js";
 import { usageError } from "../args.js";
@@ -70,8 +70,13 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
   if (observed.metricsUrl) io.stderr.write(`Prometheus metrics at ${observed.metricsUrl}\n`);
   // Not openBridge: that closes the bridge as soon as SIGTERM arrives, and a drain needs the upstream
   // servers until the in-flight calls are done.
+  // Upstream elicitation and sampling go to the downstream client whose call caused them; the
+  // gateway's own terminal is not asked (under --stdio it is the MCP channel itself).
+  const forwarder = new RequestForwarder();
   const bridge = await startBridge({
     ...(await cliBridgeOptions(context)),
+    onElicitation: forwarder.elicitation,
+    onSampling: forwarder.sampling,
     telemetry: observed.setting,
   }).catch(async (error: unknown) => {
     await observed.close();
@@ -80,13 +85,14 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
   await bridge.ready();
   try {
     if (!listen) {
-      const served = serveGatewayStdio(bridge, undefined, telemetry);
+      const served = serveGatewayStdio(bridge, { forwarder, ...(telemetry ? { telemetry } : {}) });
       await Promise.race([untilAborted(io.signal), new Promise((done) => process.stdin.once("end", done))]);
       await served.close();
       return 0;
     }
     const gateway = await startGateway({
       bridge,
+      forwarder,
       host: listen.host,
       port: listen.port,
       tokens,
