@@ -10,6 +10,7 @@ import { declineElicitation } from "../bridge/elicitation.js";
 import type { SamplingHandler, SamplingResult } from "../bridge/sampling.js";
 import type { ElicitationHandler, ElicitationRequest, ElicitationResponse } from "../bridge/types.js";
 import { errorText } from "../util/text-of.js";
+import { InputRounds } from "./input-rounds.js";
 
 /**
  * A person may answer an elicitation: longer than an ordinary request, but bounded, because a client
@@ -35,10 +36,15 @@ export class RequestForwarder {
   readonly #calls = new Map<string, Set<DownstreamCall>>();
   readonly #fallback: ElicitationHandler;
   readonly #samplingFallback: SamplingHandler | undefined;
+  /** The calls of 2026-07-28 clients waiting for their client's answer (see input-rounds.ts). */
+  readonly rounds: InputRounds;
 
-  constructor(options: { elicitation?: ElicitationHandler; sampling?: SamplingHandler } = {}) {
+  constructor(
+    options: { elicitation?: ElicitationHandler; sampling?: SamplingHandler; timeoutMs?: number } = {},
+  ) {
     this.#fallback = options.elicitation ?? declineElicitation;
     this.#samplingFallback = options.sampling;
+    this.rounds = new InputRounds(options.timeoutMs ?? FORWARD_TIMEOUT_MS);
   }
 
   /** Registers a downstream call running on `server`; the returned function ends it. */

@@ -1,8 +1,15 @@
-import { ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
+import {
+  type CallToolResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import type { Bridge } from "../bridge/types.js";
 import { errorText } from "../util/text-of.js";
-import { FORWARD_TIMEOUT_MS, type RequestForwarder } from "./forward.js";
+import { type DownstreamCall, FORWARD_TIMEOUT_MS, type RequestForwarder } from "./forward.js";
 import type { RequestTracker } from "./handle.js";
+import { InputRounds } from "./input-rounds.js";
 import type { ClientLimiter } from "./limits.js";
 import { type GatewayProfile, profileAllows } from "./profile.js";
 import { registerSurface } from "./surface.js";
@@ -49,6 +56,8 @@ export function gatewayServer(
   );
   server.setRequestHandler("tools/call", (request, ctx) =>
     tracker.handle("tools/call", request.params, async () => {
+      // A 2026-07-28 retry carrying the answer to an upstream question resumes its parked call.
+      if (forwarder && InputRounds.isRetry(ctx)) return forwarder.rounds.resume(client.id, ctx);
       const name = request.params.name;
       const tool = bridge.tool(name);
       // A tool outside the profile is answered exactly like a tool that does not exist.
@@ -60,44 +69,63 @@ export function gatewayServer(
         throw new ProtocolError(RATE_LIMITED, `Call to ${name} refused: ${admitted.reason}; retry later`);
       }
       // While the call runs, its upstream server's elicitation and sampling requests may be asked of
-      // this client (see forward.ts), bounded by the call's own signal and FORWARD_TIMEOUT_MS.
-      const asked = { signal: ctx.mcpReq.signal, timeout: FORWARD_TIMEOUT_MS };
-      const untrack = forwarder?.track(tool.server, {
-        elicit: (params) => ctx.mcpReq.elicitInput(params, asked),
-        sample: (params) => ctx.mcpReq.requestSampling(params, asked),
-      });
-      try {
-        // Upstream progress goes to the downstream client under the token it chose, when it asked for it.
-        const token = ctx.mcpReq._meta?.progressToken;
-        const result = await bridge.call(name, request.params.arguments ?? {}, {
-          signal: ctx.mcpReq.signal,
-          ...(token === undefined
-            ? {}
-            : {
-                resetTimeoutOnProgress: true,
-                onProgress: (p) => {
-                  ctx.mcpReq
-                    .notify({ method: "notifications/progress", params: { progressToken: token, ...p } })
-                    .catch(() => undefined);
-                },
-              }),
+      // this client (see forward.ts): pushed to a 2025-11-25 client within the call, bounded by its
+      // signal and FORWARD_TIMEOUT_MS; returned to a 2026-07-28 client as input_required rounds.
+      const run = (call: DownstreamCall | undefined, signal: AbortSignal) => {
+        const untrack = call && forwarder?.track(tool.server, call);
+        return callUpstream(bridge, name, request.params.arguments ?? {}, ctx, signal).finally(() => {
+          untrack?.();
+          admitted.release();
         });
-        return {
-          content: [...result.content],
-          isError: result.isError,
-          ...(result.structuredContent === undefined
-            ? {}
-            : { structuredContent: result.structuredContent as Record<string, unknown> }),
-        };
-      } catch (error) {
-        // An upstream failure (crash, timeout, protocol error) is this call's result, never a dropped connection.
-        return { content: [{ type: "text" as const, text: `Error: ${errorText(error)}` }], isError: true };
-      } finally {
-        untrack?.();
-        admitted.release();
-      }
+      };
+      if (!forwarder) return run(undefined, ctx.mcpReq.signal);
+      if (ctx.mcpReq.envelope !== undefined) return forwarder.rounds.start(client.id, ctx, run);
+      const asked = { signal: ctx.mcpReq.signal, timeout: FORWARD_TIMEOUT_MS };
+      return run(
+        {
+          elicit: (params) => ctx.mcpReq.elicitInput(params, asked),
+          sample: (params) => ctx.mcpReq.requestSampling(params, asked),
+        },
+        ctx.mcpReq.signal,
+      );
     }),
   );
   registerSurface(server, bridge, tracker, profile);
   return server;
+}
+
+/** One upstream call as this client's result: an upstream failure is an error result, never a dropped connection. */
+async function callUpstream(
+  bridge: Bridge,
+  name: string,
+  args: Record<string, unknown>,
+  ctx: ServerContext,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
+  try {
+    // Upstream progress goes to the downstream client under the token it chose, when it asked for it.
+    const token = ctx.mcpReq._meta?.progressToken;
+    const result = await bridge.call(name, args, {
+      signal,
+      ...(token === undefined
+        ? {}
+        : {
+            resetTimeoutOnProgress: true,
+            onProgress: (p) => {
+              ctx.mcpReq
+                .notify({ method: "notifications/progress", params: { progressToken: token, ...p } })
+                .catch(() => undefined);
+            },
+          }),
+    });
+    return {
+      content: [...result.content],
+      isError: result.isError,
+      ...(result.structuredContent === undefined
+        ? {}
+        : { structuredContent: result.structuredContent as Record<string, unknown> }),
+    };
+  } catch (error) {
+    return { content: [{ type: "text" as const, text: `Error: ${errorText(error)}` }], isError: true };
+  }
 }

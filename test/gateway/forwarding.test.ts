@@ -60,7 +60,7 @@ describe("elicitation and sampling through the gateway", () => {
     await bridge?.close();
   });
 
-  for (const mode of ["2025-11-25"] as const) {
+  for (const mode of ["2025-11-25", "2026-07-28"] as const) {
     it(`asks the client whose call caused it; a client without the capability gets the default (${mode})`, async () => {
       await using capable = await capableClient(gateway.url, mode);
       const answered = await capable.callTool({ name: "mcp_secret_login", arguments: {} });
@@ -110,5 +110,105 @@ describe("elicitation and sampling through the gateway", () => {
     });
     untrackB();
     expect(await forwarder.elicitation({ server: "secret", message: "?" })).toEqual({ action: "decline" });
+  });
+});
+
+describe("2026-07-28 input rounds through the gateway", () => {
+  const A = "client-a-token";
+  const B = "client-b-token";
+  let bridge: Bridge;
+  let gateway: Gateway;
+
+  beforeAll(async () => {
+    const forwarder = new RequestForwarder({ timeoutMs: 200 });
+    bridge = await startBridge({
+      servers: { secret: stdioEntry("asks-for-secret") },
+      onElicitation: forwarder.elicitation,
+    });
+    gateway = await startGateway({
+      bridge,
+      forwarder,
+      tokens: [
+        { token: A, client: "a" },
+        { token: B, client: "b" },
+      ],
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await gateway?.close();
+    await bridge?.close();
+  });
+
+  /** One raw 2026-07-28 tools/call of mcp_secret_login, as a client holding TOKEN sends it. */
+  async function login(token: string, retry?: { requestState: string; answer?: unknown }) {
+    const response = await fetch(gateway.url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "mcp_secret_login",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: {
+          name: "mcp_secret_login",
+          arguments: {},
+          ...(retry
+            ? {
+                requestState: retry.requestState,
+                ...(retry.answer ? { inputResponses: { upstream: retry.answer } } : {}),
+              }
+            : {}),
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+            "io.modelcontextprotocol/clientInfo": { name: token, version: "1" },
+          },
+        },
+      }),
+    });
+    const text = await response.text();
+    const json = text.startsWith("{") ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? "{}");
+    return JSON.parse(json) as {
+      result?: { resultType?: string; requestState?: string; content?: { text: string }[] };
+      error?: { message: string };
+    };
+  }
+
+  it("a requestState works once, only for the client it was given to", async () => {
+    const first = await login(A);
+    expect(first.result?.resultType).toBe("input_required");
+    const state = first.result?.requestState as string;
+    const answer = { action: "accept", content: { apiKey: "typed-by-a" } };
+
+    const stolen = await login(B, { requestState: state, answer });
+    expect(stolen.error?.message).toMatch(/Unknown or expired requestState/);
+
+    const resumed = await login(A, { requestState: state, answer });
+    expect(resumed.result?.content?.[0]?.text).toContain("typed-by-a");
+
+    const replayed = await login(A, { requestState: state, answer });
+    expect(replayed.error?.message).toMatch(/Unknown or expired requestState/);
+  });
+
+  it("a retry without an answer gets the default; a client that never returns is timed out", async () => {
+    const first = await login(A);
+    const unanswered = await login(A, { requestState: first.result?.requestState as string });
+    expect(unanswered.result?.content?.[0]?.text).toBe(JSON.stringify({ action: "decline" }));
+
+    const abandoned = await login(A);
+    // Longer than the forwarder's 200 ms: the parked call is answered by default and forgotten.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const late = await login(A, {
+      requestState: abandoned.result?.requestState as string,
+      answer: { action: "accept", content: { apiKey: "too late" } },
+    });
+    expect(late.error?.message).toMatch(/Unknown or expired requestState/);
   });
 });

@@ -112,6 +112,7 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
     await gateway.drain();
     return 0;
   } finally {
+    forwarder.rounds.close();
     await bridge.close();
     await observed.close();
   }
