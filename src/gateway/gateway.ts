@@ -34,6 +34,8 @@ export interface GatewayOptions {
   readonly drainTimeoutMs?: number;
   /** Most open 2025-11-25 sessions at once (503 above). Default 1000. */
   readonly maxSessions?: number;
+  /** A 2025-11-25 session without a request for this long is closed (0: never). Default 30 min. */
+  readonly sessionIdleMs?: number;
   /** Version reported in `serverInfo`. */
   readonly version?: string;
   /**
@@ -54,6 +56,9 @@ export interface Gateway {
   /** Close at once. The bridge stays open: it belongs to the caller. */
   close(): Promise<void>;
 }
+
+/** Default idle time after which a 2025-11-25 session is closed. */
+export const SESSION_IDLE_MS = 30 * 60_000;
 
 /** After the last call settles, how long drain waits for its response to be written. */
 const RESPONSE_FLUSH_MS = 2_000;
@@ -96,7 +101,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       options.forwarder,
     );
   });
-  const sessions = new LegacySessions(options.maxSessions ?? 1000);
+  const sessions = new LegacySessions(options.maxSessions ?? 1000, options.sessionIdleMs ?? SESSION_IDLE_MS);
   const unsubscribe = [
     options.bridge.on("toolsChanged", () => {
       handler.notify.toolsChanged();

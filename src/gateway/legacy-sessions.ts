@@ -10,7 +10,11 @@ interface Session {
   readonly server: Server;
   /** The client (token) that opened it: a session id is never usable by another client. */
   readonly client: string | undefined;
+  /** Ends the session when no request has come for the idle time; reset by every request. */
+  idle?: NodeJS.Timeout;
 }
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const notFound = () =>
   Response.json(
@@ -29,9 +33,16 @@ const isInitialize = (body: unknown) =>
 export class LegacySessions {
   readonly #sessions = new Map<string, Session>();
   readonly #maxSessions: number;
+  readonly #idleMs: number;
 
-  constructor(maxSessions: number) {
+  /**
+   * At most `maxSessions` open at once; a session without a request for `idleMs` (0: never) is closed,
+   * so clients that vanished without a DELETE do not hold their slot and server instance forever. Its
+   * client's next request gets 404 and initializes again, as the protocol prescribes.
+   */
+  constructor(maxSessions: number, idleMs = 0) {
     this.#maxSessions = maxSessions;
+    this.#idleMs = idleMs;
   }
 
   get size(): number {
@@ -52,6 +63,7 @@ export class LegacySessions {
     if (id) {
       const session = this.#sessions.get(id);
       if (!session || session.client !== authInfo?.clientId) return notFound();
+      this.#touch(id, session);
       return session.transport.handleRequest(request, authInfo ? { authInfo } : {});
     }
     if (request.method !== "POST") return undefined;
@@ -76,14 +88,14 @@ export class LegacySessions {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => {
-        this.#sessions.set(sessionId, { transport, server, client: authInfo?.clientId });
+        const session: Session = { transport, server, client: authInfo?.clientId };
+        this.#sessions.set(sessionId, session);
+        this.#touch(sessionId, session);
       },
-      onsessionclosed: (sessionId) => {
-        this.#sessions.delete(sessionId);
-      },
+      onsessionclosed: (sessionId) => this.#forget(sessionId),
     });
     transport.onclose = () => {
-      if (transport.sessionId) this.#sessions.delete(transport.sessionId);
+      if (transport.sessionId) this.#forget(transport.sessionId);
     };
     await server.connect(transport);
     return transport.handleRequest(request, { parsedBody: body, ...(authInfo ? { authInfo } : {}) });
@@ -93,13 +105,28 @@ export class LegacySessions {
   async drop(id: string): Promise<void> {
     const session = this.#sessions.get(id);
     if (!session) return;
-    this.#sessions.delete(id);
+    this.#forget(id);
     await session.server.close().catch(() => undefined);
   }
 
   async close(): Promise<void> {
     const all = [...this.#sessions.values()];
+    for (const session of all) clearTimeout(session.idle);
     this.#sessions.clear();
     await Promise.allSettled(all.map((s) => s.server.close()));
+  }
+
+  #touch(id: string, session: Session): void {
+    if (this.#idleMs <= 0) return;
+    clearTimeout(session.idle);
+    // setTimeout fires at once for a delay past 2^31-1 ms: a longer idle time is as good as never.
+    if (this.#idleMs > MAX_TIMER_MS) return;
+    session.idle = setTimeout(() => void this.drop(id), this.#idleMs);
+    session.idle.unref();
+  }
+
+  #forget(id: string): void {
+    clearTimeout(this.#sessions.get(id)?.idle);
+    this.#sessions.delete(id);
   }
 }

@@ -85,3 +85,45 @@ describe("gateway lifecycle", () => {
     await expect(fetch(new URL("/healthz", gateway.url))).rejects.toThrow();
   }, 30_000);
 });
+
+describe("idle 2025-11-25 sessions", () => {
+  it("a session without a request for the idle time is closed; its client gets 404 and initializes again", async () => {
+    bridge = await startBridge({ servers: { normal: stdioEntry("normal") } });
+    gateway = await startGateway({ bridge, sessionIdleMs: 300 });
+    const post = (body: unknown, session?: string) =>
+      fetch(gateway?.url as string, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2025-11-25",
+          ...(session ? { "mcp-session-id": session } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+    const init = await post({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "idle", version: "1" } },
+    });
+    const session = init.headers.get("mcp-session-id") as string;
+    expect(session).toMatch(/^[0-9a-f-]{36}$/);
+    await init.text();
+    const list = { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} };
+    const used = await post(list, session);
+    expect(used.status).toBe(200);
+    await used.text();
+    // No request for longer than the idle time: the session is gone.
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const late = await post(list, session);
+    expect(late.status).toBe(404);
+    expect(await late.json()).toMatchObject({
+      error: { message: expect.stringMatching(/initialize again/) },
+    });
+
+    // The client that hears 404 opens a new session as usual.
+    await using again = await connect(gateway.url, "2025-11-25", undefined);
+    expect(textOf(await again.callTool({ name: "mcp_normal_add", arguments: { a: 1, b: 2 } }))).toBe("3");
+  }, 30_000);
+});

@@ -17,6 +17,7 @@ type ServeOptions = {
   auth?: string;
   "max-body"?: string;
   drain?: string;
+  "session-idle"?: string;
   "max-calls"?: string;
   "calls-per-minute"?: string;
   metrics?: string;
@@ -61,6 +62,8 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
   const maxConcurrentCalls = positive(options["max-calls"], "max-calls");
   const callsPerMinute = positive(options["calls-per-minute"], "calls-per-minute");
   const drainTimeoutMs = options.drain === undefined ? undefined : parseDuration(options.drain);
+  const sessionIdleMs =
+    options["session-idle"] === undefined ? undefined : parseDuration(options["session-idle"]);
   // Spans and histograms of the gateway and of its bridge: to the process's global OpenTelemetry
   // providers, or with --metrics to a Prometheus endpoint of our own.
   const observed = await gatewayTelemetry(
@@ -103,6 +106,7 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
       },
       ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
       ...(drainTimeoutMs === undefined ? {} : { drainTimeoutMs }),
+      ...(sessionIdleMs === undefined ? {} : { sessionIdleMs }),
       ...(telemetry ? { telemetry } : {}),
     });
     io.stderr.write(`mcp-bridge gateway listening on ${gateway.url}\n`);
@@ -153,6 +157,11 @@ export const serveCommand = defineCommand({
       type: "string",
       value: "DURATION",
       description: "on SIGTERM, how long in-flight calls may finish (default 30s)",
+    },
+    "session-idle": {
+      type: "string",
+      value: "DURATION",
+      description: "close a 2025-11-25 session after this long without a request (default 30m; 0 never)",
     },
     metrics: {
       type: "string",
