@@ -12,6 +12,7 @@ import type { RequestTracker } from "./handle.js";
 import { InputRounds } from "./input-rounds.js";
 import type { ClientLimiter } from "./limits.js";
 import { type GatewayProfile, profileAllows } from "./profile.js";
+import { registerSubscriptions } from "./subscriptions.js";
 import { registerSurface } from "./surface.js";
 
 export const GATEWAY_NAME = "mcp-bridge";
@@ -36,8 +37,9 @@ export function gatewayServer(
     {
       capabilities: {
         tools: { listChanged: true },
-        resources: { listChanged: true },
+        resources: { listChanged: true, subscribe: true },
         prompts: { listChanged: true },
+        completions: {},
       },
     },
   );
@@ -91,6 +93,7 @@ export function gatewayServer(
     }),
   );
   registerSurface(server, bridge, tracker, profile);
+  registerSubscriptions(server, bridge, tracker, profile);
   return server;
 }
 

@@ -1,4 +1,5 @@
 import { ProtocolError, ProtocolErrorCode, type Server } from "@modelcontextprotocol/server";
+import type { CompleteRef } from "../bridge/completions.js";
 import type { Bridge } from "../bridge/types.js";
 import { ErrorCode, McpBridgeError } from "../errors.js";
 import { errorText } from "../util/text-of.js";
@@ -12,7 +13,7 @@ const CLIENT_ERRORS = new Set<string>([
   ErrorCode.ToolNotFound,
 ]);
 
-const serverAllowed = (profile: GatewayProfile | undefined, server: string) =>
+export const serverAllowed = (profile: GatewayProfile | undefined, server: string) =>
   !profile?.servers || profile.servers.includes(server);
 
 /**
@@ -28,7 +29,8 @@ function protocolError(error: unknown): ProtocolError {
   );
 }
 
-async function guarded<T>(fn: () => Promise<T>): Promise<T> {
+/** Runs a handler, turning a bridge error into the JSON-RPC error the client can act on. */
+export async function guarded<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
@@ -128,4 +130,49 @@ export function registerSurface(
       }),
     ),
   );
+  server.setRequestHandler("completion/complete", (request, ctx) =>
+    tracker.handle("completion/complete", request.params, () =>
+      guarded(async () => {
+        const { ref, argument } = request.params;
+        const options = {
+          signal: ctx.mcpReq.signal,
+          ...(request.params.context?.arguments ? { context: request.params.context.arguments } : {}),
+        };
+        const target = await completionTarget(bridge, profile, ref);
+        const result = await bridge.complete(target, argument, options);
+        return {
+          completion: {
+            values: [...result.values],
+            ...(result.total === undefined ? {} : { total: result.total }),
+            ...(result.hasMore === undefined ? {} : { hasMore: result.hasMore }),
+          },
+        };
+      }),
+    ),
+  );
+}
+
+/**
+ * The prompt or resource template a completion is for, among what the profile lets the client see.
+ * A template is served under its URI as the upstream server wrote it: the first visible server with it.
+ */
+async function completionTarget(
+  bridge: Bridge,
+  profile: GatewayProfile | undefined,
+  ref: { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string },
+): Promise<CompleteRef> {
+  if (ref.type === "ref/prompt") {
+    const entry = (await bridge.prompts()).find((p) => p.name === ref.name);
+    if (!entry || !serverAllowed(profile, entry.server)) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
+    }
+    return { type: "prompt", name: ref.name };
+  }
+  const template = (await bridge.resourceTemplates()).find(
+    (t) => t.uriTemplate === ref.uri && serverAllowed(profile, t.server),
+  );
+  if (!template) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
+  }
+  return { type: "resource", uriTemplate: template.uriTemplate, server: template.server };
 }
