@@ -72,6 +72,11 @@ export class SessionOpener {
       negotiation: host.definition.negotiation,
       onToolsChanged: () => this.#relist(client),
     });
+    client.onListenFailed = (error) =>
+      host.options.logger.warn(
+        `Server "${host.name}" did not open a list-changes stream; changes to its tools, prompts and resources will not be noticed until it reconnects`,
+        { server: host.name, error: fail.describeError(error, host.options.redact) },
+      );
     host.options.configureClient?.(client);
     return client;
   }

@@ -9,6 +9,9 @@ import { Client } from "@modelcontextprotocol/client";
 
 type Implementation = ConstructorParameters<typeof Client>[0];
 
+/** How long a server may take to acknowledge a `subscriptions/listen` stream. */
+export const LISTEN_ACK_TIMEOUT_MS = 3_000;
+
 /**
  * The SDK client with a cheaper `tools/call` for the common case. `Client.callTool` works out, on every
  * call, how to validate the result: it looks the tool up in its response cache (asynchronously) for an
@@ -30,8 +33,29 @@ export class SessionClient extends Client {
     },
   };
 
+  /** Told when a `subscriptions/listen` stream was not opened (the server's list changes go unheard). */
+  onListenFailed: ((error: unknown) => void) | undefined;
+
   constructor(info: Implementation, options?: ClientOptions) {
     super(info, options);
+  }
+
+  /**
+   * The SDK opens the list-changes stream while connecting and waits for the server's acknowledgement
+   * as long as the whole connect may take; a server that never acknowledges (SDK 1.x servers that
+   * answer the 2026-07-28 discovery but not `subscriptions/listen`) would use up the startup time and
+   * fail to start. The acknowledgement comes at once from a server that supports it, so the wait is
+   * capped: the session then works without list-change notifications, and the host is told.
+   */
+  override listen(
+    filter: Parameters<Client["listen"]>[0],
+    options?: Parameters<Client["listen"]>[1],
+  ): ReturnType<Client["listen"]> {
+    const timeout = Math.min(options?.timeout ?? LISTEN_ACK_TIMEOUT_MS, LISTEN_ACK_TIMEOUT_MS);
+    return super.listen(filter, { ...options, timeout }).catch((error: unknown) => {
+      this.onListenFailed?.(error);
+      throw error;
+    });
   }
 
   /**

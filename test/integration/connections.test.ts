@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Bridge, McpBridge, type ServerStatus, startBridge } from "../../src/index.js";
+import { silentLogger } from "../../src/util/logger.js";
 import { alive, startHttpFixture, stdioEntry, waitForExit } from "../fixtures/servers/index.js";
 import { startLegacySseServer } from "../helpers/http-servers.js";
 import { until } from "../helpers/wait.js";
@@ -266,6 +267,20 @@ describe("remote servers", () => {
     expect(bridge.server("pinned")?.protocolVersion).toBe("2026-07-28");
     expect((await bridge.call("auto/add", { a: 1, b: 2 })).text).toBe("3");
     expect((await bridge.call("pinned/echo", { text: "x" })).text).toBe("x");
+  });
+
+  it("connects a 2026-07-28 server that never acknowledges subscriptions/listen, and says so", async () => {
+    // SDK 1.x servers answer server/discover but hold a listen stream open without a word: waiting for
+    // its acknowledgement used to take the whole startup time and fail the server.
+    await using muted = await startHttpFixture("normal", ["--modern", "--mute-listen"]);
+    const warnings: string[] = [];
+    await using bridge = await startBridge({
+      servers: { muted: { type: "http", url: muted.url, startupTimeout: "20s" } },
+      logger: { ...silentLogger, warn: (message) => warnings.push(message) },
+    });
+    expect(bridge.server("muted")).toMatchObject({ state: "connected", protocolVersion: "2026-07-28" });
+    expect((await bridge.call("muted/add", { a: 1, b: 2 })).text).toBe("3");
+    expect(warnings).toEqual([expect.stringMatching(/"muted" did not open a list-changes stream/)]);
   });
 
   it("falls back to legacy SSE for a url with no declared transport, and uses SSE when declared", async () => {
