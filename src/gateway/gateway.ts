@@ -1,7 +1,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "@modelcontextprotocol/node";
-import { type AuthInfo, createMcpHandler } from "@modelcontextprotocol/server";
+import {
+  type AuthInfo,
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  originValidationResponse,
+} from "@modelcontextprotocol/server";
 import type { Bridge } from "../bridge/types.js";
 import { ConfigError, ErrorCode } from "../errors.js";
 import type { Telemetry } from "../telemetry/telemetry.js";
@@ -70,10 +77,13 @@ type AuthOutcome =
   | { ok: false; reason: string };
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+/** Host and Origin names a loopback gateway answers to. */
+const LOOPBACK_NAMES = [...new Set([...localhostAllowedHostnames(), ...localhostAllowedOrigins()])];
 
 /** Serves the bridge's merged catalog as one MCP server over Streamable HTTP (both protocol eras). */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const host = options.host ?? "127.0.0.1";
+  const loopback = LOOPBACK.has(host);
   const tokens = options.tokens ?? [];
   if (!LOOPBACK.has(host) && tokens.length === 0 && !options.oauth) {
     throw new ConfigError(
@@ -122,6 +132,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const node = toNodeHandler(
     {
       fetch: async (request, init) => {
+        // DNS rebinding: a web page whose name resolves to 127.0.0.1 must not reach a loopback gateway
+        // from the user's browser, so its Host (and Origin, when sent) must be a loopback name.
+        const refused = loopback
+          ? (hostHeaderValidationResponse(request, LOOPBACK_NAMES) ??
+            originValidationResponse(request, LOOPBACK_NAMES))
+          : undefined;
+        if (refused) return refused;
         const profile = init?.authInfo?.extra?.["profile"] as GatewayProfile | undefined;
         const opened = await sessions.handle(request, init?.authInfo, () =>
           gatewayServer(

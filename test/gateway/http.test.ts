@@ -1,3 +1,4 @@
+import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Gateway, startGateway } from "../../src/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
@@ -118,6 +119,40 @@ describe("serve over Streamable HTTP", () => {
     const bad = await fetch(gateway.url, { method: "POST", headers, body: "{not json" });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { code: number } }).error.code).toBe(-32700);
+  });
+
+  it("refuses a request whose Host or Origin is not a loopback name (DNS rebinding)", async () => {
+    const url = new URL(gateway.url);
+    const post = (headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
+        const req = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method: "POST",
+            headers: {
+              "content-type": "application/json",
+              accept: "application/json, text/event-stream",
+              "mcp-protocol-version": "2025-11-25",
+              authorization: `Bearer ${TOKEN}`,
+              ...headers,
+            },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on("error", reject);
+        req.end(body);
+      });
+    expect(await post({ host: "attacker.example" })).toBe(403);
+    expect(await post({ host: `attacker.example:${url.port}` })).toBe(403);
+    expect(await post({ origin: "http://attacker.example" })).toBe(403);
+    expect(await post({})).toBe(200);
+    expect(await post({ host: `localhost:${url.port}`, origin: `http://localhost:${url.port}` })).toBe(200);
   });
 
   it("/healthz and /readyz", async () => {
