@@ -40,6 +40,7 @@ export type { AuthOptions } from "./auth/index.js";
 // --- bridge ---
 export { McpBridge, startBridge } from "./bridge/bridge.js";
 export type { CompleteRef, CompletionResult } from "./bridge/completions.js";
+export type { ServerLogMessage } from "./bridge/logging.js";
 export type { GetPromptOptions, PromptEntry } from "./bridge/prompts.js";
 export type {
   ReadResourceOptions,

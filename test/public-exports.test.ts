@@ -98,6 +98,7 @@ const PUBLIC_EXPORTS = [
   "ServerDefinition",
   "ServerInfo",
   "ServerLogLevel",
+  "ServerLogMessage",
   "ServerRequestError",
   "ServerState",
   "ServerStatus",

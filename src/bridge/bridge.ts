@@ -111,6 +111,7 @@ class BridgeRuntime implements Bridge {
       onSampling: options.onSampling,
       onResourcesChanged: (server) => this.#events.emit("resourcesChanged", { server }),
       onPromptsChanged: (server) => this.#events.emit("promptsChanged", { server }),
+      onServerLog: (message) => this.#events.emit("serverLog", message),
     });
     this.#restarts = new ServerRestarts({
       reloads: this.#reloads,

@@ -17,11 +17,32 @@ const LEVELS: Record<LoggingLevel, keyof Logger> = {
 
 export const LOGGING_LEVELS = Object.keys(LEVELS) as LoggingLevel[];
 
-/** Sends a server's `notifications/message` to the host's logger with the server's name and level. */
-export function registerServerLogging(client: Client, server: string, logger: Logger): void {
+/** A server's `notifications/message`, as the bridge's `serverLog` event carries it. */
+export interface ServerLogMessage {
+  /** The server's config name. */
+  readonly server: string;
+  readonly level: LoggingLevel;
+  /** The server's own logger name, if it gave one. */
+  readonly logger?: string;
+  /** What the server sent, unchanged (strip control characters before showing it on a terminal). */
+  readonly data: unknown;
+}
+
+/**
+ * Sends a server's `notifications/message` to the host's logger with the server's name and level,
+ * and to `onMessage` (the bridge's `serverLog` event).
+ */
+export function registerServerLogging(
+  client: Client,
+  server: string,
+  logger: Logger,
+  onMessage?: (message: ServerLogMessage) => void,
+): void {
   client.setNotificationHandler("notifications/message", (notification) => {
     const params = notification.params;
     const level = (params.level in LEVELS ? params.level : "info") as LoggingLevel;
+    const name = typeof params.logger === "string" ? params.logger : undefined;
+    onMessage?.({ server, level, ...(name === undefined ? {} : { logger: name }), data: params.data });
     const source = typeof params.logger === "string" ? plainText(params.logger, 200) : undefined;
     logger[LEVELS[level]](`[${plainText(server, 200)}] ${plainText(textOf(params.data))}`, {
       server,

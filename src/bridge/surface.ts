@@ -6,7 +6,7 @@ import type { ServerStatus } from "../connection/status.js";
 import type { Logger } from "../util/logger.js";
 import { errorText } from "../util/text-of.js";
 import { type CompleteRef, type CompletionResult, completeArgument } from "./completions.js";
-import { applyLogLevel, registerServerLogging } from "./logging.js";
+import { applyLogLevel, registerServerLogging, type ServerLogMessage } from "./logging.js";
 import { PromptCatalog } from "./prompts.js";
 import { ResourceCatalog } from "./resources.js";
 import { registerRoots, toRoot } from "./roots.js";
@@ -24,6 +24,7 @@ export interface SurfaceOptions {
   readonly onSampling?: SamplingHandler;
   readonly onResourcesChanged: (server: string) => void;
   readonly onPromptsChanged: (server: string) => void;
+  readonly onServerLog: (message: ServerLogMessage) => void;
 }
 
 /**
@@ -68,7 +69,7 @@ export class ClientSurface {
   configureClient(definition: ServerDefinition, client: Client): void {
     const server = definition.name;
     this.sessions.track(server, client);
-    registerServerLogging(client, server, this.#options.logger);
+    registerServerLogging(client, server, this.#options.logger, this.#options.onServerLog);
     this.resources.configureClient(server, client, () => this.#options.onResourcesChanged(server));
     this.prompts.configureClient(client, () => this.#options.onPromptsChanged(server));
     registerRoots(client, () => this.rootsFor(definition));

@@ -7,6 +7,7 @@ import type { ToolResult } from "../results/types.js";
 import type { ToolSearchOptions } from "../search/index.js";
 import type { TelemetrySetting } from "../telemetry/types.js";
 import type { Logger } from "../util/logger.js";
+import type { ServerLogMessage } from "./logging.js";
 import type { SamplingHandler } from "./sampling.js";
 import type { SurfaceMethods } from "./surface-methods.js";
 
@@ -166,6 +167,8 @@ export interface BridgeEventMap {
   resourcesChanged: [event: { readonly server: string }];
   /** A server sent `notifications/prompts/list_changed`; `prompts()` lists afresh. */
   promptsChanged: [event: { readonly server: string }];
+  /** A server sent a log message (`notifications/message`); it also goes to the logger. */
+  serverLog: [message: ServerLogMessage];
 }
 
 export type { BridgeStats, LatencyStats } from "../registry/types.js";

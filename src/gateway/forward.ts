@@ -7,6 +7,7 @@ import {
   ProtocolErrorCode,
 } from "@modelcontextprotocol/server";
 import { declineElicitation } from "../bridge/elicitation.js";
+import type { ServerLogMessage } from "../bridge/logging.js";
 import type { SamplingHandler, SamplingResult } from "../bridge/sampling.js";
 import type { ElicitationHandler, ElicitationRequest, ElicitationResponse } from "../bridge/types.js";
 import { errorText } from "../util/text-of.js";
@@ -18,10 +19,12 @@ import { InputRounds } from "./input-rounds.js";
  */
 export const FORWARD_TIMEOUT_MS = 10 * 60_000;
 
-/** What a downstream call in flight can ask its own client (through the SDK's request context). */
+/** What a downstream call in flight can ask or tell its own client (through the SDK's request context). */
 export interface DownstreamCall {
   readonly elicit: (params: ElicitRequestFormParams | ElicitRequestURLParams) => Promise<ElicitResult>;
   readonly sample: (params: CreateMessageRequest["params"]) => Promise<SamplingResult>;
+  /** Passes on a log message of the upstream server, if the client's log level lets it through. */
+  readonly log?: (message: ServerLogMessage) => void;
 }
 
 /**
@@ -89,6 +92,14 @@ export class RequestForwarder {
       ProtocolErrorCode.InternalError,
       `Sampling for server "${context.server}" failed: ${cause}`,
     );
+  };
+
+  /**
+   * Pass to the bridge's `serverLog` event: a server's log message goes to the client whose call runs
+   * on it, under the same rule as its questions (never to a client that did not cause it).
+   */
+  readonly log = (message: ServerLogMessage): void => {
+    this.#only(message.server)?.log?.(message);
   };
 
   #only(server: string): DownstreamCall | undefined {

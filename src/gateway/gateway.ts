@@ -126,6 +126,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       for (const s of sessions.servers()) s.sendPromptListChanged().catch(() => undefined);
     }),
   ];
+  // Upstream log messages go to the client whose call runs on that server (see forward.ts).
+  if (options.forwarder) unsubscribe.push(options.bridge.on("serverLog", options.forwarder.log));
   const stopListening = () => {
     for (const stop of unsubscribe) stop();
   };

@@ -1,10 +1,13 @@
 import {
   type CallToolResult,
+  LOG_LEVEL_META_KEY,
+  type LoggingLevel,
   ProtocolError,
   ProtocolErrorCode,
   Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
+import { LOGGING_LEVELS, type ServerLogMessage } from "../bridge/logging.js";
 import type { Bridge } from "../bridge/types.js";
 import { errorText } from "../util/text-of.js";
 import { type DownstreamCall, FORWARD_TIMEOUT_MS, type RequestForwarder } from "./forward.js";
@@ -40,8 +43,17 @@ export function gatewayServer(
         resources: { listChanged: true, subscribe: true },
         prompts: { listChanged: true },
         completions: {},
+        logging: {},
       },
     },
+  );
+  // The level this client set with logging/setLevel (2025-11-25); a 2026-07-28 request carries its own.
+  let logLevel: LoggingLevel | undefined;
+  server.setRequestHandler("logging/setLevel", (request) =>
+    tracker.handle("logging/setLevel", request.params, async () => {
+      logLevel = request.params.level;
+      return {};
+    }),
   );
   const visible = () => bridge.tools().filter((t) => profileAllows(profile, t.server, t.name));
   server.setRequestHandler("tools/list", (request) =>
@@ -81,12 +93,14 @@ export function gatewayServer(
         });
       };
       if (!forwarder) return run(undefined, ctx.mcpReq.signal);
-      if (ctx.mcpReq.envelope !== undefined) return forwarder.rounds.start(client.id, ctx, run);
+      const log = logSender(ctx, () => envelopeLogLevel(ctx) ?? logLevel);
+      if (ctx.mcpReq.envelope !== undefined) return forwarder.rounds.start(client.id, ctx, run, log);
       const asked = { signal: ctx.mcpReq.signal, timeout: FORWARD_TIMEOUT_MS };
       return run(
         {
           elicit: (params) => ctx.mcpReq.elicitInput(params, asked),
           sample: (params) => ctx.mcpReq.requestSampling(params, asked),
+          log,
         },
         ctx.mcpReq.signal,
       );
@@ -131,4 +145,33 @@ async function callUpstream(
   } catch (error) {
     return { content: [{ type: "text" as const, text: `Error: ${errorText(error)}` }], isError: true };
   }
+}
+
+/** The log level a 2026-07-28 request carries in its envelope, if any. */
+function envelopeLogLevel(ctx: ServerContext): LoggingLevel | undefined {
+  const level = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY];
+  return typeof level === "string" && LOGGING_LEVELS.includes(level as LoggingLevel)
+    ? (level as LoggingLevel)
+    : undefined;
+}
+
+/**
+ * Passes an upstream server's log message to the client on its call's stream, when it is at or above
+ * the client's level (all of them until the client sets one, as the SDK's own servers do).
+ */
+function logSender(ctx: ServerContext, level: () => LoggingLevel | undefined) {
+  return (message: ServerLogMessage) => {
+    const floor = level();
+    if (floor !== undefined && LOGGING_LEVELS.indexOf(message.level) < LOGGING_LEVELS.indexOf(floor)) return;
+    ctx.mcpReq
+      .notify({
+        method: "notifications/message",
+        params: {
+          level: message.level,
+          ...(message.logger === undefined ? {} : { logger: message.logger }),
+          data: message.data,
+        },
+      })
+      .catch(() => undefined);
+  };
 }

@@ -46,6 +46,7 @@ export function serveGatewayStdio(
       each((s) => s.sendPromptListChanged()),
     ),
   ];
+  if (forwarder) unsubscribe.push(bridge.on("serverLog", forwarder.log));
   const stop = () => {
     for (const off of unsubscribe) off();
   };

@@ -212,3 +212,42 @@ describe("2026-07-28 input rounds through the gateway", () => {
     expect(late.error?.message).toMatch(/Unknown or expired requestState/);
   });
 });
+
+describe("upstream log messages through the gateway", () => {
+  let bridge: Bridge;
+  let gateway: Gateway;
+
+  beforeAll(async () => {
+    const forwarder = new RequestForwarder();
+    bridge = await startBridge({ servers: { logs: stdioEntry("logs") } });
+    gateway = await startGateway({ bridge, forwarder });
+  }, 60_000);
+
+  afterAll(async () => {
+    await gateway?.close();
+    await bridge?.close();
+  });
+
+  for (const mode of ["2025-11-25", "2026-07-28"] as const) {
+    it(`reach the client whose call caused them, at or above its level (${mode})`, async () => {
+      await using caller = await plainClient(gateway.url, mode);
+      await using bystander = await plainClient(gateway.url, mode);
+      const heard: string[] = [];
+      const overheard: string[] = [];
+      caller.setNotificationHandler("notifications/message", (n) => {
+        heard.push(`${n.params.level}: ${n.params.data}`);
+      });
+      bystander.setNotificationHandler("notifications/message", (n) => {
+        overheard.push(String(n.params.data));
+      });
+      if (mode === "2025-11-25") await caller.setLoggingLevel("info");
+      const result = await caller.callTool({ name: "mcp_logs_chatty", arguments: { tag: mode } });
+      expect(textOf(result)).toBe(`done ${mode}`);
+      const expected = [`info: info from ${mode}`, `error: error from ${mode}`];
+      // Without setLevel (the 2026-07-28 client) every level comes through.
+      expect(heard).toEqual(mode === "2025-11-25" ? expected : [`debug: debug from ${mode}`, ...expected]);
+      await bystander.listTools();
+      expect(overheard).toEqual([]);
+    });
+  }
+});
