@@ -1,9 +1,8 @@
-// Vendored, unchanged below this header, from github.com/modelcontextprotocol/conformance
+// Vendored, unchanged below this header except for its first line (`#!/usr/bin/env node`), from github.com/modelcontextprotocol/conformance
 // examples/servers/typescript/everything-server.ts at commit c321dd3 (conformance 0.2.0-alpha.11;
 // MIT / Apache-2.0, see that repository's LICENSE). It is the suite's reference implementation of every
 // server scenario, written on the official SDK 1.x; `npm run conformance:gateway` installs its
 // dependencies into .conformance/ and runs it behind `mcp-bridge serve` (see test/conformance/gateway.ts).
-#!/usr/bin/env node
 
 /**
  * MCP Everything Server - Conformance Test Server

@@ -5,12 +5,9 @@
  * .conformance/ on first use (npm registry), our client keeps running on this Node.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { node22, root, SUITES, suiteEntry } from "./suites.js";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-const cache = join(root, ".conformance");
 const client = join(root, "dist/test/conformance/client.js");
 const SCENARIO_TIMEOUT_MS = 90_000;
 
@@ -22,38 +19,6 @@ const EXPECTED_FAILURES: Record<string, string> = {
   "auth/2025-03-26-oauth-metadata-backcompat":
     "the suite's mock server is itself wrong for this scenario (the plain SDK client fails it the same way)",
 };
-
-interface Suite {
-  readonly label: string;
-  readonly version: string;
-  readonly specVersion?: string;
-}
-
-const suites: Suite[] = [
-  { label: "0.1.16", version: "0.1.16" },
-  { label: "0.2.0-alpha.12", version: "0.2.0-alpha.12" },
-  { label: "0.2.0-alpha.12 --spec-version 2026-07-28", version: "0.2.0-alpha.12", specVersion: "2026-07-28" },
-];
-
-function npmInstall(prefix: string, spec: string): void {
-  if (existsSync(join(prefix, "node_modules"))) return;
-  process.stderr.write(`installing ${spec} into ${prefix} ...\n`);
-  execFileSync("npm", ["install", "--prefix", prefix, "--no-audit", "--no-fund", "--no-save", spec], {
-    stdio: "ignore",
-  });
-}
-
-function node22(): string {
-  const prefix = join(cache, "node22");
-  npmInstall(prefix, "node@22");
-  return join(prefix, "node_modules/.bin/node");
-}
-
-function suiteEntry(version: string): string {
-  const prefix = join(cache, `suite-${version}`);
-  npmInstall(prefix, `@modelcontextprotocol/conformance@${version}`);
-  return join(prefix, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
-}
 
 function listScenarios(node: string, entry: string, specVersion?: string): string[] {
   const args = [entry, "list", "--client", ...(specVersion ? ["--spec-version", specVersion] : [])];
@@ -127,7 +92,7 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 const node = node22();
-for (const suite of suites) {
+for (const suite of SUITES) {
   const entry = suiteEntry(suite.version);
   const scenarios = listScenarios(node, entry, suite.specVersion).filter(
     (s) => only.length === 0 || only.includes(s),
