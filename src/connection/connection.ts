@@ -7,6 +7,7 @@ import { definedOnly } from "../util/defined.js";
 import { TypedEmitter } from "../util/events.js";
 import { Semaphore } from "../util/semaphore.js";
 import { errorText } from "../util/text-of.js";
+import { incompleteModernError, isIncompleteModernResult } from "./era-fallback.js";
 import * as fail from "./failures.js";
 import { HealthCheck, IdleTimer } from "./keepalive.js";
 import { MAX_LIST_PAGES, retireSession, type Session, type ToolListing } from "./open-session.js";
@@ -55,6 +56,8 @@ class Connection implements ServerConnection {
   #restartCount = 0;
   #lastAttemptEndedAt = 0;
   #inFlight = 0;
+  /** The server answered 2026-07-28 requests in the 2025 shape: reconnect with the 2025-11-25 handshake. */
+  #legacyOnly = false;
   #closing: Promise<void> | undefined;
 
   constructor(definition: ServerDefinition, options: ConnectionOptions) {
@@ -81,6 +84,7 @@ class Connection implements ServerConnection {
         this.#lastError = error;
       },
       startError: (error, exit, timeoutMs) => this.#startError(error, exit, timeoutMs),
+      negotiation: () => (this.#legacyOnly ? "legacy" : definition.negotiation),
     });
     this.#state = definition.enabled ? "idle" : "disabled";
     this.#semaphore = definition.maxConcurrency ? new Semaphore(definition.maxConcurrency) : undefined;
@@ -165,6 +169,12 @@ class Connection implements ServerConnection {
           const plain = this.#toolIndex.withoutOutputSchema(tool, this.#listing.tools);
           return await sendToolCall(session, tool, args, options, remaining, plain);
         } catch (error) {
+          if (isIncompleteModernResult(error) && session.client.getProtocolEra() !== "legacy") {
+            this.#legacyOnly = true;
+            const failure = incompleteModernError(this.name, tool, error);
+            this.#abandon(session, failure, { immediate: true });
+            throw failure;
+          }
           if (!retried && this.definition.transport !== "stdio" && httpStatusOf(error) === 404) {
             this.#abandon(session, fail.staleSession(this.name, error), { immediate: true });
             continue;

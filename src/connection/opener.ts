@@ -31,6 +31,8 @@ export interface OpenerHost {
   setTools(listing: ToolListing): void;
   authorizationFailed(error: McpBridgeError): void;
   startError(error: unknown, exit: ExitInfo | undefined, timeoutMs: number): McpBridgeError;
+  /** The negotiation of the next session: the definition's, unless the server proved it needs `legacy`. */
+  negotiation(): ServerDefinition["negotiation"];
 }
 
 /**
@@ -69,7 +71,7 @@ export class SessionOpener {
     const host = this.#host;
     const client = newSessionClient({
       clientInfo: host.options.clientInfo,
-      negotiation: host.definition.negotiation,
+      negotiation: host.negotiation(),
       onToolsChanged: () => this.#relist(client),
     });
     client.onListenFailed = (error) =>

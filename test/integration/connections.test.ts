@@ -283,6 +283,18 @@ describe("remote servers", () => {
     expect(warnings).toEqual([expect.stringMatching(/"muted" did not open a list-changes stream/)]);
   });
 
+  it("a server that answers 2026-07-28 calls in the 2025 shape is reconnected with the 2025-11-25 handshake", async () => {
+    await using half = await startHttpFixture("normal", ["--modern", "--drop-result-type"]);
+    await using bridge = await startBridge({ servers: { half: { type: "http", url: half.url } } });
+    expect(bridge.server("half")?.protocolVersion).toBe("2026-07-28");
+    // The call that finds it out fails with what happened and what to do; the next ones work.
+    const first = await bridge.call("half/add", { a: 1, b: 2 }, { onError: "result" });
+    expect(first.isError).toBe(true);
+    expect(first.text).toMatch(/without the fields that protocol requires.*2025-11-25 handshake/);
+    expect((await bridge.call("half/add", { a: 2, b: 3 }, { timeout: 10_000 })).text).toBe("5");
+    expect(bridge.server("half")?.protocolVersion).toBe("2025-11-25");
+  });
+
   it("falls back to legacy SSE for a url with no declared transport, and uses SSE when declared", async () => {
     await using legacy = await startLegacySseServer();
     const base = legacy.url.replace(/\/sse$/, "");
