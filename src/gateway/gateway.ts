@@ -217,11 +217,17 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     // A response stays "active" until written out: a call's result is written just after its handler
     // returns, so drain waits for these too before closing connections.
     active.add(res);
+    const session = req.headers["mcp-session-id"];
+    // A session is not idle while one of its own POSTs is being answered, however long that takes.
+    const release =
+      req.method === "POST" && typeof session === "string"
+        ? sessions.hold(session, req.auth?.clientId)
+        : undefined;
     res.once("close", () => {
       active.delete(res);
+      release?.();
       // A session client that drops a POST before its answer is written has gone away (no event store
       // lets it resume): end its session so its calls are cancelled upstream.
-      const session = req.headers["mcp-session-id"];
       if (!res.writableFinished && req.method === "POST" && typeof session === "string")
         void sessions.drop(session);
     });

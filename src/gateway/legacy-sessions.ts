@@ -12,6 +12,8 @@ interface Session {
   readonly client: string | undefined;
   /** Ends the session when no request has come for the idle time; reset by every request. */
   idle?: NodeJS.Timeout;
+  /** POSTs being answered: the session is not idle while one runs. */
+  active: number;
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -88,7 +90,7 @@ export class LegacySessions {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => {
-        const session: Session = { transport, server, client: authInfo?.clientId };
+        const session: Session = { transport, server, client: authInfo?.clientId, active: 0 };
         this.#sessions.set(sessionId, session);
         this.#touch(sessionId, session);
       },
@@ -116,9 +118,27 @@ export class LegacySessions {
     await Promise.allSettled(all.map((s) => s.server.close()));
   }
 
-  #touch(id: string, session: Session): void {
-    if (this.#idleMs <= 0) return;
+  /**
+   * Marks a POST of session `id` as running until the returned function is called (its response
+   * written or dropped), so a long call is not taken for idleness. Only the session's own client holds it.
+   */
+  hold(id: string, client: string | undefined): () => void {
+    const session = this.#sessions.get(id);
+    if (!session || session.client !== client) return () => undefined;
+    session.active++;
     clearTimeout(session.idle);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      session.active--;
+      if (this.#sessions.get(id) === session) this.#touch(id, session);
+    };
+  }
+
+  #touch(id: string, session: Session): void {
+    clearTimeout(session.idle);
+    if (this.#idleMs <= 0 || session.active > 0) return;
     // setTimeout fires at once for a delay past 2^31-1 ms: a longer idle time is as good as never.
     if (this.#idleMs > MAX_TIMER_MS) return;
     session.idle = setTimeout(() => void this.drop(id), this.#idleMs);

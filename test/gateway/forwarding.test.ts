@@ -1,7 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Gateway, RequestForwarder, startGateway } from "../../src/gateway/index.js";
-import { type Bridge, startBridge } from "../../src/index.js";
+import { type Gateway, type GatewayToken, RequestForwarder, startGateway } from "../../src/gateway/index.js";
+import { type Bridge, type RawServers, startBridge } from "../../src/index.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { type Era, textOf } from "./client.js";
 
@@ -37,32 +37,47 @@ async function plainClient(url: string, mode: Era) {
   return Object.assign(client, { [Symbol.asyncDispose]: () => client.close() });
 }
 
-describe("elicitation and sampling through the gateway", () => {
-  let bridge: Bridge;
-  let gateway: Gateway;
-
+/**
+ * For one describe block: a bridge over SERVERS whose elicitation, sampling and log messages go through
+ * a forwarder, and a gateway in front of it; the returned function gives the running gateway.
+ */
+function forwardingGateway(
+  servers: RawServers,
+  options: { timeoutMs?: number; tokens?: GatewayToken[] } = {},
+): () => Gateway {
+  const started: { bridge?: Bridge; gateway?: Gateway } = {};
   beforeAll(async () => {
-    const forwarder = new RequestForwarder();
-    bridge = await startBridge({
-      servers: {
-        secret: stdioEntry("asks-for-secret"),
-        sampler: stdioEntry("sampler", { sampling: true }),
-        slow: stdioEntry("slow-tool"),
-      },
+    const forwarder = new RequestForwarder(
+      options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs },
+    );
+    started.bridge = await startBridge({
+      servers,
       onElicitation: forwarder.elicitation,
       onSampling: forwarder.sampling,
     });
-    gateway = await startGateway({ bridge, forwarder });
+    started.gateway = await startGateway({
+      bridge: started.bridge,
+      forwarder,
+      ...(options.tokens ? { tokens: options.tokens } : {}),
+    });
   }, 60_000);
-
   afterAll(async () => {
-    await gateway?.close();
-    await bridge?.close();
+    await started.gateway?.close();
+    await started.bridge?.close();
+  });
+  return () => started.gateway as Gateway;
+}
+
+describe("elicitation and sampling through the gateway", () => {
+  const gateway = forwardingGateway({
+    secret: stdioEntry("asks-for-secret"),
+    sampler: stdioEntry("sampler", { sampling: true }),
+    slow: stdioEntry("slow-tool"),
   });
 
   for (const mode of ["2025-11-25", "2026-07-28"] as const) {
     it(`asks the client whose call caused it; a client without the capability gets the default (${mode})`, async () => {
-      await using capable = await capableClient(gateway.url, mode);
+      await using capable = await capableClient(gateway().url, mode);
       const answered = await capable.callTool({ name: "mcp_secret_login", arguments: {} });
       expect(textOf(answered)).toContain("typed-by-the-user");
       const sampled = await capable.callTool({ name: "mcp_sampler_ask", arguments: { prompt: "hello?" } });
@@ -70,7 +85,7 @@ describe("elicitation and sampling through the gateway", () => {
       expect(textOf(sampled)).toContain("the host's answer");
       expect(capable.asked).toEqual(["elicit: Give me your API key", "sample: hello?"]);
 
-      await using plain = await plainClient(gateway.url, mode);
+      await using plain = await plainClient(gateway().url, mode);
       const declined = await plain.callTool({ name: "mcp_secret_login", arguments: {} });
       expect(JSON.parse(textOf(declined))).toEqual({ action: "decline" });
       const refused = await plain.callTool({ name: "mcp_sampler_ask", arguments: { prompt: "hello?" } });
@@ -81,8 +96,8 @@ describe("elicitation and sampling through the gateway", () => {
   }
 
   it("never asks a client whose call runs on another server", async () => {
-    await using bystander = await capableClient(gateway.url, "2025-11-25");
-    await using asker = await capableClient(gateway.url, "2025-11-25");
+    await using bystander = await capableClient(gateway().url, "2025-11-25");
+    await using asker = await capableClient(gateway().url, "2025-11-25");
     const running = bystander.callTool({ name: "mcp_slow_sleep", arguments: { ms: 1_500 } });
     const answered = await asker.callTool({ name: "mcp_secret_login", arguments: {} });
     expect(textOf(answered)).toContain("typed-by-the-user");
@@ -116,33 +131,20 @@ describe("elicitation and sampling through the gateway", () => {
 describe("2026-07-28 input rounds through the gateway", () => {
   const A = "client-a-token";
   const B = "client-b-token";
-  let bridge: Bridge;
-  let gateway: Gateway;
-
-  beforeAll(async () => {
-    const forwarder = new RequestForwarder({ timeoutMs: 200 });
-    bridge = await startBridge({
-      servers: { secret: stdioEntry("asks-for-secret") },
-      onElicitation: forwarder.elicitation,
-    });
-    gateway = await startGateway({
-      bridge,
-      forwarder,
+  const gateway = forwardingGateway(
+    { secret: stdioEntry("asks-for-secret") },
+    {
+      timeoutMs: 200,
       tokens: [
         { token: A, client: "a" },
         { token: B, client: "b" },
       ],
-    });
-  }, 60_000);
-
-  afterAll(async () => {
-    await gateway?.close();
-    await bridge?.close();
-  });
+    },
+  );
 
   /** One raw 2026-07-28 tools/call of mcp_secret_login, as a client holding TOKEN sends it. */
   async function login(token: string, retry?: { requestState: string; answer?: unknown }) {
-    const response = await fetch(gateway.url, {
+    const response = await fetch(gateway().url, {
       method: "POST",
       headers: {
         authorization: `Bearer ${token}`,
@@ -214,24 +216,12 @@ describe("2026-07-28 input rounds through the gateway", () => {
 });
 
 describe("upstream log messages through the gateway", () => {
-  let bridge: Bridge;
-  let gateway: Gateway;
-
-  beforeAll(async () => {
-    const forwarder = new RequestForwarder();
-    bridge = await startBridge({ servers: { logs: stdioEntry("logs") } });
-    gateway = await startGateway({ bridge, forwarder });
-  }, 60_000);
-
-  afterAll(async () => {
-    await gateway?.close();
-    await bridge?.close();
-  });
+  const gateway = forwardingGateway({ logs: stdioEntry("logs") });
 
   for (const mode of ["2025-11-25", "2026-07-28"] as const) {
     it(`reach the client whose call caused them, at or above its level (${mode})`, async () => {
-      await using caller = await plainClient(gateway.url, mode);
-      await using bystander = await plainClient(gateway.url, mode);
+      await using caller = await plainClient(gateway().url, mode);
+      await using bystander = await plainClient(gateway().url, mode);
       const heard: string[] = [];
       const overheard: string[] = [];
       caller.setNotificationHandler("notifications/message", (n) => {

@@ -88,7 +88,7 @@ describe("gateway lifecycle", () => {
 
 describe("idle 2025-11-25 sessions", () => {
   it("a session without a request for the idle time is closed; its client gets 404 and initializes again", async () => {
-    bridge = await startBridge({ servers: { normal: stdioEntry("normal") } });
+    bridge = await startBridge({ servers: { normal: stdioEntry("normal"), slow: stdioEntry("slow-tool") } });
     gateway = await startGateway({ bridge, sessionIdleMs: 300 });
     const post = (body: unknown, session?: string) =>
       fetch(gateway?.url as string, {
@@ -125,5 +125,9 @@ describe("idle 2025-11-25 sessions", () => {
     // The client that hears 404 opens a new session as usual.
     await using again = await connect(gateway.url, "2025-11-25", undefined);
     expect(textOf(await again.callTool({ name: "mcp_normal_add", arguments: { a: 1, b: 2 } }))).toBe("3");
+    // A call running longer than the idle time keeps its session: it is not idle, it is busy.
+    const slept = await again.callTool({ name: "mcp_slow_sleep", arguments: { ms: 1_500 } });
+    expect(slept.isError).toBeFalsy();
+    expect(textOf(await again.callTool({ name: "mcp_normal_add", arguments: { a: 2, b: 2 } }))).toBe("4");
   }, 30_000);
 });
