@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick]`: mcp-bridge against the plain official SDK client in the same run, on
+ * `npm run bench [-- --quick] [--only SECTION,...]`: mcp-bridge against the plain official SDK client in the same run, on
  * the same benchmark server. Hand-written loops with process.hrtime.bigint() and process.cpuUsage()
  * rather than tinybench: we need per-call percentiles and client CPU per call, and a harness whose
  * own overhead is one hrtime read per call. Prints a table, then one `name: bridge=X unit,
@@ -468,8 +468,13 @@ const sections: [string, () => Promise<void>][] = [
   ["peers", peers],
 ];
 
+// `--only NAME,NAME`: just the sections whose names contain one of these (e.g. `--only http,catalog`).
+const onlyIndex = process.argv.indexOf("--only");
+const only = onlyIndex >= 0 ? (process.argv[onlyIndex + 1] ?? "").split(",").filter(Boolean) : [];
+const chosen = sections.filter(([name]) => only.length === 0 || only.some((part) => name.includes(part)));
+
 const started = performance.now();
-for (const [name, run] of sections) {
+for (const [name, run] of chosen) {
   process.stderr.write(`${name}...\n`);
   try {
     await run();
