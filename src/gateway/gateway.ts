@@ -1,27 +1,18 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { toNodeHandler } from "@modelcontextprotocol/node";
-import {
-  type AuthInfo,
-  createMcpHandler,
-  hostHeaderValidationResponse,
-  localhostAllowedHostnames,
-  localhostAllowedOrigins,
-  originValidationResponse,
-} from "@modelcontextprotocol/server";
+import type { AuthInfo } from "@modelcontextprotocol/server";
 import type { Bridge } from "../bridge/types.js";
 import { ConfigError, ErrorCode } from "../errors.js";
 import type { Telemetry } from "../telemetry/telemetry.js";
 import { packageInfo } from "../util/package-info.js";
 import { errorText } from "../util/text-of.js";
+import { gatewayAuthenticator } from "./authenticate.js";
+import { mcpEndpoint } from "./endpoint.js";
 import type { RequestForwarder } from "./forward.js";
 import { type RequestTracker, requestTracker } from "./handle.js";
-import { LegacySessions } from "./legacy-sessions.js";
-import { ClientLimiter, type GatewayLimits } from "./limits.js";
-import { gatewayServer } from "./mcp-server.js";
-import { type GatewayOAuth, jwtVerifier, protectedResourceMetadata } from "./oauth.js";
-import type { GatewayProfile } from "./profile.js";
-import { bearerOf, type GatewayToken, tokenMatcher } from "./tokens.js";
+import type { GatewayLimits } from "./limits.js";
+import { type GatewayOAuth, protectedResourceMetadata } from "./oauth.js";
+import type { GatewayToken } from "./tokens.js";
 
 export interface GatewayOptions {
   readonly bridge: Bridge;
@@ -72,13 +63,7 @@ const RESPONSE_FLUSH_MS = 2_000;
 
 const METADATA_PATH = "/.well-known/oauth-protected-resource";
 
-type AuthOutcome =
-  | { ok: true; client: string; profile: GatewayProfile | undefined; expiresAt?: number }
-  | { ok: false; reason: string };
-
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
-/** Host and Origin names a loopback gateway answers to. */
-const LOOPBACK_NAMES = [...new Set([...localhostAllowedHostnames(), ...localhostAllowedOrigins()])];
 
 /** Serves the bridge's merged catalog as one MCP server over Streamable HTTP (both protocol eras). */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
@@ -95,79 +80,21 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     "network.transport": "tcp",
     "network.protocol.name": "http",
   });
-  const version = options.version ?? packageInfo().version;
-  const match = tokenMatcher(tokens);
-  const limiter = new ClientLimiter(options.limits);
-  // Without auth every caller is one client: the limits then bound the whole gateway.
-  const clientOf = (auth: AuthInfo | undefined) => ({ id: auth?.clientId ?? "anonymous", limiter });
-  const handler = createMcpHandler((ctx) => {
-    const profile = ctx.authInfo?.extra?.["profile"] as GatewayProfile | undefined;
-    return gatewayServer(
-      options.bridge,
-      tracker,
-      profile,
-      version,
-      clientOf(ctx.authInfo),
-      options.forwarder,
-    );
+  const endpoint = mcpEndpoint({
+    bridge: options.bridge,
+    tracker,
+    version: options.version ?? packageInfo().version,
+    loopback,
+    limits: options.limits,
+    maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
+    maxSessions: options.maxSessions ?? 1000,
+    sessionIdleMs: options.sessionIdleMs ?? SESSION_IDLE_MS,
+    forwarder: options.forwarder,
   });
-  const sessions = new LegacySessions(options.maxSessions ?? 1000, options.sessionIdleMs ?? SESSION_IDLE_MS);
-  const unsubscribe = [
-    options.bridge.on("toolsChanged", () => {
-      handler.notify.toolsChanged();
-      for (const s of sessions.servers()) s.sendToolListChanged().catch(() => undefined);
-    }),
-    options.bridge.on("resourcesChanged", () => {
-      handler.notify.resourcesChanged();
-      for (const s of sessions.servers()) s.sendResourceListChanged().catch(() => undefined);
-    }),
-    options.bridge.on("promptsChanged", () => {
-      handler.notify.promptsChanged();
-      for (const s of sessions.servers()) s.sendPromptListChanged().catch(() => undefined);
-    }),
-  ];
-  // Upstream log messages go to the client whose call runs on that server (see forward.ts).
-  if (options.forwarder) unsubscribe.push(options.bridge.on("serverLog", options.forwarder.log));
-  const stopListening = () => {
-    for (const stop of unsubscribe) stop();
-  };
-  const node = toNodeHandler(
-    {
-      fetch: async (request, init) => {
-        // DNS rebinding: a web page whose name resolves to 127.0.0.1 must not reach a loopback gateway
-        // from the user's browser, so its Host (and Origin, when sent) must be a loopback name.
-        const refused = loopback
-          ? (hostHeaderValidationResponse(request, LOOPBACK_NAMES) ??
-            originValidationResponse(request, LOOPBACK_NAMES))
-          : undefined;
-        if (refused) return refused;
-        const profile = init?.authInfo?.extra?.["profile"] as GatewayProfile | undefined;
-        const opened = await sessions.handle(request, init?.authInfo, () =>
-          gatewayServer(
-            options.bridge,
-            tracker,
-            profile,
-            version,
-            clientOf(init?.authInfo),
-            options.forwarder,
-          ),
-        );
-        return opened ?? handler.fetch(request, init);
-      },
-    },
-    { maxRequestBodySize: options.maxBodyBytes ?? 4 * 1024 * 1024 },
-  );
+  const { sessions } = endpoint;
+  const auth = gatewayAuthenticator(tokens, options.oauth);
   // Known once listening; requests only arrive after that.
   let url = "";
-  let metadataUrl = "";
-  let verify: ReturnType<typeof jwtVerifier> | undefined;
-  const authenticate = async (presented: string | undefined): Promise<AuthOutcome> => {
-    if (presented === undefined) return { ok: false, reason: "no bearer token" };
-    const found = match(presented);
-    if (found) return { ok: true, client: found.client, profile: found.profile };
-    if (verify) return verify(presented);
-    return { ok: false, reason: "unknown token" };
-  };
   let draining = false;
   const active = new Set<ServerResponse>();
 
@@ -193,27 +120,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
     if (path !== "/mcp") return respond(res, 404, { error: "not found" });
     if (draining) return respond(res, 503, { error: "draining" }, { connection: "close" });
-    if (tokens.length > 0 || verify) {
-      const presented = bearerOf(req.headers.authorization);
-      const outcome = await authenticate(presented);
-      if (!outcome.ok) {
-        const params = [
-          'Bearer realm="mcp-bridge"',
-          ...(options.oauth ? [`resource_metadata="${metadataUrl}"`] : []),
-          ...(presented === undefined
-            ? []
-            : ['error="invalid_token"', `error_description="${outcome.reason.replace(/["\\\r\n]/g, " ")}"`]),
-        ];
-        return respond(res, 401, { error: "unauthorized" }, { "www-authenticate": params.join(", ") });
-      }
-      req.auth = {
-        token: presented ?? "",
-        clientId: outcome.client,
-        scopes: [],
-        ...(outcome.expiresAt === undefined ? {} : { expiresAt: outcome.expiresAt }),
-        extra: { profile: outcome.profile },
-      };
-    }
+    const refusal = await auth.authorize(req);
+    if (refusal) return respond(res, refusal.status, { error: "unauthorized" }, refusal.headers);
     // A response stays "active" until written out: a call's result is written just after its handler
     // returns, so drain waits for these too before closing connections.
     active.add(res);
@@ -231,7 +139,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       if (!res.writableFinished && req.method === "POST" && typeof session === "string")
         void sessions.drop(session);
     });
-    await node(req, res);
+    await endpoint.serve(req, res);
   };
   const http = createServer((req, res) => {
     route(req, res).catch((error) => {
@@ -246,16 +154,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const address = http.address() as AddressInfo;
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
   url = `http://${shownHost}:${address.port}/mcp`;
-  metadataUrl = `http://${shownHost}:${address.port}${METADATA_PATH}/mcp`;
-  if (options.oauth) verify = jwtVerifier(options.oauth, options.oauth.audience ?? url);
+  auth.listening(url, `http://${shownHost}:${address.port}${METADATA_PATH}/mcp`);
   let closed: Promise<void> | undefined;
   const close = () => {
     closed ??= (async () => {
-      stopListening();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
-      await sessions.close();
-      await handler.close();
+      await endpoint.close();
     })();
     return closed;
   };

@@ -1,0 +1,66 @@
+import type { IncomingMessage } from "node:http";
+import type { AuthInfo } from "@modelcontextprotocol/server";
+import { type GatewayOAuth, jwtVerifier } from "./oauth.js";
+import type { GatewayProfile } from "./profile.js";
+import { bearerOf, type GatewayToken, tokenMatcher } from "./tokens.js";
+
+type AuthOutcome =
+  | { ok: true; client: string; profile: GatewayProfile | undefined; expiresAt?: number }
+  | { ok: false; reason: string };
+
+/** What a refused request is answered with: 401 and its `WWW-Authenticate` challenge. */
+export interface Refusal {
+  readonly status: 401;
+  readonly headers: Record<string, string>;
+}
+
+/**
+ * The gateway's auth: static bearer tokens first, then (in OAuth resource-server mode) JWTs verified
+ * against the issuer's JWKS, whose audience defaults to the gateway's own URL (known once listening).
+ */
+export function gatewayAuthenticator(tokens: readonly GatewayToken[], oauth: GatewayOAuth | undefined) {
+  const match = tokenMatcher(tokens);
+  let verify: ReturnType<typeof jwtVerifier> | undefined;
+  let metadataUrl = "";
+  const authenticate = async (presented: string | undefined): Promise<AuthOutcome> => {
+    if (presented === undefined) return { ok: false, reason: "no bearer token" };
+    const found = match(presented);
+    if (found) return { ok: true, client: found.client, profile: found.profile };
+    if (verify) return verify(presented);
+    return { ok: false, reason: "unknown token" };
+  };
+  return {
+    /** Called once listening: the URLs the audience and the challenge name. */
+    listening(url: string, metadata: string): void {
+      metadataUrl = metadata;
+      if (oauth) verify = jwtVerifier(oauth, oauth.audience ?? url);
+    },
+    /**
+     * Sets `req.auth` (client, profile) for a valid token, or says how to refuse the request.
+     * Without any token or OAuth configured, every request passes as the one anonymous client.
+     */
+    async authorize(req: IncomingMessage & { auth?: AuthInfo }): Promise<Refusal | undefined> {
+      if (tokens.length === 0 && !verify) return undefined;
+      const presented = bearerOf(req.headers.authorization);
+      const outcome = await authenticate(presented);
+      if (!outcome.ok) {
+        const params = [
+          'Bearer realm="mcp-bridge"',
+          ...(oauth ? [`resource_metadata="${metadataUrl}"`] : []),
+          ...(presented === undefined
+            ? []
+            : ['error="invalid_token"', `error_description="${outcome.reason.replace(/["\\\r\n]/g, " ")}"`]),
+        ];
+        return { status: 401, headers: { "www-authenticate": params.join(", ") } };
+      }
+      req.auth = {
+        token: presented ?? "",
+        clientId: outcome.client,
+        scopes: [],
+        ...(outcome.expiresAt === undefined ? {} : { expiresAt: outcome.expiresAt }),
+        extra: { profile: outcome.profile },
+      };
+      return undefined;
+    },
+  };
+}
