@@ -47,6 +47,28 @@ export interface ExitInfo {
 /** Past V8's string limit four times over: no real message is that long; a stream without newlines is. */
 const DEFAULT_BROKEN_LINE_BYTES = 2 * 1024 * 1024 * 1024;
 
+/** How long a line being dropped may go without new bytes (see `stalledLineMs`). */
+const DEFAULT_STALLED_LINE_MS = 3000;
+
+interface StdioLimits {
+  readonly maxMessageBytes: number;
+  readonly maxKeptBytes: number;
+  readonly brokenLineBytes: number;
+  readonly stalledLineMs: number;
+  readonly supervise: boolean;
+}
+
+/** The transport's limits with every default applied (0 maxMessageBytes: no cap of its own). */
+function stdioLimits(options: StdioTransportOptions): StdioLimits {
+  return {
+    maxMessageBytes: options.maxMessageBytes ?? 0,
+    maxKeptBytes: options.maxKeptBytes ?? DEFAULT_MAX_KEPT_BYTES,
+    brokenLineBytes: options.brokenLineBytes ?? DEFAULT_BROKEN_LINE_BYTES,
+    stalledLineMs: options.stalledLineMs ?? DEFAULT_STALLED_LINE_MS,
+    supervise: options.supervise ?? useProcessGroups,
+  };
+}
+
 /** JSON-RPC error code for a response dropped for exceeding `maxMessageBytes` (implementation-defined range). */
 export const RESULT_TOO_LARGE_RPC_CODE = -32099;
 
@@ -121,6 +143,8 @@ export class ProcessTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   readonly #options: StdioTransportOptions;
+  /** The limits of `options`, defaulted once here. */
+  readonly #limits: StdioLimits;
   #child: ChildProcess | undefined;
   #exit: ExitInfo | undefined;
   #closing: Promise<void> | undefined;
@@ -135,6 +159,7 @@ export class ProcessTransport implements Transport {
 
   constructor(options: StdioTransportOptions) {
     this.#options = options;
+    this.#limits = stdioLimits(options);
     this.#framer = new LineFramer({
       onLine: (line) => this.#handleLine(line),
       onOversized: (info) => this.#handleOversized(info),
@@ -168,7 +193,7 @@ export class ProcessTransport implements Transport {
         ...(cwd === undefined ? {} : { cwd }),
         graceMs: this.#termGraceMs,
       },
-      options.supervise ?? useProcessGroups,
+      this.#limits.supervise,
     );
     this.#child = child;
     if (child.pid !== undefined) trackGroup(child.pid);
@@ -316,8 +341,8 @@ export class ProcessTransport implements Transport {
     if (info.id === undefined) return;
     const reason =
       info.limit === "line"
-        ? `exceeds maxMessageBytes (${this.#options.maxMessageBytes ?? 0}); it was dropped. Raise maxMessageBytes for this server or ask the tool for less output.`
-        : `holds more than ${this.#options.maxKeptBytes ?? DEFAULT_MAX_KEPT_BYTES} bytes even with its long strings cut (arrays of numbers, deep structures); it was dropped. Ask the tool for less output.`;
+        ? `exceeds maxMessageBytes (${this.#limits.maxMessageBytes}); it was dropped. Raise maxMessageBytes for this server or ask the tool for less output.`
+        : `holds more than ${this.#limits.maxKeptBytes} bytes even with its long strings cut (arrays of numbers, deep structures); it was dropped. Ask the tool for less output.`;
     this.onmessage?.({
       jsonrpc: "2.0",
       id: info.id,
@@ -337,7 +362,7 @@ export class ProcessTransport implements Transport {
   #watchDroppedLine(): void {
     if (!this.#framer.dropping || this.#closing) return;
     const bytes = this.#framer.lineBytes;
-    if (bytes > (this.#options.brokenLineBytes ?? DEFAULT_BROKEN_LINE_BYTES)) {
+    if (bytes > this.#limits.brokenLineBytes) {
       this.#breakStream(`wrote more than ${bytes} bytes on stdout without a newline`);
       return;
     }
@@ -351,7 +376,7 @@ export class ProcessTransport implements Transport {
           if (now === seen) this.#breakStream(`wrote ${now} bytes on stdout without a newline and stopped`);
           else check(now);
         });
-      }, this.#options.stalledLineMs ?? 3000);
+      }, this.#limits.stalledLineMs);
       this.#stallTimer.unref();
     };
     check(bytes);
