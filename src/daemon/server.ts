@@ -5,29 +5,10 @@ import { ErrorCode, isMcpBridgeError, McpBridgeError } from "../errors.js";
 import { parseKeyValuesFor } from "../util/key-values.js";
 import type { Logger } from "../util/logger.js";
 import { errorText } from "../util/text-of.js";
-import {
-  callDocument,
-  owningServers,
-  promptDocument,
-  promptsDocument,
-  readDocument,
-  resourcesDocument,
-  statusDocument,
-  toolsDocument,
-} from "./documents.js";
+import { statusDocument } from "./documents.js";
+import { answerOperation } from "./operations.js";
 import type { DaemonPaths } from "./paths.js";
-import {
-  type CallRequest,
-  type DaemonInfo,
-  type Envelope,
-  HEARTBEAT_MS,
-  type PromptRequest,
-  type ReadRequest,
-  type ResponseLine,
-  type ServerFilterRequest,
-  type StatusRequest,
-  type ToolsRequest,
-} from "./protocol.js";
+import { type DaemonInfo, type Envelope, HEARTBEAT_MS, type ResponseLine } from "./protocol.js";
 
 function safeDecode(text: string): string | undefined {
   try {
@@ -81,6 +62,39 @@ function readBody(req: IncomingMessage): Promise<unknown> {
 }
 
 /**
+ * Why the daemon will not answer a request, if it will not: a client of another config or another
+ * version (whose protocol may differ) gets 409, anything but POST 405. `daemon` and `shutdown` answer
+ * any config and version, so an old daemon can be seen and stopped.
+ */
+function refusal(
+  req: IncomingMessage,
+  operation: string,
+  config: string,
+  version: string,
+): { status: number; error: { code: string; message: string } } | undefined {
+  const managing = operation === "daemon" || operation === "shutdown";
+  const asked = req.headers["mcp-bridge-config"];
+  if (!managing && typeof asked === "string" && safeDecode(asked) !== config) {
+    return {
+      status: 409,
+      error: { code: ErrorCode.DaemonUnavailable, message: `This daemon serves ${config}` },
+    };
+  }
+  const theirs = req.headers["mcp-bridge-version"];
+  if (!managing && typeof theirs === "string" && theirs !== version) {
+    return {
+      status: 409,
+      error: {
+        code: ErrorCode.DaemonUnavailable,
+        message: `This daemon is mcp-bridge ${version}, the client ${theirs}: restart it with \`mcp-bridge daemon stop\` and \`daemon start\`.`,
+      },
+    };
+  }
+  if (req.method !== "POST") return { status: 405, error: { code: ErrorCode.Usage, message: "Only POST" } };
+  return undefined;
+}
+
+/**
  * Serves a running bridge on the daemon's Unix socket (see protocol.ts). The socket is created 0600
  * inside the 0700 runtime folder; a client that disconnects mid-request cancels its operation and
  * nothing else; after `idleMs` without a request the daemon closes the bridge and stops.
@@ -127,51 +141,10 @@ export async function serveDaemon(options: DaemonOptions): Promise<RunningDaemon
       setImmediate(() => void stop("asked to stop"));
       return { document: { stopping: true, pid: process.pid }, exitCode: 0, warnings: [] };
     }
-    // Servers still starting (right after the daemon started, or after a reload) are waited for.
-    await bridge.ready();
-    switch (operation) {
-      case "status":
-        return statusDocument(bridge, body as StatusRequest);
-      case "tools":
-        return toolsDocument(bridge, body as ToolsRequest);
-      case "resources":
-        return resourcesDocument(bridge, body as ServerFilterRequest);
-      case "read":
-        return readDocument(bridge, body as ReadRequest, signal);
-      case "prompts":
-        return promptsDocument(bridge, body as ServerFilterRequest);
-      case "prompt":
-        return promptDocument(bridge, body as PromptRequest, signal);
-      case "call": {
-        const request = body as CallRequest;
-        const owners = owningServers(
-          request.name,
-          bridge.config.servers.map((s) => s.name),
-          bridge.config.settings.toolNameFormat,
-        );
-        return callDocument(
-          bridge,
-          {
-            name: request.name,
-            args: (schema) => ({ ...request.args, ...parseKeyValuesFor(request.pairs, schema) }),
-            ...(request.timeout === undefined ? {} : { timeout: request.timeout }),
-            ...(request.maxResultChars === undefined ? {} : { maxResultChars: request.maxResultChars }),
-            signal,
-            ...(request.progress
-              ? {
-                  onProgress: (progress) => {
-                    if (!res.writableEnded && !res.destroyed)
-                      res.write(`${JSON.stringify({ progress } satisfies ResponseLine)}\n`);
-                  },
-                }
-              : {}),
-          },
-          owners,
-        );
-      }
-      default:
-        throw new McpBridgeError(ErrorCode.Usage, `The daemon has no operation ${JSON.stringify(operation)}`);
-    }
+    return answerOperation(bridge, operation, body, signal, (progress) => {
+      if (!res.writableEnded && !res.destroyed)
+        res.write(`${JSON.stringify({ progress } satisfies ResponseLine)}\n`);
+    });
   }
 
   const server = createServer((req, res) => {
@@ -188,28 +161,10 @@ export async function serveDaemon(options: DaemonOptions): Promise<RunningDaemon
     const send = (line: ResponseLine) => {
       if (!res.writableEnded && !res.destroyed) res.end(`${JSON.stringify(line)}\n`);
     };
-    const version = req.headers["mcp-bridge-version"];
-    // `daemon` and `shutdown` answer any version, so an old daemon can be seen and stopped.
-    const managing = operation === "daemon" || operation === "shutdown";
-    const config = req.headers["mcp-bridge-config"];
-    if (!managing && typeof config === "string" && safeDecode(config) !== paths.config) {
-      res.statusCode = 409;
-      send({ error: { code: ErrorCode.DaemonUnavailable, message: `This daemon serves ${paths.config}` } });
-      return;
-    }
-    if (!managing && typeof version === "string" && version !== options.version) {
-      res.statusCode = 409;
-      send({
-        error: {
-          code: ErrorCode.DaemonUnavailable,
-          message: `This daemon is mcp-bridge ${options.version}, the client ${version}: restart it with \`mcp-bridge daemon stop\` and \`daemon start\`.`,
-        },
-      });
-      return;
-    }
-    if (req.method !== "POST") {
-      res.statusCode = 405;
-      send({ error: { code: ErrorCode.Usage, message: "Only POST" } });
+    const refused = refusal(req, operation, paths.config, options.version);
+    if (refused) {
+      res.statusCode = refused.status;
+      send({ error: refused.error });
       return;
     }
     res.setHeader("content-type", "application/x-ndjson");
