@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import { ErrorCode, McpBridgeError } from "../errors.js";
+import { packageInfo } from "../util/package-info.js";
 import { suggest } from "../util/suggest.js";
 import { commandWord, parseCommandArguments } from "./args.js";
 import { type CommandSpec, defineCommand } from "./command.js";
@@ -21,17 +21,6 @@ import { createContext } from "./context.js";
 import { commandHelp, overviewHelp } from "./help.js";
 import type { CliIO } from "./io.js";
 import { reportError } from "./views.js";
-
-function version(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
-      version: string;
-    };
-    return pkg.version;
-  } catch {
-    return "unknown";
-  }
-}
 
 const BASE_COMMANDS: readonly CommandSpec[] = [
   listCommand,
@@ -96,7 +85,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       const parsed = parseCommandArguments(argv, word, {}, { usage: "[COMMAND]", min: 0, max: 1 });
       json = parsed.global.json;
       if (parsed.global.version) {
-        io.stdout.write(`${version()}\n`);
+        io.stdout.write(`${packageInfo().version}\n`);
         return 0;
       }
       const [topic] = parsed.positionals;
@@ -118,7 +107,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       return 0;
     }
     if (parsed.global.version) {
-      io.stdout.write(`${version()}\n`);
+      io.stdout.write(`${packageInfo().version}\n`);
       return 0;
     }
     return await spec.run(createContext(io, parsed));

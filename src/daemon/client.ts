@@ -1,22 +1,13 @@
-import { readFileSync } from "node:fs";
 import { request } from "node:http";
 import { ErrorCode, McpBridgeError } from "../errors.js";
+import { packageInfo } from "../util/package-info.js";
 import { DAEMON_SILENCE_MS, type Envelope, type ResponseLine } from "./protocol.js";
 
 /** A response bigger than this is a misbehaving daemon, not a result (results are capped far below). */
 const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 
-function readVersion(): string {
-  try {
-    const url = new URL("../../../package.json", import.meta.url);
-    return (JSON.parse(readFileSync(url, "utf8")) as { version: string }).version;
-  } catch {
-    return "unknown";
-  }
-}
-
 /** This package's version: a daemon of another version is not used (its protocol may differ). */
-export const PACKAGE_VERSION = readVersion();
+export const PACKAGE_VERSION = packageInfo().version;
 
 /** Header carrying the client's version; a daemon of another version answers 409. */
 export const VERSION_HEADER = "mcp-bridge-version";
