@@ -2,7 +2,6 @@ import { chmodSync, unlinkSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Bridge } from "../bridge/types.js";
 import { ErrorCode, isMcpBridgeError, McpBridgeError } from "../errors.js";
-import { parseKeyValuesFor } from "../util/key-values.js";
 import type { Logger } from "../util/logger.js";
 import { errorText } from "../util/text-of.js";
 import { statusDocument } from "./documents.js";

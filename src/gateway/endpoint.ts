@@ -44,7 +44,7 @@ export function mcpEndpoint(options: EndpointOptions) {
     gatewayServer(
       bridge,
       tracker,
-      auth?.extra?.["profile"] as GatewayProfile | undefined,
+      auth?.extra?.profile as GatewayProfile | undefined,
       version,
       { id: auth?.clientId ?? "anonymous", limiter },
       forwarder,

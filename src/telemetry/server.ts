@@ -36,6 +36,12 @@ export async function traceServedRequest<T>(
 ): Promise<T> {
   if (telemetry === undefined) return handle();
   const { api, tracer } = telemetry;
+  if (!telemetry.recording()) {
+    // No span, but the requests `handle` sends on still carry the client's trace context.
+    const active = api.context.active();
+    const parent = contextFromMeta(telemetry, active, metaOf(request.params));
+    return parent === active ? handle() : api.context.with(parent, handle);
+  }
   const operation = operationOf(request.method, request.params, request.id);
   const attributes = mergeAttributes(request.peer, operation.attributes);
   if (request.protocolVersion !== undefined) attributes[ATTR.protocolVersion] = request.protocolVersion;

@@ -129,7 +129,8 @@ export class TracedTransport implements Transport {
     let request: RequestId | undefined;
     if (isRequest(fields)) {
       request = fields.id;
-      outgoing = this.#begin(fields) as unknown as JSONRPCMessage;
+      const traced = this.#telemetry.recording() ? this.#begin(fields) : this.#passOn(fields);
+      outgoing = traced as unknown as JSONRPCMessage;
     } else if (isResponse(fields)) {
       const method = this.#received.get(fields.id)?.operation.method;
       if (method !== undefined) {
@@ -164,6 +165,13 @@ export class TracedTransport implements Transport {
     this.#end(this.#sent, message.id, { errorType: CANCELLED });
     this.#sent.set(message.id, { operation, attributes, span, started: performance.now() });
     const entries = metaEntriesFor(this.#telemetry, context);
+    if (Object.keys(entries).length === 0) return message;
+    return { ...message, params: withMeta(message.params, entries) };
+  }
+
+  /** Nothing records, so no span: the request carries on only the trace context it was sent under. */
+  #passOn(message: Message & { method: string; id: RequestId }): Message {
+    const entries = metaEntriesFor(this.#telemetry, this.#telemetry.api.context.active());
     if (Object.keys(entries).length === 0) return message;
     return { ...message, params: withMeta(message.params, entries) };
   }
