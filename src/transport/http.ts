@@ -13,12 +13,15 @@ export interface RemoteTransportOptions {
   readonly maxResponseBytes?: number;
 }
 
+/** Bodies up to this size may be handed to the transport whole (see settled-response.ts). */
+const SETTLE_BYTES = 1024 * 1024;
+
 /** Every request of a remote transport goes through the bounds of bounded-fetch.ts. */
 function fetchFor(options: RemoteTransportOptions): FetchLike {
-  return boundedFetch(options.fetch ?? keepAliveFetch(), {
-    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-    tooLargeCode: RESULT_TOO_LARGE_RPC_CODE,
-  });
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  // A settled body is never over the bound, which bounded-fetch.ts enforces only on streamed ones.
+  const own = () => keepAliveFetch(fetch, { settleBytes: Math.min(SETTLE_BYTES, maxResponseBytes) });
+  return boundedFetch(options.fetch ?? own(), { maxResponseBytes, tooLargeCode: RESULT_TOO_LARGE_RPC_CODE });
 }
 
 export function createStreamableHttpTransport(

@@ -1,8 +1,23 @@
 import http from "node:http";
 import https from "node:https";
-import { Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import zlib from "node:zlib";
 import type { FetchLike } from "@modelcontextprotocol/client";
+import {
+  type SettledBody,
+  SettledResponse,
+  settleableRequest,
+  settleableType,
+  settleBody,
+} from "./settled-response.js";
+
+export interface KeepAliveFetchOptions {
+  /**
+   * A 200 JSON or SSE response of at most this many (decoded) bytes that has fully arrived when its
+   * first bytes have been read is handed over whole (see settled-response.ts); 0 streams every body.
+   */
+  readonly settleBytes?: number;
+}
 
 /**
  * A `fetch` for the requests of the Streamable HTTP transport itself, over node:http with a keep-alive
@@ -16,7 +31,8 @@ import type { FetchLike } from "@modelcontextprotocol/client";
  * other request (OAuth discovery and token requests with form bodies, default redirect following)
  * goes to `fallback`.
  */
-export function keepAliveFetch(fallback: FetchLike = fetch): FetchLike {
+export function keepAliveFetch(fallback: FetchLike = fetch, options: KeepAliveFetchOptions = {}): FetchLike {
+  const settleBytes = options.settleBytes ?? 0;
   return (url, init) => {
     const target = typeof url === "string" ? new URL(url) : url;
     const body = init?.body;
@@ -24,7 +40,7 @@ export function keepAliveFetch(fallback: FetchLike = fetch): FetchLike {
     if (!module || init?.redirect !== "manual" || (body != null && typeof body !== "string")) {
       return fallback(url, init);
     }
-    return send(module, target, init, body ?? undefined);
+    return send(module, target, init, body ?? undefined, settleBytes);
   };
 }
 
@@ -41,6 +57,7 @@ function send(
   url: URL,
   init: RequestInit,
   body: string | undefined,
+  settleBytes: number,
 ): Promise<Response> {
   const signal = init.signal ?? undefined;
   return new Promise<Response>((resolve, reject) => {
@@ -59,11 +76,15 @@ function send(
       agent: module === http ? agents.http : agents.https,
       ...(signal ? { signal } : {}),
     });
+    let responded = false;
     request.once("error", (error) => {
+      // Once the response has begun, a failure ends its body instead (as with fetch).
+      if (responded) return;
       // As fetch: an abort rejects with the signal's reason, any other failure is "fetch failed".
       reject(signal?.aborted ? abortReason(signal) : new TypeError("fetch failed", { cause: error }));
     });
     request.once("response", (response) => {
+      responded = true;
       const headers = new Headers();
       const raw = response.rawHeaders;
       for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
@@ -82,21 +103,113 @@ function send(
         headers.delete("content-encoding");
         headers.delete("content-length");
       }
-      try {
-        resolve(
-          new Response(Readable.toWeb(stream) as ReadableStream<Uint8Array>, {
-            status,
-            statusText: response.statusMessage,
-            headers,
-          }),
+      const init = { status, statusText: response.statusMessage, headers };
+      const type =
+        status === 200 && settleableRequest(body) ? settleableType(headers.get("content-type")) : undefined;
+      const streamed = (prefix: Buffer[]) => {
+        try {
+          resolve(new Response(webStream(stream, prefix), init));
+        } catch (error) {
+          // A status fetch cannot represent (outside 200-599): a failed fetch, as undici reports it.
+          response.destroy();
+          reject(new TypeError("fetch failed", { cause: error }));
+        }
+      };
+      if (type === undefined || settleBytes <= 0) streamed([]);
+      else
+        holdBody(
+          stream,
+          settleBytes,
+          (settled, prefix) => {
+            if (!settled) return streamed(prefix);
+            headers.set("content-type", "application/json");
+            resolve(new SettledResponse(settled, init));
+          },
+          type,
         );
-      } catch (error) {
-        // A status fetch cannot represent (outside 200-599): a failed fetch, as undici reports it.
-        response.destroy();
-        reject(new TypeError("fetch failed", { cause: error }));
-      }
     });
     request.end(body);
+  });
+}
+
+/**
+ * Reads a body while it keeps arriving in the same turn of the event loop. When it has ended by then
+ * (and is small), `done` gets it settled; when more is still to come, when it is too big, when it
+ * cannot be settled or when the stream fails, `done` gets what was read so far and the stream carries
+ * on from there, so nothing a streaming reader would see is lost or delayed by more than that turn.
+ */
+function holdBody(
+  stream: Readable,
+  limit: number,
+  done: (settled: SettledBody | undefined, prefix: Buffer[]) => void,
+  type: "sse" | "json",
+): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let check: NodeJS.Immediate | undefined;
+  const finish = (settled: SettledBody | undefined) => {
+    stream.off("data", onData).off("end", onEnd).off("error", onFailure).off("close", onFailure);
+    if (check) clearImmediate(check);
+    if (!settled) stream.pause();
+    done(settled, chunks);
+  };
+  const onData = (chunk: Buffer) => {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size > limit) finish(undefined);
+    else check ??= setImmediate(() => finish(undefined));
+  };
+  const onEnd = () => {
+    const settled = settleBody(
+      type,
+      chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size),
+    );
+    // Not settled after all: streamed, the reader gets the bytes and then the end.
+    finish(settled);
+  };
+  const onFailure = () => finish(undefined);
+  stream.on("data", onData).once("end", onEnd).once("error", onFailure).once("close", onFailure);
+}
+
+/**
+ * The body as a web stream, after `prefix` (bytes already read from it): the one stream a response
+ * needs, cheaper than `Readable.toWeb`'s adapter. Backpressure pauses the socket; cancelling destroys it.
+ */
+function webStream(stream: Readable, prefix: Buffer[]): ReadableStream<Uint8Array> {
+  const ended = stream.readableEnded;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const chunk of prefix) controller.enqueue(chunk);
+      if (ended) {
+        controller.close();
+        return;
+      }
+      let open = true;
+      const close = (error?: unknown) => {
+        if (!open) return;
+        open = false;
+        if (error === undefined) controller.close();
+        else controller.error(error);
+      };
+      stream.on("data", (chunk: Buffer) => {
+        if (!open) return;
+        controller.enqueue(chunk);
+        if ((controller.desiredSize ?? 1) <= 0) stream.pause();
+      });
+      stream.once("end", () => close());
+      stream.once("error", (error) => close(error));
+      // A body cut off without an error (the request was aborted) fails as fetch's does.
+      stream.once("close", () => close(stream.readableEnded ? undefined : new TypeError("terminated")));
+      if (stream.errored) close(stream.errored);
+      else if (stream.destroyed) close(new TypeError("terminated"));
+      else stream.resume();
+    },
+    pull() {
+      stream.resume();
+    },
+    cancel() {
+      stream.destroy();
+    },
   });
 }
 

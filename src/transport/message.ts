@@ -16,6 +16,17 @@ export function deserializeLine(line: string): JSONRPCMessage {
   return plainResultResponse(value) ?? parseJSONRPCMessage(value);
 }
 
+/** Whether the SDK's JSON-RPC message schema accepts a parsed value (the same shortcut first). */
+export function acceptedAsMessage(value: unknown): boolean {
+  if (plainResultResponse(value)) return true;
+  try {
+    parseJSONRPCMessage(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * `{"jsonrpc":"2.0","id":<string | safe integer>,"result":{...}}` with no other key and no `_meta` in
  * the result: what the SDK's schema accepts and returns for it, a copy of the envelope and of the
