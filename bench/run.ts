@@ -127,10 +127,14 @@ async function latency(kind: "stdio" | "http"): Promise<void> {
   });
   const client = http ? new Client({ name: "bench-baseline", version: "1" }) : await plainStdioClient();
   if (http) await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
-  const warm = quick ? 50 : 200;
-  // Alternate the two so that machine noise hits both alike.
-  const ours = await measureSequential(N, warm, (i) => bridge.call("mcp_b_add", { a: i, b: 1 }));
-  const theirs = await measureSequential(N, warm, (i) =>
+  const warm = quick ? 100 : 500;
+  // Both warm up before either is measured (the benchmark server's JIT warms up too, which would
+  // otherwise count against whichever client goes first); then the two alternate so that machine
+  // noise hits both alike.
+  await measureSequential(warm, 0, (i) => bridge.call("mcp_b_add", { a: i, b: 1 }));
+  await measureSequential(warm, 0, (i) => client.callTool({ name: "add", arguments: { a: i, b: 1 } }));
+  const ours = await measureSequential(N, 0, (i) => bridge.call("mcp_b_add", { a: i, b: 1 }));
+  const theirs = await measureSequential(N, 0, (i) =>
     client.callTool({ name: "add", arguments: { a: i, b: 1 } }),
   );
   const ours2 = await measureSequential(N, 0, (i) => bridge.call("mcp_b_add", { a: i, b: 1 }));

@@ -146,7 +146,9 @@ describe("keepAliveFetch under the SDK's Streamable HTTP transport", () => {
 
   it("lists, calls, streams progress and closes the session", async () => {
     const client = new Client({ name: "t", version: "1" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: keepAliveFetch() }));
+    // Settling on, as the bridge uses it: whole answers are settled, progress still streams.
+    const fetchFn = keepAliveFetch(fetch, { settleBytes: 1024 * 1024 });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: fetchFn }));
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toContain("echo");
     const echoed = await client.callTool({ name: "echo", arguments: { message: "hi" } });
