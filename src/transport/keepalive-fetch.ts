@@ -100,6 +100,10 @@ function send(
       if (decoded) {
         stream = response.pipe(decoded);
         response.once("error", (error) => decoded.destroy(error));
+        // A body cut off without an error event (an aborted request) must end the decoded one too.
+        response.once("close", () => {
+          if (!response.complete) decoded.destroy(new TypeError("terminated"));
+        });
         headers.delete("content-encoding");
         headers.delete("content-length");
       }

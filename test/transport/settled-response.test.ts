@@ -1,3 +1,4 @@
+import { createGzip } from "node:zlib";
 import { type JSONRPCRequest, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -226,5 +227,20 @@ describe("keepAliveFetch with settling", () => {
     });
     expect(response).not.toBeInstanceOf(SettledResponse);
     expect(await response.text()).toBe(event);
+  });
+
+  it("fails a compressed body the server cut off, whether it was being held or streamed", async () => {
+    await using server = await listen((req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream", "content-encoding": "gzip" });
+      const gzip = createGzip();
+      gzip.pipe(res);
+      gzip.write(req.url?.endsWith("/early") ? "" : ": still working\n\n");
+      gzip.flush(() => setTimeout(() => res.socket?.destroy(), 50));
+    }, "/");
+    const fetchFn = keepAliveFetch(fetch, { settleBytes: 1024 });
+    for (const path of ["early", "late"]) {
+      const response = await fetchFn(`${server.url}${path}`, post);
+      await expect(response.text()).rejects.toThrow();
+    }
   });
 });
