@@ -31,6 +31,8 @@ export interface ClientCpu {
   readonly cpuUsPerCall?: number;
   /** Calls per second in that round. */
   readonly callsPerSecond?: number;
+  /** The median of each pass, in run order, to show how far noise moved the figure. */
+  readonly passes?: readonly number[];
   readonly error?: string;
 }
 
@@ -174,9 +176,11 @@ export function measureClientCpu(
     const key = `${client} ${inFlight}`;
     const kept = best.get(key);
     const args = [client, server, options.count, options.rounds, options.warmup, inFlight].map(String);
-    const measured: ClientCpu = { client, inFlight, ...runChild(dir, env, args) };
-    const lower = (measured.cpuUsPerCall ?? Infinity) < (kept?.cpuUsPerCall ?? Infinity);
-    if (!kept || kept.error || (!measured.error && lower)) best.set(key, measured);
+    const run = runChild(dir, env, args);
+    const passes = [...(kept?.passes ?? []), ...(run.cpuUsPerCall === undefined ? [] : [run.cpuUsPerCall])];
+    const lower = (run.cpuUsPerCall ?? Infinity) < (kept?.cpuUsPerCall ?? Infinity);
+    if (!kept || kept.error || (!run.error && lower)) best.set(key, { client, inFlight, ...run, passes });
+    else best.set(key, { ...kept, passes });
   }
   return jobs.map(({ client, inFlight }) => best.get(`${client} ${inFlight}`) as ClientCpu);
 }
