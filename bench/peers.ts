@@ -4,7 +4,7 @@
  * their module resolution and their copies of the SDK stay out of our tree.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export interface PeerFigures {
@@ -15,7 +15,8 @@ export interface PeerFigures {
   readonly error?: string;
 }
 
-const PEERS = ["@langchain/mcp-adapters", "@mastra/mcp", "mcporter"];
+/** mcporter also brings the SDK v1 client (@modelcontextprotocol/sdk) the CPU comparison measures. */
+export const PEERS = ["@langchain/mcp-adapters", "@mastra/mcp", "mcporter"];
 
 const SCRIPT = `
 const [peer, server, countText] = process.argv.slice(2);
@@ -62,25 +63,39 @@ console.log(JSON.stringify({ warmP50Us: samples[Math.floor(samples.length / 2)],
 process.exit(0);
 `;
 
-export function measurePeers(root: string, server: string, count: number): PeerFigures[] {
+/**
+ * Creates .bench-peers/ and installs the peers missing from it. All in one `npm install` that saves
+ * them to .bench-peers/package.json: npm prunes packages the manifest does not list, so installing
+ * peers one by one without saving removed each earlier one. Returns the directory and, when the
+ * install failed, why (the peers then fail to load and are reported as notes).
+ */
+export function preparePeers(root: string): { dir: string; installError?: string } {
   const dir = join(root, ".bench-peers");
   mkdirSync(dir, { recursive: true });
-  if (!existsSync(join(dir, "package.json")))
-    writeFileSync(
-      join(dir, "package.json"),
-      '{ "name": "bench-peers", "private": true, "type": "module" }\n',
-    );
+  const manifest = join(dir, "package.json");
+  if (!existsSync(manifest))
+    writeFileSync(manifest, '{ "name": "bench-peers", "private": true, "type": "module" }\n');
+  const listed = (JSON.parse(readFileSync(manifest, "utf8")) as { dependencies?: object }).dependencies ?? {};
+  const missing = PEERS.some((peer) => !(peer in listed) || !existsSync(join(dir, "node_modules", peer)));
+  if (!missing) return { dir };
+  try {
+    execFileSync("npm", ["install", "--no-audit", "--no-fund", ...PEERS], {
+      cwd: dir,
+      stdio: "ignore",
+      timeout: 300_000,
+    });
+    return { dir };
+  } catch (error) {
+    return { dir, installError: (error as Error).message.split("\n")[0] ?? "failed" };
+  }
+}
+
+/** Sequential warm latency and 10-server startup of each peer, in `dir` from preparePeers(). */
+export function measurePeers(dir: string, server: string, count: number): PeerFigures[] {
   writeFileSync(join(dir, "peer.mjs"), SCRIPT);
   const results: PeerFigures[] = [];
   for (const peer of PEERS) {
     try {
-      if (!existsSync(join(dir, "node_modules", peer))) {
-        execFileSync("npm", ["install", "--no-audit", "--no-fund", "--no-save", peer], {
-          cwd: dir,
-          stdio: "ignore",
-          timeout: 300_000,
-        });
-      }
       const out = execFileSync(process.execPath, ["peer.mjs", peer, server, String(count)], {
         cwd: dir,
         encoding: "utf8",
