@@ -4,8 +4,8 @@
  * a fresh child process started in .bench-peers/, so no client inherits another's JIT state, heap or
  * GC debt, and ours is not favoured by running inside the bench process. A client's figure is the
  * median of several rounds of process.cpuUsage() around thousands of calls; the whole client list
- * runs twice, in opposite orders, and each client keeps its lower median, so load from elsewhere on
- * the machine (which drifts over a run) falls on every client alike.
+ * runs three times, alternating the order, and each client keeps the median of its three passes, so
+ * load from elsewhere on the machine (which drifts over a run) falls on every client alike.
  */
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -158,8 +158,10 @@ function runChild(
 }
 
 /**
- * Measures every client at every in-flight level, the list run forwards then backwards; a client's
- * figure is its lower median of the two passes. `dir` is the prepared .bench-peers/ directory.
+ * Measures every client at every in-flight level in three passes over the list (forwards, backwards,
+ * forwards): a client's figure is the median of its three passes' medians, so one pass that machine
+ * load or an unlucky placement of client and server on the cores spoilt moves nothing. `dir` is the
+ * prepared .bench-peers/ directory.
  */
 export function measureClientCpu(
   root: string,
@@ -171,16 +173,20 @@ export function measureClientCpu(
   writeFileSync(join(dir, "client-cpu.mjs"), SCRIPT);
   const env = { ...process.env, ...entries(root) };
   const jobs = clients.flatMap((client) => options.inFlight.map((inFlight) => ({ client, inFlight })));
-  const best = new Map<string, ClientCpu>();
-  for (const { client, inFlight } of [...jobs, ...[...jobs].reverse()]) {
-    const key = `${client} ${inFlight}`;
-    const kept = best.get(key);
+  const runs = new Map<string, Omit<ClientCpu, "client" | "inFlight">[]>();
+  for (const { client, inFlight } of [...jobs, ...[...jobs].reverse(), ...jobs]) {
     const args = [client, server, options.count, options.rounds, options.warmup, inFlight].map(String);
-    const run = runChild(dir, env, args);
-    const passes = [...(kept?.passes ?? []), ...(run.cpuUsPerCall === undefined ? [] : [run.cpuUsPerCall])];
-    const lower = (run.cpuUsPerCall ?? Infinity) < (kept?.cpuUsPerCall ?? Infinity);
-    if (!kept || kept.error || (!run.error && lower)) best.set(key, { client, inFlight, ...run, passes });
-    else best.set(key, { ...kept, passes });
+    const key = `${client} ${inFlight}`;
+    runs.set(key, [...(runs.get(key) ?? []), runChild(dir, env, args)]);
   }
-  return jobs.map(({ client, inFlight }) => best.get(`${client} ${inFlight}`) as ClientCpu);
+  return jobs.map(({ client, inFlight }) => {
+    const all = runs.get(`${client} ${inFlight}`) ?? [];
+    const measured = all.filter((run) => run.cpuUsPerCall !== undefined);
+    if (measured.length === 0) return { client, inFlight, error: all[0]?.error ?? "no figures" };
+    const passes = measured.map((run) => run.cpuUsPerCall as number);
+    const median = [...measured].sort((a, b) => (a.cpuUsPerCall as number) - (b.cpuUsPerCall as number))[
+      Math.floor((measured.length - 1) / 2)
+    ] as Omit<ClientCpu, "client" | "inFlight">;
+    return { client, inFlight, ...median, passes };
+  });
 }

@@ -17,9 +17,8 @@ import { startBridge } from "../src/bridge/bridge.js";
 import type { Bridge } from "../src/bridge/types.js";
 import { ToolRegistry } from "../src/registry/registry.js";
 import { catalogCacheFigures } from "./catalog-cache.js";
-import { type ClientCpu, measureClientCpu } from "./client-cpu.js";
 import { daemonCliFigures } from "./daemon-cli.js";
-import { measurePeers, preparePeers } from "./peers.js";
+import { peerFigures } from "./peer-figures.js";
 import { type Figure, fmt, measureSequential, measureThroughput, percentile } from "./stats.js";
 import { toolSearchFigures } from "./tool-search.js";
 
@@ -412,87 +411,6 @@ async function memory(): Promise<void> {
   });
 }
 
-/** A peer's name as part of a figure name: `@mastra/mcp` -> `mastra_mcp`, `sdk-v2` -> `sdk_v2`. */
-const slug = (name: string) => name.replace(/[^a-z0-9]+/gi, "_").replace(/^_|_$/g, "");
-
-async function peers(): Promise<void> {
-  const count = quick ? 300 : 2000;
-  const bridge = await startBridge({
-    servers: { b: stdioServers(1).s0 as Record<string, unknown> },
-    env: process.env,
-  });
-  const ours = await measureSequential(count, 100, (i) => bridge.call("mcp_b_add", { a: i, b: 1 }));
-  await bridge.close();
-  // Cache off: with the catalog cache a second run resolves before any server is up, while every
-  // peer connects and lists tools on each start, so the cached figure would compare nothing alike.
-  const started = performance.now();
-  const ten = await startBridge({ servers: stdioServers(10), env: process.env, catalogCache: false });
-  const ourStartup = performance.now() - started;
-  await ten.close();
-  const ourP50 = percentile(ours.wallUs, 0.5);
-  const root = join(here, "../..");
-  const { dir, installError } = preparePeers(root);
-  if (installError) notes.push(`peers: npm install in ${dir} failed (${installError})`);
-  for (const peer of measurePeers(dir, SERVER, count)) {
-    if (peer.error || peer.warmP50Us === undefined) {
-      notes.push(`peer ${peer.peer}: not measured (${peer.error ?? "no figures"})`);
-      continue;
-    }
-    // Latency only: client CPU is compared below, every client in its own child process.
-    record({
-      name: `peer_warm_call_${peer.peer.replace(/[^a-z]+/gi, "_")}`,
-      unit: "us",
-      bridge: ourP50,
-      baseline: peer.warmP50Us,
-      baselineName: peer.peer,
-      target: { text: "faster than the peer", met: ourP50 < peer.warmP50Us },
-    });
-    if (peer.startup10Ms !== undefined) {
-      record({
-        name: `peer_startup_10_${peer.peer.replace(/[^a-z]+/gi, "_")}`,
-        unit: "ms",
-        bridge: ourStartup,
-        baseline: peer.startup10Ms,
-        baselineName: peer.peer,
-        target: { text: "faster than the peer", met: ourStartup < peer.startup10Ms },
-      });
-    }
-  }
-  clientCpu(root, dir);
-}
-
-const passes = (m: ClientCpu) => (m.passes ?? []).map((p) => fmt(p)).join("/");
-
-/** Client CPU per warm stdio call at 1 and 8 in flight, every client (ours too) in a fresh child. */
-function clientCpu(root: string, dir: string): void {
-  const measured = measureClientCpu(root, dir, SERVER, {
-    count: quick ? 1000 : 3000,
-    rounds: 5,
-    warmup: 1000,
-    inFlight: [1, 8],
-  });
-  const failed = new Set<string>();
-  for (const m of measured)
-    if (m.error && !failed.has(m.client)) {
-      failed.add(m.client);
-      notes.push(`client cpu ${m.client}: not measured (${m.error})`);
-    }
-  for (const peer of measured) {
-    const ours = measured.find((m) => m.client === "mcp-bridge" && m.inFlight === peer.inFlight);
-    if (peer.client === "mcp-bridge" || ours?.cpuUsPerCall === undefined || peer.cpuUsPerCall === undefined)
-      continue;
-    record({
-      name: `peer_cpu_${peer.inFlight}_in_flight_${slug(peer.client)}`,
-      unit: "us",
-      bridge: ours.cpuUsPerCall,
-      baseline: peer.cpuUsPerCall,
-      baselineName: peer.client,
-      detail: `lower of 2 passes (${passes(ours)} vs ${passes(peer)} us); ${fmt(ours.callsPerSecond ?? Number.NaN, 0)} vs ${fmt(peer.callsPerSecond ?? Number.NaN, 0)} calls/s`,
-      target: { text: "<= peer", met: ours.cpuUsPerCall <= peer.cpuUsPerCall },
-    });
-  }
-}
-
 const sections: [string, () => Promise<void>][] = [
   ["warm latency stdio", () => latency("stdio")],
   ["warm latency http", () => latency("http")],
@@ -508,7 +426,14 @@ const sections: [string, () => Promise<void>][] = [
   ["connect per call", connectPerCall],
   ["cli via daemon", async () => (await daemonCliFigures(quick)).forEach(record)],
   ["memory", memory],
-  ["peers", peers],
+  [
+    "peers",
+    async () => {
+      const result = await peerFigures(SERVER, quick, join(here, "../.."));
+      result.figures.forEach(record);
+      notes.push(...result.notes);
+    },
+  ],
 ];
 
 // `--only NAME,NAME`: just the sections whose names contain one of these (e.g. `--only http,catalog`).
