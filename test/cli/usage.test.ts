@@ -2,7 +2,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COMMANDS } from "../../src/cli/main.js";
-import { cliEnv, emptyHome, runCli } from "../helpers/cli.js";
+import { cliEnv, emptyHome, runCli, runCliInProcess } from "../helpers/cli.js";
 
 let home: string;
 let env: Record<string, string>;
@@ -14,78 +14,81 @@ beforeAll(() => {
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 const run = (args: string[]) => runCli(args, { cwd: home, env });
+/** Help and usage errors start nothing: run in this process (the built CLI is checked below). */
+const usage = (args: string[]) => runCliInProcess(args, { cwd: home, env });
 
-describe("per-command help and usage errors (built CLI)", () => {
+describe("per-command help and usage errors", () => {
   it("every command has its own --help and `help CMD` with its options and an example", async () => {
     for (const command of COMMANDS) {
-      const viaFlag = await run([command.name, "--help"]);
+      const viaFlag = await usage([command.name, "--help"]);
       expect(viaFlag.code, command.name).toBe(0);
       expect(viaFlag.stdout).toContain(`Usage: mcp-bridge ${command.name}`);
       expect(viaFlag.stdout).toContain(`Examples:\n  mcp-bridge ${command.name}`);
       for (const flag of Object.keys(command.flags)) expect(viaFlag.stdout).toContain(`--${flag}`);
-      const viaHelp = await run(["help", command.name]);
+      const viaHelp = await usage(["help", command.name]);
       expect(viaHelp.code).toBe(0);
       expect(viaHelp.stdout).toBe(viaFlag.stdout);
     }
   }, 60_000);
 
-  it("call --help lists call's options, not other commands'", async () => {
+  it("call --help (the built CLI) lists call's options, not other commands'", async () => {
     const help = await run(["call", "--help"]);
+    expect(help.code).toBe(0);
     expect(help.stdout).toContain("--timeout DURATION");
     expect(help.stdout).not.toContain("--format");
     expect(help.stdout).not.toContain("--from");
   });
 
   it("unknown commands and options get a readable 'did you mean', exit 2", async () => {
-    const command = await run(["stauts"]);
+    const command = await usage(["stauts"]);
     expect(command.code).toBe(2);
     expect(command.stderr).toContain('Unknown command "stauts". Did you mean "status"?');
-    const option = await run(["tools", "--sever", "calc"]);
+    const option = await usage(["tools", "--sever", "calc"]);
     expect(option.code).toBe(2);
     expect(option.stderr).toContain(
       'Unknown option "--sever" for `mcp-bridge tools`. Did you mean --server?',
     );
     // Node's own wording ("To specify a positional argument starting with a '-' ...") is not shown.
     expect(option.stderr).not.toContain("positional argument");
-    const help = await run(["help", "cal"]);
+    const help = await usage(["help", "cal"]);
     expect(help.code).toBe(2);
     expect(help.stderr).toContain('Did you mean "call"?');
   });
 
   it("an option another command takes is an error here, not silently ignored", async () => {
-    const format = await run(["status", "--format", "json"]);
+    const format = await usage(["status", "--format", "json"]);
     expect(format.code).toBe(2);
     expect(format.stderr).toContain('Unknown option "--format" for `mcp-bridge status`');
-    const from = await run(["config", "paths", "--timeout", "5s"]);
+    const from = await usage(["config", "paths", "--timeout", "5s"]);
     expect(from.code).toBe(2);
   });
 
   it("a positional the command does not take is an error (exit 2)", async () => {
-    const status = await run(["status", "extra"]);
+    const status = await usage(["status", "extra"]);
     expect(status.code).toBe(2);
     expect(status.stderr).toContain('`mcp-bridge status` takes no arguments, got "extra"');
-    const read = await run(["read", "a://x", "b://y"]);
+    const read = await usage(["read", "a://x", "b://y"]);
     expect(read.code).toBe(2);
     expect(read.stderr).toContain('unexpected "b://y"');
-    const sub = await run(["auth", "logn", "x"]);
+    const sub = await usage(["auth", "logn", "x"]);
     expect(sub.code).toBe(2);
     expect(sub.stderr).toContain('Did you mean "login"?');
-    const missing = await run(["call"]);
+    const missing = await usage(["call"]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("`mcp-bridge call` needs TOOL");
   });
 
   it("a string option without its value says which value it needs", async () => {
-    const bare = await run(["call", "x", "--timeout"]);
+    const bare = await usage(["call", "x", "--timeout"]);
     expect(bare.code).toBe(2);
     expect(bare.stderr).toContain("Option --timeout needs a value: --timeout DURATION");
-    const next = await run(["tools", "--server", "--json"]);
+    const next = await usage(["tools", "--server", "--json"]);
     expect(next.code).toBe(2);
     expect(next.stdout).toContain('"code": "USAGE"');
   });
 
   it("--json usage errors are one JSON document on stdout", async () => {
-    const result = await run(["status", "--bogus", "--json"]);
+    const result = await usage(["status", "--bogus", "--json"]);
     expect(result.code).toBe(2);
     expect(JSON.parse(result.stdout).error.code).toBe("USAGE");
   });

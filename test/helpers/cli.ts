@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { Writable } from "node:stream";
 import { afterAll } from "vitest";
 
 export const CLI = resolve("dist/src/cli/bin.js");
@@ -69,6 +70,31 @@ export function runCli(
       resolvePromise({ code, stdout, stderr });
     });
   });
+}
+
+/**
+ * Runs the CLI's `runCli` in this process, with the same environment and working directory as the
+ * built CLI would get: for commands that start nothing (help, usage errors), where a process per run
+ * would cost most of a test file's time.
+ */
+export async function runCliInProcess(
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string> },
+): Promise<CliRun> {
+  const { runCli: run } = await import("../../src/cli/main.js");
+  const stdout = new CapturedOutput();
+  const stderr = new CapturedOutput();
+  const code = await run(args, { stdout, stderr, env: options.env, cwd: options.cwd });
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** A writable that keeps what it is given, as text. */
+class CapturedOutput extends Writable {
+  text = "";
+  override _write(chunk: unknown, _encoding: BufferEncoding, done: () => void): void {
+    this.text += String(chunk);
+    done();
+  }
 }
 
 /** Starts the CLI without waiting for it (for signal tests). */
