@@ -1,6 +1,5 @@
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startBridge } from "../bridge/bridge.js";
 import type { Bridge, BridgeOptions } from "../bridge/types.js";
 import { configSearchPaths, hostConfigsFound, type LoadConfigOptions, loadConfig } from "../config/load.js";
 import type { AdmitProjectServer, ResolvedConfig } from "../config/model.js";
@@ -174,6 +173,9 @@ export async function startWithProgress(
   options: BridgeOptions,
   how: { readonly cachedIsReady?: boolean } = {},
 ): Promise<Bridge> {
+  // Loaded here rather than imported: help, usage errors and commands answered by a daemon never
+  // need the bridge, and loading it (the SDK, zod) is most of the CLI's start-up time.
+  const { startBridge } = await import("../bridge/bridge.js");
   const bridge = await startBridge(options);
   const abort = () => void bridge.close();
   context.io.signal?.addEventListener("abort", abort, { once: true });

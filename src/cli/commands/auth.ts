@@ -1,11 +1,10 @@
-import { AuthStore, defaultAuthDir } from "../../auth/index.js";
+import { AuthStore, defaultAuthDir } from "../../auth/store.js";
 import type { RemoteServerDefinition } from "../../config/model.js";
 import { ErrorCode } from "../../errors.js";
 import { usageError } from "../args.js";
 import { defineCommand } from "../command.js";
 import type { CommandContext } from "../context.js";
 import { loadCliConfig } from "../context.js";
-import { loginToServer, openBrowser } from "../login.js";
 import { table, writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
 
@@ -16,6 +15,8 @@ async function runAuth(context: CommandContext): Promise<number> {
   const config = await loadCliConfig(context, { consent: sub === "login" });
   const remotes = config.servers.filter((s): s is RemoteServerDefinition => s.transport !== "stdio");
   const storageDir = defaultAuthDir(context.io.env);
+  // The OAuth client (the SDK's auth module) is loaded here: every other command and `--help` skip it.
+  const { loginToServer, openBrowser } = await import("../login.js");
   const find = (): RemoteServerDefinition => {
     if (!name) throw usageError(`Usage: mcp-bridge auth ${sub} SERVER`);
     const server = remotes.find((s) => s.name === name);
@@ -30,7 +31,7 @@ async function runAuth(context: CommandContext): Promise<number> {
         storageDir,
         env: context.io.env,
         logger: context.logger,
-        present: (url) => present(context, url),
+        present: (url) => present(context, url, openBrowser),
         ...(context.io.signal ? { signal: context.io.signal } : {}),
       });
       if (outcome.ok) {
@@ -89,7 +90,7 @@ async function runAuth(context: CommandContext): Promise<number> {
 }
 
 /** Shows the authorization URL; opens the system browser on a terminal. */
-function present(context: CommandContext, url: URL): void {
+function present(context: CommandContext, url: URL, openBrowser: (url: URL) => void): void {
   context.io.stderr.write(`Open this URL to log in:\n  ${url.toString()}\n`);
   if (!context.io.stderr.isTTY || context.io.env.MCP_BRIDGE_NO_BROWSER) return;
   openBrowser(url);

@@ -1,7 +1,6 @@
 import { createInterface, type Interface } from "node:readline";
 import { providerFromEnvironment } from "../../agent/select.js";
-import { defaultAuthDir } from "../../auth/index.js";
-import { startBridge } from "../../bridge/bridge.js";
+import { defaultAuthDir } from "../../auth/store.js";
 import type { Bridge, ElicitationHandler } from "../../bridge/types.js";
 import type { RemoteServerDefinition } from "../../config/model.js";
 import type { ServerStatus } from "../../connection/status.js";
@@ -14,7 +13,6 @@ import { defineCommand } from "../command.js";
 import { type CommandContext, cliBridgeOptions } from "../context.js";
 import { type AskLine, terminalElicitation } from "../elicit.js";
 import { urlElicitation } from "../elicit-url.js";
-import { loginToServer, openBrowser } from "../login.js";
 import { writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
 
@@ -43,6 +41,8 @@ async function runChat(context: CommandContext): Promise<number> {
   let askLine: AskLine | undefined;
   // Sampling requests of servers allowed to sample are shown in the chat and answered by its model.
   const sampling: SamplingPrompt = { yes: options.yes === true };
+  // Loaded on use, not imported: every other command and `--help` skip the bridge.
+  const { startBridge } = await import("../../bridge/bridge.js");
   const bridge = await startBridge({
     ...(await cliBridgeOptions(context)),
     // A link to open is shown (and offered to the browser at the prompt) rather than asked as a form.
@@ -160,8 +160,9 @@ async function interactive(
     return answer;
   };
   if (tty) shareAsk(ask);
-  const login = (server: RemoteServerDefinition, signal?: AbortSignal) =>
-    loginToServer(server, {
+  const login = async (server: RemoteServerDefinition, signal?: AbortSignal) => {
+    const { loginToServer, openBrowser } = await import("../login.js");
+    return loginToServer(server, {
       settings: bridge.config.settings,
       storageDir: defaultAuthDir(io.env),
       env: io.env,
@@ -172,6 +173,7 @@ async function interactive(
         if (tty && !io.env.MCP_BRIDGE_NO_BROWSER) openBrowser(url);
       },
     });
+  };
   const session: Session = new ChatSession({
     bridge,
     provider,

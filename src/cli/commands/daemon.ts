@@ -1,12 +1,10 @@
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync, unlinkSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { startBridge } from "../../bridge/bridge.js";
 import { daemonRequest, NoDaemon, PACKAGE_VERSION } from "../../daemon/client.js";
 import { acquirePidLock, processAlive, releasePidLock } from "../../daemon/lock.js";
 import { type DaemonPaths, daemonPaths, ensureRuntimeFolder } from "../../daemon/paths.js";
 import type { DaemonInfo } from "../../daemon/protocol.js";
-import { serveDaemon } from "../../daemon/server.js";
 import { ConfigError, ErrorCode, McpBridgeError } from "../../errors.js";
 import { parseDuration } from "../../util/duration.js";
 import { usageError } from "../args.js";
@@ -199,6 +197,11 @@ async function run(context: CommandContext): Promise<number> {
   try {
     // We hold the lock, so a socket file left behind is a dead daemon's.
     if (existsSync(paths.socket)) unlinkSync(paths.socket);
+    // Loaded here, not imported: `daemon start|stop|status` and every other command skip the bridge.
+    const [{ startBridge }, { serveDaemon }] = await Promise.all([
+      import("../../bridge/bridge.js"),
+      import("../../daemon/server.js"),
+    ]);
     const bridge = await startBridge({ ...options, settings: { ...options.settings, autoReload: true } });
     const daemon = await serveDaemon({
       bridge,

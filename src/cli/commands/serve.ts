@@ -1,8 +1,4 @@
 import { resolve } from "node:path";
-import { startBridge } from "../../bridge/bridge.js";
-import { readAuthFile, tokensFromEnv } from "../../gateway/auth-file.js";
-import { RequestForwarder, serveGatewayStdio, startGateway } from "../../gateway/index.js";
-import { gatewayTelemetry } from "../../gateway/telemetry.js";
 import { parseDuration } from "../../util/duration.js";
 import { usageError } from "../args.js";
 import { defineCommand } from "../command.js";
@@ -53,6 +49,16 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
   if (Boolean(options.stdio) === (options.http !== undefined))
     throw usageError("Give exactly one of --stdio and --http [HOST:]PORT");
   const listen = options.http === undefined ? undefined : parseListen(options.http);
+  // Loaded once the command line is known to be good: every other command and `--help` skip them.
+  const [{ startBridge }, { readAuthFile, tokensFromEnv }, gateway, { gatewayTelemetry }] = await Promise.all(
+    [
+      import("../../bridge/bridge.js"),
+      import("../../gateway/auth-file.js"),
+      import("../../gateway/index.js"),
+      import("../../gateway/telemetry.js"),
+    ],
+  );
+  const { RequestForwarder, serveGatewayStdio, startGateway } = gateway;
   const file = options.auth ? await readAuthFile(resolve(io.cwd, options.auth), io.env) : undefined;
   const tokens = [...tokensFromEnv(io.env[TOKENS_ENV]), ...(file?.tokens ?? [])];
   const maxBodyBytes = options["max-body"] === undefined ? undefined : Number(options["max-body"]);
