@@ -26,20 +26,8 @@ export interface CatalogEntry {
   readonly serverInfo?: { readonly name: string; readonly version: string };
 }
 
-/** The cache folder: `MCP_BRIDGE_CACHE_DIR`, else the platform's user cache folder; undefined when the environment names none. */
-export function catalogCacheDir(
-  env: Readonly<Record<string, string | undefined>>,
-  platform: NodeJS.Platform = process.platform,
-): string | undefined {
-  if (env.MCP_BRIDGE_CACHE_DIR) return env.MCP_BRIDGE_CACHE_DIR;
-  if (platform === "win32")
-    return env.LOCALAPPDATA ? join(env.LOCALAPPDATA, "mcp-bridge", "Cache") : undefined;
-  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, "mcp-bridge");
-  if (!env.HOME) return undefined;
-  return platform === "darwin"
-    ? join(env.HOME, "Library", "Caches", "mcp-bridge")
-    : join(env.HOME, ".cache", "mcp-bridge");
-}
+/** The cache folder (see util/cache-dir.ts). */
+export { userCacheDir as catalogCacheDir } from "../util/cache-dir.js";
 
 /** `MCP_BRIDGE_CATALOG_CACHE=0|false|off` turns the cache off for a whole environment (CI, tests). */
 export function catalogCacheSwitchedOff(env: Readonly<Record<string, string | undefined>>): boolean {

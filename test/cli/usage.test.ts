@@ -1,4 +1,5 @@
-import { rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import module from "node:module";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COMMANDS } from "../../src/cli/main.js";
@@ -30,6 +31,25 @@ describe("per-command help and usage errors", () => {
       expect(viaHelp.stdout).toBe(viaFlag.stdout);
     }
   }, 60_000);
+
+  // Node 22.1+ only: Node 20 has no compile cache.
+  const compileCache = typeof (module as { enableCompileCache?: unknown }).enableCompileCache === "function";
+  it.skipIf(!compileCache)(
+    "the built CLI keeps Node's compiled code in the user's cache folder",
+    async () => {
+      const folder = join(home, ".cache", "mcp-bridge", "compile");
+      rmSync(folder, { recursive: true, force: true });
+      expect((await run(["--version"])).code).toBe(0);
+      expect(readdirSync(folder).length).toBeGreaterThan(0);
+      rmSync(folder, { recursive: true, force: true });
+      const off = await runCli(["--version"], {
+        cwd: home,
+        env: { ...env, NODE_DISABLE_COMPILE_CACHE: "1" },
+      });
+      expect(off.code).toBe(0);
+      expect(existsSync(folder)).toBe(false);
+    },
+  );
 
   it("call --help (the built CLI) lists call's options, not other commands'", async () => {
     const help = await run(["call", "--help"]);
