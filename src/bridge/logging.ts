@@ -43,7 +43,7 @@ export function registerServerLogging(
     const level = (params.level in LEVELS ? params.level : "info") as LoggingLevel;
     const name = typeof params.logger === "string" ? params.logger : undefined;
     onMessage?.({ server, level, ...(name === undefined ? {} : { logger: name }), data: params.data });
-    const source = typeof params.logger === "string" ? plainText(params.logger, 200) : undefined;
+    const source = name === undefined ? undefined : plainText(name, 200);
     logger[LEVELS[level]](`[${plainText(server, 200)}] ${plainText(textOf(params.data))}`, {
       server,
       level,

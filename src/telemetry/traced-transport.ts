@@ -4,7 +4,7 @@ import type {
   Transport,
   TransportSendOptions,
 } from "@modelcontextprotocol/client";
-import type { Span } from "@opentelemetry/api";
+import type { Context, Span } from "@opentelemetry/api";
 import { contextFromMeta, metaEntriesFor } from "./propagation.js";
 import {
   ATTR,
@@ -164,14 +164,17 @@ export class TracedTransport implements Transport {
     // A reused id replaces its predecessor, which can no longer be told apart: end it unanswered.
     this.#end(this.#sent, message.id, { errorType: CANCELLED });
     this.#sent.set(message.id, { operation, attributes, span, started: performance.now() });
-    const entries = metaEntriesFor(this.#telemetry, context);
-    if (Object.keys(entries).length === 0) return message;
-    return { ...message, params: withMeta(message.params, entries) };
+    return this.#carrying(message, context);
   }
 
   /** Nothing records, so no span: the request carries on only the trace context it was sent under. */
   #passOn(message: Message & { method: string; id: RequestId }): Message {
-    const entries = metaEntriesFor(this.#telemetry, this.#telemetry.api.context.active());
+    return this.#carrying(message, this.#telemetry.api.context.active());
+  }
+
+  /** The request with `context` in its `params._meta`; the request itself when there is none to carry. */
+  #carrying(message: Message, context: Context): Message {
+    const entries = metaEntriesFor(this.#telemetry, context);
     if (Object.keys(entries).length === 0) return message;
     return { ...message, params: withMeta(message.params, entries) };
   }

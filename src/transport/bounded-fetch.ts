@@ -1,4 +1,5 @@
 import type { FetchLike } from "@modelcontextprotocol/client";
+import { bodyKind } from "./settled-response.js";
 
 /**
  * A `fetch` for the SDK's HTTP transports that bounds what a server can make the host hold and keep:
@@ -53,7 +54,7 @@ export function boundedFetch(inner: FetchLike, options: BoundedFetchOptions): Fe
       release();
       return response;
     }
-    const type = (response.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
+    const kind = bodyKind(response.headers.get("content-type"));
     const id = requests.length === 1 ? requests[0] : undefined;
     const tooLarge = (bytes: string) =>
       id === undefined
@@ -68,9 +69,9 @@ export function boundedFetch(inner: FetchLike, options: BoundedFetchOptions): Fe
           });
     const limit = options.maxResponseBytes;
     const body =
-      type === "application/json"
+      kind === "json"
         ? await readCapped(response.body, limit, controller, release, () => tooLarge(`${limit}`))
-        : capStream(response.body, limit, type === "text/event-stream", controller, release, () => {
+        : capStream(response.body, limit, kind === "sse", controller, release, () => {
             const error = tooLarge(`${limit}`);
             return error === undefined ? undefined : `\n\nevent: message\ndata: ${error}\n\n`;
           });

@@ -4,10 +4,10 @@ import type { Readable } from "node:stream";
 import zlib from "node:zlib";
 import type { FetchLike } from "@modelcontextprotocol/client";
 import {
+  bodyKind,
   type SettledBody,
   SettledResponse,
   settleableRequest,
-  settleableType,
   settleBody,
 } from "./settled-response.js";
 
@@ -107,30 +107,25 @@ function send(
         headers.delete("content-encoding");
         headers.delete("content-length");
       }
-      const init = { status, statusText: response.statusMessage, headers };
-      const type =
-        status === 200 && settleableRequest(body) ? settleableType(headers.get("content-type")) : undefined;
+      const responseInit = { status, statusText: response.statusMessage, headers };
+      const kind =
+        status === 200 && settleableRequest(body) ? bodyKind(headers.get("content-type")) : undefined;
       const streamed = (prefix: Buffer[]) => {
         try {
-          resolve(new Response(webStream(stream, prefix), init));
+          resolve(new Response(webStream(stream, prefix), responseInit));
         } catch (error) {
           // A status fetch cannot represent (outside 200-599): a failed fetch, as undici reports it.
           response.destroy();
           reject(new TypeError("fetch failed", { cause: error }));
         }
       };
-      if (type === undefined || settleBytes <= 0) streamed([]);
+      if (kind === undefined || settleBytes <= 0) streamed([]);
       else
-        holdBody(
-          stream,
-          settleBytes,
-          (settled, prefix) => {
-            if (!settled) return streamed(prefix);
-            headers.set("content-type", "application/json");
-            resolve(new SettledResponse(settled, init));
-          },
-          type,
-        );
+        holdBody(stream, kind, settleBytes, (settled, prefix) => {
+          if (!settled) return streamed(prefix);
+          headers.set("content-type", "application/json");
+          resolve(new SettledResponse(settled, responseInit));
+        });
     });
     request.end(body);
   });
@@ -144,9 +139,9 @@ function send(
  */
 function holdBody(
   stream: Readable,
+  kind: "sse" | "json",
   limit: number,
   done: (settled: SettledBody | undefined, prefix: Buffer[]) => void,
-  type: "sse" | "json",
 ): void {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -165,7 +160,7 @@ function holdBody(
   };
   const onEnd = () => {
     const settled = settleBody(
-      type,
+      kind,
       chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size),
     );
     // Not settled after all: streamed, the reader gets the bytes and then the end.

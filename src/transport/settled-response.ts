@@ -24,8 +24,11 @@ import { acceptedAsMessage } from "./message.js";
  */
 export type SettledBody = { readonly json: unknown; readonly text: string };
 
-/** Media types a settled body can be; any other response is streamed. */
-export function settleableType(contentType: string | null): "sse" | "json" | undefined {
+/**
+ * What a response body is by its media type: SSE, JSON, or neither (`undefined`). Only the first two
+ * can be settled; bounded-fetch.ts caps them differently.
+ */
+export function bodyKind(contentType: string | null): "sse" | "json" | undefined {
   const essence = contentType?.split(";")[0]?.trim().toLowerCase();
   return essence === "text/event-stream" ? "sse" : essence === "application/json" ? "json" : undefined;
 }
