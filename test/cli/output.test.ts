@@ -1,33 +1,18 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseCommandArguments, parseKeyValues } from "../../src/cli/args.js";
 import { callCommand } from "../../src/cli/commands/call.js";
 import { statusCommand } from "../../src/cli/commands/status.js";
-import type { CliIO } from "../../src/cli/io.js";
-import { runCli } from "../../src/cli/main.js";
 import { shorten, styleFor, table } from "../../src/cli/output.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
-import { emptyHome } from "../helpers/cli.js";
+import { emptyHome, runCliInProcess } from "../helpers/cli.js";
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escape codes are what is checked.
 const ANSI = /\u001b\[/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escape codes are what is removed.
 const ANSI_CODES = /\u001b\[[0-9;]*m/g;
-
-/** A stream that keeps what is written, optionally claiming to be a terminal. */
-function capture(isTTY: boolean): Writable & { isTTY: boolean; text(): string } {
-  let text = "";
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      text += String(chunk);
-      done();
-    },
-  });
-  return Object.assign(stream, { isTTY, text: () => text });
-}
 
 describe("key=value parsing", () => {
   it("gives back any JSON value written as key=<json>", () => {
@@ -134,13 +119,9 @@ describe("runCli in-process", () => {
   const config = join(home, "mcp.json");
   writeFileSync(config, JSON.stringify({ mcpServers: { calc: stdioEntry("normal") } }));
 
-  const run = async (args: string[], tty: boolean, env: Record<string, string> = {}) => {
-    const stdout = capture(tty);
-    const stderr = capture(tty);
-    const io: CliIO = { stdout, stderr, env: { HOME: home, PATH: process.env.PATH, ...env }, cwd: home };
-    const code = await runCli(args, io);
-    return { code, stdout: stdout.text(), stderr: stderr.text() };
-  };
+  const path: Record<string, string> = process.env.PATH === undefined ? {} : { PATH: process.env.PATH };
+  const run = (args: string[], tty: boolean, env: Record<string, string> = {}) =>
+    runCliInProcess(args, { cwd: home, env: { HOME: home, ...path, ...env }, tty });
 
   it("shows live progress on a terminal's stderr, and colors on its stdout", async () => {
     const result = await run(["status", "-c", config], true);

@@ -75,22 +75,25 @@ export function runCli(
 /**
  * Runs the CLI's `runCli` in this process, with the same environment and working directory as the
  * built CLI would get: for commands that start nothing (help, usage errors), where a process per run
- * would cost most of a test file's time.
+ * would cost most of a test file's time, and for output checked as a terminal would get it (`tty`).
  */
 export async function runCliInProcess(
   args: readonly string[],
-  options: { cwd: string; env: Record<string, string> },
+  options: { cwd: string; env: Record<string, string>; tty?: boolean },
 ): Promise<CliRun> {
   const { runCli: run } = await import("../../src/cli/main.js");
-  const stdout = new CapturedOutput();
-  const stderr = new CapturedOutput();
+  const stdout = new CapturedOutput(options.tty === true);
+  const stderr = new CapturedOutput(options.tty === true);
   const code = await run(args, { stdout, stderr, env: options.env, cwd: options.cwd });
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
-/** A writable that keeps what it is given, as text. */
+/** A writable that keeps what it is given, as text, optionally claiming to be a terminal. */
 class CapturedOutput extends Writable {
   text = "";
+  constructor(readonly isTTY: boolean) {
+    super();
+  }
   override _write(chunk: unknown, _encoding: BufferEncoding, done: () => void): void {
     this.text += String(chunk);
     done();
