@@ -1,4 +1,5 @@
 import type { FetchLike } from "@modelcontextprotocol/client";
+import { IdTable } from "../util/id-table.js";
 import { bodyKind } from "./settled-response.js";
 
 /**
@@ -24,7 +25,8 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 type RequestId = string | number;
 
 export function boundedFetch(inner: FetchLike, options: BoundedFetchOptions): FetchLike {
-  const inFlight = new Map<RequestId, AbortController>();
+  // One insertion and deletion per request: an IdTable, not a Map (see util/id-table.ts).
+  const inFlight: Map<RequestId, AbortController> = new IdTable();
   return async (url, init) => {
     const { requests, cancelled } = inspectBody(init?.body);
     for (const id of cancelled) {

@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
 import { SessionClient } from "../../src/connection/session-client.js";
+import { IdTable } from "../../src/util/id-table.js";
 
 /** The SDK's own validation of a tools/call result on the negotiated wire (what Client.callTool applies). */
 class SdkValidation extends Client {
@@ -134,5 +135,38 @@ describe("SessionClient", () => {
         }
       }
     });
+  });
+
+  it("keeps pending requests in IdTables, and still fails them all when the connection closes", async () => {
+    const client = new SessionClient({ name: "t", version: "1" });
+    // The SDK's private request tables: if a new SDK renames them, this says the speed-up is gone.
+    const fields = client as unknown as Record<string, unknown>;
+    for (const name of ["_responseHandlers", "_progressHandlers", "_timeoutInfo"]) {
+      expect(fields[name]).toBeInstanceOf(IdTable);
+    }
+    const server = new McpServer({ name: "s", version: "1" });
+    let started = 0;
+    server.registerTool("hang", { inputSchema: z.object({}) }, () => {
+      started++;
+      return new Promise<never>(() => {});
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    await client.connect(clientSide);
+    const { tools } = await client.listTools();
+    const hang = tools[0] as (typeof tools)[number];
+    const calls = Array.from({ length: 5 }, () =>
+      client.callPlainTool({ name: "hang" }, hang, { timeout: 60_000, onprogress: () => {} }).then(
+        () => "answered",
+        (error: Error) => error.message,
+      ),
+    );
+    await expect.poll(() => started).toBe(5);
+    expect((fields._responseHandlers as IdTable<number, unknown>).size).toBe(5);
+    await client.close();
+    expect(await Promise.all(calls)).toEqual(Array(5).fill("Connection closed"));
+    expect((fields._timeoutInfo as IdTable<number, unknown>).size).toBe(0);
+    expect((fields._progressHandlers as IdTable<number, unknown>).size).toBe(0);
+    await server.close();
   });
 });
