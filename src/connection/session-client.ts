@@ -2,11 +2,14 @@ import type {
   CallToolRequestOptions,
   CallToolResult,
   ClientOptions,
+  ConnectOptions,
   StandardSchemaV1,
   Tool,
+  Transport,
 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/client";
-import { IdTable } from "../util/id-table.js";
+import { isPlainResultResponse } from "../transport/message.js";
+import { useIdTables } from "../util/id-table.js";
 
 type Implementation = ConstructorParameters<typeof Client>[0];
 
@@ -39,7 +42,26 @@ export class SessionClient extends Client {
 
   constructor(info: Implementation, options?: ClientOptions) {
     super(info, options);
+    // One insertion and deletion per request: Maps there cost a third of a call's CPU (see id-table.ts).
     useIdTables(this);
+  }
+
+  /**
+   * Once connected, a plain successful response (see `isPlainResultResponse`) goes straight to the
+   * response dispatch. The SDK's message handler would first run its result-response schema on it
+   * (and `_onresponse` runs it again); that schema accepts every such message, so the handler would
+   * do exactly this. Everything else, and every message of a transport that already had a handler
+   * of its own (the SDK calls that one first), still takes the SDK's handler.
+   */
+  override async connect(transport: Transport, options?: ConnectOptions): Promise<void> {
+    const own = transport.onmessage;
+    await super.connect(transport, options);
+    const dispatch = transport.onmessage;
+    if (own !== undefined || dispatch === undefined || this.transport !== transport) return;
+    transport.onmessage = (message, extra) => {
+      if (isPlainResultResponse(message)) this._onresponse(message);
+      else dispatch(message, extra);
+    };
   }
 
   /**
@@ -88,22 +110,6 @@ export class SessionClient extends Client {
     return {
       issues: [{ message: outcome.reason === "invalid" ? outcome.message : "not-in-era: tools/call" }],
     };
-  }
-}
-
-/**
- * The SDK Protocol's tables of pending requests, which see one insertion and one deletion per request
- * keyed by its increasing message id. As Maps they make V8 keep nearly every request's objects alive
- * through young collections (see util/id-table.ts); IdTables behave the same without that.
- */
-const REQUEST_TABLES = ["_responseHandlers", "_progressHandlers", "_timeoutInfo"] as const;
-
-function useIdTables(client: Client): void {
-  const fields = client as unknown as Record<string, unknown>;
-  for (const name of REQUEST_TABLES) {
-    // Only the empty Map this SDK starts with is replaced: an SDK that renamed or retyped the field
-    // keeps what it has, and only this speed-up is lost.
-    if (fields[name] instanceof Map && fields[name].size === 0) fields[name] = new IdTable();
   }
 }
 

@@ -9,6 +9,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { LOGGING_LEVELS, type ServerLogMessage } from "../bridge/logging.js";
 import type { Bridge } from "../bridge/types.js";
+import { useIdTables } from "../util/id-table.js";
 import { errorText } from "../util/text-of.js";
 import { type DownstreamCall, FORWARD_TIMEOUT_MS, type RequestForwarder } from "./forward.js";
 import type { RequestTracker } from "./handle.js";
@@ -47,6 +48,8 @@ export function gatewayServer(
       },
     },
   );
+  // A stdio host's connection is one long-lived server: its request tables must not be Maps (see id-table.ts).
+  useIdTables(server);
   // The level this client set with logging/setLevel (2025-11-25); a 2026-07-28 request carries its own.
   let logLevel: LoggingLevel | undefined;
   server.setRequestHandler("logging/setLevel", (request) =>

@@ -1,4 +1,4 @@
-import type { JSONRPCMessage } from "@modelcontextprotocol/client";
+import type { JSONRPCMessage, JSONRPCResultResponse } from "@modelcontextprotocol/client";
 import { parseJSONRPCMessage } from "@modelcontextprotocol/client";
 
 /**
@@ -28,29 +28,41 @@ export function acceptedAsMessage(value: unknown): boolean {
 }
 
 /**
- * `{"jsonrpc":"2.0","id":<string | safe integer>,"result":{...}}` with no other key and no `_meta` in
- * the result: what the SDK's schema accepts and returns for it, a copy of the envelope and of the
- * result's own keys (nested values shared, as the schema shares them). Undefined for anything else.
+ * Whether a value is `{"jsonrpc":"2.0","id":<string | safe integer>,"result":{...}}` with no other key
+ * and no `_meta` in the result. The SDK's result-response schema (and so its JSON-RPC message schema)
+ * accepts every such value; false says nothing, the schema decides the rest.
  */
-function plainResultResponse(value: unknown): JSONRPCMessage | undefined {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-  const message = value as Record<string, unknown>;
+export function isPlainResultResponse(value: unknown): value is JSONRPCResultResponse {
+  if (!isObject(value)) return false;
   let keys = 0;
-  for (const key in message) {
-    if (key !== "jsonrpc" && key !== "id" && key !== "result") return undefined;
+  for (const key in value) {
+    if (key !== "jsonrpc" && key !== "id" && key !== "result") return false;
     keys++;
   }
-  if (keys !== 3 || message.jsonrpc !== "2.0") return undefined;
-  const id = message.id;
-  if (typeof id !== "string" && !Number.isSafeInteger(id)) return undefined;
-  const result = message.result;
-  if (typeof result !== "object" || result === null || Array.isArray(result)) return undefined;
+  if (keys !== 3 || value.jsonrpc !== "2.0") return false;
+  const id = value.id;
+  if (typeof id !== "string" && !Number.isSafeInteger(id)) return false;
+  const result = value.result;
+  // `_meta` is parsed (its serverInfo may be dropped); `__proto__` as a key the schema's copy turns
+  // into a prototype: both are rare, so the schema handles them. `_meta` is read, not only listed,
+  // because the schema reads it too, even when it is inherited or not enumerable.
+  if (!isObject(result) || result._meta !== undefined) return false;
+  for (const key in result) if (key === "_meta" || key === "__proto__") return false;
+  return true;
+}
+
+/**
+ * A plain result response as the SDK's schema returns it: a copy of the envelope and of the result's
+ * own keys (nested values shared, as the schema shares them). Undefined for anything else.
+ */
+function plainResultResponse(value: unknown): JSONRPCMessage | undefined {
+  if (!isPlainResultResponse(value)) return undefined;
+  const result = value.result as Record<string, unknown>;
   const copy: Record<string, unknown> = {};
-  for (const key in result) {
-    // `_meta` is parsed (its serverInfo may be dropped); `__proto__` as a key the schema's copy turns
-    // into a prototype: both are rare, so the schema handles them.
-    if (key === "_meta" || key === "__proto__") return undefined;
-    copy[key] = (result as Record<string, unknown>)[key];
-  }
-  return { jsonrpc: "2.0", id: id as string | number, result: copy } as JSONRPCMessage;
+  for (const key in result) copy[key] = result[key];
+  return { jsonrpc: "2.0", id: value.id, result: copy } as JSONRPCMessage;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
 import { SessionClient } from "../../src/connection/session-client.js";
-import { IdTable } from "../../src/util/id-table.js";
+import { IdTable, PROTOCOL_REQUEST_TABLES } from "../../src/util/id-table.js";
 
 /** The SDK's own validation of a tools/call result on the negotiated wire (what Client.callTool applies). */
 class SdkValidation extends Client {
@@ -141,7 +141,7 @@ describe("SessionClient", () => {
     const client = new SessionClient({ name: "t", version: "1" });
     // The SDK's private request tables: if a new SDK renames them, this says the speed-up is gone.
     const fields = client as unknown as Record<string, unknown>;
-    for (const name of ["_responseHandlers", "_progressHandlers", "_timeoutInfo"]) {
+    for (const name of PROTOCOL_REQUEST_TABLES) {
       expect(fields[name]).toBeInstanceOf(IdTable);
     }
     const server = new McpServer({ name: "s", version: "1" });

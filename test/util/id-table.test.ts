@@ -1,6 +1,8 @@
+import { Client } from "@modelcontextprotocol/client";
+import { Server } from "@modelcontextprotocol/server";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { IdTable } from "../../src/util/id-table.js";
+import { IdTable, PROTOCOL_REQUEST_TABLES, useIdTables } from "../../src/util/id-table.js";
 
 type Key = number | string;
 type Op =
@@ -189,5 +191,29 @@ describe("IdTable", () => {
       table.delete(key + 1);
     }
     expect(seen).toEqual([0, 2, 4]);
+  });
+
+  it("replaces the request tables of the SDK's client and server, and nothing else", () => {
+    for (const protocol of [
+      new Client({ name: "c", version: "1" }),
+      new Server({ name: "s", version: "1" }),
+    ]) {
+      const fields = protocol as unknown as Record<string, unknown>;
+      const others = Object.keys(fields).filter(
+        (name) => !(PROTOCOL_REQUEST_TABLES as readonly string[]).includes(name),
+      );
+      const before = others.map((name) => fields[name]);
+      useIdTables(protocol);
+      // Each name is a Map of this SDK's: if one is renamed, this says that the speed-up is gone.
+      for (const name of PROTOCOL_REQUEST_TABLES) expect(fields[name]).toBeInstanceOf(IdTable);
+      expect(others.map((name) => fields[name])).toEqual(before);
+    }
+  });
+
+  it("leaves a table alone that is not an empty Map", () => {
+    const owner = { _responseHandlers: new Map([[1, "x"]]), _timeoutInfo: "renamed" };
+    useIdTables(owner);
+    expect(owner._responseHandlers).toBeInstanceOf(Map);
+    expect(owner._timeoutInfo).toBe("renamed");
   });
 });
