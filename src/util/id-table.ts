@@ -80,8 +80,12 @@ export class IdTable<K, V> implements Map<K, V> {
     const slot = this.#find(key);
     if (slot < 0) return false;
     this.#remove(slot);
-    // An empty table accepts any index as its next key, as a Map would keep its order.
-    if (--this.#count === 0) this.#max = -1;
+    if (--this.#count === 0) {
+      // An empty table accepts any index as its next key, as a Map would keep its order; one that a
+      // burst of requests made large gives its storage back.
+      if (this.#keys.length > SHRINK_ABOVE) this.clear();
+      this.#max = -1;
+    }
     return true;
   }
 
@@ -187,6 +191,8 @@ export class IdTable<K, V> implements Map<K, V> {
 const EMPTY = -1;
 /** A power of two, as every capacity: the slot of a key is its low bits. */
 const INITIAL_CAPACITY = 16;
+/** An emptied table larger than this starts again at INITIAL_CAPACITY. */
+const SHRINK_ABOVE = 1024;
 
 /** A key the hash table takes: an integer from 0 below 2^32 - 1. */
 function isIndex(key: unknown): key is number {

@@ -182,6 +182,19 @@ describe("IdTable", () => {
     expect(table.get(0)).toBe("zero");
   });
 
+  it("serves on after a burst of requests has grown and emptied it", () => {
+    const table = new IdTable<number, number>();
+    for (let id = 0; id < 5000; id++) table.set(id, id);
+    for (let id = 0; id < 5000; id++) expect(table.delete(id)).toBe(true);
+    expect(table.size).toBe(0);
+    table.set(3, 3);
+    table.set(6000, 6000);
+    expect([...table]).toEqual([
+      [3, 3],
+      [6000, 6000],
+    ]);
+  });
+
   it("skips entries deleted while it is iterated", () => {
     const table = new IdTable<number, string>();
     for (let id = 0; id < 5; id++) table.set(id, String(id));
