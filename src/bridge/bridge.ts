@@ -68,6 +68,8 @@ class BridgeRuntime implements Bridge {
   readonly #restarts: ServerRestarts;
   readonly #router: CallRouter;
   #closing: Promise<void> | undefined;
+  /** The calls' shared context and the settings it was made from (see #callContext). */
+  #context: { readonly settings: BridgeSettings; readonly context: CallContext } | undefined;
   readonly #surface: ClientSurface;
   /** Bound once: every call's context carries it. */
   readonly #callAsTask: CallContext["callAsTask"] = (connection, args, options) =>
@@ -367,7 +369,8 @@ class BridgeRuntime implements Bridge {
     return this.#entries.of(definition, (args, options) => this.call(definition.name, args, options));
   }
 
-  async #call(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolResult> {
+  /** Not async: `call` awaits it inside its try, which also catches what this throws. */
+  #call(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolResult> {
     if (this.#closing) throw closedError();
     const own = this.#tools.resourceTool(name);
     if (own) {
@@ -376,15 +379,24 @@ class BridgeRuntime implements Bridge {
         maxResultChars: options.maxResultChars ?? this.config.settings.maxResultChars,
       });
     }
-    const context: CallContext = {
-      stats: this.#stats,
-      maxResultChars: this.config.settings.maxResultChars,
-      onError: this.#options.onError,
-      validateArguments: this.#options.validateArguments,
-      results: resultPolicy(this.#options.results, this.config.settings),
-      callAsTask: this.#callAsTask,
-    };
-    return this.#router.call(name, args, options, context);
+    return this.#router.call(name, args, options, this.#callContext());
+  }
+
+  /** What every call shares, made again only when a reload brings new settings. */
+  #callContext(): CallContext {
+    const settings = this.config.settings;
+    if (this.#context?.settings !== settings) {
+      const context: CallContext = {
+        stats: this.#stats,
+        maxResultChars: settings.maxResultChars,
+        onError: this.#options.onError,
+        validateArguments: this.#options.validateArguments,
+        results: resultPolicy(this.#options.results, settings),
+        callAsTask: this.#callAsTask,
+      };
+      this.#context = { settings, context };
+    }
+    return this.#context.context;
   }
 
   async #enforceRequired(): Promise<void> {

@@ -51,7 +51,8 @@ export class CallRouter {
     const host = this.#host;
     let definition = host.registry().resolve(name) ?? (await this.#resolveLate(name, options));
     const wait = options.timeout ?? host.servers.get(definition.server)?.definition.callTimeoutMs ?? 0;
-    await host.restarting.pass(definition.server, wait, options.signal);
+    const restarting = host.restarting.pass(definition.server, wait, options.signal);
+    if (restarting) await restarting;
     let record = host.servers.get(definition.server);
     if (!record) throw this.unknownTool(name, undefined);
     if (host.catalogs.served(record)) {

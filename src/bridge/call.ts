@@ -11,13 +11,15 @@ import { flattenParameters } from "../registry/flatten.js";
 import type { CallStats } from "../registry/stats.js";
 import type { ToolDefinition } from "../registry/types.js";
 import { validateArguments } from "../registry/validate.js";
-import { toToolResult } from "../results/convert.js";
+import { type ConvertOptions, toToolResult } from "../results/convert.js";
 import { writeOverflow } from "../results/overflow.js";
 import type { ToolResult } from "../results/types.js";
 import { loadTokenizer } from "../util/tokens.js";
 import type { ServerRecord } from "./server-record.js";
 import type { TaskCallOptions } from "./tasks.js";
 import type { CallOptions, ResultOptions, ToolEntry } from "./types.js";
+
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 export interface CallContext {
   readonly stats: CallStats;
@@ -72,13 +74,18 @@ export async function callOnRecord(
         resetTimeoutOnProgress: options.resetTimeoutOnProgress,
       }));
     const maxResultTokens = options.maxResultTokens ?? server.maxResultTokens ?? context.results.maxTokens;
-    const result = toToolResult(raw, {
+    // Built field by field: this runs on every call, and spreading empty objects allocates each.
+    const convert: Writable<ConvertOptions> = {
       maxResultChars: options.maxResultChars ?? server.maxResultChars ?? context.maxResultChars,
-      ...(maxResultTokens === undefined ? {} : { maxResultTokens, tokenizer: await loadTokenizer() }),
-      ...(context.results.overflow === "file"
-        ? { overflow: (full: string) => writeOverflow(full, definition, context.results.overflowDir) }
-        : {}),
-    });
+    };
+    if (maxResultTokens !== undefined) {
+      convert.maxResultTokens = maxResultTokens;
+      convert.tokenizer = await loadTokenizer();
+    }
+    if (context.results.overflow === "file") {
+      convert.overflow = (full: string) => writeOverflow(full, definition, context.results.overflowDir);
+    }
+    const result = toToolResult(raw, convert);
     context.stats.record(
       definition.server,
       definition.name,

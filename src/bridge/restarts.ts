@@ -25,10 +25,13 @@ export class RestartGates {
     };
   }
 
-  /** Resolves once the server's gate is open, at most after `ms` or when the signal aborts. */
-  async pass(server: string, ms: number, signal?: AbortSignal): Promise<void> {
+  /**
+   * Resolves once the server's gate is open, at most after `ms` or when the signal aborts; undefined
+   * when it is open already, so that the common call does not wait a turn for nothing.
+   */
+  pass(server: string, ms: number, signal?: AbortSignal): Promise<void> | undefined {
     const gate = this.#gates.get(server);
-    if (gate) await waitAtMost(gate, ms, signal);
+    return gate && waitAtMost(gate, ms, signal);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { CallToolResult, Tool } from "@modelcontextprotocol/client";
+import type { CallToolRequestOptions, CallToolResult, Tool } from "@modelcontextprotocol/client";
 import type { Semaphore } from "../util/semaphore.js";
 import * as fail from "./failures.js";
 import type { Session } from "./open-session.js";
@@ -62,13 +62,14 @@ export function sendToolCall(
   remaining: number,
   plain: Tool | undefined,
 ): Promise<CallToolResult> {
-  const params = { name: tool, ...(args === undefined ? {} : { arguments: args }) };
-  const requestOptions = {
+  // Built field by field: this runs on every call, and spreading empty objects allocates each.
+  const params = args === undefined ? { name: tool } : { name: tool, arguments: args };
+  const requestOptions: CallToolRequestOptions = {
     timeout: options.resetTimeoutOnProgress ? options.timeoutMs : remaining,
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.onProgress ? { onprogress: options.onProgress } : {}),
-    ...(options.resetTimeoutOnProgress ? { resetTimeoutOnProgress: true } : {}),
   };
+  if (options.signal) requestOptions.signal = options.signal;
+  if (options.onProgress) requestOptions.onprogress = options.onProgress;
+  if (options.resetTimeoutOnProgress) requestOptions.resetTimeoutOnProgress = true;
   return plain && session.client instanceof SessionClient
     ? session.client.callPlainTool(params, plain, requestOptions)
     : session.client.callTool(params, requestOptions);

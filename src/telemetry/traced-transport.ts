@@ -5,6 +5,7 @@ import type {
   TransportSendOptions,
 } from "@modelcontextprotocol/client";
 import type { Context, Span } from "@opentelemetry/api";
+import { IdTable } from "../util/id-table.js";
 import { contextFromMeta, metaEntriesFor } from "./propagation.js";
 import {
   ATTR,
@@ -82,8 +83,9 @@ export class TracedTransport implements Transport {
   readonly #inner: Transport;
   readonly #telemetry: Telemetry;
   readonly #peer: Attributes;
-  readonly #sent = new Map<RequestId, InFlight>();
-  readonly #received = new Map<RequestId, InFlight>();
+  // One insertion and deletion per request: IdTables, not Maps (see util/id-table.ts).
+  readonly #sent: Map<RequestId, InFlight> = new IdTable();
+  readonly #received: Map<RequestId, InFlight> = new IdTable();
   #protocolVersion: string | undefined;
 
   constructor(inner: Transport, telemetry: Telemetry, peer: Attributes) {
@@ -180,16 +182,16 @@ export class TracedTransport implements Transport {
   }
 
   #onMessage(message: Message, extra: MessageExtraInfo | undefined): void {
-    const deliver = () => this.onmessage?.(message as unknown as JSONRPCMessage, extra);
     if (isResponse(message)) {
       const method = this.#sent.get(message.id)?.operation.method;
       if (method !== undefined) {
         if (method === "initialize") this.#learnVersion(message);
         this.#end(this.#sent, message.id, outcomeOf(method, message));
       }
-      deliver();
+      this.onmessage?.(message as unknown as JSONRPCMessage, extra);
       return;
     }
+    const deliver = () => this.onmessage?.(message as unknown as JSONRPCMessage, extra);
     if (isRequest(message)) {
       // The server's request runs under its own SERVER span, parented by the context it sent.
       const { api, tracer } = this.#telemetry;

@@ -47,6 +47,8 @@ export class LineFramer {
   readonly #options: LineFramerOptions;
   readonly #capAfter: number;
   readonly #maxKept: number;
+  /** The longest line taken whole as it stands: past it, strings are capped or the line dropped. */
+  readonly #wholeLineLimit: number;
   #chunks: Buffer[] = [];
   #length = 0;
   #mode: "buffer" | "cap" | "discard" = "buffer";
@@ -58,6 +60,7 @@ export class LineFramer {
     this.#options = options;
     this.#maxKept = options.maxKeptBytes ?? DEFAULT_MAX_KEPT_BYTES;
     this.#capAfter = Math.min(options.capStringsAfterBytes ?? DEFAULT_CAP_AFTER, this.#maxKept);
+    this.#wholeLineLimit = Math.min(this.#capAfter, options.maxLineBytes ?? Number.POSITIVE_INFINITY);
   }
 
   push(chunk: Buffer): void {
@@ -65,6 +68,13 @@ export class LineFramer {
     while (start < chunk.length) {
       const newline = chunk.indexOf(NEWLINE, start);
       const end = newline === -1 ? chunk.length : newline;
+      // A whole line within this chunk and within every limit (the usual message) is decoded in place,
+      // without a view of it or a list of parts.
+      if (newline !== -1 && this.#length === 0 && end - start <= this.#wholeLineLimit) {
+        this.#emitLine(chunk.toString("utf8", start, end));
+        start = newline + 1;
+        continue;
+      }
       if (end > start) this.#append(chunk.subarray(start, end));
       if (newline === -1) return;
       this.#finishLine();
@@ -131,7 +141,11 @@ export class LineFramer {
   #finishLine(): void {
     const mode = this.#mode;
     if (mode === "discard") {
-      const info = { bytes: this.#length, id: this.#scanner?.id, limit: this.#limit };
+      // Which limit a dropped line passed is decided by the whole line, not by the chunk where a limit
+      // was first seen: past the raw limit it is that one, however the bytes arrived.
+      const max = this.#options.maxLineBytes;
+      const limit = max !== undefined && this.#length > max ? "line" : this.#limit;
+      const info = { bytes: this.#length, id: this.#scanner?.id, limit };
       this.#reset();
       this.#options.onOversized?.(info);
       return;
@@ -143,7 +157,11 @@ export class LineFramer {
           ? (this.#chunks[0] as Buffer)
           : Buffer.concat(this.#chunks, this.#length);
     this.#reset();
-    let line = raw.toString("utf8");
+    this.#emitLine(raw.toString("utf8"));
+  }
+
+  #emitLine(text: string): void {
+    let line = text;
     if (line.endsWith("\r")) line = line.slice(0, -1);
     // A byte order mark (some Windows tools write one before their first line) is no JSON.
     if (line.charCodeAt(0) === 0xfeff) line = line.slice(1);

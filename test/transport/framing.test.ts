@@ -42,6 +42,44 @@ describe("LineFramer", () => {
     );
   });
 
+  it("frames alike whether a line arrives whole in one chunk or byte by byte, under any limits", () => {
+    // Whole lines within the limits take a shortcut; byte by byte, every line goes through the parts.
+    const line = fc.oneof(
+      fc.jsonValue().map((value) => JSON.stringify({ jsonrpc: "2.0", id: 1, result: { value } })),
+      fc.string({ unit: "binary", maxLength: 80 }).map((text) => text.replaceAll("\n", "")),
+      fc.constantFrom("", "\r", "\uFEFF{}", '{"id":7,"result":"' + "x".repeat(120) + '"}'),
+    );
+    const run = (input: Buffer, parts: Buffer[], limits: { max?: number; cap: number; keep: number }) => {
+      const events: unknown[] = [];
+      const framer = new LineFramer({
+        onLine: (text) => events.push(["line", text]),
+        onOversized: (info) => events.push(["oversized", info]),
+        ...(limits.max === undefined ? {} : { maxLineBytes: limits.max }),
+        capStringsAfterBytes: limits.cap,
+        stringCapBytes: 16,
+        maxKeptBytes: limits.keep,
+      });
+      for (const part of parts) framer.push(part);
+      expect(framer.bufferedBytes).toBeLessThanOrEqual(input.length);
+      return events;
+    };
+    fc.assert(
+      fc.property(
+        fc.array(line, { maxLength: 12 }),
+        fc.option(fc.integer({ min: 1, max: 200 })),
+        fc.integer({ min: 1, max: 200 }),
+        fc.integer({ min: 1, max: 400 }),
+        (lines, max, cap, keep) => {
+          const input = Buffer.from(lines.map((text) => `${text}\n`).join(""), "utf8");
+          const limits = { ...(max === null ? {} : { max }), cap, keep };
+          const bytes = [...input].map((byte) => Buffer.from([byte]));
+          expect(run(input, [input], limits)).toEqual(run(input, bytes, limits));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it("drops a line over the hard limit and reports the response's own id", () => {
     const seen: string[] = [];
     const oversized: OversizedLine[] = [];
