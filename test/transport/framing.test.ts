@@ -47,7 +47,7 @@ describe("LineFramer", () => {
     const line = fc.oneof(
       fc.jsonValue().map((value) => JSON.stringify({ jsonrpc: "2.0", id: 1, result: { value } })),
       fc.string({ unit: "binary", maxLength: 80 }).map((text) => text.replaceAll("\n", "")),
-      fc.constantFrom("", "\r", "\uFEFF{}", '{"id":7,"result":"' + "x".repeat(120) + '"}'),
+      fc.constantFrom("", "\r", "\uFEFF{}", `{"id":7,"result":"${"x".repeat(120)}"}`),
     );
     const run = (input: Buffer, parts: Buffer[], limits: { max?: number; cap: number; keep: number }) => {
       const events: unknown[] = [];
