@@ -153,6 +153,8 @@ export class ProcessTransport implements Transport {
   #stallTimer: NodeJS.Timeout | undefined;
   #drained: Promise<unknown> | undefined;
   #serverPid: number | undefined;
+  /** Whether a message was sent in this turn of the event loop; the later ones are corked. */
+  #turn = false;
   #corked = false;
   /** Messages read after a notification, delivered once its handler has run (see #deliver). */
   #heldBehind: JSONRPCMessage[] | undefined;
@@ -257,17 +259,22 @@ export class ProcessTransport implements Transport {
     if (!stdin || stdin.destroyed || !stdin.writable || this.#closing) {
       throw new Error("Not connected: the server process is not running");
     }
-    // Messages sent in one turn of the event loop (calls in flight answered by one chunk of output each
-    // send their next request) leave in one write: a pipe write is a system call that wakes the server,
-    // and it costs more than the rest of a call's client work. The cork ends once the current microtasks
-    // have run, so a lone message is not delayed past them.
-    if (!this.#corked) {
+    // The first message of a turn of the event loop leaves at once, so the server starts on it; the
+    // others sent in the same turn (calls in flight answered by one chunk of output each send their
+    // next request) follow together in one write once the turn's microtasks have run. A pipe write is
+    // a system call that wakes the server and costs more than the rest of a call's client work.
+    if (!this.#turn) {
+      this.#turn = true;
+      process.nextTick(() => {
+        this.#turn = false;
+        if (this.#corked) {
+          this.#corked = false;
+          stdin.uncork();
+        }
+      });
+    } else if (!this.#corked) {
       this.#corked = true;
       stdin.cork();
-      process.nextTick(() => {
-        this.#corked = false;
-        stdin.uncork();
-      });
     }
     // Write errors surface through stdin's "error" listener (and then the process's exit), which fails
     // every pending request; a per-write callback would cost a closure on the hot path for nothing.
