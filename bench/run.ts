@@ -127,7 +127,7 @@ async function latency(kind: "stdio" | "http"): Promise<void> {
   });
   const client = http ? new Client({ name: "bench-baseline", version: "1" }) : await plainStdioClient();
   if (http) await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
-  const warm = quick ? 100 : 500;
+  const warm = quick ? 100 : 2000;
   // Both warm up before either is measured (the benchmark server's JIT warms up too, which would
   // otherwise count against whichever client goes first); then the two alternate so that machine
   // noise hits both alike.
