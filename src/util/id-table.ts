@@ -23,13 +23,17 @@
  */
 export class IdTable<K, V> implements Map<K, V> {
   /** Keys of the hash table while every key was an increasing array index; EMPTY marks a free slot. */
-  #keys: number[] = new Array<number>(INITIAL_CAPACITY).fill(EMPTY);
-  #values: (V | undefined)[] = new Array<V | undefined>(INITIAL_CAPACITY).fill(undefined);
+  #keys: number[] = [];
+  #values: (V | undefined)[] = [];
   #count = 0;
   /** The largest key inserted since the table was last empty. */
   #max = -1;
   /** Every entry, once the keys stopped fitting the hash table. */
   #map: Map<K, V> | undefined;
+
+  constructor() {
+    this.#allocate(INITIAL_CAPACITY);
+  }
 
   get size(): number {
     return this.#map ? this.#map.size : this.#count;
@@ -91,10 +95,7 @@ export class IdTable<K, V> implements Map<K, V> {
 
   clear(): void {
     this.#map = undefined;
-    if (this.#count > 0 || this.#keys.length !== INITIAL_CAPACITY) {
-      this.#keys = new Array<number>(INITIAL_CAPACITY).fill(EMPTY);
-      this.#values = new Array<V | undefined>(INITIAL_CAPACITY).fill(undefined);
-    }
+    if (this.#count > 0 || this.#keys.length !== INITIAL_CAPACITY) this.#allocate(INITIAL_CAPACITY);
     this.#count = 0;
     this.#max = -1;
   }
@@ -168,12 +169,17 @@ export class IdTable<K, V> implements Map<K, V> {
   #resize(capacity: number): void {
     const keys = this.#keys;
     const values = this.#values;
-    this.#keys = new Array<number>(capacity).fill(EMPTY);
-    this.#values = new Array<V | undefined>(capacity).fill(undefined);
+    this.#allocate(capacity);
     for (let slot = 0; slot < keys.length; slot++) {
       const key = keys[slot] as number;
       if (key !== EMPTY) this.#insert(key, values[slot] as V);
     }
+  }
+
+  /** Empty storage of `capacity` slots (a power of two). */
+  #allocate(capacity: number): void {
+    this.#keys = new Array<number>(capacity).fill(EMPTY);
+    this.#values = new Array<V | undefined>(capacity).fill(undefined);
   }
 
   /** Moves the entries, in insertion order, into a real Map that serves from now on. */
