@@ -21,8 +21,8 @@ export function defaultAuthDir(env: Readonly<Record<string, string | undefined>>
 
 /**
  * One JSON file per server (named by a hash of server name and URL, so a server moved to another URL
- * does not reuse tokens meant for the old one), mode 0600 in a 0700 directory. A folder that already
- * exists with looser permissions is tightened; a token file that is a symbolic link is never read or
+ * does not reuse tokens meant for the old one), mode 0600 in a 0700 directory. An existing folder that
+ * is a link, another user's or writable by others is refused; a token file that is a symbolic link is never read or
  * written through (another user or program could point it at a file it controls or wants clobbered).
  */
 export class AuthStore {

@@ -4,6 +4,7 @@ import type { ServerStatus } from "../connection/status.js";
 import { CallStats } from "../registry/stats.js";
 import type { ToolDefinition } from "../registry/types.js";
 import { errorToolResult } from "../results/convert.js";
+import { OverflowFiles } from "../results/overflow.js";
 import type { ToolResult } from "../results/types.js";
 import type { ToolSearchOptions } from "../search/index.js";
 import { createTelemetry } from "../telemetry/telemetry.js";
@@ -59,6 +60,7 @@ class BridgeRuntime implements Bridge {
   readonly #events: TypedEmitter<BridgeEventMap>;
   readonly #servers = new ServerTable();
   readonly #stats = new CallStats();
+  readonly #overflowFiles = new OverflowFiles();
   readonly #entries = new ToolEntries();
   readonly #catalogs: CachedCatalogs;
   readonly #tools: ToolCatalog;
@@ -280,6 +282,7 @@ class BridgeRuntime implements Bridge {
       // started any yet: it sees the bridge closing, closes its own and rejects with BRIDGE_CLOSED.
       await this.#servers.closeAll();
       this.#events.clear();
+      if (!this.#options.results.keepOverflowFiles) this.#overflowFiles.removeAll();
     })();
     return this.#closing;
   }
@@ -392,6 +395,7 @@ class BridgeRuntime implements Bridge {
         onError: this.#options.onError,
         validateArguments: this.#options.validateArguments,
         results: resultPolicy(this.#options.results, settings),
+        overflowFiles: this.#overflowFiles,
         callAsTask: this.#callAsTask,
       };
       this.#context = { settings, context };

@@ -12,7 +12,7 @@ import type { CallStats } from "../registry/stats.js";
 import type { ToolDefinition } from "../registry/types.js";
 import { validateArguments } from "../registry/validate.js";
 import { type ConvertOptions, toToolResult } from "../results/convert.js";
-import { writeOverflow } from "../results/overflow.js";
+import { OVERFLOW_BUDGET, type OverflowFiles } from "../results/overflow.js";
 import type { ToolResult } from "../results/types.js";
 import { loadTokenizer } from "../util/tokens.js";
 import type { ServerRecord } from "./server-record.js";
@@ -28,6 +28,8 @@ export interface CallContext {
   readonly onError: "throw" | "result";
   readonly validateArguments: boolean;
   readonly results: ResultOptions;
+  /** The bridge's overflow files (written within the budget, removed on close). */
+  readonly overflowFiles: OverflowFiles;
   /** Runs the call as a task when the tool needs one (see surface.ts); undefined for an ordinary tool. */
   readonly callAsTask?: (
     connection: ServerConnection,
@@ -83,7 +85,12 @@ export async function callOnRecord(
       convert.tokenizer = await loadTokenizer();
     }
     if (context.results.overflow === "file") {
-      convert.overflow = (full: string) => writeOverflow(full, definition, context.results.overflowDir);
+      const { overflowDir, overflowMaxBytes, overflowMaxAgeMs } = context.results;
+      convert.overflow = (full: string) =>
+        context.overflowFiles.write(full, definition, overflowDir, {
+          maxBytes: overflowMaxBytes ?? OVERFLOW_BUDGET.maxBytes,
+          maxAgeMs: overflowMaxAgeMs ?? OVERFLOW_BUDGET.maxAgeMs,
+        });
     }
     const result = toToolResult(raw, convert);
     context.stats.record(

@@ -7,6 +7,7 @@ import type { ServerDefinition } from "../config/model.js";
 import type { ToolListing } from "../connection/connection.js";
 import type { Logger } from "../util/logger.js";
 import { readPrivateFile, writePrivateFile } from "../util/private-file.js";
+import { userDirIn } from "../util/private-path.js";
 import { errorText } from "../util/text-of.js";
 
 /**
@@ -116,7 +117,8 @@ export class CatalogCache {
     logger: Logger,
     options: { readonly now?: () => number; readonly maxFileBytes?: number } = {},
   ) {
-    this.#dir = dir;
+    // A shared folder given as the cache folder (1777, group-writable) gets a subfolder of ours.
+    this.#dir = userDirIn(dir);
     this.#logger = logger;
     this.#now = options.now ?? Date.now;
     this.#maxFileBytes = options.maxFileBytes ?? CATALOG_CACHE.maxFileBytes;

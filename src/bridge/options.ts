@@ -3,6 +3,7 @@ import { DEFAULT_BRIDGE_OPTIONS } from "../config/defaults.js";
 import type { LoadConfigOptions } from "../config/load.js";
 import type { BridgeSettings } from "../config/model.js";
 import type { ToolFilterCallback } from "../registry/types.js";
+import { OVERFLOW_BUDGET } from "../results/overflow.js";
 import type { Telemetry } from "../telemetry/telemetry.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { packageInfo } from "../util/package-info.js";
@@ -103,6 +104,8 @@ export function resultPolicy(options: ResultOptions, settings: BridgeSettings): 
       ...(maxTokens === undefined ? {} : { maxTokens }),
       ...(overflow === undefined ? {} : { overflow }),
       ...(overflowDir === undefined ? {} : { overflowDir }),
+      overflowMaxBytes: options.overflowMaxBytes ?? OVERFLOW_BUDGET.maxBytes,
+      overflowMaxAgeMs: options.overflowMaxAgeMs ?? OVERFLOW_BUDGET.maxAgeMs,
     };
     bySettings.set(settings, policy);
   }

@@ -136,8 +136,17 @@ export interface ResultOptions {
    * file's path.
    */
   readonly overflow?: "truncate" | "file";
-  /** Folder for overflow files (default: `mcp-bridge-results-<uid>` in the system temp folder). */
+  /**
+   * Folder for overflow files (default: `mcp-bridge-results-<uid>` in the system temp folder). A shared
+   * folder (1777, group-writable) gets a per-user subfolder; an existing folder is never chmod-ed.
+   */
   readonly overflowDir?: string;
+  /** Total size of the overflow files kept in the folder; the oldest are removed first (default 100 MB). */
+  readonly overflowMaxBytes?: number;
+  /** Overflow files older than this many milliseconds are removed (default 24 hours). */
+  readonly overflowMaxAgeMs?: number;
+  /** Keep the overflow files when the bridge closes (default false: `close()` removes the files it wrote). */
+  readonly keepOverflowFiles?: boolean;
 }
 
 export interface ReloadSummary {

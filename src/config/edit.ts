@@ -192,32 +192,45 @@ function headerOf(line: string): { parts: string[]; array: boolean } | undefined
   return { parts, array: match[1] === "[[" };
 }
 
+/** `[mcp.servers.env]`, `[[mcp.servers.tools]]`, ...: a sub-table of the `[[mcp.servers]]` entry above it. */
+function isArrayEntrySubTable(parts: readonly string[]): boolean {
+  return parts.length > 2 && parts[0] === "mcp" && parts[1] === "servers";
+}
+
 function removeTomlServer(text: string, name: string): string | undefined {
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
   const lines = text.split(/\r?\n/);
   const headers = lines.map(headerOf);
+  // In a file of `[[mcp.servers]]` entries, `[mcp.servers.X]` is a sub-table of an entry, not server X.
+  const arrayForm = headers.some((header) => header?.array && header.parts.join(".") === "mcp.servers");
   const isServerTable = (parts: string[]) =>
     (parts[0] === "mcp_servers" && parts[1] === name) ||
-    (parts[0] === "mcp" && parts[1] === "servers" && parts[2] === name);
+    (!arrayForm && parts[0] === "mcp" && parts[1] === "servers" && parts[2] === name);
+  const namePattern = new RegExp(`^\\s*name\\s*=\\s*(["'])${escapeRegex(name)}\\1\\s*(#.*)?$`);
   const keep: boolean[] = lines.map(() => true);
   let found = false;
   let dropping = false;
+  // The open `[[mcp.servers]]` entry: where it starts, and where its own keys end (its first sub-table).
   let arrayStart = -1;
+  let ownEnd = -1;
   for (let i = 0; i <= lines.length; i++) {
     const header = i < lines.length ? headers[i] : { parts: [], array: false };
     if (header) {
-      // An `[[mcp.servers]]` entry ends here: drop it if its `name` was the one.
+      if (arrayStart >= 0 && isArrayEntrySubTable(header.parts)) {
+        // The entry goes on: its sub-tables (env, headers, ...) are cut or kept with it.
+        if (ownEnd < 0) ownEnd = i;
+        continue;
+      }
+      // An `[[mcp.servers]]` entry ends here: drop it, sub-tables included, if its own `name` was the one.
       if (arrayStart >= 0) {
-        const block = lines.slice(arrayStart, i);
-        if (
-          block.some((line) =>
-            new RegExp(`^\\s*name\\s*=\\s*(["'])${escapeRegex(name)}\\1\\s*(#.*)?$`).test(line),
-          )
-        ) {
+        const own = lines.slice(arrayStart, ownEnd < 0 ? i : ownEnd);
+        if (own.some((line) => namePattern.test(line))) {
           for (let j = arrayStart; j < i; j++) keep[j] = false;
+          for (let j = i - 1; j > arrayStart && /^\s*#/.test(lines[j] as string); j--) keep[j] = true;
           found = true;
         }
         arrayStart = -1;
+        ownEnd = -1;
       }
       if (i === lines.length) break;
       // Comments just above the next table belong to it, not to the table being cut.

@@ -35,9 +35,6 @@ export function definitionHash(request: Pick<ProjectServerRequest, "name" | "def
     .digest("hex");
 }
 
-// The approvals file sits in the user's config folder beside their own config: its permissions are theirs.
-const KEEP_FOLDER = { tightenFolder: false } as const;
-
 interface TrustFileShape {
   readonly version: 1;
   /** Absolute config file path -> hashes of the approved definitions. */
@@ -48,7 +45,7 @@ export class TrustStore {
   constructor(readonly file: string) {}
 
   #read(): TrustFileShape {
-    const text = readPrivateFile(this.file, KEEP_FOLDER);
+    const text = readPrivateFile(this.file);
     try {
       const data = text === undefined ? undefined : (JSON.parse(text) as Partial<TrustFileShape>);
       if (data?.approvals && typeof data.approvals === "object")
@@ -87,7 +84,7 @@ export class TrustStore {
 
   #write(approvals: Record<string, string[]>): void {
     const text = `${JSON.stringify({ version: 1, approvals }, null, 2)}\n`;
-    writePrivateFile(this.file, text, "project approvals", KEEP_FOLDER);
+    writePrivateFile(this.file, text, "project approvals");
   }
 }
 

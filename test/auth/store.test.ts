@@ -23,10 +23,8 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 
 describe.skipIf(process.platform === "win32")("OAuth token store permissions", () => {
-  it("tightens a pre-existing world-writable auth folder and writes the token file 0600", () => {
+  it("creates the auth folder 0700 and the token file 0600", () => {
     const dir = join(root, "auth");
-    mkdirSync(dir);
-    chmodSync(dir, 0o777);
     const store = new AuthStore(dir, "remote", "https://example.test/mcp");
     store.update(() => ({ tokens: { access_token: "at-1" } }));
     expect(modeOf(dir)).toBe(0o700);
@@ -34,14 +32,25 @@ describe.skipIf(process.platform === "win32")("OAuth token store permissions", (
     expect(store.read().tokens).toEqual({ access_token: "at-1" });
   });
 
-  it("reading tightens a loose folder and a loose token file too", () => {
+  it("refuses a pre-existing world-writable auth folder without changing its mode (UNSAFE_PATH)", () => {
+    const dir = join(root, "auth");
+    mkdirSync(dir);
+    chmodSync(dir, 0o777);
+    const store = new AuthStore(dir, "remote", "https://example.test/mcp");
+    expect(() => store.update(() => ({ tokens: { access_token: "at-1" } }))).toThrow(
+      expect.objectContaining({ code: "UNSAFE_PATH" }),
+    );
+    expect(modeOf(dir)).toBe(0o777);
+  });
+
+  it("reading tightens a loose token file of ours but leaves the folder's mode to its owner", () => {
     const dir = join(root, "auth");
     mkdirSync(dir);
     chmodSync(dir, 0o755);
     const store = new AuthStore(dir, "remote", "https://example.test/mcp");
     writeFileSync(store.file, JSON.stringify({ tokens: { access_token: "at" } }), { mode: 0o644 });
     expect(store.read().tokens).toEqual({ access_token: "at" });
-    expect(modeOf(dir)).toBe(0o700);
+    expect(modeOf(dir)).toBe(0o755);
     expect(modeOf(store.file)).toBe(0o600);
   });
 

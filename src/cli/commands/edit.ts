@@ -1,18 +1,12 @@
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { addServer, editFormatOf, notEditable, removeServer } from "../../config/edit.js";
 import { loadConfig } from "../../config/load.js";
 import { configSearchPaths } from "../../config/search-paths.js";
 import { ConfigError, ErrorCode, McpBridgeError, ServerConnectionError } from "../../errors.js";
+import { withFileLock } from "../../util/file-lock.js";
+import { replaceFileAtomic, writeFileExclusive } from "../../util/private-path.js";
 import { didYouMean } from "../../util/suggest.js";
 import { splitCommandLine } from "../ad-hoc.js";
 import { usageError } from "../args.js";
@@ -24,8 +18,10 @@ import { terminalText } from "../terminal.js";
 /**
  * `mcp-bridge add NAME -- CMD ARGS` / `add NAME --url URL` and `remove NAME`: edit the config file in
  * place, as `claude mcp add/remove` do, keeping its comments and formatting. Every edit is checked by
- * loading the result before the file is replaced (atomically, keeping its mode): a change the loader
- * would not read exactly as intended leaves the file untouched.
+ * loading the result before the file is replaced (atomically, keeping its mode, owner and group, and
+ * through a symbolic link to the real file): a change the loader would not read exactly as intended
+ * leaves the file untouched. Each edit reads, checks and writes under a lock on the file, so
+ * concurrent edits (two terminals, a script running several `add`s) all land.
  */
 
 /** The file to edit: --config, else the first config of the search order, else the user's own. */
@@ -51,7 +47,25 @@ async function serverNames(file: string, context: CommandContext): Promise<strin
   return [...config.servers.map((s) => s.name), ...config.skipped.map((s) => s.name)];
 }
 
-/** Loads `text` as `file` would be loaded and checks it holds exactly `expected` servers. */
+/**
+ * Runs a read-modify-write of the config `file` under its advisory lock. The lock is taken on the real
+ * file, so a config reached through a symbolic link and through its real path shares one lock.
+ */
+function underConfigLock<T>(file: string, edit: () => Promise<T>): Promise<T> {
+  let real = file;
+  try {
+    real = realpathSync(file);
+  } catch {
+    // not there yet: the file itself is locked
+  }
+  return withFileLock(real, edit);
+}
+
+/**
+ * Loads `text` as `file` would be loaded and checks it holds exactly `expected` servers, then replaces
+ * the file. The text is checked in a file of its own beside the config (same folder, so relative paths
+ * load alike) with an unpredictable name, created exclusively and 0600 (it holds the config's secrets).
+ */
 async function checkedWrite(
   context: CommandContext,
   file: string,
@@ -60,20 +74,19 @@ async function checkedWrite(
 ) {
   const temporary = join(
     dirname(file),
-    `.${process.pid}.mcp-bridge-edit${file.endsWith(".toml") ? ".toml" : ".json"}`,
+    `.mcp-bridge-edit-${randomBytes(8).toString("hex")}${file.endsWith(".toml") ? ".toml" : ".json"}`,
   );
-  writeFileSync(temporary, text, { mode: existsSync(file) ? statSync(file).mode & 0o777 : 0o600 });
+  writeFileExclusive(temporary, text, 0o600);
   try {
     const names = await serverNames(temporary, context).catch((error: unknown) => {
       throw notEditable(file, `the edited file would not load (${(error as Error).message})`);
     });
     const same = names.length === expected.length && expected.every((name) => names.includes(name));
     if (!same) throw notEditable(file, "the edit would not change exactly that server");
-    if (existsSync(file)) chmodSync(temporary, statSync(file).mode & 0o777);
-    renameSync(temporary, file);
   } finally {
     rmSync(temporary, { force: true });
   }
+  replaceFileAtomic(file, text, { mode: 0o600, what: "config" });
 }
 
 /** key=value pairs of --env / --header. */
@@ -128,18 +141,22 @@ async function runAdd(context: CommandContext): Promise<number> {
     throw usageError(
       `--url needs a URL such as https://example.com/mcp (got ${JSON.stringify(options.url)})`,
     );
-  const { file, exists } = targetFile(context, true);
-  const text = exists ? readFileSync(file, "utf8") : "";
-  const before = exists ? await serverNames(file, context) : [];
-  if (before.includes(name) && !options.force)
-    throw new McpBridgeError(
-      ErrorCode.Usage,
-      `Server "${name}" is already in ${file}; pass --force to replace it, or choose another name.`,
-    );
-  if (!exists) mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const format = editFormatOf(file);
-  const base = before.includes(name) ? (removeServer(text, format, name) ?? text) : text;
-  await checkedWrite(context, file, addServer(base, format, name, entry), [...new Set([...before, name])]);
+  const { file } = targetFile(context, true);
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const exists = await underConfigLock(file, async () => {
+    const exists = existsSync(file);
+    const text = exists ? readFileSync(file, "utf8") : "";
+    const before = exists ? await serverNames(file, context) : [];
+    if (before.includes(name) && !options.force)
+      throw new McpBridgeError(
+        ErrorCode.Usage,
+        `Server "${name}" is already in ${file}; pass --force to replace it, or choose another name.`,
+      );
+    const format = editFormatOf(file);
+    const base = before.includes(name) ? (removeServer(text, format, name) ?? text) : text;
+    await checkedWrite(context, file, addServer(base, format, name, entry), [...new Set([...before, name])]);
+    return exists;
+  });
   const shown = {
     ...entry,
     ...(entry.env ? { env: masked(env) } : {}),
@@ -156,6 +173,13 @@ async function runAdd(context: CommandContext): Promise<number> {
 async function runRemove(context: CommandContext): Promise<number> {
   const [name] = context.positionals as [string];
   const { file } = targetFile(context, false);
+  await underConfigLock(file, () => removeUnderLock(context, file, name));
+  if (context.global.json) writeJson(context.io, { file, removed: name });
+  else context.io.stdout.write(`Removed server "${terminalText(name)}" from ${terminalText(file)}\n`);
+  return 0;
+}
+
+async function removeUnderLock(context: CommandContext, file: string, name: string): Promise<void> {
   const config = await loadConfig({ path: file, cwd: context.io.cwd, env: context.io.env });
   const known = [...config.servers.map((s) => s.name), ...config.skipped.map((s) => s.name)];
   if (!known.includes(name))
@@ -177,9 +201,6 @@ async function runRemove(context: CommandContext): Promise<number> {
     edited,
     known.filter((n) => n !== name),
   );
-  if (context.global.json) writeJson(context.io, { file, removed: name });
-  else context.io.stdout.write(`Removed server "${terminalText(name)}" from ${terminalText(file)}\n`);
-  return 0;
 }
 
 export const addCommand = defineCommand({
