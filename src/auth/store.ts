@@ -3,7 +3,9 @@ import { rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { ErrorCode, McpBridgeError } from "../errors.js";
+import { withFileLockSync } from "../util/file-lock.js";
 import { isRegularOrAbsent, readPrivateFile, writePrivateFile } from "../util/private-file.js";
+import { ensurePrivateDir } from "../util/private-path.js";
 /** What is kept per server between runs: the client registration and the tokens. Never logged. */
 export interface StoredAuth {
   client?: Record<string, unknown>;
@@ -55,8 +57,12 @@ export class AuthStore {
         `The OAuth token file ${this.file} is a symbolic link or not a regular file; mcp-bridge refuses to write tokens through it. Delete it and log in again (\`mcp-bridge auth login\`).`,
       );
     }
-    const next = { ...change(this.read()), savedAt: new Date().toISOString() };
-    writePrivateFile(this.file, JSON.stringify(next, null, 2), "OAuth token");
+    // Under the file's lock: a login and a running bridge refreshing tokens at once must not lose either.
+    ensurePrivateDir(this.dir, { what: "OAuth token folder" });
+    withFileLockSync(this.file, () => {
+      const next = { ...change(this.read()), savedAt: new Date().toISOString() };
+      writePrivateFile(this.file, JSON.stringify(next, null, 2), "OAuth token");
+    });
   }
 
   clear(): void {

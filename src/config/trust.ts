@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { withFileLockSync } from "../util/file-lock.js";
 import { readPrivateFile, writePrivateFile } from "../util/private-file.js";
+import { ensurePrivateDir } from "../util/private-path.js";
 import { isSecretName, redactText } from "../util/redact.js";
 import { type LoadConfigOptions, loadConfig } from "./load.js";
 import type { AdmitProjectServer, ProjectServerRequest } from "./model.js";
@@ -63,28 +65,31 @@ export class TrustStore {
 
   approve(requests: readonly ProjectServerRequest[]): void {
     if (requests.length === 0) return;
-    const data = this.#read();
-    const approvals = { ...data.approvals };
-    for (const request of requests) {
-      const hash = definitionHash(request);
-      const current = approvals[request.file] ?? [];
-      if (!current.includes(hash)) approvals[request.file] = [...current, hash];
-    }
-    this.#write(approvals);
+    this.#change((approvals) => {
+      for (const request of requests) {
+        const hash = definitionHash(request);
+        const current = approvals[request.file] ?? [];
+        if (!current.includes(hash)) approvals[request.file] = [...current, hash];
+      }
+    });
   }
 
   /** Forgets every approval of the given config files. */
   revoke(files: readonly string[]): void {
-    const data = this.#read();
-    const approvals = Object.fromEntries(
-      Object.entries(data.approvals).filter(([file]) => !files.includes(file)),
-    );
-    this.#write(approvals);
+    this.#change((approvals) => {
+      for (const file of files) delete approvals[file];
+    });
   }
 
-  #write(approvals: Record<string, string[]>): void {
-    const text = `${JSON.stringify({ version: 1, approvals }, null, 2)}\n`;
-    writePrivateFile(this.file, text, "project approvals");
+  /** Read-modify-write under the file's lock, so two `mcp-bridge trust` runs at once both land. */
+  #change(edit: (approvals: Record<string, string[]>) => void): void {
+    ensurePrivateDir(dirname(this.file), { what: "project approvals folder" });
+    withFileLockSync(this.file, () => {
+      const approvals = { ...this.#read().approvals };
+      edit(approvals);
+      const text = `${JSON.stringify({ version: 1, approvals }, null, 2)}\n`;
+      writePrivateFile(this.file, text, "project approvals");
+    });
   }
 }
 

@@ -49,10 +49,15 @@ export async function withFileLock<T>(
   fn: () => Promise<T>,
   options: FileLockOptions = {},
 ): Promise<T> {
-  const timeoutMs = options.timeoutMs ?? 10_000;
   const staleMs = options.staleMs ?? 30_000;
   const lockFile = `${path}.lock`;
-  const token = await acquire(lockFile, timeoutMs, staleMs);
+  const attempt = attempts(lockFile, options);
+  for (;;) {
+    const step = attempt.next();
+    if (step.done) break;
+    await new Promise((resolve) => setTimeout(resolve, step.value));
+  }
+  const token = attempt.token;
   // A long fn keeps its lock fresh, so age alone never hands a live holder's lock to a waiter.
   const refresh = setInterval(() => touch(lockFile), Math.max(50, Math.floor(staleMs / 3)));
   refresh.unref();
@@ -64,28 +69,68 @@ export async function withFileLock<T>(
   }
 }
 
-async function acquire(lockFile: string, timeoutMs: number, staleMs: number): Promise<string> {
+/**
+ * withFileLock for synchronous read-modify-write (the trust and token stores, whose callers are
+ * synchronous): the same lock file and protocol, waiting by blocking the thread between attempts.
+ * For short critical sections only; fn must not wait for the event loop.
+ */
+export function withFileLockSync<T>(path: string, fn: () => T, options: FileLockOptions = {}): T {
+  const lockFile = `${path}.lock`;
+  const attempt = attempts(lockFile, options);
+  for (;;) {
+    const step = attempt.next();
+    if (step.done) break;
+    pause(step.value);
+  }
+  try {
+    return fn();
+  } finally {
+    release(lockFile, attempt.token);
+  }
+}
+
+interface Attempts {
+  readonly token: string;
+  /** Yields how long to wait before the next try; done once the lock is ours. Throws LOCK_TIMEOUT. */
+  next(): IteratorResult<number, void>;
+}
+
+/** The acquire loop, shared by the async and the sync lock: create, else take over a stale lock, else wait. */
+function attempts(lockFile: string, options: FileLockOptions): Attempts {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const staleMs = options.staleMs ?? 30_000;
   const token = randomBytes(12).toString("hex");
   const deadline = Date.now() + timeoutMs;
   let delay = 5;
-  for (;;) {
-    if (tryCreate(lockFile, token)) return token;
-    const seen = inspect(lockFile);
-    if (seen === undefined) continue; // released in the meantime
-    if (isStale(seen, staleMs) && takeOver(lockFile, seen)) continue;
-    if (Date.now() >= deadline) {
-      const holder =
-        seen.holder === undefined ? "another process" : `process ${seen.holder.pid} on ${seen.holder.host}`;
-      throw new McpBridgeError(
-        ErrorCode.LockTimeout,
-        errorMessages.lockTimeout(lockFile.slice(0, -5), timeoutMs, holder),
-      );
-    }
-    // Bounded backoff with jitter, so many waiters do not retry in step.
-    const wait = Math.min(delay, Math.max(1, deadline - Date.now()));
-    await new Promise((resolve) => setTimeout(resolve, wait * (0.5 + Math.random() / 2)));
-    delay = Math.min(delay * 2, 250);
-  }
+  return {
+    token,
+    next() {
+      for (;;) {
+        if (tryCreate(lockFile, token)) return { done: true, value: undefined };
+        const seen = inspect(lockFile);
+        if (seen === undefined) continue; // released in the meantime
+        if (isStale(seen, staleMs) && takeOver(lockFile, seen)) continue;
+        if (Date.now() >= deadline) {
+          const holder =
+            seen.holder === undefined
+              ? "another process"
+              : `process ${seen.holder.pid} on ${seen.holder.host}`;
+          throw new McpBridgeError(
+            ErrorCode.LockTimeout,
+            errorMessages.lockTimeout(lockFile.slice(0, -5), timeoutMs, holder),
+          );
+        }
+        // Bounded backoff with jitter, so many waiters do not retry in step.
+        const wait = Math.min(delay, Math.max(1, deadline - Date.now()));
+        delay = Math.min(delay * 2, 250);
+        return { done: false, value: wait * (0.5 + Math.random() / 2) };
+      }
+    },
+  };
+}
+
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /** Creates the lock file with our holder record; false when it exists. */
