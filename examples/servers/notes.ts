@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// A notes MCP server over stdio: notes live in one JSON file under $NOTES_DIR (default: a folder in the
-// system temp directory). Tools create/list/read/delete notes; each note is also a resource, and a
+// A notes MCP server over stdio: notes live in one JSON file under $NOTES_DIR (default: a folder of the
+// user's own in the system temp directory, 0700). Tools create/list/read/delete notes; each note is also a resource, and a
 // `summarize` prompt asks a model to summarize them.
 import { randomUUID } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
@@ -17,7 +17,7 @@ interface Note {
   createdAt: string;
 }
 
-const dir = process.env.NOTES_DIR || join(tmpdir(), "mcp-bridge-notes");
+const dir = process.env.NOTES_DIR || join(tmpdir(), `mcp-bridge-notes-${process.getuid?.() ?? "user"}`);
 const file = join(dir, "notes.json");
 
 function load(): Note[] {
@@ -29,10 +29,19 @@ function load(): Note[] {
 }
 
 function save(notes: Note[]): void {
-  mkdirSync(dir, { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, JSON.stringify(notes, null, 2));
-  renameSync(temp, file);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // In a shared temp folder another user could have made the folder first: only a real folder of ours.
+  const folder = lstatSync(dir);
+  if (!folder.isDirectory() || (process.getuid && folder.uid !== process.getuid()))
+    throw new Error(`${dir} is not a folder of this user; set NOTES_DIR to one`);
+  // An unpredictable name created exclusively ("wx" never follows a planted link), then renamed over.
+  const temp = `${file}.${randomUUID()}.tmp`;
+  try {
+    writeFileSync(temp, JSON.stringify(notes, null, 2), { flag: "wx", mode: 0o600 });
+    renameSync(temp, file);
+  } finally {
+    rmSync(temp, { force: true });
+  }
 }
 
 const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
