@@ -51,6 +51,54 @@ function runChild(args: string[]): Promise<number | null> {
   });
 }
 
+/** A child that approves one project file in the trust store: a read-modify-write under withFileLockSync. */
+const approver = `
+const { TrustStore } = await import(${JSON.stringify(resolve("dist/src/config/trust.js"))});
+const [file, project] = process.argv.slice(1);
+new TrustStore(file).approve([{ file: project, name: "s", definition: { command: "node" } }]);
+`;
+
+function runScript(script: string, args: string[]): Promise<number | null> {
+  return new Promise((done, reject) => {
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script, ...args], {
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 80_000);
+    child.once("error", reject);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      done(code);
+    });
+  });
+}
+
+describe("withFileLockSync", () => {
+  it("TrustStore.approve from 10 processes at once keeps every approval", async () => {
+    const store = join(dir, "trust", "trusted-projects.json");
+    const projects = Array.from({ length: 10 }, (_, i) => `/projects/p${i}/mcp.json`);
+    const codes = await Promise.all(projects.map((project) => runScript(approver, [store, project])));
+    expect(codes).toEqual(Array(10).fill(0));
+    const approvals = (JSON.parse(readFileSync(store, "utf8")) as { approvals: object }).approvals;
+    expect(Object.keys(approvals).sort()).toEqual([...projects].sort());
+    expect(readdirSync(join(dir, "trust"))).toEqual(["trusted-projects.json"]);
+  }, 90_000);
+
+  it("times out with LOCK_TIMEOUT while another holder keeps the lock", async () => {
+    const { withFileLockSync } = await import("../../src/util/file-lock.js");
+    const file = join(dir, "sync-held");
+    let release: () => void = () => {};
+    const held = withFileLock(file, () => new Promise<void>((done) => (release = done)));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(() => withFileLockSync(file, () => "never", { timeoutMs: 200 })).toThrow(
+      expect.objectContaining({ code: "LOCK_TIMEOUT" }),
+    );
+    release();
+    await held;
+    expect(withFileLockSync(file, () => "ran")).toBe("ran");
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+});
+
 describe("withFileLock", () => {
   it("keeps every increment of 16 concurrent processes (read-modify-write under the lock)", async () => {
     const counter = join(dir, "counter");
