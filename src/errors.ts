@@ -42,6 +42,10 @@ export const ErrorCode = {
   SkillNotFound: "SKILL_NOT_FOUND",
   /** A skill file did not match the server's own listing of it (size, sha256 digest, SKILL.md frontmatter): it is not loaded. */
   SkillVerification: "SKILL_VERIFICATION",
+  /** Another process held the advisory lock on a file (config, store) longer than the wait allowed. */
+  LockTimeout: "LOCK_TIMEOUT",
+  /** A folder or file mcp-bridge would write is unsafe: a symbolic link, owned by another user, or writable by others. */
+  UnsafePath: "UNSAFE_PATH",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -331,6 +335,10 @@ export const errorMessages = {
   modelRequestCancelled: () => "The model request was cancelled.",
   turnCancelled: () => "The turn was cancelled.",
   bridgeClosed: () => "The bridge is closed; start a new one.",
+  lockTimeout: (path: string, timeoutMs: number, holder: string) =>
+    `Could not lock ${path} within ${timeoutMs} ms: ${holder} holds it. Retry when it is done; if no mcp-bridge is running, delete ${path}.lock.`,
+  unsafePath: (path: string, what: string, problem: string) =>
+    `Refusing to use ${path} for the ${what}: ${problem}. Point mcp-bridge at a folder you own that others cannot write, or fix the path's owner and permissions.`,
   serverClosed: (server: string) => `Server "${server}" is closed.`,
   serverDisabled: (server: string, tool?: string) =>
     `Server "${server}" is disabled in the config; enable it to use${tool ? ` tool "${tool}"` : " it"}.`,
