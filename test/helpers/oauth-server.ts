@@ -13,12 +13,36 @@ import { type LocalHttpServer, listen } from "./http-servers.js";
 export interface OAuthTestServer extends LocalHttpServer {
   readonly issuedTokens: string[];
   readonly registrations: number;
+  /** Requests to the token endpoint with grant_type=refresh_token, answered or refused. */
+  readonly refreshRequests: number;
+  /** Every access token issued so far stops being accepted (as if they all expired). */
+  expireAccessTokens(): void;
 }
 
 export async function startOAuthServer(): Promise<OAuthTestServer> {
   const codes = new Map<string, { challenge: string; redirectUri: string }>();
   const issuedTokens: string[] = [];
+  // Rotating refresh tokens: each is good for one refresh, as an authorization server that detects
+  // refresh-token reuse does it.
+  const refreshTokens = new Set<string>();
+  const expired = new Set<string>();
   let registrations = 0;
+  let refreshRequests = 0;
+  const expireAccessTokens = () => {
+    for (const token of issuedTokens) expired.add(token);
+  };
+  const issue = (res: ServerResponse) => {
+    const token = `tok-${randomUUID()}`;
+    const refresh = `ref-${randomUUID()}`;
+    issuedTokens.push(token);
+    refreshTokens.add(refresh);
+    return json(res, 200, {
+      access_token: token,
+      token_type: "Bearer",
+      expires_in: 3600,
+      refresh_token: refresh,
+    });
+  };
   let base = "";
   const json = (res: ServerResponse, status: number, body: unknown) =>
     res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
@@ -82,18 +106,23 @@ export async function startOAuthServer(): Promise<OAuthTestServer> {
       }
       case "/token": {
         const params = new URLSearchParams(await readBody(req));
+        if (params.get("grant_type") === "refresh_token") {
+          refreshRequests++;
+          if (!refreshTokens.delete(params.get("refresh_token") ?? "")) {
+            return json(res, 400, { error: "invalid_grant", error_description: "refresh token reused" });
+          }
+          return issue(res);
+        }
         const grant = codes.get(params.get("code") ?? "");
         const verifier = params.get("code_verifier") ?? "";
         const challenge = createHash("sha256").update(verifier).digest("base64url");
         if (!grant || grant.challenge !== challenge) return json(res, 400, { error: "invalid_grant" });
         codes.delete(params.get("code") ?? "");
-        const token = `tok-${randomUUID()}`;
-        issuedTokens.push(token);
-        return json(res, 200, { access_token: token, token_type: "Bearer", expires_in: 3600 });
+        return issue(res);
       }
       case "/mcp": {
         const auth = req.headers.authorization ?? "";
-        if (!issuedTokens.some((token) => auth === `Bearer ${token}`)) {
+        if (!issuedTokens.some((token) => auth === `Bearer ${token}` && !expired.has(token))) {
           res.writeHead(401, {
             "www-authenticate": `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
           });
@@ -107,10 +136,9 @@ export async function startOAuthServer(): Promise<OAuthTestServer> {
     }
   });
   base = new URL(server.url).origin;
-  return Object.assign(server, {
-    issuedTokens,
-    get registrations() {
-      return registrations;
-    },
-  });
+  // Getters defined on the server itself: Object.assign would copy their values once.
+  return Object.defineProperties(Object.assign(server, { issuedTokens, expireAccessTokens }), {
+    registrations: { get: () => registrations },
+    refreshRequests: { get: () => refreshRequests },
+  }) as OAuthTestServer;
 }
