@@ -11,6 +11,7 @@ import type { RemoteServerDefinition } from "../config/model.js";
 import { JwtBearerProvider } from "./jwt-bearer.js";
 import { BridgeOAuthProvider } from "./provider.js";
 import { type AuthorizationStep, headlessStep, loopbackStep } from "./redirect.js";
+import { RefreshCoordinator } from "./refresh.js";
 import { AuthStore, defaultAuthDir } from "./store.js";
 
 export interface AuthOptions {
@@ -135,6 +136,7 @@ export async function createAuthHandle(
     };
   }
   const provider = new BridgeOAuthProvider(settings, store, step);
+  const refreshes = new RefreshCoordinator(store);
   // A 401 while holding a token can mean the resource moved to another authorization server
   // (SEP-2352): forget the cached discovery so the SDK looks again instead of reusing the old one.
   const watchingFetch: FetchLike = async (url, init) => {
@@ -151,7 +153,7 @@ export async function createAuthHandle(
   };
   return {
     provider,
-    fetch: watchingFetch,
+    fetch: refreshes.fetch(watchingFetch),
     authorizationResult: () => step.result(),
     close: () => step.close(),
   };

@@ -21,6 +21,8 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
   #codeVerifier: string | undefined;
   #discovery: OAuthDiscoveryState | undefined;
   #dpop: Promise<DpopSession> | undefined;
+  /** The access token last handed to the SDK: the only one this provider may ever forget. */
+  #handedOut: unknown;
 
   constructor(
     private readonly settings: OAuthSettings,
@@ -85,7 +87,11 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
 
   tokens(context?: OAuthClientInformationContext): StoredOAuthTokens | undefined {
     const stored = this.store.read();
-    return this.#sameIssuer(stored, context) ? (stored.tokens as StoredOAuthTokens | undefined) : undefined;
+    const tokens = this.#sameIssuer(stored, context)
+      ? (stored.tokens as StoredOAuthTokens | undefined)
+      : undefined;
+    this.#handedOut = tokens?.access_token;
+    return tokens;
   }
 
   saveTokens(tokens: StoredOAuthTokens, context?: OAuthClientInformationContext): void {
@@ -114,8 +120,19 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
     if (scope === "verifier" || scope === "all") this.#codeVerifier = undefined;
     if (scope === "discovery" || scope === "all") this.#discovery = undefined;
     if (scope === "all") this.store.clear();
-    else if (scope === "tokens") this.store.update(({ tokens: _dropped, ...rest }) => rest);
+    else if (scope === "tokens") this.store.update((current) => this.#withoutFailedTokens(current));
     else if (scope === "client") this.store.update(({ client: _dropped, ...rest }) => rest);
+  }
+
+  /**
+   * The SDK forgets tokens when the authorization server refuses them (`invalid_grant`). Another
+   * process may have saved a newer pair meanwhile (see refresh.ts): only the pair the SDK was given,
+   * the one that failed, is removed.
+   */
+  #withoutFailedTokens(current: StoredAuth): StoredAuth {
+    if (current.tokens?.access_token !== this.#handedOut) return current;
+    const { tokens: _failed, ...rest } = current;
+    return rest;
   }
 
   /**

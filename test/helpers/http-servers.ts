@@ -13,8 +13,10 @@ export interface LocalHttpServer extends AsyncDisposable {
 export async function listen(
   handler: (req: IncomingMessage, res: ServerResponse) => void,
   path = "/mcp",
+  options: { keepAliveTimeoutMs?: number } = {},
 ): Promise<LocalHttpServer> {
   const server: Server = createServer(handler);
+  if (options.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = options.keepAliveTimeoutMs;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   const close = () =>
