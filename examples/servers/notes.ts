@@ -1,14 +1,17 @@
 #!/usr/bin/env node
-// A notes MCP server over stdio: notes live in one JSON file under $NOTES_DIR (default: a folder in the
-// system temp directory). Tools create/list/read/delete notes; each note is also a resource, and a
-// `summarize` prompt asks a model to summarize them.
+// A notes MCP server over stdio: notes live in one JSON file under $NOTES_DIR, else in `notes/` of the
+// user's mcp-bridge cache folder (~/.cache/mcp-bridge/notes on Linux), a folder only this user can
+// change: a shared temp folder would show every user's notes to everyone and let the first user's folder
+// lock out the others. Tools create/list/read/delete notes; each note is also a resource (an unknown one
+// is an MCP error), and a `summarize` prompt asks a model to summarize them.
 import { randomUUID } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
+import { McpServer, ResourceNotFoundError, ResourceTemplate } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import * as z from "zod";
+import { privateDirProblem, userCacheDir } from "../../src/util/cache-dir.js";
 
 interface Note {
   id: string;
@@ -17,21 +20,35 @@ interface Note {
   createdAt: string;
 }
 
-const dir = process.env.NOTES_DIR || join(tmpdir(), "mcp-bridge-notes");
+const cacheDir = userCacheDir(process.env);
+// Without any cache folder (no HOME), a folder of this user's own in the temp folder, checked like any other.
+const dir =
+  process.env.NOTES_DIR ||
+  (cacheDir ? join(cacheDir, "notes") : join(tmpdir(), `mcp-bridge-notes-${process.getuid?.() ?? "user"}`));
 const file = join(dir, "notes.json");
 
+/** The notes file, in a folder checked on every use: a refusal is the call's error, not a crash. */
+function notesFile(): string {
+  const problem = privateDirProblem(dir);
+  if (problem)
+    throw new Error(`Refusing to keep notes in ${dir}: ${problem}. Set NOTES_DIR to a private folder.`);
+  return file;
+}
+
 function load(): Note[] {
+  let text: string;
   try {
-    return JSON.parse(readFileSync(file, "utf8")) as Note[];
-  } catch {
-    return [];
+    text = readFileSync(notesFile(), "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
   }
+  return JSON.parse(text) as Note[];
 }
 
 function save(notes: Note[]): void {
-  mkdirSync(dir, { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, JSON.stringify(notes, null, 2));
+  const temp = `${notesFile()}.${randomUUID()}.tmp`;
+  writeFileSync(temp, JSON.stringify(notes, null, 2), { mode: 0o600, flag: "wx" });
   renameSync(temp, file);
 }
 
@@ -101,10 +118,9 @@ server.registerResource(
   { description: "A note as markdown", mimeType: "text/markdown" },
   async (uri, { id }) => {
     const note = load().find((n) => n.id === id);
+    if (!note) throw new ResourceNotFoundError(uri.href, `No note with id ${id}. Use list to see the ids.`);
     return {
-      contents: [
-        { uri: uri.href, mimeType: "text/markdown", text: note ? `# ${note.title}\n\n${note.body}` : "" },
-      ],
+      contents: [{ uri: uri.href, mimeType: "text/markdown", text: `# ${note.title}\n\n${note.body}` }],
     };
   },
 );
