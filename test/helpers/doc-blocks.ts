@@ -10,7 +10,7 @@ import {
 } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { cliEnv, emptyHome, runCli } from "./cli.js";
+import { cliEnv, emptyHome, runCli, runCliInProcess } from "./cli.js";
 
 /**
  * Every code block of the README and of docs/ is what a reader copies, so each is run (or checked) where
@@ -268,7 +268,8 @@ export function testCodeBlocks(files: readonly string[]): void {
       for (const [index, text] of documents.entries()) {
         const file = join(dir, `doc${index}.${block.lang === "toml" ? "toml" : "json"}`);
         writeFileSync(file, text);
-        const result = await runCli(["config", "validate", "--config", file, "--json"], {
+        // In this process: validating starts no server, and a process per block would cost most of the time.
+        const result = await runCliInProcess(["config", "validate", "--config", file, "--json"], {
           cwd: dir,
           env: cliEnv(dir, { KEY: "k-value-for-readme", TOKEN: "t-value-for-readme", SECRET: "s" }),
         });
@@ -308,7 +309,7 @@ export function testCodeBlocks(files: readonly string[]): void {
       );
       expect(commands.size).toBeGreaterThan(0);
       for (const command of commands) {
-        const result = await runCli([command, "--help"], { cwd: dir, env });
+        const result = await runCliInProcess([command, "--help"], { cwd: dir, env });
         expect(result.code, `${command} --help\n${result.stderr}`).toBe(0);
         expect(result.stdout).toContain(command);
       }
