@@ -9,7 +9,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join, resolve } from "node:path";
-import { afterAll, expect, it } from "vitest";
+import { afterAll, expect, it, onTestFinished } from "vitest";
 import { cliEnv, emptyHome, runCli, runCliInProcess } from "./cli.js";
 
 /**
@@ -77,7 +77,9 @@ function readerHome(): { dir: string; env: Record<string, string> } {
   );
   mkdirSync(join(dir, ".bin"));
   symlinkSync(join(root, pkg.bin["mcp-bridge"] ?? ""), join(dir, ".bin", "mcp-bridge"));
-  const env = cliEnv(dir);
+  // The daemon's socket and log go under the home too, so nothing is left in the shared temp folder.
+  mkdirSync(join(dir, "run"), { mode: 0o700 });
+  const env = cliEnv(dir, { XDG_RUNTIME_DIR: join(dir, "run") });
   return { dir, env: { ...env, PATH: `${join(dir, ".bin")}:${env.PATH ?? ""}` } };
 }
 
@@ -170,6 +172,11 @@ export function testCodeBlocks(files: readonly string[]): void {
   for (const block of blocks.filter(isShell)) {
     it(`${block.file}:${block.line} sh: each command runs and prints what its comment says`, async () => {
       const { dir, env } = readerHome();
+      // A block that starts a daemon stops it in its last line; stop it here too when a line failed first.
+      const daemon = /^mcp-bridge daemon start/m.test(block.body);
+      onTestFinished(async () => {
+        if (daemon) await runCli(["daemon", "stop"], { cwd: dir, env, timeoutMs: 30_000 });
+      });
       for (const raw of block.body.split("\n")) {
         const [command = "", comment = ""] = raw.split(/\s+#\s+/, 2);
         for (const step of command.split("&&")) {
