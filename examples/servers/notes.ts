@@ -1,14 +1,18 @@
 #!/usr/bin/env node
-// A notes MCP server over stdio: notes live in one JSON file under $NOTES_DIR (default: a folder of the
-// user's own in the system temp directory, 0700). Tools create/list/read/delete notes; each note is also a resource, and a
-// `summarize` prompt asks a model to summarize them.
+// A notes MCP server over stdio: notes live in one JSON file under $NOTES_DIR, else in `notes/` of the
+// user's mcp-bridge cache folder (~/.cache/mcp-bridge/notes on Linux), a folder only this user can
+// change: a shared temp folder would show every user's notes to everyone and let the first user's folder
+// lock out the others. Tools create/list/read/delete notes; each note is also a resource (an unknown one
+// is an MCP error), and a `summarize` prompt asks a model to summarize them.
 import { randomUUID } from "node:crypto";
-import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
+import { McpServer, ResourceNotFoundError, ResourceTemplate } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import * as z from "zod";
+import { userCacheDir } from "../../src/util/cache-dir.js";
+import { ensurePrivateDir } from "../../src/util/private-path.js";
 
 interface Note {
   id: string;
@@ -17,31 +21,41 @@ interface Note {
   createdAt: string;
 }
 
-const dir = process.env.NOTES_DIR || join(tmpdir(), `mcp-bridge-notes-${process.getuid?.() ?? "user"}`);
+const cacheDir = userCacheDir(process.env);
+// Without any cache folder (no HOME), a folder of this user's own in the temp folder, checked like any other.
+const dir =
+  process.env.NOTES_DIR ||
+  (cacheDir ? join(cacheDir, "notes") : join(tmpdir(), `mcp-bridge-notes-${process.getuid?.() ?? "user"}`));
 const file = join(dir, "notes.json");
 
-function load(): Note[] {
+/**
+ * The notes file, in a folder checked on every use (created 0700, or an existing one of this user's
+ * that others cannot write, never chmod-ed): a refusal is the call's error, not a crash.
+ */
+function notesFile(): string {
   try {
-    return JSON.parse(readFileSync(file, "utf8")) as Note[];
-  } catch {
-    return [];
+    ensurePrivateDir(dir, { what: "notes" });
+  } catch (error) {
+    throw new Error(`Refusing to keep notes in ${dir}: ${(error as Error).message} Or set NOTES_DIR to a private folder.`);
   }
+  return file;
+}
+
+function load(): Note[] {
+  let text: string;
+  try {
+    text = readFileSync(notesFile(), "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  return JSON.parse(text) as Note[];
 }
 
 function save(notes: Note[]): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  // In a shared temp folder another user could have made the folder first: only a real folder of ours.
-  const folder = lstatSync(dir);
-  if (!folder.isDirectory() || (process.getuid && folder.uid !== process.getuid()))
-    throw new Error(`${dir} is not a folder of this user; set NOTES_DIR to one`);
-  // An unpredictable name created exclusively ("wx" never follows a planted link), then renamed over.
-  const temp = `${file}.${randomUUID()}.tmp`;
-  try {
-    writeFileSync(temp, JSON.stringify(notes, null, 2), { flag: "wx", mode: 0o600 });
-    renameSync(temp, file);
-  } finally {
-    rmSync(temp, { force: true });
-  }
+  const temp = `${notesFile()}.${randomUUID()}.tmp`;
+  writeFileSync(temp, JSON.stringify(notes, null, 2), { mode: 0o600, flag: "wx" });
+  renameSync(temp, file);
 }
 
 const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
@@ -110,10 +124,9 @@ server.registerResource(
   { description: "A note as markdown", mimeType: "text/markdown" },
   async (uri, { id }) => {
     const note = load().find((n) => n.id === id);
+    if (!note) throw new ResourceNotFoundError(uri.href, `No note with id ${id}. Use list to see the ids.`);
     return {
-      contents: [
-        { uri: uri.href, mimeType: "text/markdown", text: note ? `# ${note.title}\n\n${note.body}` : "" },
-      ],
+      contents: [{ uri: uri.href, mimeType: "text/markdown", text: `# ${note.title}\n\n${note.body}` }],
     };
   },
 );

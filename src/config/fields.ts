@@ -9,7 +9,7 @@ export { STRUCTURED } from "./structured.js";
 /**
  * Every scalar config key, described once: its canonical name, the spellings other hosts write (Codex
  * snake_case, `*_sec`/`*_ms` units), how a value is read, its default and one line of documentation.
- * The accepted keys, the JSON Schema and the README's key tables are all generated from these tables,
+ * The accepted keys, the JSON Schema and the key lists of docs/config.md are all generated from these tables,
  * so the loader, the schema and the docs cannot drift apart. Keys with structure (transport, command,
  * headers, tools, restart, OAuth) are read by named functions in entry.ts and described in STRUCTURED.
  */

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { serverKeysTable, settingsKeysTable, withGeneratedTables } from "../../src/config/docs.js";
+import { serverKeysList, settingsKeysList, withGeneratedKeyLists } from "../../src/config/docs.js";
 import { SERVER_FIELDS, SERVER_KEYS, SETTINGS_FIELDS, SETTINGS_KEYS } from "../../src/config/fields.js";
 import { parseConfigText } from "../../src/config/parse.js";
 import { configJsonSchema } from "../../src/config/schema.js";
@@ -13,17 +13,12 @@ const schema = configJsonSchema() as {
 const serverProps = Object.keys(schema.properties.mcpServers.additionalProperties.properties);
 const settingsProps = Object.keys(schema.properties.settings.properties);
 
-/** Table rows as trimmed cells, so a Markdown formatter's padding does not matter. */
-const rows = (text: string) =>
+/** The generated key items (`` - `key` (also ...; default ...): meaning ``), trimmed. */
+const items = (text: string) =>
   text
     .split("\n")
-    .filter((line) => line.startsWith("|") && !/^\|[\s|:-]+\|$/.test(line))
-    .map((line) =>
-      line
-        .slice(1, -1)
-        .split(/(?<!\\)\|/)
-        .map((cell) => cell.trim()),
-    );
+    .filter((line) => /^- `[^`]+`( \(|:)/.test(line))
+    .map((line) => line.trim());
 
 describe("every key the loader accepts is published and documented", () => {
   it("each accepted server key and setting is a property of the JSON Schema", () => {
@@ -37,8 +32,8 @@ describe("every key the loader accepts is published and documented", () => {
     for (const key of settingsProps) expect(SETTINGS_KEYS.has(key), key).toBe(true);
   });
 
-  it("the keys once accepted but unpublished are in the schema and the README", () => {
-    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  it("the keys once accepted but unpublished are in the schema and docs/config.md", () => {
+    const readme = readFileSync(new URL("../../docs/config.md", import.meta.url), "utf8");
     for (const key of ["call_timeout", "idle_timeout", "include", "protocolVersion"]) {
       expect(serverProps).toContain(key);
       expect(readme).toContain(`\`${key}\``);
@@ -104,18 +99,14 @@ describe("every key the loader accepts is published and documented", () => {
 });
 
 describe("generated documentation", () => {
-  it("the README's key tables are up to date (npm run schema)", () => {
-    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-    expect(rows(withGeneratedTables(readme))).toEqual(rows(readme));
-    const documented = rows(readme).flatMap(
-      (cells) =>
-        cells
-          .slice(0, 2)
-          .join(",")
-          .match(/`[^`]+`/g) ?? [],
-    );
+  it("the key lists of docs/config.md are up to date (npm run schema)", () => {
+    const doc = readFileSync(new URL("../../docs/config.md", import.meta.url), "utf8");
+    expect(items(withGeneratedKeyLists(doc))).toEqual(items(doc));
+    // The key and its other spellings: the item's head, before its meaning.
+    const heads = items(doc).map((line) => /^- `[^`]+`(?: \([^)]*\))?/.exec(line)?.[0] ?? "");
+    const documented = heads.flatMap((head) => head.match(/`[^`]+`/g) ?? []);
     for (const key of [...SERVER_KEYS, ...SETTINGS_KEYS]) expect(documented, key).toContain(`\`${key}\``);
-    expect(serverKeysTable()).toContain("`idleTimeout` | `idle_timeout`");
-    expect(settingsKeysTable()).toContain("`imports`");
+    expect(serverKeysList()).toContain("- `idleTimeout` (also `idle_timeout`");
+    expect(settingsKeysList()).toContain("- `imports`");
   });
 });

@@ -69,8 +69,8 @@ describe("every recognised form in one file loads together", () => {
     expect(parsed.warnings).toEqual([]);
   });
 
-  it("each TOML block of the README loads every server it shows, with no warning", async () => {
-    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  it("each TOML block of docs/config.md loads every server it shows, with no warning", async () => {
+    const readme = readFileSync(new URL("../../docs/config.md", import.meta.url), "utf8");
     const blocks = [...readme.matchAll(/```toml\n([\s\S]*?)```/g)].map((m) => m[1] as string);
     expect(blocks.length).toBeGreaterThan(0);
     for (const [index, text] of blocks.entries()) {
