@@ -101,15 +101,19 @@ export class ClientSurface {
     }
   }
 
-  /** The server's roots: set by `setRoots`, else configured (server, then global), else the config's folder. */
+  /**
+   * The server's roots: set by `setRoots`, else configured (server, then global), else none. Never a
+   * default folder: server-filesystem replaces the folders in its `args` with any roots it is given, so
+   * a config copied from another host (which declares none) would lose them, and the config's own folder
+   * holds the OAuth tokens and the trust store.
+   */
   rootsFor(definition: ServerDefinition): readonly Root[] {
     const override = this.#rootOverrides.get(definition.name) ?? this.#rootOverrides.get("");
     if (override) return override;
     const config = this.#options.config();
     const base = config.file ? dirname(config.file) : process.cwd();
     const configured = definition.roots ?? config.settings.roots;
-    if (configured) return configured.map((entry) => toRoot(entry, base));
-    return config.file ? [toRoot(base, base)] : [];
+    return configured ? configured.map((entry) => toRoot(entry, base)) : [];
   }
 
   /** Replaces the roots (of one server or all) and tells the connected servers the list changed. */
