@@ -1,7 +1,7 @@
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type McpBridge, startBridge } from "../../src/index.js";
+import { type Bridge, startBridge } from "../../src/index.js";
 import { tempDirs } from "../helpers/wait.js";
 
 const filesystemServer = resolve("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
@@ -23,7 +23,7 @@ function copiedConfig(roots?: string[]): { configFile: string; configDir: string
  * server-filesystem's allowed folders once they include `expected` (it asks for roots after the
  * handshake, so the answer may lag), else the last answer after a bounded wait.
  */
-async function allowedOnce(bridge: McpBridge, expected: string): Promise<string> {
+async function allowedOnce(bridge: Bridge, expected: string): Promise<string> {
   let allowed = "";
   for (let attempt = 0; attempt < 50 && !allowed.includes(expected); attempt++) {
     if (attempt > 0) await new Promise((r) => setTimeout(r, 100));
