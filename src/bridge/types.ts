@@ -1,6 +1,6 @@
 import type { AuthOptions } from "../auth/index.js";
 import type { ResolveInput } from "../config/inputs.js";
-import type { AdmitProjectServer, BridgeSettings, ResolvedConfig } from "../config/model.js";
+import type { AdmitProjectServer, ResolvedConfig } from "../config/model.js";
 import type { SettingsInput } from "../config/settings.js";
 import type { ServerStatus } from "../connection/status.js";
 import type { BridgeStats, FlatParameters, ToolDefinition, ToolFilterCallback } from "../registry/types.js";
