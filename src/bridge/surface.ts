@@ -148,12 +148,9 @@ export class ClientSurface {
    * Runs the call as a task when the tool declares task support (required, or optional on a server
    * that runs tool calls as tasks); undefined when the tool is an ordinary one.
    */
-  /** Whether the server's newest session declares task-augmented tools/call. */
-  runsToolTasks(server: string): boolean {
-    const capabilities = this.sessions.latest(server)?.getServerCapabilities() as
-      | { tasks?: { requests?: { tools?: { call?: unknown } } } }
-      | undefined;
-    return capabilities?.tasks?.requests?.tools?.call !== undefined;
+  /** What the server's newest session declared in its handshake; undefined before one. */
+  serverCapabilities(server: string): object | undefined {
+    return this.sessions.latest(server)?.getServerCapabilities();
   }
 
   callAsTask(
