@@ -26,6 +26,7 @@ import { ClientSurface } from "./surface.js";
 import { closedError } from "./surface-host.js";
 import type { SurfaceMethods } from "./surface-methods.js";
 import { surfaceMethods } from "./surface-methods.js";
+import { declaresToolTasks } from "./tasks.js";
 import { ToolCatalog } from "./tool-catalog.js";
 import type {
   Bridge,
@@ -334,7 +335,8 @@ class BridgeRuntime implements Bridge {
     record.connection?.on("toolsChanged", () => {
       // A live list: it replaces the cached one (silently when they are the same) and is saved.
       const wasCached = this.#catalogs.end(record);
-      if (this.#servers.isCurrent(record)) this.#catalogs.save(record, this.config.settings);
+      if (this.#servers.isCurrent(record))
+        this.#catalogs.save(record, this.config.settings, this.#surface.serverCapabilities(record.name));
       this.#publishTools(record, { quietIfSame: wasCached });
     });
     record.connection?.on("stateChanged", (status) => {
@@ -354,13 +356,16 @@ class BridgeRuntime implements Bridge {
 
   #publishTools(record: ServerRecord, options: { quietIfSame?: boolean } = {}): void {
     if (!this.#servers.isCurrent(record)) return;
-    const tools = this.#catalogs.tools(record) ?? record.connection?.tools() ?? [];
+    const cached = this.#catalogs.tools(record);
+    const tools = cached ?? record.connection?.tools() ?? [];
     const previous = this.#tools.registry.forServer(record.name);
     const before = new Set(previous.map((tool) => tool.name));
     if (tools.length === 0) this.#tools.registry.removeServer(record.name);
     else
       this.#tools.registry.setServerTools(record.name, record.definition.tools, tools, {
-        toolTasks: this.#surface.runsToolTasks(record.name),
+        toolTasks: cached
+          ? this.#catalogs.toolTasks(record)
+          : declaresToolTasks(this.#surface.serverCapabilities(record.name)),
       });
     if (options.quietIfSame && sameDefinitions(previous, this.#tools.registry.forServer(record.name))) return;
     const after = this.tools({ server: record.name });

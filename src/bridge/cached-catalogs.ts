@@ -2,8 +2,9 @@ import type { Tool } from "@modelcontextprotocol/client";
 import type { BridgeSettings } from "../config/model.js";
 import type { ServerStatus } from "../connection/status.js";
 import type { Logger } from "../util/logger.js";
-import { CatalogCache } from "./catalog-cache.js";
+import { CatalogCache, type CatalogEntry } from "./catalog-cache.js";
 import type { ServerRecord } from "./server-record.js";
+import { declaresToolTasks } from "./tasks.js";
 
 /**
  * Which servers' tools the bridge currently lists from the catalog cache, and the saving of each live
@@ -14,7 +15,7 @@ export class CachedCatalogs {
   readonly #cache: CatalogCache | undefined;
   /** The host's `catalogCache` option, which overrides the config's setting. */
   readonly #option: boolean | undefined;
-  readonly #served = new Map<ServerRecord, readonly Tool[]>();
+  readonly #served = new Map<ServerRecord, CatalogEntry>();
 
   constructor(options: { dir: string | undefined; option: boolean | undefined; logger: Logger }) {
     this.#cache = options.dir === undefined ? undefined : new CatalogCache(options.dir, options.logger);
@@ -35,13 +36,23 @@ export class CachedCatalogs {
     if (!this.#enabled(record, settings) || !record.definition.enabled || !settings.enabled) return undefined;
     const entry = this.#cache?.read(record.definition);
     if (!entry) return undefined;
-    this.#served.set(record, entry.tools);
+    this.#served.set(record, entry);
     return entry.tools;
   }
 
   /** The cached tools while the record is served from cache. */
   tools(record: ServerRecord): readonly Tool[] | undefined {
-    return this.#served.get(record);
+    return this.#served.get(record)?.tools;
+  }
+
+  /**
+   * Task support while served from cache: what the server declared when the cached tools were listed
+   * (there is no live handshake yet). A file from before capabilities were kept cannot say: its tools
+   * are not hidden then (a call waits for the live connection, whose list then decides).
+   */
+  toolTasks(record: ServerRecord): boolean {
+    const capabilities = this.#served.get(record)?.capabilities;
+    return capabilities === undefined || declaresToolTasks(capabilities);
   }
 
   served(record: ServerRecord): boolean {
@@ -53,8 +64,11 @@ export class CachedCatalogs {
     return this.#served.delete(record);
   }
 
-  /** Saves the record's live listing (a connected or connecting server's; not the empty list of a failure). */
-  save(record: ServerRecord, settings: BridgeSettings): void {
+  /**
+   * Saves the record's live listing (a connected or connecting server's; not the empty list of a
+   * failure) with the capabilities its session declared.
+   */
+  save(record: ServerRecord, settings: BridgeSettings, capabilities: object | undefined): void {
     const connection = record.connection;
     if (!connection || !this.#enabled(record, settings)) return;
     const status = connection.status();
@@ -62,12 +76,13 @@ export class CachedCatalogs {
     this.#cache?.write(record.definition, connection.listing(), {
       protocolVersion: status.protocolVersion,
       serverInfo: status.serverInfo,
+      capabilities: capabilities as Readonly<Record<string, unknown>> | undefined,
     });
   }
 
   /** The record's status, marked while its tools come from the cache. */
   status(record: ServerRecord, status: ServerStatus): ServerStatus {
     const cached = this.#served.get(record);
-    return cached ? { ...status, catalog: "cache", toolCount: cached.length } : status;
+    return cached ? { ...status, catalog: "cache", toolCount: cached.tools.length } : status;
   }
 }

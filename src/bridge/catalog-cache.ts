@@ -25,6 +25,12 @@ export interface CatalogEntry {
   readonly expiresAt: number;
   readonly protocolVersion?: string;
   readonly serverInfo?: { readonly name: string; readonly version: string };
+  /**
+   * The server's capabilities from the handshake that listed the tools: which tools can be called
+   * depends on them (task-required tools), and there is no live handshake yet while the cache is used.
+   * Absent in files written before they were kept.
+   */
+  readonly capabilities?: Readonly<Record<string, unknown>>;
 }
 
 /** The cache folder (see util/cache-dir.ts). */
@@ -86,6 +92,7 @@ export function parseCatalogEntry(text: string, key: string, now: number): Catal
   )
     return "no tool list";
   const serverInfo = entry.serverInfo as { name?: unknown; version?: unknown } | undefined;
+  const capabilities = entry.capabilities;
   return {
     tools: tools as Tool[],
     savedAt,
@@ -93,6 +100,9 @@ export function parseCatalogEntry(text: string, key: string, now: number): Catal
     ...(typeof entry.protocolVersion === "string" ? { protocolVersion: entry.protocolVersion } : {}),
     ...(serverInfo && typeof serverInfo.name === "string" && typeof serverInfo.version === "string"
       ? { serverInfo: { name: serverInfo.name, version: serverInfo.version } }
+      : {}),
+    ...(capabilities && typeof capabilities === "object" && !Array.isArray(capabilities)
+      ? { capabilities: capabilities as Record<string, unknown> }
       : {}),
   };
 }
@@ -148,7 +158,7 @@ export class CatalogCache {
     const entry = parseCatalogEntry(text, key, this.#now());
     if (typeof entry === "string") return ignored(entry);
     this.#known.set(key, {
-      tools: JSON.stringify(entry.tools),
+      tools: `${JSON.stringify(entry.tools)}\0${JSON.stringify(entry.capabilities ?? null)}`,
       savedAt: entry.savedAt,
       expiresAt: entry.expiresAt,
     });
@@ -159,13 +169,16 @@ export class CatalogCache {
   write(
     definition: ServerDefinition,
     listing: ToolListing,
-    about: Pick<CatalogEntry, "protocolVersion" | "serverInfo">,
+    about: Pick<CatalogEntry, "protocolVersion" | "serverInfo" | "capabilities">,
   ): void {
     // A list the server scopes to one authorization context is not kept for a server whose context
     // (its OAuth account) is not part of the definition: another account must not see it.
     if (listing.cacheScope === "private" && definition.transport !== "stdio" && definition.oauth) return;
     const key = catalogKey(definition);
-    const tools = JSON.stringify(listing.tools);
+    const toolsJson = JSON.stringify(listing.tools);
+    const capabilitiesJson = JSON.stringify(about.capabilities ?? null);
+    // The capabilities are part of what must match: a server that gains task support is saved again.
+    const tools = `${toolsJson}\0${capabilitiesJson}`;
     const savedAt = this.#now();
     const expiresAt = expiryOf(savedAt, listing.ttlMs);
     const known = this.#known.get(key);
@@ -177,7 +190,9 @@ export class CatalogCache {
       definition.name,
     )},"savedAt":${savedAt},"expiresAt":${expiresAt}${
       about.protocolVersion === undefined ? "" : `,"protocolVersion":${JSON.stringify(about.protocolVersion)}`
-    }${about.serverInfo === undefined ? "" : `,"serverInfo":${JSON.stringify(about.serverInfo)}`},"tools":${tools}}`;
+    }${about.serverInfo === undefined ? "" : `,"serverInfo":${JSON.stringify(about.serverInfo)}`}${
+      about.capabilities === undefined ? "" : `,"capabilities":${capabilitiesJson}`
+    },"tools":${toolsJson}}`;
     if (Buffer.byteLength(text) > this.#maxFileBytes) {
       this.#logger.debug(`Catalog cache of server "${definition.name}" not saved: the list is too large`, {
         server: definition.name,

@@ -101,15 +101,19 @@ export class ClientSurface {
     }
   }
 
-  /** The server's roots: set by `setRoots`, else configured (server, then global), else the config's folder. */
+  /**
+   * The server's roots: set by `setRoots`, else configured (server, then global), else none. Never a
+   * default folder: server-filesystem replaces the folders in its `args` with any roots it is given, so
+   * a config copied from another host (which declares none) would lose them, and the config's own folder
+   * holds the OAuth tokens and the trust store.
+   */
   rootsFor(definition: ServerDefinition): readonly Root[] {
     const override = this.#rootOverrides.get(definition.name) ?? this.#rootOverrides.get("");
     if (override) return override;
     const config = this.#options.config();
     const base = config.file ? dirname(config.file) : process.cwd();
     const configured = definition.roots ?? config.settings.roots;
-    if (configured) return configured.map((entry) => toRoot(entry, base));
-    return config.file ? [toRoot(base, base)] : [];
+    return configured ? configured.map((entry) => toRoot(entry, base)) : [];
   }
 
   /** Replaces the roots (of one server or all) and tells the connected servers the list changed. */
@@ -144,12 +148,9 @@ export class ClientSurface {
    * Runs the call as a task when the tool declares task support (required, or optional on a server
    * that runs tool calls as tasks); undefined when the tool is an ordinary one.
    */
-  /** Whether the server's newest session declares task-augmented tools/call. */
-  runsToolTasks(server: string): boolean {
-    const capabilities = this.sessions.latest(server)?.getServerCapabilities() as
-      | { tasks?: { requests?: { tools?: { call?: unknown } } } }
-      | undefined;
-    return capabilities?.tasks?.requests?.tools?.call !== undefined;
+  /** What the server's newest session declared in its handshake; undefined before one. */
+  serverCapabilities(server: string): object | undefined {
+    return this.sessions.latest(server)?.getServerCapabilities();
   }
 
   callAsTask(

@@ -52,10 +52,13 @@ export function runsAsTask(tool: Tool | undefined, client: Client | undefined): 
   const support = taskSupportOf(tool);
   if (support === "required") return true;
   if (support !== "optional") return false;
-  const capabilities = client?.getServerCapabilities() as
-    | { tasks?: { requests?: { tools?: { call?: unknown } } } }
-    | undefined;
-  return capabilities?.tasks?.requests?.tools?.call !== undefined;
+  return declaresToolTasks(client?.getServerCapabilities());
+}
+
+/** Whether server capabilities declare task-augmented tools/call (`tasks.requests.tools.call`). */
+export function declaresToolTasks(capabilities: object | undefined): boolean {
+  const declared = capabilities as { tasks?: { requests?: { tools?: { call?: unknown } } } } | undefined;
+  return declared?.tasks?.requests?.tools?.call !== undefined;
 }
 
 export interface TaskCallOptions {

@@ -1,6 +1,7 @@
 import type { AuthOptions } from "../auth/index.js";
 import type { ResolveInput } from "../config/inputs.js";
-import type { AdmitProjectServer, BridgeSettings, ResolvedConfig } from "../config/model.js";
+import type { AdmitProjectServer, ResolvedConfig } from "../config/model.js";
+import type { SettingsInput } from "../config/settings.js";
 import type { ServerStatus } from "../connection/status.js";
 import type { BridgeStats, FlatParameters, ToolDefinition, ToolFilterCallback } from "../registry/types.js";
 import type { ToolResult } from "../results/types.js";
@@ -52,8 +53,12 @@ export interface BridgeOptions {
   readonly servers?: RawServers;
   /** Servers added to the config's (or to `servers`); one with a configured name replaces it. */
   readonly extraServers?: RawServers;
-  /** Overrides of the global settings. */
-  readonly settings?: Partial<BridgeSettings>;
+  /**
+   * Overrides of the global settings, applied to every server: the keys of a config file's `settings`
+   * table (`callTimeout: "1500ms"`) or the resolved names (`callTimeoutMs: 1500`). A bad key or value
+   * makes `startBridge` throw CONFIG_INVALID.
+   */
+  readonly settings?: SettingsInput;
   /** Working directory for the config search order; defaults to process.cwd(). */
   readonly cwd?: string;
   /** Environment for `${VAR}` expansion and the search order; defaults to process.env. */

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { ConfigError } from "../errors.js";
 import type {
   AdmitProjectServer,
+  BridgeSettings,
   ConfigWarning,
   ImportSourceName,
   ServerDefinition,
@@ -21,6 +22,8 @@ export interface ImportOptions {
   readonly platform?: NodeJS.Platform;
   /** Asked before a server of a project-level file is expanded (see LoadConfigOptions). */
   readonly admitProjectServer?: AdmitProjectServer;
+  /** The importing config's settings (server defaults such as `callTimeout` apply to imported servers too). */
+  readonly settings?: Partial<BridgeSettings>;
 }
 
 export interface ImportResult {
@@ -83,6 +86,7 @@ export async function importServers(source: ImportSourceName, options: ImportOpt
         env: options.env,
         homeDir: options.homeDir,
         readFile: (path: string) => readFileSync(path, "utf8"),
+        settings: options.settings,
         ...(project ? { admit: options.admitProjectServer } : {}),
       };
       if (source === "claude-code" && file.endsWith(".claude.json")) {

@@ -17,6 +17,7 @@ import {
 import { normalizeDocument, normalizeFile, parseDocument } from "./parse.js";
 import { isProjectFile } from "./project.js";
 import { configSearchPaths } from "./search-paths.js";
+import { normalizeCodeSettings, type SettingsInput } from "./settings.js";
 
 export interface LoadConfigOptions {
   /** A config file named by the user (`--config`, the `config` option). */
@@ -28,7 +29,11 @@ export interface LoadConfigOptions {
    * shape; one named like a configured server replaces it, with a warning.
    */
   readonly extraServers?: Record<string, Record<string, unknown>>;
-  readonly settings?: Partial<BridgeSettings>;
+  /**
+   * Settings given in code, over the file's: read as a settings table is (`callTimeout: "1500ms"`, or the
+   * resolved `callTimeoutMs: 1500`) and applied to every server; a bad one throws CONFIG_INVALID.
+   */
+  readonly settings?: SettingsInput;
   readonly cwd?: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly homeDir?: string;
@@ -78,7 +83,8 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
       ? { admit: onceEach(options.admitProjectServer) }
       : {};
   let servers: ServerDefinition[] = [];
-  let settings: Partial<BridgeSettings> = { ...options.settings };
+  const codeSettings = normalizeCodeSettings(options.settings);
+  let settings: Partial<BridgeSettings> = codeSettings;
   let warnings: ConfigWarning[] = [];
   let skipped: SkippedServer[] = [];
   let file: string | undefined;
@@ -91,7 +97,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
       inputs,
       configDir: cwd,
       workspaceFolder: cwd,
-      ...(options.settings ? { settings: options.settings } : {}),
+      settings: codeSettings,
     });
     ({ servers, settings, warnings, skipped } = parsed);
     format = "object";
@@ -112,15 +118,15 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
       const admit = named ? {} : admitFor(file);
       // Inputs are asked for only for servers that may load: nothing of a refused project server is used.
       const inputs = await resolveInputs(data, options.resolveInput, file, admit.admit);
-      const parsed = normalizeFile(data, file, { ...expansion, inputs, ...admit });
-      ({ servers, warnings, skipped, format } = parsed);
-      settings = { ...parsed.settings, ...options.settings };
+      // The settings given in code go in with the file's, so they reach the file's servers too.
+      const parsed = normalizeFile(data, file, { ...expansion, inputs, ...admit, settings: codeSettings });
+      ({ servers, settings, warnings, skipped, format } = parsed);
     }
   }
   if (options.extraServers) {
     const extra = normalizeDocument(
       { mcpServers: options.extraServers },
-      { ...expansion, inputs: {}, configDir: cwd, workspaceFolder: cwd },
+      { ...expansion, inputs: {}, configDir: cwd, workspaceFolder: cwd, settings },
     );
     for (const server of extra.servers) {
       if (servers.some((existing) => existing.name === server.name)) {
@@ -143,6 +149,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
       cwd,
       homeDir,
       env,
+      settings,
       ...(options.platform ? { platform: options.platform } : {}),
       ...(options.admitProjectServer ? { admitProjectServer: options.admitProjectServer } : {}),
     });

@@ -181,7 +181,10 @@ export interface BridgeSettings {
   readonly autoReload: boolean;
   /** Other hosts' config files to import servers from (opt-in). */
   readonly imports: readonly ImportSourceName[];
-  /** Roots shown to every server without its own; undefined means the config file's folder. */
+  /**
+   * Roots shown to every server without its own; undefined means none (an empty `roots/list`), so a
+   * server that replaces its own folders with the client's roots (server-filesystem) keeps its `args`.
+   */
   readonly roots?: readonly string[];
   /** Expose the `list_resources` / `read_resource` tools to the model (default false). */
   readonly resourceTools?: boolean;

@@ -1,4 +1,6 @@
 import { dirname, resolve } from "node:path";
+import { ConfigError, ErrorCode } from "../errors.js";
+import { parseDuration } from "../util/duration.js";
 import { didYouMean } from "../util/suggest.js";
 import { parseClientFeatures } from "./client-features.js";
 import { lookup, type Raw, readField, SETTINGS_FIELDS, SETTINGS_KEYS } from "./fields.js";
@@ -75,4 +77,48 @@ export function normalizeSettings(
     });
   }
   return settings;
+}
+
+/**
+ * Settings given in code (the `settings` option): every key a settings table accepts (`callTimeout:
+ * "1500ms"`, `call_timeout: 2`), plus the resolved names of `BridgeSettings` (`callTimeoutMs: 1500`).
+ */
+export type SettingsInput = Partial<BridgeSettings> | { readonly [key: string]: unknown };
+
+/** `BridgeSettings` names that differ from the file key they fill (durations in milliseconds). */
+const RESOLVED_DURATIONS = Object.entries(TARGETS).filter(([key, target]) => key !== target) as [
+  keyof typeof SETTINGS_FIELDS,
+  keyof BridgeSettings,
+][];
+
+/**
+ * Reads settings given in code through the same readers as a file's settings table. Unlike a file (where
+ * a typo must not take every server down) a bad key or value in code is a programming error: it throws
+ * CONFIG_INVALID naming every problem instead of being ignored.
+ */
+export function normalizeCodeSettings(input: SettingsInput | undefined): Partial<BridgeSettings> {
+  if (input === undefined) return {};
+  const raw: Raw = { ...input };
+  const resolved: Mutable<BridgeSettings> = {};
+  const problems: string[] = [];
+  for (const [key, target] of RESOLVED_DURATIONS) {
+    if (raw[target] === undefined) continue;
+    try {
+      (resolved as Record<string, unknown>)[target] = parseDuration(raw[target], "ms");
+    } catch (error) {
+      problems.push(`"${target}" ${(error as Error).message}`);
+    }
+    if (lookup(raw, [SETTINGS_FIELDS[key].name, ...SETTINGS_FIELDS[key].aliases]))
+      problems.push(`"${target}" and "${key}" both set the same setting`);
+    delete raw[target];
+  }
+  const warnings: ConfigWarning[] = [];
+  const read = normalizeSettings(raw, warnings);
+  problems.push(...warnings.map((warning) => warning.message.replace(/; using the default$/, "")));
+  if (problems.length > 0)
+    throw new ConfigError(
+      ErrorCode.ConfigInvalid,
+      `The settings given in code are invalid: ${problems.join("; ")}. Fix them (the keys and values of a config file's "settings" table are accepted).`,
+    );
+  return { ...read, ...resolved };
 }

@@ -36,7 +36,7 @@ export const CLIENT_FEATURES = {
   roots: {
     keys: ["roots"],
     schema: () => z.array(z.string()).describe("Folder paths or file: URIs"),
-    doc: "folders shown to the server as roots (default: the global `roots`, else the config file's folder)",
+    doc: "folders shown to the server as roots (default: the global `roots`, else none, so a server such as server-filesystem keeps the folders in its `args`)",
   },
   sampling: {
     keys: ["sampling"],
