@@ -28,6 +28,8 @@ export interface CallContext {
   readonly onError: "throw" | "result";
   readonly validateArguments: boolean;
   readonly results: ResultOptions;
+  /** Masks the bridge's secrets in the server's error text that an error message quotes. */
+  readonly redact: (text: string) => string;
   /** Runs the call as a task when the tool needs one (see surface.ts); undefined for an ordinary tool. */
   readonly callAsTask?: (
     connection: ServerConnection,
@@ -94,7 +96,7 @@ export async function callOnRecord(
     );
     if (result.isError && (options.onError ?? context.onError) === "throw") {
       throw new ToolExecutionError(
-        errorMessages.toolReportedError(definition.server, definition.tool, result.text),
+        errorMessages.toolReportedError(definition.server, definition.tool, context.redact(result.text)),
         { server: definition.server, tool: definition.tool, result },
       );
     }

@@ -13,6 +13,7 @@ import { addServer, editFormatOf, notEditable, removeServer } from "../../config
 import { loadConfig } from "../../config/load.js";
 import { configSearchPaths } from "../../config/search-paths.js";
 import { ConfigError, ErrorCode, McpBridgeError, ServerConnectionError } from "../../errors.js";
+import { redactUrl } from "../../util/redact.js";
 import { didYouMean } from "../../util/suggest.js";
 import { splitCommandLine } from "../ad-hoc.js";
 import { usageError } from "../args.js";
@@ -126,7 +127,7 @@ async function runAdd(context: CommandContext): Promise<number> {
       };
   if (options.url && !URL.canParse(options.url))
     throw usageError(
-      `--url needs a URL such as https://example.com/mcp (got ${JSON.stringify(options.url)})`,
+      `--url needs a URL such as https://example.com/mcp (got ${JSON.stringify(redactUrl(options.url))})`,
     );
   const { file, exists } = targetFile(context, true);
   const text = exists ? readFileSync(file, "utf8") : "";
@@ -140,15 +141,18 @@ async function runAdd(context: CommandContext): Promise<number> {
   const format = editFormatOf(file);
   const base = before.includes(name) ? (removeServer(text, format, name) ?? text) : text;
   await checkedWrite(context, file, addServer(base, format, name, entry), [...new Set([...before, name])]);
+  // The URL's password and secret-looking query values are written to the file but never printed.
+  const url = options.url === undefined ? undefined : redactUrl(options.url);
   const shown = {
     ...entry,
+    url,
     ...(entry.env ? { env: masked(env) } : {}),
     ...(entry.headers ? { headers: masked(headers) } : {}),
   };
   if (context.global.json) writeJson(context.io, { file, created: !exists, name, server: shown });
   else
     context.io.stdout.write(
-      `${exists ? "Added" : "Created"} ${terminalText(file)}${exists ? ":" : " with"} server "${terminalText(name)}" (${options.url ? terminalText(options.url) : terminalText(command.join(" "))})\n`,
+      `${exists ? "Added" : "Created"} ${terminalText(file)}${exists ? ":" : " with"} server "${terminalText(name)}" (${url ? terminalText(url) : terminalText(command.join(" "))})\n`,
     );
   return 0;
 }
