@@ -1,5 +1,6 @@
 import { loadConfig } from "../config/load.js";
 import type { BridgeSettings, ResolvedConfig, ServerDefinition } from "../config/model.js";
+import { secretsOf } from "../config/secrets.js";
 import type { ServerStatus } from "../connection/status.js";
 import { CallStats } from "../registry/stats.js";
 import type { ToolDefinition } from "../registry/types.js";
@@ -46,6 +47,7 @@ import type {
 export async function startBridge(options: BridgeOptions = {}): Promise<Bridge> {
   const resolved = resolveBridgeOptions(options, await createTelemetry(options.telemetry ?? true));
   const config = await loadConfig(resolved.load);
+  resolved.secrets.add(config.servers.flatMap(secretsOf));
   const bridge = new BridgeRuntime(config, resolved);
   await bridge.startAll();
   return bridge;
@@ -117,6 +119,7 @@ class BridgeRuntime implements Bridge {
       onResourcesChanged: (server) => this.#events.emit("resourcesChanged", { server }),
       onPromptsChanged: (server) => this.#events.emit("promptsChanged", { server }),
       onServerLog: (message) => this.#events.emit("serverLog", message),
+      secrets: options.secrets,
     });
     this.#restarts = new ServerRestarts({
       reloads: this.#reloads,
@@ -296,7 +299,11 @@ class BridgeRuntime implements Bridge {
 
   #reloadOnce(): Promise<{ summary: ReloadSummary; starting: Promise<unknown> }> {
     return applyReload({
-      load: () => loadConfig(this.#options.load),
+      load: async () => {
+        const next = await loadConfig(this.#options.load);
+        this.#options.secrets.add(next.servers.flatMap(secretsOf));
+        return next;
+      },
       config: () => this.config,
       setConfig: (next) => {
         this.config = next;
@@ -402,6 +409,7 @@ class BridgeRuntime implements Bridge {
         results: resultPolicy(this.#options.results, settings),
         overflowFiles: this.#overflowFiles,
         callAsTask: this.#callAsTask,
+        redact: this.#options.secrets.text,
       };
       this.#context = { settings, context };
     }

@@ -59,24 +59,31 @@ export class CallRouter {
       ({ definition, record, options } = await this.#awaitLiveTool(name, record, definition, options));
     }
     const started = Date.now();
-    try {
-      return await callOnRecord(record, definition, args, options, context);
-    } catch (error) {
-      // A call that was still waiting for its server when a reload replaced that server was never
-      // sent (the replaced connection reports itself closed): send it on the new connection instead.
-      const current = host.servers.get(definition.server);
-      const replaced = current !== undefined && current !== record && !host.closing();
-      const unsent = error instanceof McpBridgeError && error.code === ErrorCode.BridgeClosed;
-      if (replaced && record.restarted && !unsent && isConnectionLoss(error)) {
-        throw new ServerCrashedError(errorMessages.restartedDuringCall(definition.server, definition.tool), {
-          server: definition.server,
-          tool: definition.tool,
-          cause: error,
-        });
+    const timeout = options.timeout ?? record.definition.callTimeoutMs;
+    // A call still waiting for its server when a reload replaced that server was never sent (the
+    // replaced connection reports itself closed): it follows the server to each new record, through
+    // any number of replacements, within its own timeout.
+    for (;;) {
+      try {
+        return await callOnRecord(record, definition, args, options, context);
+      } catch (error) {
+        const current = host.servers.get(definition.server);
+        const replaced = current !== undefined && current !== record && !host.closing();
+        const unsent = error instanceof McpBridgeError && error.code === ErrorCode.BridgeClosed;
+        if (replaced && record.restarted && !unsent && isConnectionLoss(error)) {
+          throw new ServerCrashedError(
+            errorMessages.restartedDuringCall(definition.server, definition.tool),
+            {
+              server: definition.server,
+              tool: definition.tool,
+              cause: error,
+            },
+          );
+        }
+        if (!(replaced && unsent)) throw error;
+        record = current;
+        options = { ...options, timeout: Math.max(1, timeout - (Date.now() - started)) };
       }
-      if (!(replaced && unsent)) throw error;
-      const timeout = (options.timeout ?? record.definition.callTimeoutMs) - (Date.now() - started);
-      return callOnRecord(current, definition, args, { ...options, timeout: Math.max(1, timeout) }, context);
     }
   }
 

@@ -30,6 +30,8 @@ export interface CallContext {
   readonly results: ResultOptions;
   /** The bridge's overflow files (written within the budget, removed on close). */
   readonly overflowFiles: OverflowFiles;
+  /** Masks the bridge's secrets in the server's error text that an error message quotes. */
+  readonly redact: (text: string) => string;
   /** Runs the call as a task when the tool needs one (see surface.ts); undefined for an ordinary tool. */
   readonly callAsTask?: (
     connection: ServerConnection,
@@ -101,7 +103,7 @@ export async function callOnRecord(
     );
     if (result.isError && (options.onError ?? context.onError) === "throw") {
       throw new ToolExecutionError(
-        errorMessages.toolReportedError(definition.server, definition.tool, result.text),
+        errorMessages.toolReportedError(definition.server, definition.tool, context.redact(result.text)),
         { server: definition.server, tool: definition.tool, result },
       );
     }

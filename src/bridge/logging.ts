@@ -1,6 +1,7 @@
 import type { Client, LoggingLevel } from "@modelcontextprotocol/client";
 import type { Logger } from "../util/logger.js";
 import { plainText } from "../util/plain-text.js";
+import type { SecretMask } from "../util/redact.js";
 import { errorText, textOf } from "../util/text-of.js";
 
 /** MCP's eight syslog levels onto the logger's four. */
@@ -24,27 +25,33 @@ export interface ServerLogMessage {
   readonly level: LoggingLevel;
   /** The server's own logger name, if it gave one. */
   readonly logger?: string;
-  /** What the server sent, unchanged (strip control characters before showing it on a terminal). */
+  /**
+   * What the server sent, with the bridge's secrets masked in every string (strip control characters
+   * before showing it on a terminal).
+   */
   readonly data: unknown;
 }
 
 /**
  * Sends a server's `notifications/message` to the host's logger with the server's name and level,
- * and to `onMessage` (the bridge's `serverLog` event).
+ * and to `onMessage` (the bridge's `serverLog` event). The message is masked here, where it enters
+ * the bridge, so every consumer (logger, event, CLI, daemon log, gateway clients) gets it masked.
  */
 export function registerServerLogging(
   client: Client,
   server: string,
   logger: Logger,
+  secrets: SecretMask,
   onMessage?: (message: ServerLogMessage) => void,
 ): void {
   client.setNotificationHandler("notifications/message", (notification) => {
     const params = notification.params;
     const level = (params.level in LEVELS ? params.level : "info") as LoggingLevel;
-    const name = typeof params.logger === "string" ? params.logger : undefined;
-    onMessage?.({ server, level, ...(name === undefined ? {} : { logger: name }), data: params.data });
+    const name = typeof params.logger === "string" ? secrets.text(params.logger) : undefined;
+    const data = secrets.deep(params.data);
+    onMessage?.({ server, level, ...(name === undefined ? {} : { logger: name }), data });
     const source = name === undefined ? undefined : plainText(name, 200);
-    logger[LEVELS[level]](`[${plainText(server, 200)}] ${plainText(textOf(params.data))}`, {
+    logger[LEVELS[level]](`[${plainText(server, 200)}] ${plainText(textOf(data))}`, {
       server,
       level,
       ...(source === undefined ? {} : { logger: source }),

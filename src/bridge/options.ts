@@ -7,6 +7,7 @@ import { OVERFLOW_BUDGET } from "../results/overflow.js";
 import type { Telemetry } from "../telemetry/telemetry.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { packageInfo } from "../util/package-info.js";
+import { SecretMask } from "../util/redact.js";
 import { catalogCacheDir, catalogCacheSwitchedOff } from "./catalog-cache.js";
 import { declineElicitation } from "./elicitation.js";
 import type { BridgeOptions, ElicitationHandler, ResultOptions } from "./types.js";
@@ -17,7 +18,13 @@ export interface ResolvedBridgeOptions {
   readonly load: LoadConfigOptions;
   /** The host environment: `${VAR}` expansion, variables servers inherit, the auth store's location. */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** The host's logger, behind `secrets` (every message and field masked). */
   readonly logger: Logger;
+  /**
+   * The secrets of every config this bridge loaded: the one redaction applied to all text a server
+   * sends (log messages, stderr, errors, span statuses) before any consumer sees it.
+   */
+  readonly secrets: SecretMask;
   readonly wait: boolean;
   /** Names of the servers to start; undefined starts every server. */
   readonly only: ReadonlySet<string> | undefined;
@@ -45,6 +52,7 @@ export interface ResolvedBridgeOptions {
 /** `telemetry` is what `createTelemetry(options.telemetry ?? true)` gave (loading it is async). */
 export function resolveBridgeOptions(options: BridgeOptions, telemetry?: Telemetry): ResolvedBridgeOptions {
   const env = options.env ?? process.env;
+  const secrets = new SecretMask();
   return {
     load: {
       path: options.config,
@@ -57,7 +65,8 @@ export function resolveBridgeOptions(options: BridgeOptions, telemetry?: Telemet
       resolveInput: options.resolveInput,
     },
     env,
-    logger: options.logger ?? silentLogger,
+    logger: options.logger ? secrets.logger(options.logger) : silentLogger,
+    secrets,
     wait: options.wait ?? DEFAULT_BRIDGE_OPTIONS.wait,
     only: options.only === undefined ? undefined : new Set(options.only),
     reservedToolNames: options.reservedToolNames ?? DEFAULT_BRIDGE_OPTIONS.reservedToolNames,

@@ -6,7 +6,6 @@ import { secretsOf } from "../config/secrets.js";
 import { createConnection, type ServerConnection, type ToolCallOptions } from "../connection/connection.js";
 import type { ServerStatus } from "../connection/status.js";
 import { ErrorCode, errorMessages, McpBridgeError, ServerConnectionError } from "../errors.js";
-import { redactText } from "../util/redact.js";
 import { errorText } from "../util/text-of.js";
 import { registerElicitationModes } from "./elicitation-modes.js";
 import type { ResolvedBridgeOptions } from "./options.js";
@@ -58,8 +57,9 @@ export class ServerRecord {
     configureClient?: (client: Client) => void,
   ): Promise<ServerRecord> {
     const enabled = definition.enabled && settings.enabled;
-    const secrets = secretsOf(definition);
-    const redact = (text: string) => redactText(text, secrets);
+    // One redaction for the whole bridge: a server's text may carry another server's secret too.
+    options.secrets.add(secretsOf(definition));
+    const redact = options.secrets.text;
     let auth: AuthHandle | undefined;
     if (enabled && definition.transport !== "stdio") {
       try {

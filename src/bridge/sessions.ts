@@ -39,6 +39,12 @@ export interface SessionRequestOptions {
  */
 export class SessionClients {
   readonly #latest = new Map<string, Client>();
+  /** Masks the bridge's secrets in a server's error text before it becomes an error message. */
+  readonly #redact: (text: string) => string;
+
+  constructor(redact: (text: string) => string = (text) => text) {
+    this.#redact = redact;
+  }
 
   track(server: string, client: Client): void {
     this.#latest.set(server, client);
@@ -89,7 +95,7 @@ export class SessionClients {
         ...(options.signal ? { signal: options.signal } : {}),
       });
     } catch (error) {
-      throw classifyRequestError(error, connection.name, target, options);
+      throw classifyRequestError(error, connection.name, target, { ...options, redact: this.#redact });
     }
   }
 }
@@ -103,11 +109,16 @@ export function classifyRequestError(
   error: unknown,
   server: string,
   target: RequestTarget,
-  options: { readonly signal?: AbortSignal; readonly timeoutMs: number },
+  options: {
+    readonly signal?: AbortSignal;
+    readonly timeoutMs: number;
+    readonly redact?: (text: string) => string;
+  },
 ): McpBridgeError {
   if (error instanceof McpBridgeError) return error;
+  const redact = options.redact ?? ((text: string) => text);
   const fields = { server, ...target, cause: error };
-  const what = describe(target);
+  const what = redact(describe(target));
   if (options.signal?.aborted) {
     return new AbortError(errorMessages.requestAborted(server, what), {
       server,
@@ -134,13 +145,13 @@ export function classifyRequestError(
     const notFound = protocolError.code === RESOURCE_NOT_FOUND_RPC_CODE;
     return new ServerRequestError(
       notFound ? ErrorCode.ResourceNotFound : ErrorCode.RequestFailed,
-      errorMessages.requestRejected(server, what, protocolError.message, protocolError.code),
+      errorMessages.requestRejected(server, what, redact(protocolError.message), protocolError.code),
       { ...fields, rpcCode: protocolError.code },
     );
   }
   return new ServerRequestError(
     ErrorCode.RequestFailed,
-    errorMessages.requestFailed(server, what, errorText(error)),
+    errorMessages.requestFailed(server, what, redact(errorText(error))),
     fields,
   );
 }

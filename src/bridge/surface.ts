@@ -4,6 +4,7 @@ import type { ResolvedConfig, ServerDefinition } from "../config/model.js";
 import type { ServerConnection } from "../connection/connection.js";
 import type { ServerStatus } from "../connection/status.js";
 import type { Logger } from "../util/logger.js";
+import type { SecretMask } from "../util/redact.js";
 import { errorText } from "../util/text-of.js";
 import { type CompleteRef, type CompletionResult, completeArgument } from "./completions.js";
 import { applyLogLevel, registerServerLogging, type ServerLogMessage } from "./logging.js";
@@ -25,6 +26,8 @@ export interface SurfaceOptions {
   readonly onResourcesChanged: (server: string) => void;
   readonly onPromptsChanged: (server: string) => void;
   readonly onServerLog: (message: ServerLogMessage) => void;
+  /** The bridge's secrets, masked in server log messages before anyone sees them. */
+  readonly secrets: SecretMask;
 }
 
 /**
@@ -33,7 +36,7 @@ export interface SurfaceOptions {
  * it connects) and every state change to `stateChanged`.
  */
 export class ClientSurface {
-  readonly sessions = new SessionClients();
+  readonly sessions: SessionClients;
   readonly resources: ResourceCatalog;
   readonly prompts: PromptCatalog;
   readonly skills: SkillCatalog;
@@ -44,6 +47,7 @@ export class ClientSurface {
 
   constructor(options: SurfaceOptions) {
     this.#options = options;
+    this.sessions = new SessionClients(options.secrets.text);
     const config = options.config;
     this.#host = {
       sessions: this.sessions,
@@ -69,7 +73,13 @@ export class ClientSurface {
   configureClient(definition: ServerDefinition, client: Client): void {
     const server = definition.name;
     this.sessions.track(server, client);
-    registerServerLogging(client, server, this.#options.logger, this.#options.onServerLog);
+    registerServerLogging(
+      client,
+      server,
+      this.#options.logger,
+      this.#options.secrets,
+      this.#options.onServerLog,
+    );
     this.resources.configureClient(server, client, () => this.#options.onResourcesChanged(server));
     this.prompts.configureClient(client, () => this.#options.onPromptsChanged(server));
     registerRoots(client, () => this.rootsFor(definition));

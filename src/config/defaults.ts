@@ -19,6 +19,8 @@ export const DEFAULT_RESTART_POLICY: RestartPolicy = {
   initialDelayMs: 250,
   maxDelayMs: 30_000,
   stablePeriodMs: 10_000,
+  /** Background retries of an unreachable remote server: at least every 5 minutes. */
+  retryCeilingMs: 300_000,
 };
 
 /** Library options of `startBridge` that are plain values (see bridge/options.ts for the rest). */

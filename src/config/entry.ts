@@ -165,7 +165,8 @@ export function normalizeEntry(
       env: readEnv(reader),
       ...(cwd === undefined ? {} : { cwd }),
       inheritEnv: readInheritEnv(raw),
-      healthCheckIntervalMs: reader.field(f.healthCheckInterval) ?? 0,
+      // Pinged like a remote server: a hung process (alive, not answering) is found and restarted.
+      healthCheckIntervalMs: reader.field(f.healthCheckInterval) ?? settings.healthCheckIntervalMs,
       ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }),
     };
   }
@@ -375,5 +376,6 @@ function readRestart(value: unknown): RestartPolicy {
     initialDelayMs: duration(["initialDelay", "initial_delay"], d.initialDelayMs),
     maxDelayMs: duration(["maxDelay", "max_delay"], d.maxDelayMs),
     stablePeriodMs: duration(["stablePeriod", "stable_period"], d.stablePeriodMs),
+    retryCeilingMs: duration(["retryCeiling", "retry_ceiling"], d.retryCeilingMs),
   };
 }

@@ -192,7 +192,7 @@ export const SERVER_FIELDS = {
     name: "healthCheckInterval",
     aliases: ["health_check_interval"],
     kind: "duration",
-    default: "off for stdio, the setting (30 s) for remote",
+    default: "the setting (30 s)",
     doc: "`ping` period; 0 turns it off",
   }),
   negotiation: field({
@@ -303,7 +303,7 @@ export const SETTINGS_FIELDS = {
     aliases: ["health_check_interval"],
     kind: "duration",
     default: "30 s",
-    doc: "default `ping` period of remote servers",
+    doc: "default `ping` period of every server (one that stops answering is restarted)",
   }),
   autoReload: field({
     name: "autoReload",

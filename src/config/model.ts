@@ -22,6 +22,12 @@ export interface RestartPolicy {
    * counts as another failed attempt, so the backoff grows and `maxAttempts` ends a crash loop.
    */
   readonly stablePeriodMs: number;
+  /**
+   * A remote server that cannot be reached (down at start, or still down once `maxAttempts` are used
+   * up) is retried in the background until the bridge closes, the wait doubling from
+   * `initialDelayMs` up to this ceiling.
+   */
+  readonly retryCeilingMs: number;
 }
 
 export interface ToolFilter {

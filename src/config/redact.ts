@@ -1,4 +1,4 @@
-import { redactText, redactUrl } from "../util/redact.js";
+import { redactDeep as deepRedact, redactText, redactUrl } from "../util/redact.js";
 import type { ResolvedConfig, ServerDefinition } from "./model.js";
 import { secretsOf } from "./secrets.js";
 
@@ -7,17 +7,8 @@ const MASK = "***";
 const maskValues = (record: Readonly<Record<string, string>>) =>
   Object.fromEntries(Object.keys(record).map((key) => [key, MASK]));
 
-/** Every string inside plain objects and arrays with `secrets` masked; symbol-keyed data is dropped. */
-function redactDeep<T>(value: T, secrets: readonly string[]): T {
-  if (typeof value === "string") return redactText(value, secrets) as T;
-  if (Array.isArray(value)) return value.map((item) => redactDeep(item, secrets)) as T;
-  if (value && typeof value === "object") {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, redactDeep(item, secrets)]),
-    ) as T;
-  }
-  return value;
-}
+const redactDeep = <T>(value: T, secrets: readonly string[]): T =>
+  deepRedact(value, (text) => redactText(text, secrets));
 
 /**
  * A server definition safe to print: env and header values and OAuth secrets replaced by `***`, URL

@@ -139,6 +139,11 @@ export const STRUCTURED = {
             .describe(
               "A restart counts as recovered only after the server stayed up this long (default 10 s)",
             ),
+          retryCeiling: durationSchema()
+            .optional()
+            .describe(
+              "An unreachable remote server is retried in the background until close, at least this often (default 5 min)",
+            ),
         }),
       ]),
     doc: "`{ enabled, maxAttempts, initialDelay, maxDelay, stablePeriod }`: reconnect with exponential backoff and jitter (default on, 5 attempts, 250 ms to 30 s); a restart counts as recovered only after staying up `stablePeriod` (10 s), so a server that dies after every handshake ends `failed`; `false` turns it off",

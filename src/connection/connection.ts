@@ -1,6 +1,6 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/client";
 import type { ServerDefinition } from "../config/model.js";
-import { McpBridgeError } from "../errors.js";
+import { ErrorCode, McpBridgeError } from "../errors.js";
 import { httpStatusOf } from "../transport/create.js";
 import type { ExitInfo } from "../transport/stdio.js";
 import { definedOnly } from "../util/defined.js";
@@ -54,7 +54,6 @@ class Connection implements ServerConnection {
   /** What the last successful connect learnt; the pid is shown only while its session lives. */
   #info: Partial<Pick<ServerStatus, "protocolVersion" | "serverInfo" | "connectMs" | "pid">> = {};
   #restartCount = 0;
-  #lastAttemptEndedAt = 0;
   #inFlight = 0;
   /** The server answered 2026-07-28 requests in the 2025 shape: reconnect with the 2025-11-25 handshake. */
   #legacyOnly = false;
@@ -215,9 +214,13 @@ class Connection implements ServerConnection {
 
   // --- connecting ---
 
-  #connect(reason: "start" | "reconnect" | "demand", deferSpawn = false): Promise<void> {
+  /**
+   * `reconnect` follows a crash (state `reconnecting`); `retry` is a background retry of a remote
+   * server that could not be reached (the state stays `failed` until it connects).
+   */
+  #connect(reason: "start" | "reconnect" | "retry" | "demand", deferSpawn = false): Promise<void> {
     if (this.#connecting) return this.#connecting;
-    if (reason !== "reconnect") this.#setState("connecting");
+    if (reason === "start" || reason === "demand") this.#setState("connecting");
     // Deferred: the process is spawned (a synchronous fork, milliseconds each) once the current
     // macrotask has ended, so a host given its tools from the catalog cache gets them first.
     const opened = deferSpawn
@@ -229,12 +232,11 @@ class Connection implements ServerConnection {
     const attempt = opened.then(
       (session) => {
         this.#connecting = undefined;
-        this.#lastAttemptEndedAt = Date.now();
         if (this.#closing) {
           void retireSession(session);
           return;
         }
-        if (reason === "reconnect") this.#restartCount++;
+        if (reason === "reconnect" || reason === "retry") this.#restartCount++;
         this.#session = session;
         this.#restarts.connected(() => session === this.#session);
         this.#lastError = undefined;
@@ -248,12 +250,16 @@ class Connection implements ServerConnection {
       },
       (error: unknown) => {
         this.#connecting = undefined;
-        this.#lastAttemptEndedAt = Date.now();
         const failure = error instanceof McpBridgeError ? error : this.#startError(error, undefined);
         this.#lastError = failure;
+        // A failed background retry leaves the state as it was: wake the calls that waited for it.
+        this.#waiters.wakeAll();
         if (this.#closing) throw failure;
         if (reason === "reconnect") this.#scheduleReconnect();
-        else this.#setState("failed");
+        else {
+          this.#setState("failed");
+          this.#retryInBackground(failure);
+        }
         this.#options.logger.info(`Server "${this.name}" could not be connected`, {
           server: this.name,
           code: failure.code,
@@ -327,6 +333,23 @@ class Connection implements ServerConnection {
       if (!this.#closing) this.#connect("reconnect").catch(() => {});
     });
     this.#setState(scheduled ? "reconnecting" : "failed");
+    if (!scheduled) this.#retryInBackground(this.#lastError);
+  }
+
+  /**
+   * A remote server that could not be reached (down at start, or down longer than the restart
+   * attempts last) is retried in the background until close, at most `restart.retryCeilingMs`
+   * apart. Not a stdio server (its crash loop ends `failed`), not a server without restarts, and not
+   * an authorization failure (a retry cannot log in; it would only repeat the failure).
+   */
+  #retryInBackground(failure: McpBridgeError | undefined): void {
+    if (this.definition.transport === "stdio" || !this.definition.restart.enabled) return;
+    if (this.#closing || failure?.code === ErrorCode.Auth) return;
+    this.#restarts.scheduleBackground(() => {
+      if (!this.#closing && this.#state === "failed" && !this.#connecting) {
+        this.#connect("retry").catch(() => {});
+      }
+    });
   }
 
   /** A session that is alive but no longer trustworthy (failed ping, fatal HTTP error): replace it. */
@@ -348,6 +371,7 @@ class Connection implements ServerConnection {
     tool: string | undefined,
     timeoutMs = deadline - Date.now(),
   ): Promise<Session> {
+    let hurried = false;
     for (;;) {
       if (signal?.aborted) throw fail.abortError(this.name, tool);
       const session = this.#session;
@@ -361,10 +385,14 @@ class Connection implements ServerConnection {
           this.#connect("demand").catch(() => {});
           break;
         case "failed":
-          // Retry on demand, but not more often than the restart policy's first delay.
-          if (Date.now() - this.#lastAttemptEndedAt >= this.definition.restart.initialDelayMs) {
-            this.#connect("demand").catch(() => {});
-          } else throw this.#unavailableError(tool);
+          // A call that needs a failed server retries it at once (one attempt per call; a background
+          // retry under way is waited for instead).
+          if (!this.#connecting) this.#connect("demand").catch(() => {});
+          break;
+        case "reconnecting":
+          // The next restart is waiting for its backoff: the call needs the server now (once per
+          // call, so waiting calls do not use up the restart attempts back to back).
+          if (!this.#connecting && !hurried) hurried = this.#restarts.runNow();
           break;
         default:
           break;

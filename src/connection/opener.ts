@@ -54,7 +54,7 @@ export class SessionOpener {
       name: host.name,
       definition: host.definition,
       logger: options.logger,
-      createTransport: traced(options.createTransport ?? createTransport, options.telemetry),
+      createTransport: traced(options.createTransport ?? createTransport, options.telemetry, options.redact),
       transportContext: transportContext(options, host.output),
       newClient: () => this.#newClient(),
       bounded: (deadline, work) => this.#bounded(deadline, work),
@@ -108,13 +108,17 @@ export class SessionOpener {
 }
 
 /** The factory, with each transport it makes traced when telemetry is on (the factory itself when off). */
-function traced(factory: TransportFactory, telemetry: Telemetry | undefined): TransportFactory {
+function traced(
+  factory: TransportFactory,
+  telemetry: Telemetry | undefined,
+  redact: (text: string) => string,
+): TransportFactory {
   if (telemetry === undefined) return factory;
   return (definition, attempt, context) => {
     const created = factory(definition, attempt, context);
     return {
       ...created,
-      transport: traceTransport(created.transport, telemetry, peerAttributes(definition)),
+      transport: traceTransport(created.transport, telemetry, peerAttributes(definition), redact),
     };
   };
 }

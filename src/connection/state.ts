@@ -7,7 +7,8 @@ const transitions: Readonly<Record<ServerState, readonly ServerState[]>> = {
   connecting: ["connected", "failed", "closed"],
   connected: ["reconnecting", "idle", "failed", "closed"],
   reconnecting: ["connected", "reconnecting", "failed", "closed"],
-  failed: ["connecting", "closed"],
+  // failed -> connected: a background retry of an unreachable remote server succeeded.
+  failed: ["connecting", "connected", "closed"],
   closed: [],
   // A config entry that could not be loaded never gets a connection, so it never changes state.
   invalid: [],

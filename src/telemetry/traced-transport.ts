@@ -83,13 +83,21 @@ export class TracedTransport implements Transport {
   readonly #inner: Transport;
   readonly #telemetry: Telemetry;
   readonly #peer: Attributes;
+  /** Masks secrets in text the peer sent (an error's message) before it becomes a span status. */
+  readonly #redact: (text: string) => string;
   // One insertion and deletion per request: IdTables, not Maps (see util/id-table.ts).
   readonly #sent: Map<RequestId, InFlight> = new IdTable();
   readonly #received: Map<RequestId, InFlight> = new IdTable();
   #protocolVersion: string | undefined;
 
-  constructor(inner: Transport, telemetry: Telemetry, peer: Attributes) {
+  constructor(
+    inner: Transport,
+    telemetry: Telemetry,
+    peer: Attributes,
+    redact: (text: string) => string = (text) => text,
+  ) {
     this.#inner = inner;
+    this.#redact = redact;
     this.#telemetry = telemetry;
     this.#peer = peer;
     inner.onmessage = (message, extra) => this.#onMessage(message as unknown as Message, extra);
@@ -243,7 +251,8 @@ export class TracedTransport implements Transport {
     if (!entry) return;
     table.delete(id);
     const kind = table === this.#sent ? "client" : "server";
-    finish(this.#telemetry, entry, outcome, kind, this.#protocolVersion);
+    const message = outcome.message === undefined ? undefined : this.#redact(outcome.message);
+    finish(this.#telemetry, entry, { ...outcome, message }, kind, this.#protocolVersion);
   }
 
   #endAll(errorType: string): void {
@@ -288,6 +297,7 @@ export function traceTransport(
   transport: Transport,
   telemetry: Telemetry | undefined,
   peer: Attributes,
+  redact?: (text: string) => string,
 ): Transport {
-  return telemetry === undefined ? transport : new TracedTransport(transport, telemetry, peer);
+  return telemetry === undefined ? transport : new TracedTransport(transport, telemetry, peer, redact);
 }

@@ -9,7 +9,7 @@ export type TransportAttempt = "stdio" | "streamable-http" | "sse";
 
 export interface TransportContext {
   readonly hostEnv?: Readonly<Record<string, string | undefined>>;
-  readonly onStderrLine?: (line: string) => void;
+  readonly onStderrLine?: (line: string, complete: boolean) => void;
   readonly onNoise?: (kind: NoiseKind, sample: string) => void;
   readonly authProvider?: AuthProvider | OAuthClientProvider;
   readonly fetch?: FetchLike;

@@ -32,7 +32,8 @@ export interface StdioTransportOptions {
   readonly brokenLineBytes?: number;
   /** Run the server under the supervisor that ends its tree when the host dies (POSIX; see supervisor.ts). */
   readonly supervise?: boolean;
-  readonly onStderrLine?: (line: string) => void;
+  /** Each stderr line; `complete` is false for a piece of an overlong line that has no end yet. */
+  readonly onStderrLine?: (line: string, complete: boolean) => void;
   /** Output on stdout that is not a JSON-RPC message: reported, then skipped. */
   readonly onNoise?: (kind: NoiseKind, sample: string) => void;
 }
@@ -230,19 +231,23 @@ export class ProcessTransport implements Transport {
       });
       child.stdout?.on("error", (error) => this.onerror?.(error));
       let partial = "";
+      let cut = false;
       child.stderr?.setEncoding("utf8");
       child.stderr?.on("data", (text: string) => {
         const lines = (partial + text).split(/\r?\n/);
         partial = lines.pop() ?? "";
-        for (const line of lines) this.#options.onStderrLine?.(line);
-        // A server that writes a huge stderr line with no newline must not grow memory without bound.
+        for (const line of lines) this.#options.onStderrLine?.(line, true);
+        if (lines.length > 0) cut = false;
+        // A server that writes a huge stderr line with no newline must not grow memory without bound:
+        // the piece is passed on marked incomplete (its reader may hold back its end).
         if (partial.length > 8192) {
-          this.#options.onStderrLine?.(partial);
+          this.#options.onStderrLine?.(partial, false);
           partial = "";
+          cut = true;
         }
       });
       child.stderr?.on("end", () => {
-        if (partial) this.#options.onStderrLine?.(partial);
+        if (partial || cut) this.#options.onStderrLine?.(partial, true);
         partial = "";
       });
     });

@@ -7,6 +7,7 @@ import { configSearchPaths } from "../../config/search-paths.js";
 import { ConfigError, ErrorCode, McpBridgeError, ServerConnectionError } from "../../errors.js";
 import { withFileLock } from "../../util/file-lock.js";
 import { replaceFileAtomic, writeFileExclusive } from "../../util/private-path.js";
+import { redactUrl } from "../../util/redact.js";
 import { didYouMean } from "../../util/suggest.js";
 import { splitCommandLine } from "../ad-hoc.js";
 import { usageError } from "../args.js";
@@ -139,7 +140,7 @@ async function runAdd(context: CommandContext): Promise<number> {
       };
   if (options.url && !URL.canParse(options.url))
     throw usageError(
-      `--url needs a URL such as https://example.com/mcp (got ${JSON.stringify(options.url)})`,
+      `--url needs a URL such as https://example.com/mcp (got ${JSON.stringify(redactUrl(options.url))})`,
     );
   const { file } = targetFile(context, true);
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
@@ -157,15 +158,18 @@ async function runAdd(context: CommandContext): Promise<number> {
     await checkedWrite(context, file, addServer(base, format, name, entry), [...new Set([...before, name])]);
     return exists;
   });
+  // The URL's password and secret-looking query values are written to the file but never printed.
+  const url = options.url === undefined ? undefined : redactUrl(options.url);
   const shown = {
     ...entry,
+    url,
     ...(entry.env ? { env: masked(env) } : {}),
     ...(entry.headers ? { headers: masked(headers) } : {}),
   };
   if (context.global.json) writeJson(context.io, { file, created: !exists, name, server: shown });
   else
     context.io.stdout.write(
-      `${exists ? "Added" : "Created"} ${terminalText(file)}${exists ? ":" : " with"} server "${terminalText(name)}" (${options.url ? terminalText(options.url) : terminalText(command.join(" "))})\n`,
+      `${exists ? "Added" : "Created"} ${terminalText(file)}${exists ? ":" : " with"} server "${terminalText(name)}" (${url ? terminalText(url) : terminalText(command.join(" "))})\n`,
     );
   return 0;
 }
