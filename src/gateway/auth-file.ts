@@ -58,6 +58,16 @@ export async function readAuthFile(
       { file },
     );
   }
+  // A name says who a caller is in logs and metrics: two tokens under one name could not be told apart.
+  const names = parsed.data.tokens.flatMap((entry) => (entry.client === undefined ? [] : [entry.client]));
+  const repeated = names.find((name, i) => names.indexOf(name) !== i);
+  if (repeated !== undefined) {
+    throw new ConfigError(
+      ErrorCode.ConfigInvalid,
+      `The gateway auth file ${file} names two tokens "${repeated}": give each token its own client name.`,
+      { file },
+    );
+  }
   const tokens = parsed.data.tokens.map((entry, i) => {
     const token = entry.token ?? (entry.tokenEnv ? env[entry.tokenEnv] : undefined);
     if (!token) {

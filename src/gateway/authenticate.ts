@@ -5,7 +5,7 @@ import type { GatewayProfile } from "./profile.js";
 import { bearerOf, type GatewayToken, tokenMatcher } from "./tokens.js";
 
 type AuthOutcome =
-  | { ok: true; client: string; profile: GatewayProfile | undefined; expiresAt?: number }
+  | { ok: true; client: string; identity: string; profile: GatewayProfile | undefined; expiresAt?: number }
   | { ok: false; reason: string };
 
 /** What a refused request is answered with: 401 and its `WWW-Authenticate` challenge. */
@@ -25,7 +25,7 @@ export function gatewayAuthenticator(tokens: readonly GatewayToken[], oauth: Gat
   const authenticate = async (presented: string | undefined): Promise<AuthOutcome> => {
     if (presented === undefined) return { ok: false, reason: "no bearer token" };
     const found = match(presented);
-    if (found) return { ok: true, client: found.client, profile: found.profile };
+    if (found) return { ok: true, ...found };
     if (verify) return verify(presented);
     return { ok: false, reason: "unknown token" };
   };
@@ -36,7 +36,7 @@ export function gatewayAuthenticator(tokens: readonly GatewayToken[], oauth: Gat
       if (oauth) verify = jwtVerifier(oauth, oauth.audience ?? url);
     },
     /**
-     * Sets `req.auth` (client, profile) for a valid token, or says how to refuse the request.
+     * Sets `req.auth` (client name, identity, profile) for a valid token, or says how to refuse the request.
      * Without any token or OAuth configured, every request passes as the one anonymous client.
      */
     async authorize(req: IncomingMessage & { auth?: AuthInfo }): Promise<Refusal | undefined> {
@@ -58,9 +58,18 @@ export function gatewayAuthenticator(tokens: readonly GatewayToken[], oauth: Gat
         clientId: outcome.client,
         scopes: [],
         ...(outcome.expiresAt === undefined ? {} : { expiresAt: outcome.expiresAt }),
-        extra: { profile: outcome.profile },
+        extra: { profile: outcome.profile, identity: outcome.identity },
       };
       return undefined;
     },
   };
+}
+
+/**
+ * Who sent a request, as sessions, parked calls and limits know it: the credential's identity set by
+ * `authorize`, never the client's name. Without auth every caller is the one anonymous client.
+ */
+export function identityOf(auth: AuthInfo | undefined): string {
+  const identity = auth?.extra?.["identity"];
+  return typeof identity === "string" ? identity : "anonymous";
 }

@@ -9,6 +9,7 @@ import {
   originValidationResponse,
 } from "@modelcontextprotocol/server";
 import type { Bridge } from "../bridge/types.js";
+import { identityOf } from "./authenticate.js";
 import type { RequestForwarder } from "./forward.js";
 import type { RequestTracker } from "./handle.js";
 import { LegacySessions } from "./legacy-sessions.js";
@@ -46,7 +47,7 @@ export function mcpEndpoint(options: EndpointOptions) {
       tracker,
       auth?.extra?.profile as GatewayProfile | undefined,
       version,
-      { id: auth?.clientId ?? "anonymous", limiter },
+      { id: identityOf(auth), limiter },
       forwarder,
     );
   const handler = createMcpHandler((ctx) => serverFor(ctx.authInfo));

@@ -23,8 +23,6 @@ export const FORWARD_TIMEOUT_MS = 10 * 60_000;
 export interface DownstreamCall {
   readonly elicit: (params: ElicitRequestFormParams | ElicitRequestURLParams) => Promise<ElicitResult>;
   readonly sample: (params: CreateMessageRequest["params"]) => Promise<SamplingResult>;
-  /** Passes on a log message of the upstream server, if the client's log level lets it through. */
-  readonly log?: (message: ServerLogMessage) => void;
 }
 
 /**
@@ -95,12 +93,14 @@ export class RequestForwarder {
   };
 
   /**
-   * Pass to the bridge's `serverLog` event: a server's log message goes to the client whose call runs
-   * on it, under the same rule as its questions (never to a client that did not cause it).
+   * Pass to the bridge's `serverLog` event. A log message reaches a client only when it can be tied to
+   * the call that caused it, and nothing ties one yet: the upstream client does not say which request a
+   * notification came with (over stdio nothing does), and "the one call running on that server" may be
+   * another client's while the message is about work a call that already ended started. So none is
+   * passed on; the bridge's logger (the gateway's own log) still gets every one. Progress is tied (by
+   * its token) and does reach its caller (see mcp-server.ts).
    */
-  readonly log = (message: ServerLogMessage): void => {
-    this.#only(message.server)?.log?.(message);
-  };
+  readonly log = (_message: ServerLogMessage): void => {};
 
   #only(server: string): DownstreamCall | undefined {
     const calls = this.#calls.get(server);

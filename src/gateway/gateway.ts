@@ -6,7 +6,7 @@ import { ConfigError, ErrorCode } from "../errors.js";
 import type { Telemetry } from "../telemetry/telemetry.js";
 import { packageInfo } from "../util/package-info.js";
 import { errorText } from "../util/text-of.js";
-import { gatewayAuthenticator } from "./authenticate.js";
+import { gatewayAuthenticator, identityOf } from "./authenticate.js";
 import { mcpEndpoint } from "./endpoint.js";
 import type { RequestForwarder } from "./forward.js";
 import { type RequestTracker, requestTracker } from "./handle.js";
@@ -126,18 +126,17 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     // returns, so drain waits for these too before closing connections.
     active.add(res);
     const session = req.headers["mcp-session-id"];
+    const identity = identityOf(req.auth);
     // A session is not idle while one of its own POSTs is being answered, however long that takes.
     const release =
-      req.method === "POST" && typeof session === "string"
-        ? sessions.hold(session, req.auth?.clientId)
-        : undefined;
+      req.method === "POST" && typeof session === "string" ? sessions.hold(session, identity) : undefined;
     res.once("close", () => {
       active.delete(res);
       release?.();
       // A session client that drops a POST before its answer is written has gone away (no event store
       // lets it resume): end its session so its calls are cancelled upstream.
       if (!res.writableFinished && req.method === "POST" && typeof session === "string")
-        void sessions.drop(session);
+        void sessions.drop(session, identity);
     });
     await endpoint.serve(req, res);
   };

@@ -74,7 +74,6 @@ export class InputRounds {
     owner: string,
     ctx: ServerContext,
     run: (call: DownstreamCall, signal: AbortSignal) => Promise<CallToolResult>,
-    log?: DownstreamCall["log"],
   ): Promise<CallToolResult | InputRequiredResult> {
     const stop = new AbortController();
     let wake: (question: Question | undefined) => void = () => {};
@@ -107,8 +106,6 @@ export class InputRounds {
       elicit: (params) => ask<ElicitResult>({ method: "elicitation/create", params }, "elicitation/create"),
       sample: (params) =>
         ask<SamplingResult>({ method: "sampling/createMessage", params }, "sampling/createMessage"),
-      // Log messages go out on the first round's stream (lost once it has ended).
-      ...(log ? { log } : {}),
     };
     (parked as { result: Promise<CallToolResult> }).result = run(call, stop.signal).finally(() =>
       wake(undefined),

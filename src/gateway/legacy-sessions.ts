@@ -4,12 +4,13 @@ import {
   type Server,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
+import { identityOf } from "./authenticate.js";
 
 interface Session {
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly server: Server;
-  /** The client (token) that opened it: a session id is never usable by another client. */
-  readonly client: string | undefined;
+  /** The identity (credential) that opened it: a session id is never usable with another credential. */
+  readonly identity: string;
   /** Ends the session when no request has come for the idle time; reset by every request. */
   idle?: NodeJS.Timeout;
   /** POSTs being answered: the session is not idle while one runs. */
@@ -64,7 +65,8 @@ export class LegacySessions {
     const id = request.headers.get("mcp-session-id");
     if (id) {
       const session = this.#sessions.get(id);
-      if (!session || session.client !== authInfo?.clientId) return notFound();
+      // Another credential's session is answered exactly as one that does not exist.
+      if (!session || session.identity !== identityOf(authInfo)) return notFound();
       this.#touch(id, session);
       return session.transport.handleRequest(request, authInfo ? { authInfo } : {});
     }
@@ -90,7 +92,7 @@ export class LegacySessions {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => {
-        const session: Session = { transport, server, client: authInfo?.clientId, active: 0 };
+        const session: Session = { transport, server, identity: identityOf(authInfo), active: 0 };
         this.#sessions.set(sessionId, session);
         this.#touch(sessionId, session);
       },
@@ -103,10 +105,13 @@ export class LegacySessions {
     return transport.handleRequest(request, { parsedBody: body, ...(authInfo ? { authInfo } : {}) });
   }
 
-  /** Ends one session: its server's in-flight handlers are aborted, so their upstream calls are cancelled. */
-  async drop(id: string): Promise<void> {
+  /**
+   * Ends one session of `identity`: its server's in-flight handlers are aborted, so their upstream
+   * calls are cancelled. Another credential cannot end it (by naming its id and hanging up).
+   */
+  async drop(id: string, identity?: string): Promise<void> {
     const session = this.#sessions.get(id);
-    if (!session) return;
+    if (!session || (identity !== undefined && session.identity !== identity)) return;
     this.#forget(id);
     await session.server.close().catch(() => undefined);
   }
@@ -120,11 +125,11 @@ export class LegacySessions {
 
   /**
    * Marks a POST of session `id` as running until the returned function is called (its response
-   * written or dropped), so a long call is not taken for idleness. Only the session's own client holds it.
+   * written or dropped), so a long call is not taken for idleness. Only the session's own identity holds it.
    */
-  hold(id: string, client: string | undefined): () => void {
+  hold(id: string, identity: string): () => void {
     const session = this.#sessions.get(id);
-    if (!session || session.client !== client) return () => undefined;
+    if (!session || session.identity !== identity) return () => undefined;
     session.active++;
     clearTimeout(session.idle);
     let released = false;

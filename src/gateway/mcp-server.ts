@@ -1,13 +1,10 @@
 import {
   type CallToolResult,
-  LOG_LEVEL_META_KEY,
-  type LoggingLevel,
   ProtocolError,
   ProtocolErrorCode,
   Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import { LOGGING_LEVELS, type ServerLogMessage } from "../bridge/logging.js";
 import type { Bridge } from "../bridge/types.js";
 import { useIdTables } from "../util/id-table.js";
 import { errorText } from "../util/text-of.js";
@@ -50,13 +47,9 @@ export function gatewayServer(
   );
   // A stdio host's connection is one long-lived server: its request tables must not be Maps (see id-table.ts).
   useIdTables(server);
-  // The level this client set with logging/setLevel (2025-11-25); a 2026-07-28 request carries its own.
-  let logLevel: LoggingLevel | undefined;
+  // Accepted, as the logging capability promises; no upstream log message is passed on (see forward.ts).
   server.setRequestHandler("logging/setLevel", (request) =>
-    tracker.handle("logging/setLevel", request.params, async () => {
-      logLevel = request.params.level;
-      return {};
-    }),
+    tracker.handle("logging/setLevel", request.params, async () => ({})),
   );
   const visible = () => bridge.tools().filter((t) => profileAllows(profile, t.server, t.name));
   server.setRequestHandler("tools/list", (request) =>
@@ -96,14 +89,12 @@ export function gatewayServer(
         });
       };
       if (!forwarder) return run(undefined, ctx.mcpReq.signal);
-      const log = logSender(ctx, () => envelopeLogLevel(ctx) ?? logLevel);
-      if (ctx.mcpReq.envelope !== undefined) return forwarder.rounds.start(client.id, ctx, run, log);
+      if (ctx.mcpReq.envelope !== undefined) return forwarder.rounds.start(client.id, ctx, run);
       const asked = { signal: ctx.mcpReq.signal, timeout: FORWARD_TIMEOUT_MS };
       return run(
         {
           elicit: (params) => ctx.mcpReq.elicitInput(params, asked),
           sample: (params) => ctx.mcpReq.requestSampling(params, asked),
-          log,
         },
         ctx.mcpReq.signal,
       );
@@ -148,33 +139,4 @@ async function callUpstream(
   } catch (error) {
     return { content: [{ type: "text" as const, text: `Error: ${errorText(error)}` }], isError: true };
   }
-}
-
-/** The log level a 2026-07-28 request carries in its envelope, if any. */
-function envelopeLogLevel(ctx: ServerContext): LoggingLevel | undefined {
-  const level = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY];
-  return typeof level === "string" && LOGGING_LEVELS.includes(level as LoggingLevel)
-    ? (level as LoggingLevel)
-    : undefined;
-}
-
-/**
- * Passes an upstream server's log message to the client on its call's stream, when it is at or above
- * the client's level (all of them until the client sets one, as the SDK's own servers do).
- */
-function logSender(ctx: ServerContext, level: () => LoggingLevel | undefined) {
-  return (message: ServerLogMessage) => {
-    const floor = level();
-    if (floor !== undefined && LOGGING_LEVELS.indexOf(message.level) < LOGGING_LEVELS.indexOf(floor)) return;
-    ctx.mcpReq
-      .notify({
-        method: "notifications/message",
-        params: {
-          level: message.level,
-          ...(message.logger === undefined ? {} : { logger: message.logger }),
-          data: message.data,
-        },
-      })
-      .catch(() => undefined);
-  };
 }

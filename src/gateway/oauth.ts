@@ -20,6 +20,8 @@ export type JwtOutcome =
   | {
       readonly ok: true;
       readonly client: string;
+      /** Who the caller is (issuer and subject): sessions, parked calls and limits are keyed by it. */
+      readonly identity: string;
       readonly profile: GatewayProfile | undefined;
       readonly expiresAt?: number;
     }
@@ -37,9 +39,14 @@ export function jwtVerifier(oauth: GatewayOAuth, audience: string): (token: stri
       });
       const claim = payload["client_id"] ?? payload["azp"] ?? payload.sub;
       const client = typeof claim === "string" ? claim : "unknown";
+      // The subject is who acts; a token without one (some client-credentials grants) acts as its client.
+      const subject = payload.sub ?? (typeof claim === "string" ? claim : undefined);
+      if (subject === undefined) return { ok: false, reason: "the token names no subject (sub) or client" };
       return {
         ok: true,
         client,
+        // Its own namespace: no static token's identity (`token:...`) can equal it, whatever the names.
+        identity: `oauth:${JSON.stringify([oauth.issuer, subject])}`,
         profile: oauth.profiles?.[client] ?? oauth.defaultProfile,
         ...(payload.exp === undefined ? {} : { expiresAt: payload.exp }),
       };

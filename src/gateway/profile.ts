@@ -1,11 +1,14 @@
 /**
- * What one downstream client may see and call. A tool outside its profile is neither listed nor
- * callable: to that client it does not exist.
+ * What one downstream client may see and call: an allowlist of everything it may reach. Anything
+ * outside it is neither listed nor reached upstream, and is answered exactly as what does not exist.
  */
 export interface GatewayProfile {
-  /** Server names this client may use; absent = every server. */
+  /** Server names this client may use (tools, resources, templates, prompts, completions); absent = every server. */
   readonly servers?: readonly string[];
-  /** Exposed tool names (`mcp_server_tool`) this client may use; absent = every tool of its servers. */
+  /**
+   * Exposed tool names (`mcp_server_tool`) this client may use; absent = every tool of its servers.
+   * A profile that lists tools but no servers grants those tools only: no server's resources or prompts.
+   */
   readonly tools?: readonly string[];
 }
 
@@ -15,4 +18,14 @@ export function profileAllows(profile: GatewayProfile | undefined, server: strin
   if (profile.servers && !profile.servers.includes(server)) return false;
   if (profile.tools && !profile.tools.includes(name)) return false;
   return true;
+}
+
+/**
+ * Whether the resources, templates and prompts of `server` (and completions and subscriptions on them)
+ * are visible under `profile`: the servers it names, or every server when it limits nothing.
+ */
+export function surfaceAllows(profile: GatewayProfile | undefined, server: string): boolean {
+  if (!profile) return true;
+  if (profile.servers) return profile.servers.includes(server);
+  return profile.tools === undefined;
 }

@@ -1,8 +1,9 @@
-import { ProtocolError, ProtocolErrorCode, type Server } from "@modelcontextprotocol/server";
+import type { Server } from "@modelcontextprotocol/server";
 import type { Bridge } from "../bridge/types.js";
 import type { RequestTracker } from "./handle.js";
 import type { GatewayProfile } from "./profile.js";
-import { guarded, serverAllowed } from "./surface.js";
+import { resourceOwner } from "./reachable.js";
+import { guarded } from "./surface.js";
 
 /**
  * `resources/subscribe` and `resources/unsubscribe` of one downstream server instance (a stdio client
@@ -27,10 +28,8 @@ export function registerSubscriptions(
     tracker.handle("resources/subscribe", request.params, () =>
       guarded(async () => {
         const uri = request.params.uri;
-        const visible = (await bridge.resources()).some(
-          (r) => r.uri === uri && serverAllowed(profile, r.server),
-        );
-        if (!visible) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource not found: ${uri}`);
+        // Only a server this client may reach is asked (see reachable.ts).
+        const owner = await resourceOwner(bridge, profile, uri);
         if (!active.has(uri)) {
           const subscribing = bridge.subscribe(
             uri,
@@ -38,7 +37,7 @@ export function registerSubscriptions(
               // A client that went away cannot be told; its instance closing unsubscribes.
               server.sendResourceUpdated({ uri }).catch(() => undefined);
             },
-            { signal: ctx.mcpReq.signal },
+            { server: owner, signal: ctx.mcpReq.signal },
           );
           active.set(uri, subscribing);
           await subscribing.catch((error: unknown) => {

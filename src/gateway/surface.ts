@@ -5,6 +5,14 @@ import { ErrorCode, McpBridgeError } from "../errors.js";
 import { errorText } from "../util/text-of.js";
 import type { RequestTracker } from "./handle.js";
 import type { GatewayProfile } from "./profile.js";
+import {
+  notReachable,
+  reachablePrompt,
+  reachablePrompts,
+  reachableResources,
+  reachableTemplates,
+  resourceOwner,
+} from "./reachable.js";
 
 const CLIENT_ERRORS = new Set<string>([
   ErrorCode.ResourceNotFound,
@@ -12,9 +20,6 @@ const CLIENT_ERRORS = new Set<string>([
   ErrorCode.InvalidArguments,
   ErrorCode.ToolNotFound,
 ]);
-
-export const serverAllowed = (profile: GatewayProfile | undefined, server: string) =>
-  !profile?.servers || profile.servers.includes(server);
 
 /**
  * A bridge error becomes a JSON-RPC error the client can act on: invalid params for what the client
@@ -48,24 +53,24 @@ export function registerSurface(
   server.setRequestHandler("resources/list", (request) =>
     tracker.handle("resources/list", request.params, () =>
       guarded(async () => ({
-        resources: (await bridge.resources())
-          .filter((r) => serverAllowed(profile, r.server))
-          .map(({ server: _server, icons, ...resource }) => ({
+        resources: (await reachableResources(bridge, profile)).map(
+          ({ server: _server, icons, ...resource }) => ({
             ...resource,
             ...(icons ? { icons: [...icons] } : {}),
-          })),
+          }),
+        ),
       })),
     ),
   );
   server.setRequestHandler("resources/templates/list", (request) =>
     tracker.handle("resources/templates/list", request.params, () =>
       guarded(async () => ({
-        resourceTemplates: (await bridge.resourceTemplates())
-          .filter((r) => serverAllowed(profile, r.server))
-          .map(({ server: _server, icons, ...template }) => ({
+        resourceTemplates: (await reachableTemplates(bridge, profile)).map(
+          ({ server: _server, icons, ...template }) => ({
             ...template,
             ...(icons ? { icons: [...icons] } : {}),
-          })),
+          }),
+        ),
       })),
     ),
   );
@@ -73,13 +78,13 @@ export function registerSurface(
     tracker.handle("resources/read", request.params, () =>
       guarded(async () => {
         const uri = request.params.uri;
-        const visible = (await bridge.resources()).some(
-          (r) => r.uri === uri && serverAllowed(profile, r.server),
-        );
-        const content = await bridge.readResource(uri, { binary: true, signal: ctx.mcpReq.signal });
-        if (!visible && !serverAllowed(profile, content.server)) {
-          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource not found: ${uri}`);
-        }
+        // The owner is chosen among the servers this client may reach, before anything is read.
+        const owner = await resourceOwner(bridge, profile, uri);
+        const content = await bridge.readResource(uri, {
+          binary: true,
+          server: owner,
+          signal: ctx.mcpReq.signal,
+        });
         return {
           contents: content.parts.map((part) =>
             part.bytes
@@ -101,14 +106,12 @@ export function registerSurface(
   server.setRequestHandler("prompts/list", (request) =>
     tracker.handle("prompts/list", request.params, () =>
       guarded(async () => ({
-        prompts: (await bridge.prompts())
-          .filter((p) => serverAllowed(profile, p.server))
-          .map((p) => ({
-            name: p.name,
-            arguments: [...p.arguments],
-            ...(p.title === undefined ? {} : { title: p.title }),
-            ...(p.description === undefined ? {} : { description: p.description }),
-          })),
+        prompts: (await reachablePrompts(bridge, profile)).map((p) => ({
+          name: p.name,
+          arguments: [...p.arguments],
+          ...(p.title === undefined ? {} : { title: p.title }),
+          ...(p.description === undefined ? {} : { description: p.description }),
+        })),
       })),
     ),
   );
@@ -116,10 +119,7 @@ export function registerSurface(
     tracker.handle("prompts/get", request.params, () =>
       guarded(async () => {
         const name = request.params.name;
-        const entry = (await bridge.prompts()).find((p) => p.name === name);
-        if (!entry || !serverAllowed(profile, entry.server)) {
-          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${name}`);
-        }
+        await reachablePrompt(bridge, profile, name);
         const result = await bridge.getPrompt(name, request.params.arguments ?? {}, {
           signal: ctx.mcpReq.signal,
         });
@@ -162,17 +162,10 @@ async function completionTarget(
   ref: { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string },
 ): Promise<CompleteRef> {
   if (ref.type === "ref/prompt") {
-    const entry = (await bridge.prompts()).find((p) => p.name === ref.name);
-    if (!entry || !serverAllowed(profile, entry.server)) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
-    }
+    await reachablePrompt(bridge, profile, ref.name);
     return { type: "prompt", name: ref.name };
   }
-  const template = (await bridge.resourceTemplates()).find(
-    (t) => t.uriTemplate === ref.uri && serverAllowed(profile, t.server),
-  );
-  if (!template) {
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
-  }
+  const template = (await reachableTemplates(bridge, profile)).find((t) => t.uriTemplate === ref.uri);
+  if (!template) throw notReachable.template(ref.uri);
   return { type: "resource", uriTemplate: template.uriTemplate, server: template.server };
 }

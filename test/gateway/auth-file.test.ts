@@ -30,9 +30,9 @@ describe("gateway auth file and tokens", () => {
       profiles: { bot: { servers: ["a"] } },
     });
     const match = tokenMatcher(read.tokens);
-    expect(match("hashed-secret")).toEqual({ client: "ci", profile: { tools: ["mcp_a_x"] } });
+    expect(match("hashed-secret")).toMatchObject({ client: "ci", profile: { tools: ["mcp_a_x"] } });
     expect(match(hashed)).toBeUndefined();
-    expect(match("from-env")).toEqual({ client: "token-2", profile: undefined });
+    expect(match("from-env")).toMatchObject({ client: "token-2", profile: undefined });
     expect(match("nope")).toBeUndefined();
   });
 
@@ -43,6 +43,20 @@ describe("gateway auth file and tokens", () => {
     writeFileSync(file, JSON.stringify({ tokens: [{ tokenEnv: "UNSET_VAR" }] }));
     await expect(readAuthFile(file, {})).rejects.toThrow(/Token 1 .* has no value/);
     await expect(readAuthFile(join(dir(), "missing.json"), {})).rejects.toThrow(/Cannot read/);
+  });
+
+  it("refuses two tokens under one client name: they could not be told apart", async () => {
+    const file = join(dir(), "auth.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        tokens: [
+          { token: "one", client: "ci" },
+          { token: "two", client: "ci", profile: { servers: ["a"] } },
+        ],
+      }),
+    );
+    await expect(readAuthFile(file, {})).rejects.toThrow(/names two tokens "ci"/);
   });
 
   it("splits environment tokens and parses Authorization headers", () => {

@@ -2,7 +2,9 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Gateway, type GatewayToken, RequestForwarder, startGateway } from "../../src/gateway/index.js";
 import { type Bridge, type RawServers, startBridge } from "../../src/index.js";
+import type { Logger } from "../../src/util/logger.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
+import { capturingLogger, until } from "../helpers/wait.js";
 import { type Era, textOf } from "./client.js";
 
 /** A downstream client that declares elicitation and sampling and records what it is asked. */
@@ -43,7 +45,7 @@ async function plainClient(url: string, mode: Era) {
  */
 function forwardingGateway(
   servers: RawServers,
-  options: { timeoutMs?: number; tokens?: GatewayToken[] } = {},
+  options: { timeoutMs?: number; tokens?: GatewayToken[]; logger?: Logger } = {},
 ): () => Gateway {
   const started: { bridge?: Bridge; gateway?: Gateway } = {};
   beforeAll(async () => {
@@ -54,6 +56,7 @@ function forwardingGateway(
       servers,
       onElicitation: forwarder.elicitation,
       onSampling: forwarder.sampling,
+      ...(options.logger ? { logger: options.logger } : {}),
     });
     started.gateway = await startGateway({
       bridge: started.bridge,
@@ -216,28 +219,44 @@ describe("2026-07-28 input rounds through the gateway", () => {
 });
 
 describe("upstream log messages through the gateway", () => {
-  const gateway = forwardingGateway({ logs: stdioEntry("logs") });
+  const logger = capturingLogger();
+  const gateway = forwardingGateway({ logs: stdioEntry("logs") }, { logger: logger.logger });
 
   for (const mode of ["2025-11-25", "2026-07-28"] as const) {
-    it(`reach the client whose call caused them, at or above its level (${mode})`, async () => {
-      await using caller = await plainClient(gateway().url, mode);
+    it(`a message about one client's work never reaches another, even the only one with a call running (${mode})`, async () => {
+      await using starter = await plainClient(gateway().url, mode);
       await using bystander = await plainClient(gateway().url, mode);
-      const heard: string[] = [];
       const overheard: string[] = [];
-      caller.setNotificationHandler("notifications/message", (n) => {
-        heard.push(`${n.params.level}: ${n.params.data}`);
-      });
       bystander.setNotificationHandler("notifications/message", (n) => {
         overheard.push(String(n.params.data));
       });
-      if (mode === "2025-11-25") await caller.setLoggingLevel("info");
-      const result = await caller.callTool({ name: "mcp_logs_chatty", arguments: { tag: mode } });
-      expect(textOf(result)).toBe(`done ${mode}`);
-      const expected = [`info: info from ${mode}`, `error: error from ${mode}`];
-      // Without setLevel (the 2026-07-28 client) every level comes through.
-      expect(heard).toEqual(mode === "2025-11-25" ? expected : [`debug: debug from ${mode}`, ...expected]);
-      await bystander.listTools();
+      starter.setNotificationHandler("notifications/message", () => undefined);
+      // The bystander's call is the only one running on the server...
+      const waiting = bystander.callTool({ name: "mcp_logs_wait", arguments: {} });
+      await until(() => gateway().tracker.inFlight === 1);
+      // ...when work the starter's finished call began logs a message about it.
+      const started = await starter.callTool({
+        name: "mcp_logs_later",
+        arguments: { tag: `secret-${mode}` },
+      });
+      expect(textOf(started)).toBe(`started secret-${mode}`);
+      await until(() => logger.messages.some((m) => m.includes(`later from secret-${mode}`)));
+      await starter.callTool({ name: "mcp_logs_release", arguments: {} });
+      expect(textOf(await waiting)).toBe("released");
       expect(overheard).toEqual([]);
     });
   }
+
+  it("messages nothing ties to a call stay in the gateway's own log", async () => {
+    await using caller = await plainClient(gateway().url, "2025-11-25");
+    const heard: string[] = [];
+    caller.setNotificationHandler("notifications/message", (n) => {
+      heard.push(String(n.params.data));
+    });
+    await caller.setLoggingLevel("info");
+    const result = await caller.callTool({ name: "mcp_logs_chatty", arguments: { tag: "own" } });
+    expect(textOf(result)).toBe("done own");
+    expect(logger.messages.some((m) => m.includes("error from own"))).toBe(true);
+    expect(heard).toEqual([]);
+  });
 });
