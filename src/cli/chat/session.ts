@@ -243,9 +243,11 @@ export class ChatSession {
    * Asks the person before a tool runs unless `--yes`, the server's `trust` or the tool's read-only
    * hint says it may run (see approval.ts); `a` allows the tool for the rest of the session.
    */
-  readonly #approve: ApproveToolCall = async (call: AgentToolCall, entry: ToolEntry | undefined) => {
+  readonly #approve: ApproveToolCall = async (call: AgentToolCall, entry: ToolEntry) => {
     const { yes, ask, view, bridge } = this.#options;
-    if (!entry || yes || this.#alwaysAllowed.has(entry.name)) return true;
+    // The tools offered leave disabled servers out, so this is a second lock on the same door.
+    if (this.#disabled.has(entry.server)) return false;
+    if (yes || this.#alwaysAllowed.has(`${entry.server}\0${entry.tool}`)) return true;
     const trust = bridge.config.servers.find((server) => server.name === entry.server)?.trust;
     const approval = approvalFor(entry, trust);
     if (approval.run) return true;
@@ -259,7 +261,7 @@ export class ChatSession {
     const question = `Run ${label} ${shorten(terminalText(call.arguments), 60)}? It ${approvalReason(approval.reason)}. [y]es / [n]o / [a]lways: `;
     const answer = ((await ask(question)) ?? "").trim().toLowerCase();
     if (answer === "a" || answer === "always") {
-      this.#alwaysAllowed.add(entry.name);
+      this.#alwaysAllowed.add(`${entry.server}\0${entry.tool}`);
       return true;
     }
     return answer === "y" || answer === "yes";
