@@ -20,7 +20,12 @@ import type { AgentMessage, AgentToolCall, ModelProvider } from "./types.js";
 export type AgentEvent =
   | { readonly type: "text"; readonly text: string }
   | { readonly type: "tool_start"; readonly call: AgentToolCall; readonly entry?: ToolEntry }
-  | { readonly type: "tool_progress"; readonly call: AgentToolCall; readonly progress: Progress }
+  | {
+      readonly type: "tool_progress";
+      readonly call: AgentToolCall;
+      readonly progress: Progress;
+      readonly entry?: ToolEntry;
+    }
   | {
       readonly type: "tool_end";
       readonly call: AgentToolCall;
@@ -161,7 +166,7 @@ export class Agent {
     const started = performance.now();
     let result: ToolResult;
     if (decision.outcome === "refused") result = decision.result;
-    else if (signal?.aborted || decision.outcome === "cancelled") result = cancelled();
+    else if (signal?.aborted || decision.outcome === "cancelled") result = cancelled(false);
     else if (decision.outcome === "declined") result = declinedResult(decision.entry);
     else if (renamed(bridge, decision.entry)) result = errorToolResult(renamedError(decision.entry));
     else {
@@ -169,8 +174,11 @@ export class Agent {
       result = await executeEntry(decision.entry, call.arguments, {
         ...(signal ? { signal } : {}),
         ...(this.#options.callTimeout ? { timeout: this.#options.callTimeout } : {}),
-        onProgress: (progress) => onEvent?.({ type: "tool_progress", call, progress }),
+        onProgress: (progress) => onEvent?.({ type: "tool_progress", call, progress, entry: decision.entry }),
       });
+      // Cut short by the person: what the server said about the cancellation is no error of the
+      // tool's, and the model would only quote it back.
+      if (signal?.aborted) result = cancelled(true);
     }
     const ms = performance.now() - started;
     onEvent?.({ type: "tool_end", call, result, ms, ...(entry ? { entry } : {}) });
@@ -211,9 +219,12 @@ function renamedError(entry: ToolEntry): McpBridgeError {
   });
 }
 
-function cancelled(): ToolResult {
-  const text = "Error: The call was cancelled before it started. [ABORTED]";
-  return { text, content: [{ type: "text", text }], isError: true };
+/** A call the person cancelled (Ctrl-C): said plainly, not as the tool's error. */
+function cancelled(started: boolean): ToolResult {
+  const text = started
+    ? "The user cancelled this call while it ran; it may or may not have taken effect."
+    : "The user cancelled the turn before this call started; it did not run.";
+  return { text, content: [{ type: "text", text }], isError: false };
 }
 
 function abortError(): McpBridgeError {

@@ -55,7 +55,7 @@ describe("mcp-bridge chat in a real terminal (tmux): Anthropic, sampling, severa
     });
     sessions.push(term);
     await term.waitFor(/mcp-bridge chat with claude-scripted \(anthropic\)/);
-    await term.waitFor(/sampler: connected, 1 tools/);
+    await term.waitFor(/sampler: connected, 1 tool\b/);
     term.type("ask the sampler");
     let screen = await term.waitFor(/Let sampler use the model\? \[y\]es \/ \[n\]o:/);
     expect(screen).toMatch(

@@ -240,7 +240,7 @@ describe("mcp-bridge chat: resources and prompts from the servers", () => {
     expect(out).toMatch(/\/everything:simple-prompt/);
     expect(out).toContain("(attached everything:demo://resource/static/document/architecture.md)");
     expect(out).toContain("Got it.");
-    expect(out).toMatch(/inserted 1 message\(s\) of everything:simple-prompt/);
+    expect(out).toMatch(/inserted 1 message of everything:simple-prompt/);
     expect(out).toContain("Prompt seen.");
   }, 60_000);
 });

@@ -10,7 +10,7 @@ import { shorten, table } from "../output.js";
 import { terminalText } from "../terminal.js";
 import { approvalFor, approvalReason } from "./approval.js";
 import { attachResources, promptList, promptMessages, resourceList } from "./context-items.js";
-import type { ChatView } from "./view.js";
+import { type ChatView, counted } from "./view.js";
 
 /**
  * One chat: the conversation, the servers switched off for this session, and the tools the person
@@ -72,7 +72,9 @@ export class ChatSession {
       if ("error" in inserted) view.error(inserted.error);
       else {
         this.agent.append(...inserted.messages);
-        view.note(`(inserted ${inserted.messages.length} message(s) of ${inserted.name}; type your message)`);
+        view.note(
+          `(inserted ${counted(inserted.messages.length, "message")} of ${terminalText(inserted.name)}; type your message)`,
+        );
       }
       return undefined;
     }
