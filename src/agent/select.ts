@@ -91,7 +91,7 @@ async function onlyModel(
       .map((model) => model.id)
       .filter((id): id is string => typeof id === "string")
       // The names are the server's text: no control characters reach a terminal.
-      .map((id) => id.replace(/[\u0000-\u001f\u007f-\u009f]/g, "").slice(0, 200));
+      .map((id) => id.replace(/\p{Cc}/gu, "").slice(0, 200));
   } catch (error) {
     const reason = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
     throw usage(
