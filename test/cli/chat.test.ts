@@ -163,9 +163,9 @@ describe("mcp-bridge chat in a real terminal (tmux)", () => {
     await term.waitFor(/calc: connected/);
     term.type("add 1 and 2");
     await term.waitFor(
-      /Run calc › add \{"a":1,"b":2\}\? It may change things\. \[y\]es \/ \[n\]o \/ \[a\]lways:/,
+      /Run calc › add \{"a":1,"b":2\}\? It may change things\. \[y\]es \/ \[n\]o \/ \[a\]lways \/ \[f\]ull arguments:/,
     );
-    term.type("n");
+    term.type("n", false);
     await term.waitFor(/Understood, not run\./);
   }, 60_000);
 

@@ -160,6 +160,37 @@ async function interactive(
     asking = answer.catch(() => {});
     return answer;
   };
+  // A single key answers (y/n/a...): no Enter, and readline never sees a line, so the answer stays
+  // out of the input history. Enter with a typed word answers too; Ctrl-C answers no.
+  const askKey = (question: string, keys: string) => {
+    const answer = asking.then(
+      () =>
+        new Promise<string | undefined>((done) => {
+          const taken = new AbortController();
+          const settle = (value: string | undefined) => {
+            input.off("keypress", onKey);
+            taken.abort();
+            done(value);
+          };
+          const onKey = (
+            text: string | undefined,
+            key: { ctrl?: boolean; meta?: boolean; name?: string },
+          ) => {
+            if (key?.ctrl && key.name === "c") return settle("n");
+            const letter = text?.toLowerCase();
+            if (key?.ctrl || key?.meta || !letter || letter.length !== 1 || !keys.includes(letter)) return;
+            // readline has put the key into its line: empty the line, then show the answer.
+            rl.write(null, { ctrl: true, name: "u" });
+            settle(letter);
+            io.stdout.write(`${letter}\n`);
+          };
+          input.on("keypress", onKey);
+          rl.question(question, { signal: taken.signal }, (line) => settle(line));
+        }),
+    );
+    asking = answer.catch(() => {});
+    return answer;
+  };
   if (tty) shareAsk(ask);
   const login = async (server: RemoteServerDefinition, signal?: AbortSignal) => {
     const { loginToServer, openBrowser } = await import("../login.js");
@@ -182,7 +213,7 @@ async function interactive(
     style,
     login,
     yes: context.options.yes === true,
-    ...(tty ? { ask } : {}),
+    ...(tty ? { ask, askKey } : {}),
     ...systemOf(context),
   });
   const announce = (status: ServerStatus) => {
