@@ -286,6 +286,12 @@ export const errorMessages = {
   },
   authSetup: (server: string, reason: string) =>
     `Server "${server}": authentication could not be set up: ${reason}. Fix its oauth settings in the config.`,
+  /** A model called a tool its host did not offer it (a server switched off, a filtered tool). */
+  toolNotOffered: (name: string, server: string) =>
+    `Tool "${name}" is not offered in this conversation (server "${server}" is switched off or the tool is filtered out); it was not run.`,
+  /** An approved tool's exposed name came to name another tool before the call was sent. */
+  toolRenamed: (name: string, server: string, tool: string) =>
+    `Tool "${name}" (server "${server}", tool "${tool}") was renamed while its approval was asked (the servers' tools changed); it was not run. Call it again by its current name.`,
   /** A name the model sent to the catalog's call tool that names no tool. */
   catalogUnknownTool: (name: string, searchTool: string) =>
     `No tool is named "${name.slice(0, 200)}". Call ${searchTool} to find the right tool and use the name it returns.`,

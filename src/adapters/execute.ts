@@ -1,9 +1,10 @@
-import type { Bridge, CallOptions } from "../bridge/types.js";
+import type { Bridge, CallOptions, ToolEntry } from "../bridge/types.js";
 import { errorMessages, InvalidArgumentsError, ToolNotFoundError } from "../errors.js";
 import type { ToolDefinition } from "../registry/types.js";
 import { errorToolResult, textForModel } from "../results/convert.js";
 import type { ToolResult } from "../results/types.js";
 import { fromOpenAIStrictArguments } from "./openai.js";
+import { findTool } from "./resolve-call.js";
 
 /** A tool call as in an OpenAI Chat Completions assistant message (`message.tool_calls[]`). */
 export interface OpenAIToolCall {
@@ -41,6 +42,17 @@ export interface ExecuteOptions extends Omit<CallOptions, "onError"> {
   readonly strict?: boolean;
   /** Maps arguments before the call (after the strict-mode mapping). */
   readonly mapArguments?: (name: string, args: Record<string, unknown>) => Record<string, unknown>;
+  /**
+   * The tools offered to the model. Given, a call runs only the offered tool its name resolves to
+   * (exposed name, or `server/tool`, `server.tool`, `server:tool`), exactly that one; any other name
+   * is refused without running anything.
+   */
+  readonly tools?: readonly ToolEntry[];
+  /**
+   * Asked with the resolved tool (needs `tools`) before it runs; `false` refuses the call. The
+   * decision is on the tool that then runs, whatever the model's spelling of its name.
+   */
+  readonly approve?: (entry: ToolEntry) => boolean | Promise<boolean>;
 }
 
 /** Anything that calls tools by exposed name: a Bridge, or a host's own wrapper around one. */
@@ -126,22 +138,72 @@ export async function executeToolCall(
   rawArgs: unknown,
   options: ExecuteOptions = {},
 ): Promise<ToolResult> {
-  const args = parseArguments(rawArgs);
   if (typeof name !== "string" || name === "")
     return errorToolResult(new ToolNotFoundError(errorMessages.missingToolName()));
+  const { tools, approve, ...rest } = options;
+  if (tools === undefined) {
+    return runCall(
+      name,
+      rawArgs,
+      rest,
+      (tool) => bridge.tool?.(tool),
+      (args, callOptions) => bridge.call(name, args, callOptions),
+    );
+  }
+  const entry = findTool(tools, name);
+  if (!entry) {
+    const message = errorMessages.unknownTool(name.slice(0, 200), tools.length, []);
+    return errorToolResult(new ToolNotFoundError(message, { tool: name.slice(0, 200) }));
+  }
+  if (approve && !(await approve(entry))) return declinedResult(entry);
+  return executeEntry(entry, rawArgs, rest);
+}
+
+/**
+ * Runs exactly this tool (resolved and approved before) with the model's raw arguments. Never
+ * throws, as executeToolCall.
+ */
+export function executeEntry(
+  entry: ToolEntry,
+  rawArgs: unknown,
+  options: ExecuteOptions = {},
+): Promise<ToolResult> {
+  return runCall(
+    entry.name,
+    rawArgs,
+    options,
+    () => entry,
+    (args, callOptions) => entry.call(args, callOptions),
+  );
+}
+
+/** The result a refused call sends back to the model. */
+export function declinedResult(entry: Pick<ToolEntry, "server" | "tool">): ToolResult {
+  const text = `The user declined to run ${entry.server ? `${entry.server}/` : ""}${entry.tool}. Do not retry it; ask the user or continue without it.`;
+  return { text, content: [{ type: "text", text }], isError: true };
+}
+
+async function runCall(
+  name: string,
+  rawArgs: unknown,
+  options: ExecuteOptions,
+  definitionOf: Caller["tool"],
+  call: (args: Record<string, unknown>, options: CallOptions) => Promise<ToolResult>,
+): Promise<ToolResult> {
+  const args = parseArguments(rawArgs);
   if (!args.ok) {
     const message = errorMessages.unreadableArguments(name, args.error);
     return errorToolResult(
       new InvalidArgumentsError(message, { tool: name, issues: [{ path: "", message: args.error }] }),
     );
   }
-  const { mapArguments, strict, ...callOptions } = options;
+  const { mapArguments, strict, tools: _tools, approve: _approve, ...callOptions } = options;
   try {
     let value = args.value;
-    const entry = strict ? bridge.tool?.(name) : undefined;
+    const entry = strict ? definitionOf?.(name) : undefined;
     if (entry) value = fromOpenAIStrictArguments(entry, value);
     if (mapArguments) value = mapArguments(name, value);
-    return await bridge.call(name, value, { ...callOptions, onError: "result" });
+    return await call(value, { ...callOptions, onError: "result" });
   } catch (error) {
     return errorToolResult(error, { tool: name });
   }

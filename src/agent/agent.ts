@@ -1,6 +1,8 @@
-import { executeToolCall } from "../adapters/execute.js";
+import { declinedResult, executeEntry } from "../adapters/execute.js";
+import { resolveToolCall } from "../adapters/resolve-call.js";
 import type { Bridge, Progress, ToolEntry } from "../bridge/types.js";
-import { AbortError, errorMessages, type McpBridgeError } from "../errors.js";
+import { AbortError, errorMessages, type McpBridgeError, ToolNotFoundError } from "../errors.js";
+import { errorToolResult } from "../results/convert.js";
 import type { ToolResult } from "../results/types.js";
 import type { AgentMessage, AgentToolCall, ModelProvider } from "./types.js";
 
@@ -18,7 +20,12 @@ import type { AgentMessage, AgentToolCall, ModelProvider } from "./types.js";
 export type AgentEvent =
   | { readonly type: "text"; readonly text: string }
   | { readonly type: "tool_start"; readonly call: AgentToolCall; readonly entry?: ToolEntry }
-  | { readonly type: "tool_progress"; readonly call: AgentToolCall; readonly progress: Progress }
+  | {
+      readonly type: "tool_progress";
+      readonly call: AgentToolCall;
+      readonly progress: Progress;
+      readonly entry?: ToolEntry;
+    }
   | {
       readonly type: "tool_end";
       readonly call: AgentToolCall;
@@ -28,19 +35,23 @@ export type AgentEvent =
     }
   | { readonly type: "step"; readonly step: number };
 
-/** Asked before a tool runs; `false` sends "declined by the user" back to the model instead. */
-export type ApproveToolCall = (
-  call: AgentToolCall,
-  entry: ToolEntry | undefined,
-) => Promise<boolean> | boolean;
+/**
+ * Asked before a tool runs, with the tool the call resolved to (whatever the model's spelling of its
+ * name); `false` sends "declined by the user" back to the model instead. Exactly that tool then runs.
+ */
+export type ApproveToolCall = (call: AgentToolCall, entry: ToolEntry) => Promise<boolean> | boolean;
 
 export interface AgentOptions {
-  readonly bridge: Pick<Bridge, "call" | "tool" | "tools">;
+  /** `servers` and `on` (a Bridge has them) let a call wait for the server still connecting that brings its tool. */
+  readonly bridge: Pick<Bridge, "call" | "tool" | "tools"> & Partial<Pick<Bridge, "servers" | "on">>;
   readonly provider: ModelProvider;
   readonly system?: string;
   /** Model requests per turn at most (default 16): a model that keeps calling tools is stopped. */
   readonly maxSteps?: number;
-  /** The tools offered to the model (default: every tool of the bridge, read at each step). */
+  /**
+   * The tools offered to the model (default: every tool of the bridge, read at each step). Only these
+   * run: a call naming any other tool is refused.
+   */
   readonly tools?: () => readonly ToolEntry[];
   /** Per tool call, in milliseconds (default: the server's call timeout). */
   readonly callTimeout?: number;
@@ -121,45 +132,53 @@ export class Agent {
         ...(calls.length > 0 ? { toolCalls: calls } : {}),
       });
       if (calls.length === 0) return { text, steps: step, stopReason };
-      // Approvals are asked one at a time, in the model's order, before any of the calls runs: a
-      // person answers one question after another, and sees the answers' tools start together.
-      const approved: boolean[] = [];
-      for (const call of calls) approved.push(await this.#approved(call, signal));
-      const results = await Promise.all(
-        calls.map((call, index) => this.#runTool(call, signal, approved[index])),
-      );
+      // Each call is resolved to the one offered tool it will run, then approved on that tool, one
+      // at a time in the model's order before any runs: a person answers one question after
+      // another, and sees the answers' tools start together.
+      const decided: Decision[] = [];
+      for (const call of calls) decided.push(await this.#decide(call, signal));
+      const results = await Promise.all(decided.map((decision) => this.#runTool(decision, signal)));
       this.#messages.push(...results);
       if (signal?.aborted) throw abortError();
     }
     return { text: "", steps: maxSteps, stopReason: "max_steps" };
   }
 
-  async #approved(call: AgentToolCall, signal: AbortSignal | undefined): Promise<boolean> {
-    const { approve, bridge } = this.#options;
-    if (!approve || signal?.aborted) return true;
-    return approve(call, bridge.tool(call.name));
+  async #decide(call: AgentToolCall, signal: AbortSignal | undefined): Promise<Decision> {
+    const { approve, bridge, tools, callTimeout } = this.#options;
+    if (signal?.aborted) return { call, outcome: "cancelled" };
+    const resolution = await resolveToolCall(bridge, call.name, {
+      offered: tools,
+      signal,
+      timeout: callTimeout,
+    });
+    if (signal?.aborted) return { call, outcome: "cancelled" };
+    if (!resolution.ok) return { call, outcome: "refused", result: errorToolResult(resolution.error) };
+    const entry = resolution.entry;
+    if (approve && !(await approve(call, entry))) return { call, entry, outcome: "declined" };
+    return { call, entry, outcome: "run" };
   }
 
-  async #runTool(
-    call: AgentToolCall,
-    signal: AbortSignal | undefined,
-    approved: boolean | undefined,
-  ): Promise<AgentMessage> {
-    const { bridge, onEvent } = this.#options;
-    const entry = bridge.tool(call.name);
+  async #runTool(decision: Decision, signal: AbortSignal | undefined): Promise<AgentMessage> {
+    const { onEvent, bridge } = this.#options;
+    const { call, entry } = decision;
     onEvent?.({ type: "tool_start", call, ...(entry ? { entry } : {}) });
     const started = performance.now();
     let result: ToolResult;
-    if (signal?.aborted) result = cancelled();
-    else if (approved === false) {
-      const text = `The user declined to run ${call.name}. Do not retry it; ask the user or continue without it.`;
-      result = { text, content: [{ type: "text", text }], isError: true };
-    } else {
-      result = await executeToolCall(bridge, call.name, call.arguments, {
+    if (decision.outcome === "refused") result = decision.result;
+    else if (signal?.aborted || decision.outcome === "cancelled") result = cancelled(false);
+    else if (decision.outcome === "declined") result = declinedResult(decision.entry);
+    else if (renamed(bridge, decision.entry)) result = errorToolResult(renamedError(decision.entry));
+    else {
+      // Exactly the approved tool runs: its entry, never the model's name resolved a second time.
+      result = await executeEntry(decision.entry, call.arguments, {
         ...(signal ? { signal } : {}),
         ...(this.#options.callTimeout ? { timeout: this.#options.callTimeout } : {}),
-        onProgress: (progress) => onEvent?.({ type: "tool_progress", call, progress }),
+        onProgress: (progress) => onEvent?.({ type: "tool_progress", call, progress, entry: decision.entry }),
       });
+      // Cut short by the person: what the server said about the cancellation is no error of the
+      // tool's, and the model would only quote it back.
+      if (signal?.aborted) result = cancelled(true);
     }
     const ms = performance.now() - started;
     onEvent?.({ type: "tool_end", call, result, ms, ...(entry ? { entry } : {}) });
@@ -173,9 +192,39 @@ export class Agent {
   }
 }
 
-function cancelled(): ToolResult {
-  const text = "Error: The call was cancelled before it started. [ABORTED]";
-  return { text, content: [{ type: "text", text }], isError: true };
+/** What happens to one tool call of the model, decided before any of the step's calls runs. */
+type Decision =
+  | { readonly call: AgentToolCall; readonly entry?: undefined; readonly outcome: "cancelled" }
+  | {
+      readonly call: AgentToolCall;
+      readonly entry?: undefined;
+      readonly outcome: "refused";
+      readonly result: ToolResult;
+    }
+  | { readonly call: AgentToolCall; readonly entry: ToolEntry; readonly outcome: "declined" | "run" };
+
+/**
+ * The exposed name now names another tool (a reload renamed tools while the person was asked): the
+ * approval was for a tool the name no longer means, so nothing runs.
+ */
+function renamed(bridge: Pick<Bridge, "tool">, entry: ToolEntry): boolean {
+  const current = bridge.tool(entry.name);
+  return current !== undefined && (current.server !== entry.server || current.tool !== entry.tool);
+}
+
+function renamedError(entry: ToolEntry): McpBridgeError {
+  return new ToolNotFoundError(errorMessages.toolRenamed(entry.name, entry.server, entry.tool), {
+    server: entry.server,
+    tool: entry.tool,
+  });
+}
+
+/** A call the person cancelled (Ctrl-C): said plainly, not as the tool's error. */
+function cancelled(started: boolean): ToolResult {
+  const text = started
+    ? "The user cancelled this call while it ran; it may or may not have taken effect."
+    : "The user cancelled the turn before this call started; it did not run.";
+  return { text, content: [{ type: "text", text }], isError: false };
 }
 
 function abortError(): McpBridgeError {

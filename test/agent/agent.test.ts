@@ -157,8 +157,12 @@ describe("agent: progress, cancellation, limits", () => {
     await expect
       .poll(async () => Number((await bridge.call("slow/cancelled")).text), { timeout: 5000 })
       .toBe(before + 1);
-    // The conversation stays valid for the next turn: the call is answered.
-    expect(agent.messages.at(-1)).toMatchObject({ role: "tool", toolCallId: "s1", isError: true });
+    // The conversation stays valid for the next turn: the call is answered, as cancelled by the
+    // person (not as the tool's error, which the model would quote back).
+    expect(agent.messages.at(-1)).toMatchObject({ role: "tool", toolCallId: "s1", isError: false });
+    expect(agent.messages.at(-1)?.content).toBe(
+      "The user cancelled this call while it ran; it may or may not have taken effect.",
+    );
   });
 
   it("stops a model that never stops calling tools at the step limit", async () => {

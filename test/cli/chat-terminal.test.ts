@@ -55,7 +55,7 @@ describe("mcp-bridge chat in a real terminal (tmux): Anthropic, sampling, severa
     });
     sessions.push(term);
     await term.waitFor(/mcp-bridge chat with claude-scripted \(anthropic\)/);
-    await term.waitFor(/sampler: connected, 1 tools/);
+    await term.waitFor(/sampler: connected, 1 tool\b/);
     term.type("ask the sampler");
     let screen = await term.waitFor(/Let sampler use the model\? \[y\]es \/ \[n\]o:/);
     expect(screen).toMatch(
@@ -111,15 +111,57 @@ describe("mcp-bridge chat in a real terminal (tmux): Anthropic, sampling, severa
     sessions.push(term);
     await term.waitFor(/calc: connected/);
     term.type("add twice");
-    await term.waitFor(
-      /Run calc › add \{"a":1,"b":2\}\? It may change things\. \[y\]es \/ \[n\]o \/ \[a\]lways: $/m,
-    );
-    term.type("y");
-    await term.waitFor(
-      /Run calc › add \{"a":3,"b":4\}\? It may change things\. \[y\]es \/ \[n\]o \/ \[a\]lways: $/m,
-    );
-    term.type("y");
+    const question = (args: string) =>
+      new RegExp(
+        `Run calc › add ${args}\\? It may change things\\. \\[y\\]es / \\[n\\]o / \\[a\\]lways / \\[f\\]ull arguments: $`,
+        "m",
+      );
+    await term.waitFor(question('\\{"a":1,"b":2\\}'));
+    // One key answers: no Enter.
+    term.type("y", false);
+    await term.waitFor(question('\\{"a":3,"b":4\\}'));
+    term.type("y", false);
     await term.waitFor(/sums: 3 and 7/);
+    term.type("/exit");
+    await expect.poll(() => term.alive(), { timeout: 10_000 }).toBe(false);
+  }, 90_000);
+
+  it("approval by one key: f shows the full arguments, n declines; the answers stay out of the history", async () => {
+    const long = "x".repeat(150);
+    const endpoint = await startScriptedOpenAI([
+      { toolCalls: [{ id: "e1", name: "calc/echo", arguments: `{"text":"${long}END"}` }] },
+      (body) => {
+        const tools = (body.messages as { role: string; content: string }[]).filter((m) => m.role === "tool");
+        return { text: `result: ${tools.at(-1)?.content.slice(0, 30)}` };
+      },
+    ]);
+    closers.push(() => endpoint.close());
+    const dir = emptyHome();
+    const config = join(dir, "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { calc: stdioEntry("normal") } }));
+    const term = new TmuxSession([process.execPath, resolve(CLI), "chat", "-c", config], {
+      cwd: dir,
+      env: {
+        ...cliEnv(dir, { OPENAI_BASE_URL: `${endpoint.url}/v1`, OPENAI_MODEL: "scripted" }),
+        TERM: "xterm-256color",
+      },
+      width: 100,
+    });
+    sessions.push(term);
+    await term.waitFor(/calc: connected/);
+    term.type("echo something");
+    await term.waitFor(/\[f\]ull arguments: $/m);
+    expect(term.screen()).not.toMatch(/END/);
+    term.type("f", false);
+    await term.waitFor(/^ {6}"text": "x+END"$/m);
+    await term.waitFor(/END"\n {4}\}\nRun calc.*\[f\]ull arguments: $/m);
+    term.type("n", false);
+    await term.waitFor(/result: The user declined to run cal/);
+    // Up at the prompt brings back the message, not an answer to the question.
+    await term.waitFor(/^> $/m);
+    term.keys("Up");
+    await term.waitFor(/^> echo something$/m);
+    term.keys("C-u");
     term.type("/exit");
     await expect.poll(() => term.alive(), { timeout: 10_000 }).toBe(false);
   }, 90_000);

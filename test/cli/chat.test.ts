@@ -163,9 +163,9 @@ describe("mcp-bridge chat in a real terminal (tmux)", () => {
     await term.waitFor(/calc: connected/);
     term.type("add 1 and 2");
     await term.waitFor(
-      /Run calc › add \{"a":1,"b":2\}\? It may change things\. \[y\]es \/ \[n\]o \/ \[a\]lways:/,
+      /Run calc › add \{"a":1,"b":2\}\? It may change things\. \[y\]es \/ \[n\]o \/ \[a\]lways \/ \[f\]ull arguments:/,
     );
-    term.type("n");
+    term.type("n", false);
     await term.waitFor(/Understood, not run\./);
   }, 60_000);
 
@@ -240,7 +240,7 @@ describe("mcp-bridge chat: resources and prompts from the servers", () => {
     expect(out).toMatch(/\/everything:simple-prompt/);
     expect(out).toContain("(attached everything:demo://resource/static/document/architecture.md)");
     expect(out).toContain("Got it.");
-    expect(out).toMatch(/inserted 1 message\(s\) of everything:simple-prompt/);
+    expect(out).toMatch(/inserted 1 message of everything:simple-prompt/);
     expect(out).toContain("Prompt seen.");
   }, 60_000);
 });

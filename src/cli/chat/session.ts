@@ -10,7 +10,7 @@ import { shorten, table } from "../output.js";
 import { terminalText } from "../terminal.js";
 import { approvalFor, approvalReason } from "./approval.js";
 import { attachResources, promptList, promptMessages, resourceList } from "./context-items.js";
-import type { ChatView } from "./view.js";
+import { type ChatView, counted } from "./view.js";
 
 /**
  * One chat: the conversation, the servers switched off for this session, and the tools the person
@@ -40,6 +40,11 @@ export interface ChatSessionOptions {
   readonly yes?: boolean;
   /** Asks the person a question on the terminal; undefined without a terminal. */
   readonly ask?: (question: string) => Promise<string | undefined>;
+  /**
+   * Asks for one of `keys` (single letters), answered by that key alone, without Enter; the answer
+   * is not kept in the input history. Undefined: `ask` is used.
+   */
+  readonly askKey?: (question: string, keys: string) => Promise<string | undefined>;
   /** The OAuth login of a remote server (as `mcp-bridge auth login`); undefined where there is none. */
   readonly login?: (server: RemoteServerDefinition, signal?: AbortSignal) => Promise<LoginOutcome>;
 }
@@ -72,7 +77,9 @@ export class ChatSession {
       if ("error" in inserted) view.error(inserted.error);
       else {
         this.agent.append(...inserted.messages);
-        view.note(`(inserted ${inserted.messages.length} message(s) of ${inserted.name}; type your message)`);
+        view.note(
+          `(inserted ${counted(inserted.messages.length, "message")} of ${terminalText(inserted.name)}; type your message)`,
+        );
       }
       return undefined;
     }
@@ -243,9 +250,11 @@ export class ChatSession {
    * Asks the person before a tool runs unless `--yes`, the server's `trust` or the tool's read-only
    * hint says it may run (see approval.ts); `a` allows the tool for the rest of the session.
    */
-  readonly #approve: ApproveToolCall = async (call: AgentToolCall, entry: ToolEntry | undefined) => {
+  readonly #approve: ApproveToolCall = async (call: AgentToolCall, entry: ToolEntry) => {
     const { yes, ask, view, bridge } = this.#options;
-    if (!entry || yes || this.#alwaysAllowed.has(entry.name)) return true;
+    // The tools offered leave disabled servers out, so this is a second lock on the same door.
+    if (this.#disabled.has(entry.server)) return false;
+    if (yes || this.#alwaysAllowed.has(`${entry.server}\0${entry.tool}`)) return true;
     const trust = bridge.config.servers.find((server) => server.name === entry.server)?.trust;
     const approval = approvalFor(entry, trust);
     if (approval.run) return true;
@@ -256,12 +265,40 @@ export class ChatSession {
       );
       return false;
     }
-    const question = `Run ${label} ${shorten(terminalText(call.arguments), 60)}? It ${approvalReason(approval.reason)}. [y]es / [n]o / [a]lways: `;
-    const answer = ((await ask(question)) ?? "").trim().toLowerCase();
-    if (answer === "a" || answer === "always") {
-      this.#alwaysAllowed.add(entry.name);
-      return true;
+    const reason = approvalReason(approval.reason);
+    const args = terminalText(call.arguments || "{}");
+    for (;;) {
+      const question = `Run ${label} ${shorten(args, 60)}? It ${reason}. [y]es / [n]o / [a]lways / [f]ull arguments: `;
+      const answer = await this.#answer(question);
+      if (answer === "f" || answer === "full") {
+        view.line(fullArguments(call.arguments));
+        continue;
+      }
+      if (answer === "a" || answer === "always") {
+        this.#alwaysAllowed.add(`${entry.server}\0${entry.tool}`);
+        return true;
+      }
+      return answer === "y" || answer === "yes";
     }
-    return answer === "y" || answer === "yes";
   };
+
+  async #answer(question: string): Promise<string> {
+    const { ask, askKey } = this.#options;
+    const answer = askKey ? await askKey(question, "ynaf") : await ask?.(question);
+    return (answer ?? "").trim().toLowerCase();
+  }
+}
+
+/** The model's arguments whole, indented JSON when they parse, for the person deciding. */
+function fullArguments(raw: string): string {
+  let text = raw || "{}";
+  try {
+    text = JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    // Not JSON: shown as the model sent it.
+  }
+  return terminalText(text)
+    .split("\n")
+    .map((line) => `    ${line}`)
+    .join("\n");
 }

@@ -13,6 +13,11 @@ import { terminalText } from "../terminal.js";
  * terminal. On a terminal the progress line is redrawn in place; otherwise each update is a line.
  */
 
+/** "1 tool", "2 tools": a count with its noun in the right number. */
+export function counted(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
 export interface ChatOutput {
   write(text: string): void;
   readonly isTTY?: boolean;
@@ -77,7 +82,7 @@ export class ChatView {
         const { progress } = event.progress;
         const total = event.progress.total === undefined ? "" : `/${event.progress.total}`;
         const message = event.progress.message ? ` ${terminalText(event.progress.message)}` : "";
-        const text = `    … ${this.#label(event.call)} ${progress}${total}${message}`;
+        const text = `    … ${this.#label(event.call, event.entry)} ${progress}${total}${message}`;
         if (this.#out.isTTY) {
           this.#endText();
           this.#out.write(`\r\u001b[2K${shorten(text, this.width - 1)}`);

@@ -1,5 +1,6 @@
 import { createInterface, type Interface } from "node:readline";
-import { providerFromEnvironment } from "../../agent/select.js";
+import { chooseProvider } from "../../agent/select.js";
+import type { ModelProvider } from "../../agent/types.js";
 import { defaultAuthDir } from "../../auth/store.js";
 import type { Bridge, ElicitationHandler } from "../../bridge/types.js";
 import type { RemoteServerDefinition } from "../../config/model.js";
@@ -8,7 +9,7 @@ import { errorText } from "../../util/text-of.js";
 import { usageError } from "../args.js";
 import { chatSampling, type SamplingPrompt } from "../chat/sampling.js";
 import { ChatSession, type ChatSession as Session } from "../chat/session.js";
-import { ChatView } from "../chat/view.js";
+import { ChatView, counted } from "../chat/view.js";
 import { defineCommand } from "../command.js";
 import { type CommandContext, cliBridgeOptions } from "../context.js";
 import { type AskLine, terminalElicitation } from "../elicit.js";
@@ -31,7 +32,7 @@ async function runChat(context: CommandContext): Promise<number> {
   }
   const baseUrl = str("base-url");
   const model = str("model");
-  const provider = providerFromEnvironment(
+  const provider = await chooseProvider(
     { ...(kind ? { provider: kind } : {}), ...(baseUrl ? { baseUrl } : {}), ...(model ? { model } : {}) },
     io.env,
   );
@@ -89,7 +90,7 @@ async function runChat(context: CommandContext): Promise<number> {
 async function printMode(
   context: CommandContext,
   bridge: Bridge,
-  provider: ReturnType<typeof providerFromEnvironment>,
+  provider: ModelProvider,
   question: string,
 ): Promise<number> {
   // Non-interactive: every server gets its chance to come up before the question is asked.
@@ -133,7 +134,7 @@ async function interactive(
   context: CommandContext,
   bridge: Bridge,
   view: ChatView,
-  provider: ReturnType<typeof providerFromEnvironment>,
+  provider: ModelProvider,
   shareAsk: (ask: AskLine) => void,
 ): Promise<number> {
   const { io, style } = context;
@@ -154,6 +155,37 @@ async function interactive(
           if (signal?.aborted) return done(undefined);
           signal?.addEventListener("abort", () => done(undefined), { once: true });
           rl.question(question, signal ? { signal } : {}, done);
+        }),
+    );
+    asking = answer.catch(() => {});
+    return answer;
+  };
+  // A single key answers (y/n/a...): no Enter, and readline never sees a line, so the answer stays
+  // out of the input history. Enter with a typed word answers too; Ctrl-C answers no.
+  const askKey = (question: string, keys: string) => {
+    const answer = asking.then(
+      () =>
+        new Promise<string | undefined>((done) => {
+          const taken = new AbortController();
+          const settle = (value: string | undefined) => {
+            input.off("keypress", onKey);
+            taken.abort();
+            done(value);
+          };
+          const onKey = (
+            text: string | undefined,
+            key: { ctrl?: boolean; meta?: boolean; name?: string },
+          ) => {
+            if (key?.ctrl && key.name === "c") return settle("n");
+            const letter = text?.toLowerCase();
+            if (key?.ctrl || key?.meta || !letter || letter.length !== 1 || !keys.includes(letter)) return;
+            // readline has put the key into its line: empty the line, then show the answer.
+            rl.write(null, { ctrl: true, name: "u" });
+            settle(letter);
+            io.stdout.write(`${letter}\n`);
+          };
+          input.on("keypress", onKey);
+          rl.question(question, { signal: taken.signal }, (line) => settle(line));
         }),
     );
     asking = answer.catch(() => {});
@@ -181,7 +213,7 @@ async function interactive(
     style,
     login,
     yes: context.options.yes === true,
-    ...(tty ? { ask } : {}),
+    ...(tty ? { ask, askKey } : {}),
     ...systemOf(context),
   });
   const announce = (status: ServerStatus) => {
@@ -190,9 +222,13 @@ async function interactive(
     const atPrompt = tty && !running;
     if (atPrompt) io.stdout.write("\r\u001b[2K");
     if (status.state === "connected")
-      view.note(`${status.name}: connected, ${bridge.tools({ server: status.name }).length} tools`);
+      view.note(
+        `${terminalText(status.name)}: connected, ${counted(bridge.tools({ server: status.name }).length, "tool")}`,
+      );
     else if (status.state === "failed") {
-      view.line(style.red(`${status.name}: failed: ${terminalText(status.lastError?.message ?? "")}`));
+      view.line(
+        style.red(`${terminalText(status.name)}: failed: ${terminalText(status.lastError?.message ?? "")}`),
+      );
       // The start error does not say whether a login would help; a remote server may need one.
       if (status.transport !== "stdio") view.note(`(if it needs a login: /mcp auth ${status.name})`);
     }
