@@ -36,7 +36,9 @@ function notesFile(): string {
   try {
     ensurePrivateDir(dir, { what: "notes" });
   } catch (error) {
-    throw new Error(`Refusing to keep notes in ${dir}: ${(error as Error).message} Or set NOTES_DIR to a private folder.`);
+    throw new Error(
+      `Refusing to keep notes in ${dir}: ${(error as Error).message} Or set NOTES_DIR to a private folder.`,
+    );
   }
   return file;
 }

@@ -15,11 +15,15 @@ function item(name: string, aliases: readonly string[], byDefault: string | unde
 }
 
 function scalarItems(fields: Record<string, FieldSpec>, note: (spec: FieldSpec) => string = () => "") {
-  return Object.values(fields).map((spec) => item(spec.name, spec.aliases, spec.default, spec.doc + note(spec)));
+  return Object.values(fields).map((spec) =>
+    item(spec.name, spec.aliases, spec.default, spec.doc + note(spec)),
+  );
 }
 
 function structuredItems(table: Record<string, { keys: readonly string[]; doc: string }>) {
-  return Object.values(table).map((entry) => item(entry.keys[0] ?? "", entry.keys.slice(1), undefined, entry.doc));
+  return Object.values(table).map((entry) =>
+    item(entry.keys[0] ?? "", entry.keys.slice(1), undefined, entry.doc),
+  );
 }
 
 export function serverKeysList(): string {
