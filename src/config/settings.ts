@@ -17,6 +17,8 @@ const TARGETS = {
   maxResultTokens: "maxResultTokens",
   resultOverflow: "resultOverflow",
   resultOverflowDir: "resultOverflowDir",
+  resultOverflowMaxBytes: "resultOverflowMaxBytes",
+  resultOverflowMaxAge: "resultOverflowMaxAgeMs",
   startupTimeout: "startupTimeoutMs",
   callTimeout: "callTimeoutMs",
   healthCheckInterval: "healthCheckIntervalMs",
