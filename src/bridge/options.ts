@@ -113,8 +113,10 @@ export function resultPolicy(options: ResultOptions, settings: BridgeSettings): 
       ...(maxTokens === undefined ? {} : { maxTokens }),
       ...(overflow === undefined ? {} : { overflow }),
       ...(overflowDir === undefined ? {} : { overflowDir }),
-      overflowMaxBytes: options.overflowMaxBytes ?? OVERFLOW_BUDGET.maxBytes,
-      overflowMaxAgeMs: options.overflowMaxAgeMs ?? OVERFLOW_BUDGET.maxAgeMs,
+      overflowMaxBytes:
+        options.overflowMaxBytes ?? settings.resultOverflowMaxBytes ?? OVERFLOW_BUDGET.maxBytes,
+      overflowMaxAgeMs:
+        options.overflowMaxAgeMs ?? settings.resultOverflowMaxAgeMs ?? OVERFLOW_BUDGET.maxAgeMs,
     };
     bySettings.set(settings, policy);
   }

@@ -284,6 +284,20 @@ export const SETTINGS_FIELDS = {
     default: "`mcp-bridge-results-<uid>` in the system temp folder",
     doc: "folder for `resultOverflow: file` (relative to the config file's folder)",
   }),
+  resultOverflowMaxBytes: field({
+    name: "resultOverflowMaxBytes",
+    aliases: ["result_overflow_max_bytes"],
+    kind: "positiveInt",
+    default: "104857600 (100 MB)",
+    doc: "total size of the overflow files kept in the folder; the oldest are removed first",
+  }),
+  resultOverflowMaxAge: field({
+    name: "resultOverflowMaxAge",
+    aliases: ["result_overflow_max_age"],
+    kind: "duration",
+    default: "24 h",
+    doc: "overflow files older than this are removed (a bridge also removes its own files when it closes)",
+  }),
   startupTimeout: field({
     name: "startupTimeout",
     aliases: ["startup_timeout"],

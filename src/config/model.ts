@@ -180,6 +180,10 @@ export interface BridgeSettings {
   readonly resultOverflow?: "truncate" | "file";
   /** Folder for overflow files (absolute: a relative path was resolved against the config file). */
   readonly resultOverflowDir?: string;
+  /** Size budget of the overflow folder (default 100 MB). */
+  readonly resultOverflowMaxBytes?: number;
+  /** Age budget of overflow files, in milliseconds (default 24 h). */
+  readonly resultOverflowMaxAgeMs?: number;
   readonly startupTimeoutMs: number;
   readonly callTimeoutMs: number;
   /** Default health-check period for remote servers; stdio servers default to off. */

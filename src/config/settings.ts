@@ -19,6 +19,8 @@ const TARGETS = {
   maxResultTokens: "maxResultTokens",
   resultOverflow: "resultOverflow",
   resultOverflowDir: "resultOverflowDir",
+  resultOverflowMaxBytes: "resultOverflowMaxBytes",
+  resultOverflowMaxAge: "resultOverflowMaxAgeMs",
   startupTimeout: "startupTimeoutMs",
   callTimeout: "callTimeoutMs",
   healthCheckInterval: "healthCheckIntervalMs",

@@ -7,6 +7,7 @@ import {
   statSync,
   symlinkSync,
   utimesSync,
+  writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -71,6 +72,36 @@ describe("overflow files stay within their budget", () => {
         await bridge.close();
       }
       expect(existsSync(path)).toBe(keep);
+    }
+  });
+});
+
+describe("the budget from the config file", () => {
+  it("resultOverflowMaxBytes and resultOverflowMaxAge are read as settings; a result over the size budget is only truncated", async () => {
+    const folder = tempDir();
+    const file = join(folder, "mcp.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        settings: {
+          resultOverflow: "file",
+          resultOverflowDir: "results",
+          result_overflow_max_bytes: 1000,
+          resultOverflowMaxAge: "2h",
+        },
+        mcpServers: { calc: stdioEntry("normal", { maxResultChars: 500 }) },
+      }),
+    );
+    const bridge = await startBridge({ config: file });
+    try {
+      expect(bridge.config.settings.resultOverflowMaxBytes).toBe(1000);
+      expect(bridge.config.settings.resultOverflowMaxAgeMs).toBe(2 * 60 * 60 * 1000);
+      const big = await bridge.call("calc/echo", { text: long });
+      expect(big.text).not.toContain("is in the file");
+      const small = await bridge.call("calc/echo", { text: "y".repeat(900) });
+      expect(pathIn(small.text).startsWith(join(folder, "results"))).toBe(true);
+    } finally {
+      await bridge.close();
     }
   });
 });

@@ -59,7 +59,9 @@ function underConfigLock<T>(file: string, edit: () => Promise<T>): Promise<T> {
   } catch {
     // not there yet: the file itself is locked
   }
-  return withFileLock(real, edit);
+  // Each edit loads the config twice under the lock; a script running dozens of `add`s on a loaded
+  // machine queues for longer than the lock's default 10 s. A holder that died is taken over at once.
+  return withFileLock(real, edit, { timeoutMs: 60_000 });
 }
 
 /**
