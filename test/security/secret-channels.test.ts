@@ -200,3 +200,20 @@ describe("mcp-bridge add --url", () => {
     expect(output).toContain("example.com/mcp");
   });
 });
+
+describe("OAuth access tokens", () => {
+  it("a token the bridge sends becomes a secret masked like a configured one", async () => {
+    const { noteTokens } = await import("../../src/bridge/server-record.js");
+    const mask = new SecretMask();
+    const sent: string[] = [];
+    const fetch = noteTokens(async (url) => {
+      sent.push(String(url));
+      return new Response("ok");
+    }, mask);
+    await fetch("http://127.0.0.1:1/mcp", { headers: { Authorization: "Bearer at-9f8e7d6c5b" } });
+    expect(sent).toEqual(["http://127.0.0.1:1/mcp"]);
+    expect(mask.text("server said: token at-9f8e7d6c5b is expired")).toBe(
+      "server said: token *** is expired",
+    );
+  });
+});
