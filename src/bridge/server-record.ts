@@ -1,4 +1,4 @@
-import type { CallToolResult, Client } from "@modelcontextprotocol/client";
+import type { CallToolResult, Client, FetchLike } from "@modelcontextprotocol/client";
 import { type AuthHandle, createAuthHandle } from "../auth/index.js";
 import { STRING_CAP } from "../config/defaults.js";
 import type { BridgeSettings, ServerDefinition } from "../config/model.js";
@@ -6,6 +6,7 @@ import { secretsOf } from "../config/secrets.js";
 import { createConnection, type ServerConnection, type ToolCallOptions } from "../connection/connection.js";
 import type { ServerStatus } from "../connection/status.js";
 import { ErrorCode, errorMessages, McpBridgeError, ServerConnectionError } from "../errors.js";
+import type { SecretMask } from "../util/redact.js";
 import { errorText } from "../util/text-of.js";
 import { registerElicitationModes } from "./elicitation-modes.js";
 import type { ResolvedBridgeOptions } from "./options.js";
@@ -81,7 +82,8 @@ export class ServerRecord {
       redact,
       hostEnv: options.env,
       auth,
-      fetch: auth?.fetch,
+      // Only over the auth handle's own fetch: replacing the transport's default would lose its pooling.
+      fetch: auth?.fetch && noteTokens(auth.fetch, options.secrets),
       stringCapBytes: Math.max(STRING_CAP.minBytes, maxResultChars * STRING_CAP.bytesPerResultChar),
       telemetry: options.telemetry,
       configureClient: (client) => {
@@ -182,6 +184,20 @@ export class ServerRecord {
       { server: this.name, ...(tool === undefined ? {} : { tool }) },
     );
   }
+}
+
+/**
+ * The fetch of an authenticated server, adding each access token it sends (`Authorization: Bearer`
+ * or `DPoP`) to the bridge's secrets, so a server that echoes its token back is masked like any
+ * configured secret.
+ */
+export function noteTokens(inner: FetchLike, secrets: SecretMask): FetchLike {
+  return (url, init) => {
+    const authorization = new Headers(init?.headers).get("authorization");
+    const token = authorization && /^\s*(?:Bearer|DPoP)\s+(\S+)/i.exec(authorization)?.[1];
+    if (token) secrets.add([token]);
+    return inner(url, init);
+  };
 }
 
 /** States in which a server may still bring tools that are not registered yet. */

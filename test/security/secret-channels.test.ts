@@ -1,7 +1,9 @@
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { SpanStatusCode } from "@opentelemetry/api";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { ServerOutput } from "../../src/connection/server-output.js";
+import { RequestForwarder, startGateway } from "../../src/gateway/index.js";
 import { type ServerLogMessage, startBridge } from "../../src/index.js";
 import { silentLogger } from "../../src/util/logger.js";
 import { MIN_SECRET_CHARS, SecretMask } from "../../src/util/redact.js";
@@ -54,6 +56,33 @@ describe("server log messages (notifications/message) carrying a secret", () => 
     expect(run.code).toBe(0);
     expect(run.stderr).toContain("from ***");
     expect(run.stderr).not.toContain(SECRET);
+  });
+});
+
+describe("server log messages forwarded to gateway clients", () => {
+  it("reach the client whose call caused them masked", async () => {
+    const forwarder = new RequestForwarder();
+    await using bridge = await startBridge({ servers: logsServer, env: HOST_ENV });
+    const gateway = await startGateway({ bridge, forwarder });
+    try {
+      const client = new Client(
+        { name: "downstream", version: "1.0.0" },
+        { versionNegotiation: { mode: "legacy" } },
+      );
+      await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+      const heard: string[] = [];
+      client.setNotificationHandler("notifications/message", (n) => {
+        heard.push(JSON.stringify(n.params));
+      });
+      await client.setLoggingLevel("debug");
+      await client.callTool({ name: "mcp_logs_chatty", arguments: { tag: SECRET } });
+      await expect.poll(() => heard.length).toBeGreaterThan(0);
+      expect(heard.join("\n")).toContain("from ***");
+      expect(heard.join("\n")).not.toContain(SECRET);
+      await client.close();
+    } finally {
+      await gateway.close();
+    }
   });
 });
 
@@ -169,5 +198,22 @@ describe("mcp-bridge add --url", () => {
     expect(output).not.toContain("PASS-w0rd-9f");
     expect(output).not.toContain("KEY-5ec2e7");
     expect(output).toContain("example.com/mcp");
+  });
+});
+
+describe("OAuth access tokens", () => {
+  it("a token the bridge sends becomes a secret masked like a configured one", async () => {
+    const { noteTokens } = await import("../../src/bridge/server-record.js");
+    const mask = new SecretMask();
+    const sent: string[] = [];
+    const fetch = noteTokens(async (url) => {
+      sent.push(String(url));
+      return new Response("ok");
+    }, mask);
+    await fetch("http://127.0.0.1:1/mcp", { headers: { Authorization: "Bearer at-9f8e7d6c5b" } });
+    expect(sent).toEqual(["http://127.0.0.1:1/mcp"]);
+    expect(mask.text("server said: token at-9f8e7d6c5b is expired")).toBe(
+      "server said: token *** is expired",
+    );
   });
 });
