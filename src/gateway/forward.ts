@@ -28,7 +28,8 @@ export interface DownstreamCall {
 /**
  * Elicitation and sampling from upstream servers, forwarded to the downstream client whose call caused
  * them. The bridge's handlers know only the asking server, so a request goes to the downstream call
- * running on that server when it is the only one: with none or several (the asker cannot be told
+ * running on that server when it is the only downstream request of any kind (tool call, read, prompt,
+ * completion, subscription) running there: with none or several (the asker cannot be told
  * apart, and a question must never reach another client), the gateway's default answers. A client
  * that did not declare the capability, or fails to answer, also gets the default: an elicitation is
  * declined, a sampling request refused with an error naming the cause.
@@ -60,6 +61,16 @@ export class RequestForwarder {
       calls.delete(call);
       if (calls.size === 0 && this.#calls.get(server) === calls) this.#calls.delete(server);
     };
+  }
+
+  /**
+   * Marks a downstream request other than a tool call (a read, a prompt, a completion, a subscription)
+   * as running on `server`: a question the server asks meanwhile may be that request's doing, so it is
+   * never tied to another client's call. Such a request cannot be asked itself: the default answers.
+   */
+  occupy(server: string): () => void {
+    const cannotAsk = () => Promise.reject(new Error("this request cannot be asked a question"));
+    return this.track(server, { elicit: cannotAsk, sample: cannotAsk });
   }
 
   /** Pass as the bridge's `onElicitation`. */

@@ -100,8 +100,8 @@ export function gatewayServer(
       );
     }),
   );
-  registerSurface(server, bridge, tracker, profile);
-  registerSubscriptions(server, bridge, tracker, profile);
+  registerSurface(server, bridge, tracker, profile, forwarder);
+  registerSubscriptions(server, bridge, tracker, profile, forwarder);
   return server;
 }
 

@@ -1,9 +1,10 @@
 import type { Server } from "@modelcontextprotocol/server";
 import type { Bridge } from "../bridge/types.js";
+import type { RequestForwarder } from "./forward.js";
 import type { RequestTracker } from "./handle.js";
 import type { GatewayProfile } from "./profile.js";
 import { resourceOwner } from "./reachable.js";
-import { guarded } from "./surface.js";
+import { guarded, onServer } from "./surface.js";
 
 /**
  * `resources/subscribe` and `resources/unsubscribe` of one downstream server instance (a stdio client
@@ -17,6 +18,7 @@ export function registerSubscriptions(
   bridge: Bridge,
   tracker: RequestTracker,
   profile: GatewayProfile | undefined,
+  forwarder?: RequestForwarder,
 ): void {
   const active = new Map<string, Promise<() => Promise<void>>>();
   const end = (uri: string) => {
@@ -40,10 +42,12 @@ export function registerSubscriptions(
             { server: owner, signal: ctx.mcpReq.signal },
           );
           active.set(uri, subscribing);
-          await subscribing.catch((error: unknown) => {
-            if (active.get(uri) === subscribing) active.delete(uri);
-            throw error;
-          });
+          await onServer(forwarder, owner, () =>
+            subscribing.catch((error: unknown) => {
+              if (active.get(uri) === subscribing) active.delete(uri);
+              throw error;
+            }),
+          );
         }
         return {};
       }),

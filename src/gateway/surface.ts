@@ -3,6 +3,7 @@ import type { CompleteRef } from "../bridge/completions.js";
 import type { Bridge } from "../bridge/types.js";
 import { ErrorCode, McpBridgeError } from "../errors.js";
 import { errorText } from "../util/text-of.js";
+import type { RequestForwarder } from "./forward.js";
 import type { RequestTracker } from "./handle.js";
 import type { GatewayProfile } from "./profile.js";
 import {
@@ -43,12 +44,30 @@ export async function guarded<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Runs `fn`, a request of this client to upstream server `owner`, marked as running there so that a
+ * question the server asks meanwhile is never taken for another client's (see forward.ts).
+ */
+export async function onServer<T>(
+  forwarder: RequestForwarder | undefined,
+  owner: string,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const leave = forwarder?.occupy(owner);
+  try {
+    return await fn();
+  } finally {
+    leave?.();
+  }
+}
+
 /** Resources and prompts of the servers the profile allows, under the bridge's names. */
 export function registerSurface(
   server: Server,
   bridge: Bridge,
   tracker: RequestTracker,
   profile: GatewayProfile | undefined,
+  forwarder?: RequestForwarder,
 ): void {
   server.setRequestHandler("resources/list", (request) =>
     tracker.handle("resources/list", request.params, () =>
@@ -80,11 +99,9 @@ export function registerSurface(
         const uri = request.params.uri;
         // The owner is chosen among the servers this client may reach, before anything is read.
         const owner = await resourceOwner(bridge, profile, uri);
-        const content = await bridge.readResource(uri, {
-          binary: true,
-          server: owner,
-          signal: ctx.mcpReq.signal,
-        });
+        const content = await onServer(forwarder, owner, () =>
+          bridge.readResource(uri, { binary: true, server: owner, signal: ctx.mcpReq.signal }),
+        );
         return {
           contents: content.parts.map((part) =>
             part.bytes
@@ -119,10 +136,10 @@ export function registerSurface(
     tracker.handle("prompts/get", request.params, () =>
       guarded(async () => {
         const name = request.params.name;
-        await reachablePrompt(bridge, profile, name);
-        const result = await bridge.getPrompt(name, request.params.arguments ?? {}, {
-          signal: ctx.mcpReq.signal,
-        });
+        const { server: owner } = await reachablePrompt(bridge, profile, name);
+        const result = await onServer(forwarder, owner, () =>
+          bridge.getPrompt(name, request.params.arguments ?? {}, { signal: ctx.mcpReq.signal }),
+        );
         return {
           messages: result.messages.map((m) => ({ role: m.role, content: m.content })),
           ...(result.description === undefined ? {} : { description: result.description }),
@@ -138,8 +155,8 @@ export function registerSurface(
           signal: ctx.mcpReq.signal,
           ...(request.params.context?.arguments ? { context: request.params.context.arguments } : {}),
         };
-        const target = await completionTarget(bridge, profile, ref);
-        const result = await bridge.complete(target, argument, options);
+        const { target, owner } = await completionTarget(bridge, profile, ref);
+        const result = await onServer(forwarder, owner, () => bridge.complete(target, argument, options));
         return {
           completion: {
             values: [...result.values],
@@ -160,12 +177,15 @@ async function completionTarget(
   bridge: Bridge,
   profile: GatewayProfile | undefined,
   ref: { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string },
-): Promise<CompleteRef> {
+): Promise<{ target: CompleteRef; owner: string }> {
   if (ref.type === "ref/prompt") {
-    await reachablePrompt(bridge, profile, ref.name);
-    return { type: "prompt", name: ref.name };
+    const { server } = await reachablePrompt(bridge, profile, ref.name);
+    return { target: { type: "prompt", name: ref.name }, owner: server };
   }
   const template = (await reachableTemplates(bridge, profile)).find((t) => t.uriTemplate === ref.uri);
   if (!template) throw notReachable.template(ref.uri);
-  return { type: "resource", uriTemplate: template.uriTemplate, server: template.server };
+  return {
+    target: { type: "resource", uriTemplate: template.uriTemplate, server: template.server },
+    owner: template.server,
+  };
 }

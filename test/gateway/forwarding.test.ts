@@ -109,6 +109,19 @@ describe("elicitation and sampling through the gateway", () => {
     expect(bystander.asked).toEqual([]);
   });
 
+  it("a question caused by one client's read never goes to the only other client with a call there", async () => {
+    await using bystander = await capableClient(gateway().url, "2025-11-25");
+    await using reader = await plainClient(gateway().url, "2025-11-25");
+    const waiting = bystander.callTool({ name: "mcp_secret_wait", arguments: {} });
+    await until(() => gateway().tracker.inFlight === 1);
+    // The read makes the server ask; the bystander's call is the only tool call running on it.
+    const read = await reader.readResource({ uri: "secret://vault" });
+    expect(read.contents).toEqual([expect.objectContaining({ text: JSON.stringify({ action: "decline" }) })]);
+    await reader.callTool({ name: "mcp_secret_release", arguments: {} });
+    expect(textOf(await waiting)).toBe("released");
+    expect(bystander.asked).toEqual([]);
+  });
+
   it("with two calls running on the asking server, neither client is asked: the default answers", async () => {
     // The question cannot be tied to one of the two calls, and it must never reach the wrong client.
     const forwarder = new RequestForwarder();

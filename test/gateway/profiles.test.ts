@@ -168,6 +168,45 @@ describe("a profile is an allowlist of everything a client may reach", () => {
     );
   }, 120_000);
 
+  it("answers a 2026-07-28 read outside the profile byte for byte as a read of nothing", async () => {
+    // Token 11: servers ["alpha"] (see PROFILES).
+    expect(PROFILES[11]).toEqual({ servers: ["alpha"] });
+    const read = async (uri: string) => {
+      const response = await fetch(gateway.url, {
+        method: "POST",
+        headers: {
+          authorization: "Bearer token-11",
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "resources/read",
+          "mcp-name": uri,
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "resources/read",
+          params: {
+            uri,
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientCapabilities": {},
+              "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+            },
+          },
+        }),
+      });
+      return `${response.status} ${await response.text()}`;
+    };
+    reached();
+    const outside = await read("bravo://doc");
+    const nothing = await read("charlie://doc");
+    expect(reached()).toEqual([]);
+    expect(outside).toBe(nothing.replaceAll("charlie", "bravo"));
+    expect(outside).toContain("Resource not found");
+    expect(await read("alpha://doc")).toContain("doc of alpha");
+  });
+
   async function listed(c: Client, list: (typeof LISTS)[number]): Promise<string[]> {
     switch (list) {
       case "tools/list":
