@@ -2,6 +2,7 @@ import { loadConfig } from "../config/load.js";
 import type { BridgeSettings, ResolvedConfig, ServerDefinition } from "../config/model.js";
 import { secretsOf } from "../config/secrets.js";
 import type { ServerStatus } from "../connection/status.js";
+import { ErrorCode, errorMessages, ServerConnectionError } from "../errors.js";
 import { CallStats } from "../registry/stats.js";
 import type { ToolDefinition } from "../registry/types.js";
 import { errorToolResult } from "../results/convert.js";
@@ -197,12 +198,19 @@ class BridgeRuntime implements Bridge {
     return this.servers().find((status) => status.name === name);
   }
 
+  /** Throws BRIDGE_CLOSED once closing, as `call` does: the tools listed could no longer be called. */
   tools(filter: { server?: string } = {}): ToolEntry[] {
-    return this.#tools.list(filter.server).map((definition) => this.#entryOf(definition));
+    if (this.#closing) throw closedError();
+    return this.#listTools(filter.server);
+  }
+
+  #listTools(server: string | undefined): ToolEntry[] {
+    return this.#tools.list(server).map((definition) => this.#entryOf(definition));
   }
 
   /** The tools that best match a task described in words (or a tool's name), best first. */
   searchTools(query: string, options: ToolSearchOptions = {}): ToolEntry[] {
+    if (this.#closing) throw closedError();
     return this.#tools.search(query, options).map((definition) => this.#entryOf(definition));
   }
 
@@ -262,6 +270,28 @@ class BridgeRuntime implements Bridge {
    */
   restart(name: string): Promise<ServerStatus> {
     return this.#restarts.restart(name);
+  }
+
+  /**
+   * Lists tools again now (of one server, or of every connected one), as tools/list_changed would;
+   * resolves once the new lists are published. An unknown name is SERVER_NOT_FOUND; a server that
+   * cannot connect or list rejects with its error.
+   */
+  async refreshTools(server?: string): Promise<void> {
+    if (this.#closing) throw closedError();
+    if (server === undefined) {
+      const live = this.#servers.records().filter((record) => record.connection?.state === "connected");
+      await Promise.all(live.map((record) => record.connection?.refreshTools()));
+      return;
+    }
+    const connection = this.#servers.get(server)?.connection;
+    if (!connection) {
+      const names = this.config.servers.map((definition) => definition.name);
+      throw new ServerConnectionError(ErrorCode.ServerNotFound, errorMessages.serverNotFound(server, names), {
+        server,
+      });
+    }
+    await connection.refreshTools();
   }
 
   /** A restart's swap: a fresh record for the server, current once the old process tree is gone. */
@@ -375,7 +405,7 @@ class BridgeRuntime implements Bridge {
           : declaresToolTasks(this.#surface.serverCapabilities(record.name)),
       });
     if (options.quietIfSame && sameDefinitions(previous, this.#tools.registry.forServer(record.name))) return;
-    const after = this.tools({ server: record.name });
+    const after = this.#listTools(record.name);
     for (const tool of after) before.delete(tool.name);
     this.#events.emit("toolsChanged", { server: record.name, tools: after, removed: [...before] });
   }

@@ -212,6 +212,12 @@ export interface Bridge extends AsyncDisposable, SurfaceMethods {
    * disabled server SERVER_UNAVAILABLE.
    */
   restart(server: string): Promise<ServerStatus>;
+  /**
+   * Lists tools again now (of one server, or of every connected one), as a server's tools/list_changed
+   * would; resolves once the new lists are published (`toolsChanged` fires for a changed list). An
+   * unknown name is SERVER_NOT_FOUND; a server that cannot connect or list rejects with its error.
+   */
+  refreshTools(server?: string): Promise<void>;
   stats(): BridgeStats;
   on<E extends keyof BridgeEventMap>(event: E, listener: (...args: BridgeEventMap[E]) => void): () => void;
   close(): Promise<void>;

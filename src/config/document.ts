@@ -110,7 +110,7 @@ export function normalizeDocument(data: Raw, context: DocumentContext): ParsedCo
   ) {
     warnings.push({
       kind: "other",
-      message: `${context.file ?? "The config"} has no "mcpServers", "servers", [mcp.servers] or [mcp_servers] section; no servers were loaded`,
+      message: `${context.file ?? "The config"} has no "mcpServers", "servers", [mcp.servers], [[mcp.servers]], [mcp_servers] or [[mcp_servers]] section; no servers were loaded`,
       ...where,
     });
   }
@@ -137,32 +137,45 @@ function findSections(
       label: "[mcp_servers]",
       entries: Object.entries(data.mcp_servers),
     });
-  if (mcp && Array.isArray(mcp.servers)) {
-    const entries: [string, unknown][] = [];
-    mcp.servers.forEach((entry, index) => {
-      const name = isTable(entry) && typeof entry.name === "string" ? entry.name : "";
-      if (name) {
-        entries.push([name, isTable(entry) ? omit(entry, "name") : entry]);
-        return;
-      }
-      const message = `[[mcp.servers]] entry #${index + 1} has no "name"; it was skipped`;
-      warnings.push({ kind: "invalid-entry", field: "name", message, ...where });
-      skipped.push({
-        name: `[[mcp.servers]] #${index + 1}`,
-        transport: transportHint(entry),
-        kind: "invalid-entry",
-        reason: message,
-        field: "name",
-        ...where,
-      });
-    });
-    sections.push({ format: "toml-array", label: "[[mcp.servers]]", entries });
-  }
+  if (Array.isArray(data.mcp_servers))
+    sections.push(arraySection(data.mcp_servers, "codex-toml", "[[mcp_servers]]", warnings, skipped, where));
+  if (mcp && Array.isArray(mcp.servers))
+    sections.push(arraySection(mcp.servers, "toml-array", "[[mcp.servers]]", warnings, skipped, where));
   if (mcp && isTable(mcp.servers))
     sections.push({ format: "toml-table", label: "[mcp.servers]", entries: Object.entries(mcp.servers) });
   if (isTable(data.servers))
     sections.push({ format: "vscode-json", label: '"servers"', entries: Object.entries(data.servers) });
   return sections;
+}
+
+/** A TOML array of tables (`[[mcp.servers]]`, `[[mcp_servers]]`): each entry names itself with `name`. */
+function arraySection(
+  list: unknown[],
+  format: ConfigFormat,
+  label: string,
+  warnings: ConfigWarning[],
+  skipped: SkippedServer[],
+  where: { file?: string },
+): Section {
+  const entries: [string, unknown][] = [];
+  list.forEach((entry, index) => {
+    const name = isTable(entry) && typeof entry.name === "string" ? entry.name : "";
+    if (name) {
+      entries.push([name, isTable(entry) ? omit(entry, "name") : entry]);
+      return;
+    }
+    const message = `${label} entry #${index + 1} has no "name"; it was skipped`;
+    warnings.push({ kind: "invalid-entry", field: "name", message, ...where });
+    skipped.push({
+      name: `${label} #${index + 1}`,
+      transport: transportHint(entry),
+      kind: "invalid-entry",
+      reason: message,
+      field: "name",
+      ...where,
+    });
+  });
+  return { format, label, entries };
 }
 
 function isTable(value: unknown): value is Raw {

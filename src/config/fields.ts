@@ -35,6 +35,18 @@ export const READERS = {
     read: (value: unknown, key: string) => parseDuration(value, key.endsWith("_ms") ? "ms" : "s"),
     schema: durationSchema,
   } satisfies Reader<number>,
+  /** A duration that bounds work: 0 would fail everything at once, so it is refused, not obeyed. */
+  timeout: {
+    read: (value: unknown, key: string) => {
+      const ms = parseDuration(value, key.endsWith("_ms") ? "ms" : "s");
+      if (ms <= 0) throw new Error('must be more than 0 (such as "30s"); 0 would fail every call at once');
+      return ms;
+    },
+    schema: () =>
+      z
+        .union([z.number().positive(), z.string().regex(/^(\d+(\.\d+)?\s*(ms|s|sec|m|min|h)?)+$/)])
+        .describe('Seconds as a number, or a string such as "500ms", "30s", "2m"; more than 0'),
+  } satisfies Reader<number>,
   positiveInt: {
     read: (value: unknown) => {
       if (typeof value !== "number" || !Number.isInteger(value) || value <= 0)
@@ -149,14 +161,14 @@ export const SERVER_FIELDS = {
   startupTimeout: field({
     name: "startupTimeout",
     aliases: ["startup_timeout", "startup_timeout_sec", "startup_timeout_ms"],
-    kind: "duration",
+    kind: "timeout",
     default: "the `startupTimeout` setting (30 s)",
     doc: "bounds the whole start: spawn, handshake, the SSE `endpoint` event and every `tools/list` page (at most 500; a cursor that repeats fails the server); `close()` ends a start at once",
   }),
   callTimeout: field({
     name: "callTimeout",
     aliases: ["call_timeout", "timeout", "tool_timeout_sec", "tool_timeout_ms"],
-    kind: "duration",
+    kind: "timeout",
     default: "the `callTimeout` setting (60 s)",
     doc: "one tool call, from request to result",
   }),
@@ -301,14 +313,14 @@ export const SETTINGS_FIELDS = {
   startupTimeout: field({
     name: "startupTimeout",
     aliases: ["startup_timeout"],
-    kind: "duration",
+    kind: "timeout",
     default: "30 s",
     doc: "default `startupTimeout` of every server",
   }),
   callTimeout: field({
     name: "callTimeout",
     aliases: ["call_timeout", "timeout"],
-    kind: "duration",
+    kind: "timeout",
     default: "60 s",
     doc: "default `callTimeout` of every server",
   }),

@@ -1,9 +1,8 @@
 import { dirname, resolve } from "node:path";
 import { ConfigError, ErrorCode } from "../errors.js";
-import { parseDuration } from "../util/duration.js";
 import { didYouMean } from "../util/suggest.js";
 import { parseClientFeatures } from "./client-features.js";
-import { lookup, type Raw, readField, SETTINGS_FIELDS, SETTINGS_KEYS } from "./fields.js";
+import { lookup, type Raw, READERS, readField, SETTINGS_FIELDS, SETTINGS_KEYS } from "./fields.js";
 import type { BridgeSettings, ConfigWarning } from "./model.js";
 import { EntryProblem } from "./problem.js";
 
@@ -106,7 +105,9 @@ export function normalizeCodeSettings(input: SettingsInput | undefined): Partial
   for (const [key, target] of RESOLVED_DURATIONS) {
     if (raw[target] === undefined) continue;
     try {
-      (resolved as Record<string, unknown>)[target] = parseDuration(raw[target], "ms");
+      // The field's own reader (a timeout must be more than 0); a `_ms` key makes numbers milliseconds.
+      const spec = SETTINGS_FIELDS[key];
+      (resolved as Record<string, unknown>)[target] = READERS[spec.kind].read(raw[target], `${target}_ms`);
     } catch (error) {
       problems.push(`"${target}" ${(error as Error).message}`);
     }

@@ -103,6 +103,17 @@ export function approvedBy(store: TrustStore, refused?: ProjectServerRequest[]):
 }
 
 /**
+ * Trust given for one run (`--trust-project`, MCP_BRIDGE_TRUST_PROJECT): it covers the definitions seen
+ * when it was given, pinned by digest, plus what the store approves. A long-lived process (a daemon,
+ * autoReload) that reloads after a `git pull` brought a new or changed project server leaves that one
+ * out, with the loader's "not approved" warning, instead of starting it without consent.
+ */
+export function pinnedTo(seen: readonly ProjectServerRequest[], store: TrustStore): AdmitProjectServer {
+  const pinned = new Set(seen.map((request) => `${request.file}\0${definitionHash(request)}`));
+  return (request) => pinned.has(`${request.file}\0${definitionHash(request)}`) || store.isApproved(request);
+}
+
+/**
  * Every server entry of the project-level files that would be loaded from the working directory, as
  * written. Nothing of theirs is expanded: they are only collected.
  */

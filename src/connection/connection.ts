@@ -136,6 +136,17 @@ class Connection implements ServerConnection {
     await this.#connect("demand");
   }
 
+  /**
+   * Lists the tools again now, as a tools/list_changed would (connecting first if needed); resolves once
+   * the new list is in place (and `toolsChanged` emitted), rejects when connecting or listing fails.
+   */
+  async refreshTools(): Promise<void> {
+    await this.connect();
+    const client = this.#session?.client;
+    if (!client) throw fail.closedError(this.name, undefined);
+    await this.#opener.relist(client);
+  }
+
   async ensureConnected(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
     const deadline = Date.now() + (options.timeoutMs ?? this.definition.startupTimeoutMs);
     await this.#usableSession(deadline, options.signal, undefined);

@@ -83,21 +83,27 @@ export class SessionOpener {
     return client;
   }
 
-  /** A list_changed notification: list again, bounded like the first listing. */
+  /**
+   * Lists the tools again, bounded like the first listing, and puts the list in place if the client is
+   * still the live session's. Run on list_changed and on demand (`refreshTools`).
+   */
+  async relist(client: Client): Promise<void> {
+    const host = this.#host;
+    const timeoutMs = host.definition.startupTimeoutMs;
+    const deps = { name: host.name, logger: host.options.logger };
+    const listing = await this.#bounded(Date.now() + timeoutMs, () => listTools(client, deps, timeoutMs));
+    if (host.isCurrent(client)) host.setTools(listing);
+  }
+
+  /** A list_changed notification: list again; a failure is only a warning (the old list stays). */
   #relist(client: Client): void {
     const host = this.#host;
     if (!host.isCurrent(client)) return;
-    const timeoutMs = host.definition.startupTimeoutMs;
-    const deps = { name: host.name, logger: host.options.logger };
-    this.#bounded(Date.now() + timeoutMs, () => listTools(client, deps, timeoutMs)).then(
-      (listing) => {
-        if (host.isCurrent(client)) host.setTools(listing);
-      },
-      (error: unknown) =>
-        host.options.logger.warn(`Server "${host.name}" announced new tools, but listing them failed`, {
-          server: host.name,
-          error: fail.describeError(error, host.options.redact),
-        }),
+    this.relist(client).catch((error: unknown) =>
+      host.options.logger.warn(`Server "${host.name}" announced new tools, but listing them failed`, {
+        server: host.name,
+        error: fail.describeError(error, host.options.redact),
+      }),
     );
   }
 

@@ -69,6 +69,11 @@ export interface ServerConnection {
    * error (SERVER_START_FAILED, SERVER_START_TIMEOUT, AUTH, ...) or when disabled or closed.
    */
   connect(): Promise<void>;
+  /**
+   * Lists the tools again now, as a tools/list_changed would (connecting first if needed); resolves
+   * once the new list is in place, rejects when connecting or listing fails.
+   */
+  refreshTools(): Promise<void>;
   /** Connects now if idle or failed; resolves when usable, rejects with the reason otherwise. */
   ensureConnected(options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<void>;
   callTool(

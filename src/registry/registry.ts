@@ -242,10 +242,25 @@ function toolProblem(raw: unknown): string | undefined {
   const schema = tool.inputSchema;
   if (!schema || typeof schema !== "object" || Array.isArray(schema))
     return "its inputSchema is not an object";
+  const shape = notAnObjectSchema(schema as Record<string, unknown>);
+  if (shape)
+    return `its inputSchema is not an object schema (${shape}); LLM vendors reject a request holding one`;
   if (tool.description !== undefined && typeof tool.description !== "string")
     return "its description is not a string";
   if (tool.title !== undefined && typeof tool.title !== "string") return "its title is not a string";
   return undefined;
+}
+
+/**
+ * Why a schema cannot be a tool's parameters: MCP and every LLM vendor want `type: "object"` at the top.
+ * A schema without `type` but with properties (or nothing) is taken as an object schema (the adapters
+ * add the type); one that is a union or a constant at the top is not.
+ */
+function notAnObjectSchema(schema: Record<string, unknown>): string | undefined {
+  if (schema.type !== undefined)
+    return schema.type === "object" ? undefined : `type ${JSON.stringify(schema.type)}`;
+  const combinator = ["anyOf", "oneOf", "allOf", "not", "enum", "const"].find((key) => key in schema);
+  return combinator === undefined ? undefined : `"${combinator}" at the top, no type "object"`;
 }
 
 /** Keeps definition objects stable across refreshes, so caches keyed on them (exports) stay warm. */

@@ -55,7 +55,13 @@ describe("every key the loader accepts is published and documented", () => {
   });
 
   it("every spelling of every scalar server field is read (not just accepted)", () => {
-    const sample = { boolean: true, duration: 7, positiveInt: 7, negotiation: "2025-06-18" } as const;
+    const sample = {
+      boolean: true,
+      duration: 7,
+      timeout: 7,
+      positiveInt: 7,
+      negotiation: "2025-06-18",
+    } as const;
     for (const spec of Object.values(SERVER_FIELDS)) {
       for (const key of [spec.name, ...spec.aliases]) {
         const value = sample[spec.kind as keyof typeof sample];
@@ -72,7 +78,7 @@ describe("every key the loader accepts is published and documented", () => {
             ? spec.name === "disabled"
               ? server.enabled === false
               : server[spec.name] === true
-            : spec.kind === "duration"
+            : spec.kind === "duration" || spec.kind === "timeout"
               ? read.includes(key.endsWith("_ms") ? ":7," : ":7000")
               : spec.kind === "negotiation"
                 ? read.includes("2025-06-18")

@@ -5,6 +5,7 @@ import {
   defaultTrustFile,
   describeRequest,
   pendingProjectServers,
+  pinnedTo,
   projectServerRequests,
   TrustStore,
 } from "../../config/trust.js";
@@ -33,7 +34,7 @@ function trustedByFlag(context: CommandContext): boolean {
 
 /**
  * Consent before servers of project-level config files start: nothing to do for approved definitions
- * (or with --trust-project / MCP_BRIDGE_TRUST_PROJECT); otherwise ask on a terminal and remember the
+ * (or with --trust-project / MCP_BRIDGE_TRUST_PROJECT, for the definitions there now); otherwise ask on a terminal and remember the
  * answer, and without a terminal refuse, saying how to approve. Returns the predicate the loader uses,
  * so a definition that changes on reload is left out until approved.
  */
@@ -41,8 +42,10 @@ export async function projectConsent(
   context: CommandContext,
   config: string | undefined,
 ): Promise<AdmitProjectServer | undefined> {
-  if (trustedByFlag(context)) return undefined;
   const store = new TrustStore(defaultTrustFile(context.io.env));
+  // The flag approves what is there now, not whatever a later reload brings (see pinnedTo).
+  if (trustedByFlag(context))
+    return pinnedTo(await projectServerRequests(loadOptionsOf(context, config)), store);
   const pending = await pendingProjectServers(loadOptionsOf(context, config), store);
   if (pending.length === 0) return approvedBy(store);
   const listing = pending.map((request) => describeRequest(request, clean)).join("\n");
