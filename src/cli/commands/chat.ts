@@ -10,7 +10,7 @@ import { usageError } from "../args.js";
 import { HISTORY_SIZE, historyFile, loadHistory, saveHistory } from "../chat/history.js";
 import { chatSampling, type SamplingPrompt } from "../chat/sampling.js";
 import { ChatSession, type ChatSession as Session } from "../chat/session.js";
-import { ChatView, counted } from "../chat/view.js";
+import { ChatView, counted, tokenCounts } from "../chat/view.js";
 import { defineCommand } from "../command.js";
 import { type CommandContext, cliBridgeOptions } from "../context.js";
 import { type AskLine, terminalElicitation } from "../elicit.js";
@@ -115,10 +115,13 @@ async function printMode(
   try {
     const turn = await session.agent.run(question, context.io.signal ? { signal: context.io.signal } : {});
     if (!json) printed.endTurn();
+    if (!json && context.global.verbose)
+      context.io.stderr.write(context.errStyle.dim(`(tokens: ${tokenCounts(turn.usage)})\n`));
     if (json)
       writeJson(context.io, {
         text: turn.text,
         stopReason: turn.stopReason,
+        usage: turn.usage,
         messages: session.agent.messages,
       });
     return turn.stopReason === "max_steps" ? 1 : 0;
