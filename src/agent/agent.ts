@@ -4,7 +4,7 @@ import type { Bridge, Progress, ToolEntry } from "../bridge/types.js";
 import { AbortError, errorMessages, type McpBridgeError, ToolNotFoundError } from "../errors.js";
 import { errorToolResult } from "../results/convert.js";
 import type { ToolResult } from "../results/types.js";
-import type { AgentMessage, AgentToolCall, ModelProvider } from "./types.js";
+import type { AgentMessage, AgentToolCall, ModelProvider, TokenUsage } from "./types.js";
 
 /**
  * The turn loop every agent host writes: send the conversation and the tools to the model, stream
@@ -33,7 +33,9 @@ export type AgentEvent =
       readonly ms: number;
       readonly entry?: ToolEntry;
     }
-  | { readonly type: "step"; readonly step: number };
+  | { readonly type: "step"; readonly step: number }
+  /** One model request's tokens, when the endpoint reports them. */
+  | { readonly type: "usage"; readonly usage: TokenUsage };
 
 /**
  * Asked before a tool runs, with the tool the call resolved to (whatever the model's spelling of its
@@ -65,6 +67,8 @@ export interface TurnResult {
   readonly steps: number;
   /** `end` (the model answered), `max_steps`, or the model's own stop reason. */
   readonly stopReason: string;
+  /** The turn's tokens, summed over its model requests (zero when the endpoint reports none). */
+  readonly usage: TokenUsage;
 }
 
 export const DEFAULT_MAX_STEPS = 16;
@@ -101,6 +105,7 @@ export class Agent {
     const maxSteps = this.#options.maxSteps ?? DEFAULT_MAX_STEPS;
     const signal = options.signal;
     this.#messages.push({ role: "user", content: input });
+    const usage = { inputTokens: 0, outputTokens: 0 };
     for (let step = 1; step <= maxSteps; step++) {
       onEvent?.({ type: "step", step });
       throwIfAborted(signal);
@@ -119,7 +124,11 @@ export class Agent {
             text += event.text;
             onEvent?.(event);
           } else if (event.type === "tool_call") calls.push(event.call);
-          else stopReason = event.stopReason;
+          else if (event.type === "usage") {
+            usage.inputTokens += event.usage.inputTokens;
+            usage.outputTokens += event.usage.outputTokens;
+            onEvent?.(event);
+          } else stopReason = event.stopReason;
         }
       } catch (error) {
         if (text) this.#messages.push({ role: "assistant", content: text });
@@ -131,7 +140,7 @@ export class Agent {
         content: text,
         ...(calls.length > 0 ? { toolCalls: calls } : {}),
       });
-      if (calls.length === 0) return { text, steps: step, stopReason };
+      if (calls.length === 0) return { text, steps: step, stopReason, usage };
       // Each call is resolved to the one offered tool it will run, then approved on that tool, one
       // at a time in the model's order before any runs: a person answers one question after
       // another, and sees the answers' tools start together.
@@ -141,7 +150,7 @@ export class Agent {
       this.#messages.push(...results);
       if (signal?.aborted) throw abortError();
     }
-    return { text: "", steps: maxSteps, stopReason: "max_steps" };
+    return { text: "", steps: maxSteps, stopReason: "max_steps", usage };
   }
 
   async #decide(call: AgentToolCall, signal: AbortSignal | undefined): Promise<Decision> {

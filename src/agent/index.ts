@@ -12,4 +12,5 @@ export type {
   ModelProvider,
   ModelRequest,
   ProviderOptions,
+  TokenUsage,
 } from "./types.js";

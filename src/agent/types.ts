@@ -32,7 +32,14 @@ export interface ModelRequest {
 export type ModelEvent =
   | { readonly type: "text"; readonly text: string }
   | { readonly type: "tool_call"; readonly call: AgentToolCall }
-  | { readonly type: "done"; readonly stopReason: string };
+  | { readonly type: "done"; readonly stopReason: string }
+  /** Tokens the request took, when the endpoint says (OpenAI `usage`, Anthropic `message_*.usage`). */
+  | { readonly type: "usage"; readonly usage: TokenUsage };
+
+export interface TokenUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
 
 /** A model behind some vendor's streaming API. */
 export interface ModelProvider {

@@ -95,6 +95,9 @@ function pieces(text: string): string[] {
   return text.match(/.{1,4}/gs) ?? [];
 }
 
+/** The token counts every scripted OpenAI reply reports (Anthropic: 7 + 3 cached in, 5 out). */
+export const SCRIPTED_USAGE = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+
 export function startScriptedOpenAI(script: Step[]): Promise<ScriptedEndpoint> {
   return start(
     script,
@@ -120,6 +123,8 @@ export function startScriptedOpenAI(script: Step[]): Promise<ScriptedEndpoint> {
         }
       });
       out.push(chunk({}, step.toolCalls?.length ? "tool_calls" : "stop"));
+      // As with `stream_options.include_usage`: the counts in a last chunk with no choices.
+      out.push(sse({ id: "c1", object: "chat.completion.chunk", choices: [], usage: SCRIPTED_USAGE }));
       out.push("data: [DONE]\n\n");
       return out;
     },
@@ -133,7 +138,16 @@ export function startScriptedAnthropic(script: Step[]): Promise<ScriptedEndpoint
     (step) => {
       const out = [
         sse(
-          { type: "message_start", message: { id: "m1", type: "message", role: "assistant", content: [] } },
+          {
+            type: "message_start",
+            message: {
+              id: "m1",
+              type: "message",
+              role: "assistant",
+              content: [],
+              usage: { input_tokens: 7, cache_read_input_tokens: 3, output_tokens: 1 },
+            },
+          },
           "message_start",
         ),
         sse({ type: "ping" }, "ping"),

@@ -32,6 +32,9 @@ export function createAnthropicProvider(options: ProviderOptions): ModelProvider
       const blocks = new Map<number, { id: string; name: string; json: string }>();
       let stopReason = "end_turn";
       let stopped = false;
+      // message_start has the input tokens (cache reads and writes count too); message_delta the output's.
+      let inputTokens = 0;
+      let outputTokens: number | undefined;
       for await (const event of postForEvents("Anthropic", `${base}/v1/messages`, {
         headers,
         body,
@@ -40,6 +43,14 @@ export function createAnthropicProvider(options: ProviderOptions): ModelProvider
       })) {
         const data = parseEventJson("Anthropic", event.data);
         switch (data.type) {
+          case "message_start": {
+            const usage = (data.message as { usage?: Record<string, unknown> } | undefined)?.usage ?? {};
+            for (const key of ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"]) {
+              const value = usage[key];
+              if (typeof value === "number") inputTokens += value;
+            }
+            break;
+          }
           case "content_block_start": {
             const block = data.content_block as { type?: string; id?: string; name?: string } | undefined;
             if (block?.type === "tool_use") {
@@ -74,6 +85,8 @@ export function createAnthropicProvider(options: ProviderOptions): ModelProvider
           case "message_delta": {
             const reason = (data.delta as { stop_reason?: string } | undefined)?.stop_reason;
             if (reason) stopReason = reason;
+            const output = (data.usage as { output_tokens?: unknown } | undefined)?.output_tokens;
+            if (typeof output === "number") outputTokens = output;
             break;
           }
           case "message_stop":
@@ -94,6 +107,7 @@ export function createAnthropicProvider(options: ProviderOptions): ModelProvider
           ErrorCode.ModelRequest,
           "The model stream ended before the answer was complete.",
         );
+      if (outputTokens !== undefined) yield { type: "usage", usage: { inputTokens, outputTokens } };
       yield { type: "done", stopReason };
     },
   };

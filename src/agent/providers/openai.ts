@@ -25,6 +25,8 @@ export function createOpenAIProvider(options: ProviderOptions): ModelProvider {
       const body = {
         model: options.model,
         stream: true,
+        // The token counts come in a last chunk of their own (choices empty) before [DONE].
+        stream_options: { include_usage: true },
         messages: toOpenAIMessages(request.system, request.messages),
         ...(tools.length > 0 ? { tools } : {}),
         ...((request.maxTokens ?? options.maxTokens)
@@ -54,6 +56,12 @@ export function createOpenAIProvider(options: ProviderOptions): ModelProvider {
             `The model endpoint reported an error: ${message}`,
           );
         }
+        const usage = chunk.usage as { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined;
+        if (usage && typeof usage.prompt_tokens === "number" && typeof usage.completion_tokens === "number")
+          yield {
+            type: "usage",
+            usage: { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens },
+          };
         const choice = (chunk.choices as { delta?: Delta; finish_reason?: string | null }[] | undefined)?.[0];
         if (!choice) continue;
         const delta = choice.delta ?? {};

@@ -10,7 +10,7 @@ import { shorten, table } from "../output.js";
 import { terminalText } from "../terminal.js";
 import { approvalFor, approvalReason } from "./approval.js";
 import { attachResources, promptList, promptMessages, resourceList } from "./context-items.js";
-import { type ChatView, counted } from "./view.js";
+import { type ChatView, counted, tokenCounts } from "./view.js";
 
 /**
  * One chat: the conversation, the servers switched off for this session, and the tools the person
@@ -54,6 +54,8 @@ export class ChatSession {
   readonly #options: ChatSessionOptions;
   readonly #disabled = new Set<string>();
   readonly #alwaysAllowed = new Set<string>();
+  /** Tokens of every turn of this session (the endpoint's own counts). */
+  readonly usage = { inputTokens: 0, outputTokens: 0 };
 
   constructor(options: ChatSessionOptions) {
     this.#options = options;
@@ -90,6 +92,10 @@ export class ChatSession {
     try {
       const turn = await this.agent.run(attached.content, signal ? { signal } : {});
       view.endTurn();
+      this.usage.inputTokens += turn.usage.inputTokens;
+      this.usage.outputTokens += turn.usage.outputTokens;
+      if (turn.usage.inputTokens + turn.usage.outputTokens > 0)
+        view.note(`(tokens: ${tokenCounts(turn.usage)}; session: ${tokenCounts(this.usage)})`);
       if (turn.stopReason === "max_steps")
         view.note("(stopped: the model kept calling tools past the step limit)");
     } catch (error) {

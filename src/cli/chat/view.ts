@@ -13,6 +13,11 @@ import { terminalText } from "../terminal.js";
  * terminal. On a terminal the progress line is redrawn in place; otherwise each update is a line.
  */
 
+/** "1,234 in, 56 out": token counts as the chat shows them. */
+export function tokenCounts(usage: { inputTokens: number; outputTokens: number }): string {
+  return `${usage.inputTokens.toLocaleString("en-US")} in, ${usage.outputTokens.toLocaleString("en-US")} out`;
+}
+
 /** "1 tool", "2 tools": a count with its noun in the right number. */
 export function counted(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
@@ -95,6 +100,7 @@ export class ChatView {
         this.line(this.#ending(event.call, event.result, event.ms, event.entry));
         return;
       case "step":
+      case "usage":
         return;
     }
   }

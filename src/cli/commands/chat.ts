@@ -7,9 +7,10 @@ import type { RemoteServerDefinition } from "../../config/model.js";
 import type { ServerStatus } from "../../connection/status.js";
 import { errorText } from "../../util/text-of.js";
 import { usageError } from "../args.js";
+import { HISTORY_SIZE, historyFile, loadHistory, saveHistory } from "../chat/history.js";
 import { chatSampling, type SamplingPrompt } from "../chat/sampling.js";
 import { ChatSession, type ChatSession as Session } from "../chat/session.js";
-import { ChatView, counted } from "../chat/view.js";
+import { ChatView, counted, tokenCounts } from "../chat/view.js";
 import { defineCommand } from "../command.js";
 import { type CommandContext, cliBridgeOptions } from "../context.js";
 import { type AskLine, terminalElicitation } from "../elicit.js";
@@ -114,10 +115,13 @@ async function printMode(
   try {
     const turn = await session.agent.run(question, context.io.signal ? { signal: context.io.signal } : {});
     if (!json) printed.endTurn();
+    if (!json && context.global.verbose)
+      context.io.stderr.write(context.errStyle.dim(`(tokens: ${tokenCounts(turn.usage)})\n`));
     if (json)
       writeJson(context.io, {
         text: turn.text,
         stopReason: turn.stopReason,
+        usage: turn.usage,
         messages: session.agent.messages,
       });
     return turn.stopReason === "max_steps" ? 1 : 0;
@@ -141,7 +145,16 @@ async function interactive(
   const input = io.stdin;
   if (!input) throw usageError("chat needs a standard input (or use -p QUESTION)");
   const tty = Boolean(input.isTTY && io.stdout.isTTY);
-  const rl: Interface = createInterface({ input, output: io.stdout, terminal: tty, historySize: 200 });
+  const historyAt = tty ? historyFile(io.env) : undefined;
+  const rl: Interface = createInterface({
+    input,
+    output: io.stdout,
+    terminal: tty,
+    history: loadHistory(historyAt),
+    historySize: HISTORY_SIZE,
+    removeHistoryDuplicates: true,
+  });
+  rl.on("history", (history: string[]) => saveHistory(historyAt, history));
   let running: AbortController | undefined;
   let lastInterrupt = 0;
   // One question at a time: readline drops a question asked while another is pending, and a tool
@@ -282,8 +295,31 @@ async function interactive(
       if (!tty && inputEnded && queue.length === 0) finish();
     };
     let inputEnded = false;
+    // A line ending in a backslash, or ended with Alt-Enter, goes on on the next line.
+    let continued: string[] = [];
+    const goOn = (line: string) => {
+      continued.push(line);
+      rl.setPrompt(style.dim("… "));
+      if (tty) rl.prompt();
+    };
+    if (tty) {
+      // readline ignores Alt-Enter: the typed line is taken here, and a new one begins below it.
+      input.on("keypress", (_text: string, key: { meta?: boolean; name?: string }) => {
+        if (!key?.meta || (key.name !== "return" && key.name !== "enter") || running) return;
+        const line = rl.line;
+        rl.write(null, { ctrl: true, name: "u" });
+        io.stdout.write(`${line}\n`);
+        goOn(line);
+      });
+    }
     rl.on("line", (line) => {
-      queue.push(line);
+      if (line.endsWith("\\")) {
+        goOn(line.slice(0, -1));
+        return;
+      }
+      queue.push([...continued, line].join("\n"));
+      continued = [];
+      rl.setPrompt(style.bold("> "));
       void next();
     });
     // Ctrl-D on a terminal leaves at once; piped input leaves after its last line is answered.
