@@ -54,8 +54,11 @@ function folderProblem(stat: Stats, strict: boolean): string | undefined {
   const uid = myUid();
   if (uid === undefined) return undefined;
   if (stat.uid !== uid) return `it is owned by uid ${stat.uid}, not by this user (uid ${uid})`;
-  const open = strict ? 0o077 : 0o022;
-  if ((stat.mode & open) !== 0)
+  // Group write is a hole only for a group other than the user's own: a user whose umask is 002
+  // (a private group per user, as Debian and Ubuntu set up) makes 0775 folders of their own.
+  const groupWrite = (stat.mode & 0o020) !== 0 && stat.gid !== process.getgid?.();
+  const open = strict ? (stat.mode & 0o077) !== 0 : (stat.mode & 0o002) !== 0 || groupWrite;
+  if (open)
     return `its mode ${(stat.mode & 0o7777).toString(8)} lets others ${strict ? "in" : "write to it"}`;
   return undefined;
 }

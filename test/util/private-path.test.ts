@@ -62,9 +62,16 @@ describe.skipIf(!unix)("ensurePrivateDir", () => {
     const shared = join(root, "shared");
     mkdirSync(shared);
     chmodSync(shared, 0o2775);
+    // A team's group (not the user's own group: a umask-002 user's folders are 0775 and theirs).
+    chownSync(shared, process.getuid?.() ?? 0, (process.getgid?.() ?? 0) === 1 ? 2 : 1);
     expect(() => ensurePrivateDir(shared, { what: "test" })).toThrow(/lets others write/);
     expect(modeOf(shared)).toBe(0o2775);
     expect(() => ensurePrivateDir(target, { what: "test", strict: false })).not.toThrow();
+    const own = join(root, "own-group");
+    mkdirSync(own);
+    chmodSync(own, 0o775);
+    expect(() => ensurePrivateDir(own, { what: "test" })).not.toThrow();
+    expect(() => ensurePrivateDir(own, { what: "test", strict: true })).toThrow(/lets others in/);
   });
 
   it.skipIf(typeof other === "string")(
