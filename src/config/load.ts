@@ -1,8 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
+import { basename } from "node:path";
 import { ConfigError, ErrorCode } from "../errors.js";
 import { DEFAULT_SETTINGS } from "./defaults.js";
-import { importLocations, importServers } from "./imports.js";
+import { claudeCodeServers, importLocations, importServers } from "./imports.js";
 import { type ResolveInput, resolveInputs } from "./inputs.js";
 import {
   type AdmitProjectServer,
@@ -16,7 +17,7 @@ import {
 } from "./model.js";
 import { normalizeDocument, normalizeFile, parseDocument } from "./parse.js";
 import { isProjectFile } from "./project.js";
-import { configSearchPaths } from "./search-paths.js";
+import { configSearchPaths, type SearchPath } from "./search-paths.js";
 import { normalizeCodeSettings, type SettingsInput } from "./settings.js";
 
 export interface LoadConfigOptions {
@@ -111,7 +112,19 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
         { file: chosen.path },
       );
     }
-    if (chosen) {
+    if (chosen && isClaudeCode(chosen)) {
+      // Claude Code merges ~/.claude.json's scopes with the project .mcp.json: load what it shows here.
+      file = chosen.path;
+      ({ servers, warnings, skipped } = claudeCodeServers({
+        cwd,
+        homeDir,
+        env,
+        settings,
+        ...(options.platform ? { platform: options.platform } : {}),
+        ...(options.admitProjectServer ? { admitProjectServer: onceEach(options.admitProjectServer) } : {}),
+      }));
+      format = "mcpServers-json";
+    } else if (chosen) {
       file = chosen.path;
       const data = parseDocument(readFileSync(file, "utf8"), file);
       const named = chosen.origin === "env" || chosen.origin === "option";
@@ -178,6 +191,17 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
     ...(file === undefined ? {} : { file }),
     ...(format === undefined ? {} : { format }),
   };
+}
+
+/**
+ * Claude Code's own files: `~/.claude.json` however it was named, or the project `.mcp.json` found in
+ * the working directory (a `.mcp.json` named with --config is loaded alone, as written).
+ */
+function isClaudeCode(chosen: SearchPath): boolean {
+  return (
+    basename(chosen.path) === ".claude.json" ||
+    (chosen.origin === "cwd" && basename(chosen.path) === ".mcp.json")
+  );
 }
 
 /** Asks the host once per server (inputs and normalization both need the answer). */
