@@ -50,6 +50,11 @@ export interface LoadConfigOptions {
    * answers are kept in memory only. Without it, entries that use an input are skipped with a warning.
    */
   readonly resolveInput?: ResolveInput;
+  /**
+   * The servers being started (`only`); undefined: all. Inputs are asked for only for these: a server
+   * not started needs no answer (it is then left out with the "input not answered" warning).
+   */
+  readonly only?: ReadonlySet<string>;
 }
 
 export { configSearchPaths, type SearchPath } from "./search-paths.js";
@@ -92,7 +97,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
   let format: ResolvedConfig["format"];
   if (options.servers) {
     const data = { mcpServers: options.servers };
-    const inputs = await resolveInputs(data, options.resolveInput);
+    const inputs = await resolveInputs(data, options.resolveInput, undefined, undefined, options.only);
     const parsed = normalizeDocument(data, {
       ...expansion,
       inputs,
@@ -130,7 +135,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
       const named = chosen.origin === "env" || chosen.origin === "option";
       const admit = named ? {} : admitFor(file);
       // Inputs are asked for only for servers that may load: nothing of a refused project server is used.
-      const inputs = await resolveInputs(data, options.resolveInput, file, admit.admit);
+      const inputs = await resolveInputs(data, options.resolveInput, file, admit.admit, options.only);
       // The settings given in code go in with the file's, so they reach the file's servers too.
       const parsed = normalizeFile(data, file, { ...expansion, inputs, ...admit, settings: codeSettings });
       ({ servers, settings, warnings, skipped, format } = parsed);
