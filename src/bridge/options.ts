@@ -63,6 +63,7 @@ export function resolveBridgeOptions(options: BridgeOptions, telemetry?: Telemet
       env,
       admitProjectServer: options.admitProjectServer,
       resolveInput: options.resolveInput,
+      only: options.only === undefined ? undefined : new Set(options.only),
     },
     env,
     logger: options.logger ? secrets.logger(options.logger) : silentLogger,

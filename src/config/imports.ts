@@ -69,6 +69,7 @@ export function importLocations(source: ImportSourceName, options: ImportOptions
  * A server found in a project file wins over the same name in a user file.
  */
 export async function importServers(source: ImportSourceName, options: ImportOptions): Promise<ImportResult> {
+  if (source === "claude-code") return claudeCodeServers(options);
   const servers: ServerDefinition[] = [];
   const warnings: ConfigWarning[] = [];
   const skipped: SkippedServer[] = [];
@@ -89,27 +90,6 @@ export async function importServers(source: ImportSourceName, options: ImportOpt
         settings: options.settings,
         ...(project ? { admit: options.admitProjectServer } : {}),
       };
-      if (source === "claude-code" && file.endsWith(".claude.json")) {
-        const data = parseDocument(text, file);
-        const projects = (data.projects ?? {}) as Record<string, { mcpServers?: unknown }>;
-        const project = projects[options.cwd]?.mcpServers;
-        for (const map of [project, data.mcpServers]) {
-          if (!map || typeof map !== "object") continue;
-          const parsed = normalizeDocument(
-            { mcpServers: map },
-            { ...expansion, file, configDir: options.cwd, workspaceFolder: options.cwd },
-          );
-          warnings.push(...parsed.warnings);
-          skipped.push(...parsed.skipped);
-          add(
-            parsed.servers.map((server) => ({
-              ...server,
-              source: { file, format: "claude-code-user" as const },
-            })),
-          );
-        }
-        continue;
-      }
       const parsed = parseConfigText(text, file, expansion);
       warnings.push(...parsed.warnings);
       skipped.push(...parsed.skipped);
@@ -120,4 +100,88 @@ export async function importServers(source: ImportSourceName, options: ImportOpt
     }
   }
   return { servers, warnings, skipped, files };
+}
+
+/** A servers map of `~/.claude.json`: the user scope (top level) or the local scope of one folder. */
+function claudeScope(data: Record<string, unknown>, folder: string | undefined): unknown {
+  if (folder === undefined) return data.mcpServers;
+  const projects = data.projects as Record<string, { mcpServers?: unknown } | undefined> | undefined;
+  return projects && typeof projects === "object" ? projects[folder]?.mcpServers : undefined;
+}
+
+/**
+ * What Claude Code shows in the working directory: the local scope (`~/.claude.json`
+ * `projects["<folder>"].mcpServers`), then the project `.mcp.json` (its servers still need consent),
+ * then the user scope (`~/.claude.json` top-level `mcpServers`); a name in several is taken from the
+ * first, as Claude Code's precedence local > project > user. Of `~/.claude.json` only those maps are read.
+ */
+export function claudeCodeServers(options: ImportOptions): ImportResult {
+  const servers: ServerDefinition[] = [];
+  const warnings: ConfigWarning[] = [];
+  const skipped: SkippedServer[] = [];
+  const files: string[] = [];
+  const [projectFile, userFile] = importLocations("claude-code", options) as [string, string];
+  const readFile = (path: string) => readFileSync(path, "utf8");
+  let user: Record<string, unknown> | undefined;
+  if (existsSync(userFile)) {
+    try {
+      user = parseDocument(readFile(userFile), userFile);
+      files.push(userFile);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      warnings.push({
+        kind: "import",
+        file: userFile,
+        message: `Could not read ${userFile}: ${error.message}`,
+      });
+    }
+  }
+  const scopes: { file: string; map: () => unknown; project: boolean }[] = [
+    { file: userFile, map: () => user && claudeScope(user, options.cwd), project: false },
+    { file: projectFile, map: () => readProjectFile(projectFile, files, warnings), project: true },
+    { file: userFile, map: () => user && claudeScope(user, undefined), project: false },
+  ];
+  for (const scope of scopes) {
+    const map = scope.map();
+    if (!map || typeof map !== "object" || Array.isArray(map)) continue;
+    const fresh = Object.entries(map).filter(([name]) => !servers.some((server) => server.name === name));
+    const admit = scope.project && options.admitProjectServer && isProjectFile(scope.file, options);
+    const parsed = normalizeDocument(
+      { mcpServers: Object.fromEntries(fresh) },
+      {
+        env: options.env,
+        homeDir: options.homeDir,
+        readFile,
+        settings: options.settings,
+        file: scope.file,
+        configDir: options.cwd,
+        workspaceFolder: options.cwd,
+        ...(admit ? { admit: options.admitProjectServer } : {}),
+      },
+    );
+    warnings.push(...parsed.warnings);
+    skipped.push(...parsed.skipped);
+    const format = scope.project ? ("mcpServers-json" as const) : ("claude-code-user" as const);
+    servers.push(...parsed.servers.map((server) => ({ ...server, source: { file: scope.file, format } })));
+  }
+  // Listed in location order (project file first), like every other host's.
+  return {
+    servers,
+    warnings,
+    skipped,
+    files: [projectFile, userFile].filter((file) => files.includes(file)),
+  };
+}
+
+function readProjectFile(file: string, files: string[], warnings: ConfigWarning[]): unknown {
+  if (!existsSync(file)) return undefined;
+  try {
+    const data = parseDocument(readFileSync(file, "utf8"), file);
+    files.push(file);
+    return data.mcpServers;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    warnings.push({ kind: "import", file, message: `Could not import from ${file}: ${error.message}` });
+    return undefined;
+  }
 }

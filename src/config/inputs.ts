@@ -25,13 +25,17 @@ export async function resolveInputs(
   resolve: ResolveInput | undefined,
   file?: string,
   admit?: AdmitProjectServer,
+  /** The servers being started; undefined: all. An input only others use is not asked for. */
+  only?: ReadonlySet<string>,
 ): Promise<Record<string, string>> {
   const answers: Record<string, string> = {};
   if (!resolve) return answers;
   const ids = new Set<string>();
-  if (admit) {
-    for (const [name, entry] of serverEntries(data))
-      if (admit({ file: file ?? "", name, definition: entry })) collect(entry, ids);
+  if (admit || only) {
+    for (const [name, entry] of serverEntries(data)) {
+      if (only && !only.has(name)) continue;
+      if (!admit || admit({ file: file ?? "", name, definition: entry })) collect(entry, ids);
+    }
   } else collect(omitInputs(data), ids);
   if (ids.size === 0) return answers;
   const declared = Array.isArray(data.inputs) ? data.inputs : [];

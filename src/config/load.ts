@@ -1,8 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
+import { basename } from "node:path";
 import { ConfigError, ErrorCode } from "../errors.js";
 import { DEFAULT_SETTINGS } from "./defaults.js";
-import { importLocations, importServers } from "./imports.js";
+import { claudeCodeServers, importLocations, importServers } from "./imports.js";
 import { type ResolveInput, resolveInputs } from "./inputs.js";
 import {
   type AdmitProjectServer,
@@ -16,7 +17,7 @@ import {
 } from "./model.js";
 import { normalizeDocument, normalizeFile, parseDocument } from "./parse.js";
 import { isProjectFile } from "./project.js";
-import { configSearchPaths } from "./search-paths.js";
+import { configSearchPaths, type SearchPath } from "./search-paths.js";
 import { normalizeCodeSettings, type SettingsInput } from "./settings.js";
 
 export interface LoadConfigOptions {
@@ -49,6 +50,11 @@ export interface LoadConfigOptions {
    * answers are kept in memory only. Without it, entries that use an input are skipped with a warning.
    */
   readonly resolveInput?: ResolveInput;
+  /**
+   * The servers being started (`only`); undefined: all. Inputs are asked for only for these: a server
+   * not started needs no answer (it is then left out with the "input not answered" warning).
+   */
+  readonly only?: ReadonlySet<string>;
 }
 
 export { configSearchPaths, type SearchPath } from "./search-paths.js";
@@ -91,7 +97,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
   let format: ResolvedConfig["format"];
   if (options.servers) {
     const data = { mcpServers: options.servers };
-    const inputs = await resolveInputs(data, options.resolveInput);
+    const inputs = await resolveInputs(data, options.resolveInput, undefined, undefined, options.only);
     const parsed = normalizeDocument(data, {
       ...expansion,
       inputs,
@@ -111,13 +117,25 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
         { file: chosen.path },
       );
     }
-    if (chosen) {
+    if (chosen && isClaudeCode(chosen)) {
+      // Claude Code merges ~/.claude.json's scopes with the project .mcp.json: load what it shows here.
+      file = chosen.path;
+      ({ servers, warnings, skipped } = claudeCodeServers({
+        cwd,
+        homeDir,
+        env,
+        settings,
+        ...(options.platform ? { platform: options.platform } : {}),
+        ...(options.admitProjectServer ? { admitProjectServer: onceEach(options.admitProjectServer) } : {}),
+      }));
+      format = "mcpServers-json";
+    } else if (chosen) {
       file = chosen.path;
       const data = parseDocument(readFileSync(file, "utf8"), file);
       const named = chosen.origin === "env" || chosen.origin === "option";
       const admit = named ? {} : admitFor(file);
       // Inputs are asked for only for servers that may load: nothing of a refused project server is used.
-      const inputs = await resolveInputs(data, options.resolveInput, file, admit.admit);
+      const inputs = await resolveInputs(data, options.resolveInput, file, admit.admit, options.only);
       // The settings given in code go in with the file's, so they reach the file's servers too.
       const parsed = normalizeFile(data, file, { ...expansion, inputs, ...admit, settings: codeSettings });
       ({ servers, settings, warnings, skipped, format } = parsed);
@@ -178,6 +196,17 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
     ...(file === undefined ? {} : { file }),
     ...(format === undefined ? {} : { format }),
   };
+}
+
+/**
+ * Claude Code's own files: `~/.claude.json` however it was named, or the project `.mcp.json` found in
+ * the working directory (a `.mcp.json` named with --config is loaded alone, as written).
+ */
+function isClaudeCode(chosen: SearchPath): boolean {
+  return (
+    basename(chosen.path) === ".claude.json" ||
+    (chosen.origin === "cwd" && basename(chosen.path) === ".mcp.json")
+  );
 }
 
 /** Asks the host once per server (inputs and normalization both need the answer). */
