@@ -156,3 +156,55 @@ describe("mcp-bridge chat feedback (tmux)", () => {
     await expect.poll(() => term.alive(), { timeout: 10_000 }).toBe(false);
   }, 60_000);
 });
+
+describe("mcp-bridge chat markdown (tmux)", () => {
+  const sessions: TmuxSession[] = [];
+  afterEach(() => {
+    for (const session of sessions.splice(0)) session.close();
+  });
+
+  it("headings, bold, lists, code blocks and tables are rendered, and escape sequences in the reply are dropped", async () => {
+    const reply = [
+      "# Result",
+      "Some **bold** words and `code`.",
+      "- first",
+      "- second",
+      "```",
+      "let x = 1;",
+      "```",
+      "| name | value |",
+      "|------|-------|",
+      "| a | 1 |",
+      "| longer | 22 |",
+      "done\u001b]0;pwned\u0007",
+    ].join("\n");
+    const endpoint = await startScriptedOpenAI([{ text: reply }]);
+    closers.push(() => endpoint.close());
+    const home = emptyHome();
+    closers.push(async () => rmSync(home, { recursive: true, force: true }));
+    const config = join(home, "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: {} }));
+    const term = new TmuxSession([process.execPath, resolve(CLI), "chat", "-c", config], {
+      cwd: home,
+      env: {
+        ...cliEnv(home, { OPENAI_BASE_URL: `${endpoint.url}/v1`, OPENAI_MODEL: "scripted" }),
+        TERM: "xterm-256color",
+      },
+      width: 100,
+    });
+    sessions.push(term);
+    await term.waitFor(/^> $/m);
+    term.type("show me");
+    // ESC and BEL are dropped: what is left of the title sequence is harmless text.
+    const screen = await term.waitFor(/^done\]0;pwned$/m);
+    expect(screen).toMatch(/^Result$/m);
+    expect(screen).toMatch(/^Some bold words and code\.$/m);
+    expect(screen).toMatch(/^• first\n• second$/m);
+    expect(screen).toMatch(/^┌──\n│ let x = 1;\n└──$/m);
+    expect(screen).toMatch(/^name {3}│ value\n─{7}┼─{6}\na {6}│ 1 *\nlonger │ 22 *$/m);
+    expect(screen).not.toMatch(/\*\*|^# |```|\|/m);
+    expect(term.title()).not.toMatch(/pwned/);
+    term.type("/exit");
+    await expect.poll(() => term.alive(), { timeout: 10_000 }).toBe(false);
+  }, 60_000);
+});

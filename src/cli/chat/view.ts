@@ -5,6 +5,7 @@ import type { ToolResult } from "../../results/types.js";
 import type { Style } from "../output.js";
 import { shorten } from "../output.js";
 import { terminalText } from "../terminal.js";
+import { MarkdownLines } from "./markdown.js";
 
 /**
  * What the chat shows: the model's streamed text, one line per tool call (server, tool, shortened
@@ -42,11 +43,15 @@ export class ChatView {
   #spinner: { readonly label: string; readonly started: number; readonly timer: NodeJS.Timeout } | undefined;
   #toolsRunning = 0;
   #held = false;
+  /** On a terminal the reply is shown as rendered markdown, a complete line at a time. */
+  readonly #markdown: MarkdownLines;
+  #pendingLine = "";
 
   constructor(out: ChatOutput, style: Style, side?: { out: ChatOutput; style: Style }) {
     this.#out = out;
     this.#style = style;
     this.#side = side ? new ChatView(side.out, side.style) : undefined;
+    this.#markdown = new MarkdownLines(style);
   }
 
   get width(): number {
@@ -82,8 +87,11 @@ export class ChatView {
         if (!text) return;
         this.#stopSpinner();
         this.#clearProgress();
-        this.#out.write(text);
-        this.#midLine = !text.endsWith("\n");
+        if (this.#out.isTTY) this.#renderLines(text);
+        else {
+          this.#out.write(text);
+          this.#midLine = !text.endsWith("\n");
+        }
         return;
       }
       case "tool_start":
@@ -197,5 +205,16 @@ export class ChatView {
     this.#clearProgress();
     if (this.#midLine) this.#out.write("\n");
     this.#midLine = false;
+    if (this.#pendingLine) this.#renderLines("\n");
+    for (const line of this.#markdown.flush()) this.#out.write(`${line}\n`);
+  }
+
+  #renderLines(text: string): void {
+    this.#pendingLine += text;
+    for (let end = this.#pendingLine.indexOf("\n"); end !== -1; end = this.#pendingLine.indexOf("\n")) {
+      const source = this.#pendingLine.slice(0, end);
+      this.#pendingLine = this.#pendingLine.slice(end + 1);
+      for (const line of this.#markdown.line(source)) this.#out.write(`${line}\n`);
+    }
   }
 }
