@@ -34,6 +34,8 @@ export type AgentEvent =
       readonly entry?: ToolEntry;
     }
   | { readonly type: "step"; readonly step: number }
+  /** The model's reply of this step is complete (its tool calls, if any, come next). */
+  | { readonly type: "model_end"; readonly step: number }
   /** One model request's tokens, when the endpoint reports them. */
   | { readonly type: "usage"; readonly usage: TokenUsage };
 
@@ -135,6 +137,7 @@ export class Agent {
         if (signal?.aborted) throw abortError();
         throw error;
       }
+      onEvent?.({ type: "model_end", step });
       this.#messages.push({
         role: "assistant",
         content: text,

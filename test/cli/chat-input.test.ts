@@ -116,3 +116,95 @@ describe("mcp-bridge chat input (tmux)", () => {
     expect(lstatSync(join(folder, "chat-history")).isSymbolicLink()).toBe(true);
   }, 60_000);
 });
+
+describe("mcp-bridge chat feedback (tmux)", () => {
+  const sessions: TmuxSession[] = [];
+  afterEach(() => {
+    for (const session of sessions.splice(0)) session.close();
+  });
+
+  it("a spinner with the elapsed time while the model thinks and a tool runs without progress; tokens per turn and session", async () => {
+    const endpoint = await startScriptedOpenAI([
+      { toolCalls: [{ id: "s1", name: "mcp_slow_sleep", arguments: '{"ms":3000}' }], delayMs: 150 },
+      { text: "Slept well.", delayMs: 150 },
+      { text: "Again." },
+    ]);
+    closers.push(() => endpoint.close());
+    const home = emptyHome();
+    closers.push(async () => rmSync(home, { recursive: true, force: true }));
+    const config = join(home, "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { slow: stdioEntry("slow-tool") } }));
+    const term = new TmuxSession([process.execPath, resolve(CLI), "chat", "-c", config, "--yes"], {
+      cwd: home,
+      env: {
+        ...cliEnv(home, { OPENAI_BASE_URL: `${endpoint.url}/v1`, OPENAI_MODEL: "scripted" }),
+        TERM: "xterm-256color",
+      },
+      width: 100,
+    });
+    sessions.push(term);
+    await term.waitFor(/slow: connected/);
+    term.type("sleep");
+    await term.waitFor(/⚙ slow › sleep/);
+    await term.waitFor(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] running… [1-9]s$/m);
+    const screen = await term.waitFor(/Slept well\.\n\(tokens: 20 in, 10 out; session: 20 in, 10 out\)/);
+    // The spinner is gone once the answer is there.
+    expect(screen).not.toMatch(/running… \d+s\n.*Slept/);
+    term.type("again");
+    await term.waitFor(/Again\.\n\(tokens: 10 in, 5 out; session: 30 in, 15 out\)/);
+    term.type("/exit");
+    await expect.poll(() => term.alive(), { timeout: 10_000 }).toBe(false);
+  }, 60_000);
+});
+
+describe("mcp-bridge chat markdown (tmux)", () => {
+  const sessions: TmuxSession[] = [];
+  afterEach(() => {
+    for (const session of sessions.splice(0)) session.close();
+  });
+
+  it("headings, bold, lists, code blocks and tables are rendered, and escape sequences in the reply are dropped", async () => {
+    const reply = [
+      "# Result",
+      "Some **bold** words and `code`.",
+      "- first",
+      "- second",
+      "```",
+      "let x = 1;",
+      "```",
+      "| name | value |",
+      "|------|-------|",
+      "| a | 1 |",
+      "| longer | 22 |",
+      "done\u001b]0;pwned\u0007",
+    ].join("\n");
+    const endpoint = await startScriptedOpenAI([{ text: reply }]);
+    closers.push(() => endpoint.close());
+    const home = emptyHome();
+    closers.push(async () => rmSync(home, { recursive: true, force: true }));
+    const config = join(home, "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: {} }));
+    const term = new TmuxSession([process.execPath, resolve(CLI), "chat", "-c", config], {
+      cwd: home,
+      env: {
+        ...cliEnv(home, { OPENAI_BASE_URL: `${endpoint.url}/v1`, OPENAI_MODEL: "scripted" }),
+        TERM: "xterm-256color",
+      },
+      width: 100,
+    });
+    sessions.push(term);
+    await term.waitFor(/^> $/m);
+    term.type("show me");
+    // ESC and BEL are dropped: what is left of the title sequence is harmless text.
+    const screen = await term.waitFor(/^done\]0;pwned$/m);
+    expect(screen).toMatch(/^Result$/m);
+    expect(screen).toMatch(/^Some bold words and code\.$/m);
+    expect(screen).toMatch(/^• first\n• second$/m);
+    expect(screen).toMatch(/^┌──\n│ let x = 1;\n└──$/m);
+    expect(screen).toMatch(/^name {3}│ value\n─{7}┼─{6}\na {6}│ 1 *\nlonger │ 22 *$/m);
+    expect(screen).not.toMatch(/\*\*|^# |```|\|/m);
+    expect(term.title()).not.toMatch(/pwned/);
+    term.type("/exit");
+    await expect.poll(() => term.alive(), { timeout: 10_000 }).toBe(false);
+  }, 60_000);
+});

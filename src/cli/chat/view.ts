@@ -5,6 +5,7 @@ import type { ToolResult } from "../../results/types.js";
 import type { Style } from "../output.js";
 import { shorten } from "../output.js";
 import { terminalText } from "../terminal.js";
+import { MarkdownLines } from "./markdown.js";
 
 /**
  * What the chat shows: the model's streamed text, one line per tool call (server, tool, shortened
@@ -23,6 +24,8 @@ export function counted(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
+const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
 export interface ChatOutput {
   write(text: string): void;
   readonly isTTY?: boolean;
@@ -36,11 +39,19 @@ export class ChatView {
   readonly #side: ChatView | undefined;
   #midLine = false;
   #progressShown = false;
+  /** A spinner with the elapsed time while the model thinks or tools run without progress (terminal only). */
+  #spinner: { readonly label: string; readonly started: number; readonly timer: NodeJS.Timeout } | undefined;
+  #toolsRunning = 0;
+  #held = false;
+  /** On a terminal the reply is shown as rendered markdown, a complete line at a time. */
+  readonly #markdown: MarkdownLines;
+  #pendingLine = "";
 
   constructor(out: ChatOutput, style: Style, side?: { out: ChatOutput; style: Style }) {
     this.#out = out;
     this.#style = style;
     this.#side = side ? new ChatView(side.out, side.style) : undefined;
+    this.#markdown = new MarkdownLines(style);
   }
 
   get width(): number {
@@ -52,6 +63,7 @@ export class ChatView {
       this.#side.line(text);
       return;
     }
+    this.#stopSpinner();
     this.#endText();
     this.#out.write(`${text}\n`);
   }
@@ -73,15 +85,21 @@ export class ChatView {
       case "text": {
         const text = terminalText(event.text);
         if (!text) return;
+        this.#stopSpinner();
         this.#clearProgress();
-        this.#out.write(text);
-        this.#midLine = !text.endsWith("\n");
+        if (this.#out.isTTY) this.#renderLines(text);
+        else {
+          this.#out.write(text);
+          this.#midLine = !text.endsWith("\n");
+        }
         return;
       }
       case "tool_start":
         this.line(
           `${this.#style.dim("  ⚙")} ${this.#label(event.call, event.entry)} ${this.#style.dim(this.#args(event.call))}`,
         );
+        this.#toolsRunning++;
+        this.#startSpinner("running");
         return;
       case "tool_progress": {
         const { progress } = event.progress;
@@ -89,6 +107,7 @@ export class ChatView {
         const message = event.progress.message ? ` ${terminalText(event.progress.message)}` : "";
         const text = `    … ${this.#label(event.call, event.entry)} ${progress}${total}${message}`;
         if (this.#out.isTTY) {
+          this.#stopSpinner();
           this.#endText();
           this.#out.write(`\r\u001b[2K${shorten(text, this.width - 1)}`);
           this.#progressShown = true;
@@ -98,15 +117,35 @@ export class ChatView {
       case "tool_end":
         this.#clearProgress();
         this.line(this.#ending(event.call, event.result, event.ms, event.entry));
+        this.#toolsRunning = Math.max(0, this.#toolsRunning - 1);
+        if (this.#toolsRunning > 0) this.#startSpinner("running");
         return;
       case "step":
+        this.#startSpinner("thinking");
+        return;
+      case "model_end":
+        this.#stopSpinner();
+        return;
       case "usage":
         return;
     }
   }
 
+  /**
+   * While the person is asked something at the prompt, nothing is redrawn over the question;
+   * `hold(false)` lets the spinner come back.
+   */
+  hold(held: boolean): void {
+    if (this.#side) this.#side.hold(held);
+    this.#held = held;
+    if (held) this.#stopSpinner();
+    else if (this.#toolsRunning > 0) this.#startSpinner("running");
+  }
+
   /** Ends a streamed reply with a newline. */
   endTurn(): void {
+    this.#toolsRunning = 0;
+    this.#stopSpinner();
     this.#clearProgress();
     this.#endText();
   }
@@ -134,6 +173,28 @@ export class ChatView {
     return shorten(terminalText(call.arguments || "{}"), Math.max(20, this.width - 30));
   }
 
+  #startSpinner(label: string): void {
+    if (!this.#out.isTTY || this.#held || this.#midLine || this.#progressShown) return;
+    this.#stopSpinner();
+    const started = performance.now();
+    const draw = () => {
+      const seconds = Math.floor((performance.now() - started) / 1000);
+      const frame = SPINNER[Math.floor((performance.now() - started) / 100) % SPINNER.length];
+      this.#out.write(`\r\u001b[2K${this.#style.dim(`${frame} ${label}… ${seconds}s`)}`);
+    };
+    const timer = setInterval(draw, 100);
+    timer.unref();
+    this.#spinner = { label, started, timer };
+    draw();
+  }
+
+  #stopSpinner(): void {
+    if (!this.#spinner) return;
+    clearInterval(this.#spinner.timer);
+    this.#spinner = undefined;
+    this.#out.write("\r\u001b[2K");
+  }
+
   #clearProgress(): void {
     if (!this.#progressShown) return;
     this.#out.write("\r\u001b[2K");
@@ -144,5 +205,16 @@ export class ChatView {
     this.#clearProgress();
     if (this.#midLine) this.#out.write("\n");
     this.#midLine = false;
+    if (this.#pendingLine) this.#renderLines("\n");
+    for (const line of this.#markdown.flush()) this.#out.write(`${line}\n`);
+  }
+
+  #renderLines(text: string): void {
+    this.#pendingLine += text;
+    for (let end = this.#pendingLine.indexOf("\n"); end !== -1; end = this.#pendingLine.indexOf("\n")) {
+      const source = this.#pendingLine.slice(0, end);
+      this.#pendingLine = this.#pendingLine.slice(end + 1);
+      for (const line of this.#markdown.line(source)) this.#out.write(`${line}\n`);
+    }
   }
 }

@@ -166,8 +166,13 @@ async function interactive(
       () =>
         new Promise<string | undefined>((done) => {
           if (signal?.aborted) return done(undefined);
-          signal?.addEventListener("abort", () => done(undefined), { once: true });
-          rl.question(question, signal ? { signal } : {}, done);
+          view.hold(true);
+          const answered = (answer: string | undefined) => {
+            view.hold(false);
+            done(answer);
+          };
+          signal?.addEventListener("abort", () => answered(undefined), { once: true });
+          rl.question(question, signal ? { signal } : {}, answered);
         }),
     );
     asking = answer.catch(() => {});
@@ -183,6 +188,7 @@ async function interactive(
           const settle = (value: string | undefined) => {
             input.off("keypress", onKey);
             taken.abort();
+            view.hold(false);
             done(value);
           };
           const onKey = (
@@ -194,10 +200,11 @@ async function interactive(
             if (key?.ctrl || key?.meta || !letter || letter.length !== 1 || !keys.includes(letter)) return;
             // readline has put the key into its line: empty the line, then show the answer.
             rl.write(null, { ctrl: true, name: "u" });
-            settle(letter);
             io.stdout.write(`${letter}\n`);
+            settle(letter);
           };
           input.on("keypress", onKey);
+          view.hold(true);
           rl.question(question, { signal: taken.signal }, (line) => settle(line));
         }),
     );
