@@ -6,6 +6,7 @@ import { secretsOf } from "../config/secrets.js";
 import { createConnection, type ServerConnection, type ToolCallOptions } from "../connection/connection.js";
 import type { ServerStatus } from "../connection/status.js";
 import { ErrorCode, errorMessages, McpBridgeError, ServerConnectionError } from "../errors.js";
+import { SERVER_START_FAILED } from "../util/logger.js";
 import { redactText } from "../util/redact.js";
 import { errorText } from "../util/text-of.js";
 import { registerElicitationModes } from "./elicitation-modes.js";
@@ -70,7 +71,11 @@ export class ServerRecord {
           server: definition.name,
           cause: error,
         });
-        options.logger.warn(failure.message, { server: definition.name, code: failure.code });
+        options.logger.warn(failure.message, {
+          server: definition.name,
+          code: failure.code,
+          event: SERVER_START_FAILED,
+        });
         return new ServerRecord(definition, { failure, redact });
       }
     }

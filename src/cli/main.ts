@@ -112,6 +112,6 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     }
     return await spec.run(createContext(io, parsed));
   } catch (error) {
-    return reportError(io, json, error);
+    return reportError(io, json, error, argv.includes("-v") || argv.includes("--verbose"));
   }
 }

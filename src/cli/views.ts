@@ -4,6 +4,7 @@ import { ErrorCode, isMcpBridgeError } from "../errors.js";
 import { parseDuration } from "../util/duration.js";
 import { parseKeyValues } from "../util/key-values.js";
 import { plainText } from "../util/plain-text.js";
+import { withoutStderrHint } from "../util/stderr-hint.js";
 import { errorText } from "../util/text-of.js";
 import { usageError } from "./args.js";
 import type { CommandContext } from "./context-base.js";
@@ -141,7 +142,8 @@ function renderCall(context: CommandContext, envelope: Envelope): number {
   const { io, errStyle } = context;
   if (context.global.json) writeJson(io, doc);
   else if (doc.error && envelope.exitCode === 130) io.stderr.write(`${terminalText(doc.error.message)}\n`);
-  else if (doc.error) io.stderr.write(`${errStyle.red("error:")} ${terminalText(doc.error.message)}\n`);
+  else if (doc.error)
+    io.stderr.write(`${errStyle.red("error:")} ${terminalText(serverText(context, doc.error.message))}\n`);
   else if (doc.isError) {
     const text = io.stderr.isTTY ? terminalText(doc.text ?? "") : (doc.text ?? "");
     io.stderr.write(`${errStyle.red("tool error:")} ${text}\n`);
@@ -245,7 +247,7 @@ export function renderStatus(context: CommandContext, servers: readonly StatusRo
     s.state === "connected" ? String(s.tools) : "-",
     s.protocolVersion ?? "-",
     s.startMs === null ? "-" : String(s.startMs),
-    terminalText(s.error?.message ?? ""),
+    terminalText(serverText(context, s.error?.message ?? "")),
   ]);
   const lines = [
     table(["SERVER", "TRANSPORT", "STATE", "TOOLS", "PROTOCOL", "START MS", "ERROR"], rows, style),
@@ -385,10 +387,15 @@ export function renderAnswer(context: CommandContext, asked: Asked, envelope: En
   return envelope.exitCode;
 }
 
+/** A failure message as shown on a terminal: a server's own stderr lines only with --verbose. */
+function serverText(context: CommandContext, message: string): string {
+  return context.global.verbose ? message : withoutStderrHint(message);
+}
+
 /** A command that failed: `error: ...` on stderr (or the `--json` error document); exit 2 for usage and config errors. */
-export function reportError(io: CliIO, json: boolean, error: unknown): number {
+export function reportError(io: CliIO, json: boolean, error: unknown, verbose = false): number {
   const code = isMcpBridgeError(error) ? error.code : "INTERNAL";
-  const message = errorText(error);
+  const message = json || verbose ? errorText(error) : withoutStderrHint(errorText(error));
   if (json) writeJson(io, { error: { code, message } });
   else io.stderr.write(`error: ${terminalText(message)}\n`);
   const usage =
