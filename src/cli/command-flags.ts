@@ -32,6 +32,16 @@ export const AD_HOC_FLAGS = {
   },
 } as const satisfies Flags;
 
+/** `--max-chars N` / `--full`: how much of a result, resource or prompt to print. */
+export const LENGTH_FLAGS = {
+  "max-chars": {
+    type: "string",
+    value: "N",
+    description: "print up to N characters of the result (default: the config's maxResultChars)",
+  },
+  full: { type: "boolean", description: "print the whole result, however long" },
+} as const satisfies Flags;
+
 export const CALL_FLAGS = {
   args: {
     type: "string",
@@ -39,12 +49,7 @@ export const CALL_FLAGS = {
     description: "the arguments as one JSON object (key=value pairs are merged over it)",
   },
   timeout: TIMEOUT_FLAG,
-  "max-chars": {
-    type: "string",
-    value: "N",
-    description: "print up to N characters of the result (default: the config's maxResultChars)",
-  },
-  full: { type: "boolean", description: "print the whole result, however long" },
+  ...LENGTH_FLAGS,
   "no-daemon": NO_DAEMON_FLAG,
   ...AD_HOC_FLAGS,
 } as const satisfies Flags;
@@ -80,6 +85,7 @@ export const RESOURCES_POSITIONALS: PositionalSpec = { usage: "", min: 0, max: 0
 export const READ_FLAGS = {
   server: SERVER_FLAG,
   timeout: TIMEOUT_FLAG,
+  ...LENGTH_FLAGS,
   "no-daemon": NO_DAEMON_FLAG,
   ...AD_HOC_FLAGS,
 } as const satisfies Flags;
@@ -95,6 +101,7 @@ export const PROMPTS_POSITIONALS: PositionalSpec = { usage: "", min: 0, max: 0 }
 export const PROMPT_FLAGS = {
   server: SERVER_FLAG,
   timeout: TIMEOUT_FLAG,
+  ...LENGTH_FLAGS,
   "no-daemon": NO_DAEMON_FLAG,
   ...AD_HOC_FLAGS,
 } as const satisfies Flags;

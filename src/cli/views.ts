@@ -10,8 +10,8 @@ import { usageError } from "./args.js";
 import type { CommandContext } from "./context-base.js";
 import type { CliIO } from "./io.js";
 import { shorten, table, writeJson } from "./output.js";
-import { parameterRows } from "./schema-view.js";
 import { terminalText } from "./terminal.js";
+import { renderTools } from "./tools-view.js";
 
 /**
  * What the bridge commands ask (from their command line) and how they print the answer (from the
@@ -100,7 +100,11 @@ export function askedBy(command: DaemonCommand, context: CommandContext): Asked 
     case "read": {
       const [uri] = context.positionals;
       if (!uri) throw usageError("Usage: mcp-bridge read URI [--server NAME] [--timeout DURATION]");
-      return { operation: command, body: defined({ uri, server, timeout: timeoutOption(context) }) };
+      const maxResultChars = maxCharsOption(context.options["max-chars"], context.options.full);
+      return {
+        operation: command,
+        body: defined({ uri, server, timeout: timeoutOption(context), maxResultChars }),
+      };
     }
     case "prompt": {
       const [name, ...pairs] = context.positionals;
@@ -112,7 +116,11 @@ export function askedBy(command: DaemonCommand, context: CommandContext): Asked 
           typeof value === "string" ? value : JSON.stringify(value),
         ]),
       );
-      return { operation: command, body: defined({ name, args, server, timeout: timeoutOption(context) }) };
+      const maxResultChars = maxCharsOption(context.options["max-chars"], context.options.full);
+      return {
+        operation: command,
+        body: defined({ name, args, server, timeout: timeoutOption(context), maxResultChars }),
+      };
     }
   }
 }
@@ -153,69 +161,6 @@ function renderCall(context: CommandContext, envelope: Envelope): number {
     io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
   }
   return envelope.exitCode;
-}
-
-interface ToolDoc {
-  name: string;
-  server: string;
-  tool: string;
-  description: string;
-  inputSchema: unknown;
-}
-
-function renderTool(context: CommandContext, tool: ToolDoc): void {
-  const { style } = context;
-  const rows = parameterRows(tool.inputSchema).map((p) => [
-    terminalText(p.name),
-    terminalText(p.type),
-    p.required ? "yes" : "no",
-    terminalText(p.description),
-  ]);
-  context.io.stdout.write(
-    [
-      `${style.bold(tool.name)}  (${terminalText(tool.server)}/${terminalText(tool.tool)})`,
-      "",
-      terminalText(tool.description) || style.dim("(no description)"),
-      "",
-      rows.length ? table(["PARAMETER", "TYPE", "REQUIRED", "DESCRIPTION"], rows, style) : "No parameters.",
-      "",
-      style.bold("Input schema:"),
-      terminalText(JSON.stringify(tool.inputSchema, null, 2)),
-      "",
-    ].join("\n"),
-  );
-}
-
-function renderTools(context: CommandContext, asked: Asked, envelope: Envelope): void {
-  const doc = envelope.document as { tool?: ToolDoc; tools?: ToolDoc[] };
-  if (doc.tool) {
-    if (context.global.json) writeJson(context.io, doc);
-    else renderTool(context, doc.tool);
-    return;
-  }
-  if (asked.body.format !== "table" || !doc.tools) {
-    writeJson(context.io, envelope.document);
-    return;
-  }
-  const rows = doc.tools.map((t, index) => {
-    // Labels from the schema itself: a union such as ["boolean","string"] is shown whole.
-    const params = parameterRows(t.inputSchema)
-      .map((p) => `${terminalText(p.name)}${p.required ? "" : "?"}: ${terminalText(p.type)}`)
-      .join(", ");
-    const complete = envelope.complete?.[index] ?? true;
-    return [
-      t.name,
-      t.server,
-      t.tool,
-      shorten(terminalText(t.description), 50),
-      complete ? params : `${params} (+schema)`,
-    ];
-  });
-  context.io.stdout.write(
-    doc.tools.length === 0
-      ? "No tools.\n"
-      : `${table(["NAME", "SERVER", "TOOL", "DESCRIPTION", "PARAMETERS"], rows, context.style)}\n`,
-  );
 }
 
 export interface StatusRow {
@@ -344,7 +289,7 @@ export function renderAnswer(context: CommandContext, asked: Asked, envelope: En
     case "call":
       return renderCall(context, envelope);
     case "tools":
-      renderTools(context, asked, envelope);
+      renderTools(context, asked.body.format, envelope);
       break;
     case "status": {
       const doc = envelope.document as { servers: StatusRow[] };

@@ -251,6 +251,7 @@ export async function readDocument(
   const content = await bridge.readResource(request.uri, {
     ...(request.server ? { server: request.server } : {}),
     ...(request.timeout === undefined ? {} : { timeout: request.timeout }),
+    ...(request.maxResultChars === undefined ? {} : { maxResultChars: request.maxResultChars }),
     ...(signal ? { signal } : {}),
   });
   return {
@@ -281,6 +282,7 @@ export async function promptDocument(
   const messages = await bridge.getPrompt(request.name, request.args, {
     ...(request.server ? { server: request.server } : {}),
     ...(request.timeout === undefined ? {} : { timeout: request.timeout }),
+    ...(request.maxResultChars === undefined ? {} : { maxResultChars: request.maxResultChars }),
     ...(signal ? { signal } : {}),
   });
   return { document: messages, exitCode: 0, warnings: [] };

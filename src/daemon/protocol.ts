@@ -59,6 +59,8 @@ export interface ReadRequest {
   readonly uri: string;
   readonly server?: string;
   readonly timeout?: number;
+  /** --max-chars / --full; undefined: the config's limit. */
+  readonly maxResultChars?: number;
 }
 
 export interface PromptRequest {
@@ -66,6 +68,8 @@ export interface PromptRequest {
   readonly args: Record<string, string>;
   readonly server?: string;
   readonly timeout?: number;
+  /** --max-chars / --full; undefined: the config's limit. */
+  readonly maxResultChars?: number;
 }
 
 export interface DaemonInfo {
