@@ -7,6 +7,7 @@ import { plainText } from "../util/plain-text.js";
 import { withoutStderrHint } from "../util/stderr-hint.js";
 import { errorText } from "../util/text-of.js";
 import { usageError } from "./args.js";
+import { splitCallExpression } from "./call-syntax.js";
 import type { CommandContext } from "./context-base.js";
 import type { CliIO } from "./io.js";
 import { shorten, table, writeJson } from "./output.js";
@@ -72,9 +73,12 @@ export function askedBy(command: DaemonCommand, context: CommandContext): Asked 
   const server = context.options.server as string | undefined;
   switch (command) {
     case "call": {
-      const [name, ...pairs] = context.positionals;
-      if (!name)
+      const [word, ...typed] = context.positionals;
+      if (!word)
         throw usageError("Usage: mcp-bridge call TOOL [key=value ...] [--args JSON] [--timeout DURATION]");
+      // `server.tool(a: 1, b: "x")`: the arguments in parentheses come before those typed after it.
+      const { name, pairs: inline } = splitCallExpression(word);
+      const pairs = [...inline, ...typed];
       const args = parseJsonArgs(context.options.args);
       // Checked before anything starts; converted by the tool's schema once it is known.
       parseKeyValues(pairs);

@@ -104,7 +104,8 @@ export function callFailure(name: string, error: unknown): Envelope {
   const code = isMcpBridgeError(error) ? error.code : "ERROR";
   return {
     document: { name, isError: true, error: { code, message: errorText(error) } },
-    exitCode: 1,
+    // A call the command line got wrong (unknown parameter, a value of the wrong type) exits 2 like any usage error.
+    exitCode: code === ErrorCode.Usage ? 2 : 1,
     warnings: [],
   };
 }
