@@ -24,6 +24,12 @@ export const AD_HOC_FLAGS = {
       "a stdio server to use: its command line, quoted (split like a shell would, never run by one)",
   },
   http: { type: "string", multiple: true, value: "URL", description: "a Streamable HTTP server to use" },
+  "http-url": {
+    type: "string",
+    multiple: true,
+    value: "URL",
+    description: "the same as --http (mcporter's name)",
+  },
   name: {
     type: "string",
     multiple: true,

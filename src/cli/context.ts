@@ -83,7 +83,9 @@ export async function cliConfigSource(
   // and an address), which are not servers.
   const list = (value: unknown) => (Array.isArray(value) ? (value as string[]) : undefined);
   const stdio = list(context.options.stdio);
-  const http = list(context.options.http);
+  // `--http-url` is mcporter's spelling of --http: both lists, in that order.
+  const httpUrls = [...(list(context.options.http) ?? []), ...(list(context.options["http-url"]) ?? [])];
+  const http = httpUrls.length > 0 ? httpUrls : undefined;
   const name = list(context.options.name);
   const adHoc = adHocServers({
     ...(stdio ? { stdio } : {}),

@@ -91,7 +91,8 @@ export async function runViaDaemon(argv: readonly string[], io: CliIO): Promise<
     const parsed = parseCommandArguments(argv, word, route.flags, route.positionals);
     const options = parsed.options as Record<string, string | boolean | string[] | undefined>;
     // Servers given on the command line are not the daemon's: this process runs them.
-    const adHoc = options.stdio !== undefined || options.http !== undefined;
+    const adHoc =
+      options.stdio !== undefined || options.http !== undefined || options["http-url"] !== undefined;
     if (parsed.global.help || parsed.global.version || options["no-daemon"] === true || adHoc)
       return undefined;
     context = createContext(io, parsed as typeof parsed & { options: AnyOptions });

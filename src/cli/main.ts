@@ -16,6 +16,7 @@ import { serveCommand } from "./commands/serve.js";
 import { statusCommand } from "./commands/status.js";
 import { toolsCommand } from "./commands/tools.js";
 import { trustCommand } from "./commands/trust.js";
+import { printCompletionNames } from "./complete-names.js";
 import { completionScript, SHELLS, type Shell } from "./completion.js";
 import { createContext } from "./context.js";
 import { commandHelp, overviewHelp } from "./help.js";
@@ -95,6 +96,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   let json = argv.includes("--json");
   try {
     const word = commandWord(argv);
+    if (word === "__complete") return await printCompletionNames(argv, io);
     if (word === undefined || word === "help") {
       const parsed = parseCommandArguments(argv, word, {}, { usage: "[COMMAND]", min: 0, max: 1 });
       json = parsed.global.json;
