@@ -316,6 +316,9 @@ export const errorMessages = {
     `Skill "${name}" is listed by servers ${servers.map((s) => `"${s}"`).join(", ")}; pass { server } to choose one.`,
   skillVerification: (server: string, skill: string, detail: string) =>
     `Skill "${skill}" of server "${server}" was not loaded: ${detail.slice(0, 500)}. The server's file does not match its own listing; do not use it, and tell the server's maintainer.`,
+  /** `call NAME` with a bare tool name that several servers have. */
+  ambiguousToolName: (name: string, candidates: readonly string[]) =>
+    `Tool "${name}" is on several servers: ${candidates.join(", ")}. Name one as server/tool (or server.tool).`,
   /** `tools NAME` (describe) for a name no connected server has. */
   noConnectedTool: (name: string, near?: string) =>
     `No tool named "${name}" among the connected servers' tools.${near ? ` Did you mean "${near}"?` : ""} Run \`mcp-bridge tools\` for the list.`,

@@ -6,7 +6,8 @@ import { secretsOf } from "../config/secrets.js";
 import { createConnection, type ServerConnection, type ToolCallOptions } from "../connection/connection.js";
 import type { ServerStatus } from "../connection/status.js";
 import { ErrorCode, errorMessages, McpBridgeError, ServerConnectionError } from "../errors.js";
-import type { SecretMask } from "../util/redact.js";
+import { SERVER_START_FAILED } from "../util/logger.js";
+import { redactText, type SecretMask } from "../util/redact.js";
 import { errorText } from "../util/text-of.js";
 import { registerElicitationModes } from "./elicitation-modes.js";
 import type { ResolvedBridgeOptions } from "./options.js";
@@ -71,7 +72,11 @@ export class ServerRecord {
           server: definition.name,
           cause: error,
         });
-        options.logger.warn(failure.message, { server: definition.name, code: failure.code });
+        options.logger.warn(failure.message, {
+          server: definition.name,
+          code: failure.code,
+          event: SERVER_START_FAILED,
+        });
         return new ServerRecord(definition, { failure, redact });
       }
     }

@@ -24,12 +24,28 @@ export const AD_HOC_FLAGS = {
       "a stdio server to use: its command line, quoted (split like a shell would, never run by one)",
   },
   http: { type: "string", multiple: true, value: "URL", description: "a Streamable HTTP server to use" },
+  "http-url": {
+    type: "string",
+    multiple: true,
+    value: "URL",
+    description: "the same as --http (mcporter's name)",
+  },
   name: {
     type: "string",
     multiple: true,
     value: "NAME",
     description: "names for the --stdio/--http servers, in order (default: from the command or host)",
   },
+} as const satisfies Flags;
+
+/** `--max-chars N` / `--full`: how much of a result, resource or prompt to print. */
+export const LENGTH_FLAGS = {
+  "max-chars": {
+    type: "string",
+    value: "N",
+    description: "print up to N characters of the result (default: the config's maxResultChars)",
+  },
+  full: { type: "boolean", description: "print the whole result, however long" },
 } as const satisfies Flags;
 
 export const CALL_FLAGS = {
@@ -39,12 +55,7 @@ export const CALL_FLAGS = {
     description: "the arguments as one JSON object (key=value pairs are merged over it)",
   },
   timeout: TIMEOUT_FLAG,
-  "max-chars": {
-    type: "string",
-    value: "N",
-    description: "print up to N characters of the result (default: the config's maxResultChars)",
-  },
-  full: { type: "boolean", description: "print the whole result, however long" },
+  ...LENGTH_FLAGS,
   "no-daemon": NO_DAEMON_FLAG,
   ...AD_HOC_FLAGS,
 } as const satisfies Flags;
@@ -80,6 +91,7 @@ export const RESOURCES_POSITIONALS: PositionalSpec = { usage: "", min: 0, max: 0
 export const READ_FLAGS = {
   server: SERVER_FLAG,
   timeout: TIMEOUT_FLAG,
+  ...LENGTH_FLAGS,
   "no-daemon": NO_DAEMON_FLAG,
   ...AD_HOC_FLAGS,
 } as const satisfies Flags;
@@ -95,6 +107,7 @@ export const PROMPTS_POSITIONALS: PositionalSpec = { usage: "", min: 0, max: 0 }
 export const PROMPT_FLAGS = {
   server: SERVER_FLAG,
   timeout: TIMEOUT_FLAG,
+  ...LENGTH_FLAGS,
   "no-daemon": NO_DAEMON_FLAG,
   ...AD_HOC_FLAGS,
 } as const satisfies Flags;

@@ -22,10 +22,10 @@ function bash(commands: readonly CommandSpec[]): string {
     .join("\n");
   return `# mcp-bridge completion for bash: eval "$(mcp-bridge completion bash)" in ~/.bashrc
 _mcp_bridge() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" cmd="" words i
+  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}" cmd="" cfg=() words i
   for ((i = 1; i < COMP_CWORD; i++)); do
     case "\${COMP_WORDS[i]}" in
-    -c | --config) ((i++)) ;;
+    -c | --config) cfg=(--config "\${COMP_WORDS[i+1]}"); ((i++)) ;;
     -*) ;;
     *) cmd="\${COMP_WORDS[i]}"; break ;;
     esac
@@ -35,6 +35,14 @@ _mcp_bridge() {
     help) words="${names(commands).join(" ")}" ;;
 ${cases}
     *) words="" ;;
+  esac
+  # Server and tool names, from the config and the tool lists cached at the last start (no server starts).
+  case "$prev" in
+  -s | --server) words="$(mcp-bridge __complete servers "\${cfg[@]}" 2>/dev/null)" ;;
+  *) case "$cmd" in
+    call) [[ "$cur" != -* ]] && words="$words $(mcp-bridge __complete tools "\${cfg[@]}" 2>/dev/null)" ;;
+    list | ls) [[ "$cur" != -* ]] && words="$words $(mcp-bridge __complete servers "\${cfg[@]}" 2>/dev/null)" ;;
+    esac ;;
   esac
   COMPREPLY=($(compgen -W "$words" -- "$cur"))
 }
@@ -61,6 +69,11 @@ _mcp_bridge() {
     "") compadd -- ${names(commands).join(" ")} ${flagWords(GLOBAL_FLAGS).join(" ")} ;;
     help) compadd -- ${names(commands).join(" ")} ;;
 ${cases}
+  esac
+  # Server and tool names, from the config and the tool lists cached at the last start (no server starts).
+  case "$cmd" in
+    call) compadd -- \${(f)"$(mcp-bridge __complete tools 2>/dev/null)"} ;;
+    list|ls) compadd -- \${(f)"$(mcp-bridge __complete servers 2>/dev/null)"} ;;
   esac
   _files
 }
@@ -90,6 +103,11 @@ function fish(commands: readonly CommandSpec[]): string {
     for (const [name, spec] of Object.entries(c.flags)) lines.push(flagLine(seen, name, spec));
   }
   for (const [name, spec] of Object.entries(GLOBAL_FLAGS)) lines.push(flagLine("", name, spec));
+  // Server and tool names, from the config and the tool lists cached at the last start (no server starts).
+  lines.push(
+    `complete -c mcp-bridge -n ${fishQuote("__fish_seen_subcommand_from call")} -a ${fishQuote("(mcp-bridge __complete tools 2>/dev/null)")}`,
+    `complete -c mcp-bridge -n ${fishQuote("__fish_seen_subcommand_from list ls")} -a ${fishQuote("(mcp-bridge __complete servers 2>/dev/null)")}`,
+  );
   return `${lines.join("\n")}\n`;
 }
 

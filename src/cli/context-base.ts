@@ -1,4 +1,5 @@
 import type { LogFields, Logger } from "../util/logger.js";
+import { withoutStderrHint } from "../util/stderr-hint.js";
 import type { Flags, GlobalOptions, ParsedArguments } from "./args.js";
 import type { CliIO } from "./io.js";
 import { type Style, styleFor } from "./output.js";
@@ -41,7 +42,9 @@ function stderrLogger(io: CliIO, global: GlobalOptions): Logger {
   const style = styleFor(io.stderr, io.env, global.color);
   const write = (label: string, message: string, fields?: LogFields) => {
     const detail = global.verbose && fields ? ` ${JSON.stringify(fields)}` : "";
-    io.stderr.write(`${label} ${terminalText(message)}${terminalText(detail)}\n`);
+    // A server's own stderr lines only with --verbose.
+    const text = global.verbose ? message : withoutStderrHint(message);
+    io.stderr.write(`${label} ${terminalText(text)}${terminalText(detail)}\n`);
   };
   return {
     debug: (m, f) => global.verbose && write(style.dim("debug:"), m, f),

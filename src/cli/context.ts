@@ -1,12 +1,14 @@
-import { dirname, join, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Bridge, BridgeOptions } from "../bridge/types.js";
 import { configSearchPaths, hostConfigsFound, type LoadConfigOptions, loadConfig } from "../config/load.js";
 import type { AdmitProjectServer, ResolvedConfig } from "../config/model.js";
 import type { ServerStatus } from "../connection/status.js";
 import type { Envelope } from "../daemon/protocol.js";
+import { type Logger, SERVER_START_FAILED } from "../util/logger.js";
 import { adHocServers } from "./ad-hoc.js";
 import { projectConsent } from "./commands/trust.js";
+import { surprisingConfig } from "./config-notice.js";
 import type { CommandContext } from "./context-base.js";
 import { terminalElicitation } from "./elicit.js";
 import { urlElicitation } from "./elicit-url.js";
@@ -24,7 +26,8 @@ export function bundledExampleConfig(): string {
 }
 
 /**
- * The config to use: --config, else the search order (naming on stderr a file other than ./mcp.json),
+ * The config to use: --config, else the search order (naming on stderr a file the user would not
+ * expect, see `surprisingConfig`, or any with --verbose),
  * else the bundled example, unless another host's config exists: then no servers, and the files found.
  */
 export function chooseConfig(context: CommandContext): string | undefined {
@@ -36,7 +39,8 @@ export function chooseConfig(context: CommandContext): string | undefined {
     if (!context.global.quiet) context.io.stderr.write(`${text}\n`);
   };
   if (used) {
-    if (used.path !== join(context.io.cwd, "mcp.json")) say(`Using config ${terminalText(used.path)}`);
+    if (context.global.verbose || surprisingConfig(used, context.io))
+      say(`Using config ${terminalText(used.path)}`);
     return undefined;
   }
   const hosts = hostConfigsFound(where);
@@ -79,7 +83,9 @@ export async function cliConfigSource(
   // and an address), which are not servers.
   const list = (value: unknown) => (Array.isArray(value) ? (value as string[]) : undefined);
   const stdio = list(context.options.stdio);
-  const http = list(context.options.http);
+  // `--http-url` is mcporter's spelling of --http: both lists, in that order.
+  const httpUrls = [...(list(context.options.http) ?? []), ...(list(context.options["http-url"]) ?? [])];
+  const http = httpUrls.length > 0 ? httpUrls : undefined;
   const name = list(context.options.name);
   const adHoc = adHocServers({
     ...(stdio ? { stdio } : {}),
@@ -176,7 +182,12 @@ export async function startWithProgress(
   // Loaded here rather than imported: help, usage errors and commands answered by a daemon never
   // need the bridge, and loading it (the SDK, zod) is most of the CLI's start-up time.
   const { startBridge } = await import("../bridge/bridge.js");
-  const bridge = await startBridge(options);
+  // Every command that starts servers here reports the failed ones in its answer (the status table,
+  // a warning under the tools, the call's error): the library's own warning would say it twice.
+  const bridge = await startBridge({
+    ...options,
+    logger: withoutStartFailures(options.logger ?? context.logger),
+  });
   const abort = () => void bridge.close();
   context.io.signal?.addEventListener("abort", abort, { once: true });
   const stop = showProgress(context, bridge);
@@ -186,6 +197,15 @@ export async function startWithProgress(
     stop();
   }
   return bridge;
+}
+
+function withoutStartFailures(logger: Logger): Logger {
+  return {
+    ...logger,
+    warn: (message, fields) => {
+      if (fields?.event !== SERVER_START_FAILED) logger.warn(message, fields);
+    },
+  };
 }
 
 /** Resolves once no server is still connecting, except those listed from the catalog cache. */

@@ -1,5 +1,4 @@
 import { existsSync, unlinkSync } from "node:fs";
-import { join } from "node:path";
 import { configSearchPaths } from "../config/search-paths.js";
 import { daemonRequest, NoDaemon } from "../daemon/client.js";
 import { processAlive, readPid } from "../daemon/lock.js";
@@ -22,6 +21,7 @@ import {
   TOOLS_FLAGS,
   TOOLS_POSITIONALS,
 } from "./command-flags.js";
+import { surprisingConfig } from "./config-notice.js";
 import { type AnyOptions, type CommandContext, createContext } from "./context-base.js";
 import type { CliIO } from "./io.js";
 import { terminalText } from "./terminal.js";
@@ -54,14 +54,14 @@ const ROUTES: Readonly<Record<string, Route>> = {
 export function configFileFor(
   io: Pick<CliIO, "cwd" | "env">,
   config: string | undefined,
-): { readonly path: string; readonly named: boolean } | undefined {
+): { readonly path: string; readonly named: boolean; readonly surprising: boolean } | undefined {
   const chosen = configSearchPaths({
     ...(config === undefined ? {} : { path: config }),
     cwd: io.cwd,
     env: io.env,
   }).find((candidate) => candidate.used);
   if (!chosen?.exists) return undefined;
-  return { path: chosen.path, named: config !== undefined };
+  return { path: chosen.path, named: config !== undefined, surprising: surprisingConfig(chosen, io) };
 }
 
 /** A socket nobody listens on, left by a daemon that died: removed once its pid is gone too. */
@@ -91,7 +91,8 @@ export async function runViaDaemon(argv: readonly string[], io: CliIO): Promise<
     const parsed = parseCommandArguments(argv, word, route.flags, route.positionals);
     const options = parsed.options as Record<string, string | boolean | string[] | undefined>;
     // Servers given on the command line are not the daemon's: this process runs them.
-    const adHoc = options.stdio !== undefined || options.http !== undefined;
+    const adHoc =
+      options.stdio !== undefined || options.http !== undefined || options["http-url"] !== undefined;
     if (parsed.global.help || parsed.global.version || options["no-daemon"] === true || adHoc)
       return undefined;
     context = createContext(io, parsed as typeof parsed & { options: AnyOptions });
@@ -119,7 +120,7 @@ export async function runViaDaemon(argv: readonly string[], io: CliIO): Promise<
   const announce = () => {
     if (announced) return;
     announced = true;
-    if (!config.named && !context.global.quiet && config.path !== join(io.cwd, "mcp.json"))
+    if (!context.global.quiet && (context.global.verbose || config.surprising))
       io.stderr.write(`Using config ${terminalText(config.path)}\n`);
   };
   const printProgress = progressPrinter(context);

@@ -16,10 +16,12 @@ import { serveCommand } from "./commands/serve.js";
 import { statusCommand } from "./commands/status.js";
 import { toolsCommand } from "./commands/tools.js";
 import { trustCommand } from "./commands/trust.js";
+import { printCompletionNames } from "./complete-names.js";
 import { completionScript, SHELLS, type Shell } from "./completion.js";
 import { createContext } from "./context.js";
 import { commandHelp, overviewHelp } from "./help.js";
 import type { CliIO } from "./io.js";
+import { writeJson } from "./output.js";
 import { reportError } from "./views.js";
 
 const BASE_COMMANDS: readonly CommandSpec[] = [
@@ -52,8 +54,13 @@ const completionCommand = defineCommand({
     "completion zsh > ~/.zsh/completions/_mcp-bridge",
     "completion fish > ~/.config/fish/completions/mcp-bridge.fish",
   ],
+  description:
+    "With --json: { shell, script } (the script as text), for installers that write it themselves. Completes commands, options, and the configured server and tool names (read from `mcp-bridge __complete`, which never starts a server).",
   run: async (context) => {
-    context.io.stdout.write(completionScript(context.positionals[0] as Shell, COMMANDS));
+    const shell = context.positionals[0] as Shell;
+    const script = completionScript(shell, COMMANDS);
+    if (context.global.json) writeJson(context.io, { shell, script });
+    else context.io.stdout.write(script);
     return 0;
   },
 });
@@ -76,18 +83,24 @@ function unknownCommand(name: string): McpBridgeError {
   );
 }
 
+/** `--version`: the version, or with --json `{ "name": ..., "version": ... }`. */
+function printVersion(io: CliIO, json: boolean): number {
+  const { name, version } = packageInfo();
+  if (json) writeJson(io, { name, version });
+  else io.stdout.write(`${version}\n`);
+  return 0;
+}
+
 /** Runs one CLI invocation; returns the exit code. Never calls process.exit. */
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
   let json = argv.includes("--json");
   try {
     const word = commandWord(argv);
+    if (word === "__complete") return await printCompletionNames(argv, io);
     if (word === undefined || word === "help") {
       const parsed = parseCommandArguments(argv, word, {}, { usage: "[COMMAND]", min: 0, max: 1 });
       json = parsed.global.json;
-      if (parsed.global.version) {
-        io.stdout.write(`${packageInfo().version}\n`);
-        return 0;
-      }
+      if (parsed.global.version) return printVersion(io, parsed.global.json);
       const [topic] = parsed.positionals;
       if (topic !== undefined) {
         const spec = findCommand(topic);
@@ -106,12 +119,9 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       io.stdout.write(commandHelp(spec));
       return 0;
     }
-    if (parsed.global.version) {
-      io.stdout.write(`${packageInfo().version}\n`);
-      return 0;
-    }
+    if (parsed.global.version) return printVersion(io, parsed.global.json);
     return await spec.run(createContext(io, parsed));
   } catch (error) {
-    return reportError(io, json, error);
+    return reportError(io, json, error, argv.includes("-v") || argv.includes("--verbose"));
   }
 }

@@ -4,13 +4,15 @@ import { ErrorCode, isMcpBridgeError } from "../errors.js";
 import { parseDuration } from "../util/duration.js";
 import { parseKeyValues } from "../util/key-values.js";
 import { plainText } from "../util/plain-text.js";
+import { withoutStderrHint } from "../util/stderr-hint.js";
 import { errorText } from "../util/text-of.js";
 import { usageError } from "./args.js";
+import { splitCallExpression } from "./call-syntax.js";
 import type { CommandContext } from "./context-base.js";
 import type { CliIO } from "./io.js";
 import { shorten, table, writeJson } from "./output.js";
-import { parameterRows } from "./schema-view.js";
 import { terminalText } from "./terminal.js";
+import { renderTools } from "./tools-view.js";
 
 /**
  * What the bridge commands ask (from their command line) and how they print the answer (from the
@@ -71,9 +73,12 @@ export function askedBy(command: DaemonCommand, context: CommandContext): Asked 
   const server = context.options.server as string | undefined;
   switch (command) {
     case "call": {
-      const [name, ...pairs] = context.positionals;
-      if (!name)
+      const [word, ...typed] = context.positionals;
+      if (!word)
         throw usageError("Usage: mcp-bridge call TOOL [key=value ...] [--args JSON] [--timeout DURATION]");
+      // `server.tool(a: 1, b: "x")`: the arguments in parentheses come before those typed after it.
+      const { name, pairs: inline } = splitCallExpression(word);
+      const pairs = [...inline, ...typed];
       const args = parseJsonArgs(context.options.args);
       // Checked before anything starts; converted by the tool's schema once it is known.
       parseKeyValues(pairs);
@@ -99,7 +104,11 @@ export function askedBy(command: DaemonCommand, context: CommandContext): Asked 
     case "read": {
       const [uri] = context.positionals;
       if (!uri) throw usageError("Usage: mcp-bridge read URI [--server NAME] [--timeout DURATION]");
-      return { operation: command, body: defined({ uri, server, timeout: timeoutOption(context) }) };
+      const maxResultChars = maxCharsOption(context.options["max-chars"], context.options.full);
+      return {
+        operation: command,
+        body: defined({ uri, server, timeout: timeoutOption(context), maxResultChars }),
+      };
     }
     case "prompt": {
       const [name, ...pairs] = context.positionals;
@@ -111,7 +120,11 @@ export function askedBy(command: DaemonCommand, context: CommandContext): Asked 
           typeof value === "string" ? value : JSON.stringify(value),
         ]),
       );
-      return { operation: command, body: defined({ name, args, server, timeout: timeoutOption(context) }) };
+      const maxResultChars = maxCharsOption(context.options["max-chars"], context.options.full);
+      return {
+        operation: command,
+        body: defined({ name, args, server, timeout: timeoutOption(context), maxResultChars }),
+      };
     }
   }
 }
@@ -141,7 +154,8 @@ function renderCall(context: CommandContext, envelope: Envelope): number {
   const { io, errStyle } = context;
   if (context.global.json) writeJson(io, doc);
   else if (doc.error && envelope.exitCode === 130) io.stderr.write(`${terminalText(doc.error.message)}\n`);
-  else if (doc.error) io.stderr.write(`${errStyle.red("error:")} ${terminalText(doc.error.message)}\n`);
+  else if (doc.error)
+    io.stderr.write(`${errStyle.red("error:")} ${terminalText(serverText(context, doc.error.message))}\n`);
   else if (doc.isError) {
     const text = io.stderr.isTTY ? terminalText(doc.text ?? "") : (doc.text ?? "");
     io.stderr.write(`${errStyle.red("tool error:")} ${text}\n`);
@@ -151,69 +165,6 @@ function renderCall(context: CommandContext, envelope: Envelope): number {
     io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
   }
   return envelope.exitCode;
-}
-
-interface ToolDoc {
-  name: string;
-  server: string;
-  tool: string;
-  description: string;
-  inputSchema: unknown;
-}
-
-function renderTool(context: CommandContext, tool: ToolDoc): void {
-  const { style } = context;
-  const rows = parameterRows(tool.inputSchema).map((p) => [
-    terminalText(p.name),
-    terminalText(p.type),
-    p.required ? "yes" : "no",
-    terminalText(p.description),
-  ]);
-  context.io.stdout.write(
-    [
-      `${style.bold(tool.name)}  (${terminalText(tool.server)}/${terminalText(tool.tool)})`,
-      "",
-      terminalText(tool.description) || style.dim("(no description)"),
-      "",
-      rows.length ? table(["PARAMETER", "TYPE", "REQUIRED", "DESCRIPTION"], rows, style) : "No parameters.",
-      "",
-      style.bold("Input schema:"),
-      terminalText(JSON.stringify(tool.inputSchema, null, 2)),
-      "",
-    ].join("\n"),
-  );
-}
-
-function renderTools(context: CommandContext, asked: Asked, envelope: Envelope): void {
-  const doc = envelope.document as { tool?: ToolDoc; tools?: ToolDoc[] };
-  if (doc.tool) {
-    if (context.global.json) writeJson(context.io, doc);
-    else renderTool(context, doc.tool);
-    return;
-  }
-  if (asked.body.format !== "table" || !doc.tools) {
-    writeJson(context.io, envelope.document);
-    return;
-  }
-  const rows = doc.tools.map((t, index) => {
-    // Labels from the schema itself: a union such as ["boolean","string"] is shown whole.
-    const params = parameterRows(t.inputSchema)
-      .map((p) => `${terminalText(p.name)}${p.required ? "" : "?"}: ${terminalText(p.type)}`)
-      .join(", ");
-    const complete = envelope.complete?.[index] ?? true;
-    return [
-      t.name,
-      t.server,
-      t.tool,
-      shorten(terminalText(t.description), 50),
-      complete ? params : `${params} (+schema)`,
-    ];
-  });
-  context.io.stdout.write(
-    doc.tools.length === 0
-      ? "No tools.\n"
-      : `${table(["NAME", "SERVER", "TOOL", "DESCRIPTION", "PARAMETERS"], rows, context.style)}\n`,
-  );
 }
 
 export interface StatusRow {
@@ -245,7 +196,7 @@ export function renderStatus(context: CommandContext, servers: readonly StatusRo
     s.state === "connected" ? String(s.tools) : "-",
     s.protocolVersion ?? "-",
     s.startMs === null ? "-" : String(s.startMs),
-    terminalText(s.error?.message ?? ""),
+    terminalText(serverText(context, s.error?.message ?? "")),
   ]);
   const lines = [
     table(["SERVER", "TRANSPORT", "STATE", "TOOLS", "PROTOCOL", "START MS", "ERROR"], rows, style),
@@ -342,7 +293,7 @@ export function renderAnswer(context: CommandContext, asked: Asked, envelope: En
     case "call":
       return renderCall(context, envelope);
     case "tools":
-      renderTools(context, asked, envelope);
+      renderTools(context, asked.body.format, envelope);
       break;
     case "status": {
       const doc = envelope.document as { servers: StatusRow[] };
@@ -385,10 +336,15 @@ export function renderAnswer(context: CommandContext, asked: Asked, envelope: En
   return envelope.exitCode;
 }
 
+/** A failure message as shown on a terminal: a server's own stderr lines only with --verbose. */
+function serverText(context: CommandContext, message: string): string {
+  return context.global.verbose ? message : withoutStderrHint(message);
+}
+
 /** A command that failed: `error: ...` on stderr (or the `--json` error document); exit 2 for usage and config errors. */
-export function reportError(io: CliIO, json: boolean, error: unknown): number {
+export function reportError(io: CliIO, json: boolean, error: unknown, verbose = false): number {
   const code = isMcpBridgeError(error) ? error.code : "INTERNAL";
-  const message = errorText(error);
+  const message = json || verbose ? errorText(error) : withoutStderrHint(errorText(error));
   if (json) writeJson(io, { error: { code, message } });
   else io.stderr.write(`error: ${terminalText(message)}\n`);
   const usage =

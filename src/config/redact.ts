@@ -1,11 +1,12 @@
-import { redactDeep as deepRedact, redactText, redactUrl } from "../util/redact.js";
+import { redactDeep as deepRedact, isSecretName, redactText, redactUrl } from "../util/redact.js";
 import type { ResolvedConfig, ServerDefinition } from "./model.js";
-import { secretsOf } from "./secrets.js";
+import { isPublicHeader, secretsOf } from "./secrets.js";
 
 const MASK = "***";
 
-const maskValues = (record: Readonly<Record<string, string>>) =>
-  Object.fromEntries(Object.keys(record).map((key) => [key, MASK]));
+/** The values of a record masked where `secret(name)` says so; the others are masked by `redactDeep` only if they hold a secret. */
+const maskValues = (record: Readonly<Record<string, string>>, secret: (name: string) => boolean) =>
+  Object.fromEntries(Object.entries(record).map(([key, value]) => [key, secret(key) ? MASK : value]));
 
 const redactDeep = <T>(value: T, secrets: readonly string[]): T =>
   deepRedact(value, (text) => redactText(text, secrets));
@@ -18,14 +19,16 @@ const redactDeep = <T>(value: T, secrets: readonly string[]): T =>
 export function redactServer(definition: ServerDefinition): ServerDefinition {
   const secrets = secretsOf(definition);
   if (definition.transport === "stdio") {
-    return redactDeep({ ...definition, env: maskValues(definition.env) }, secrets);
+    // An env value under a plain name (COUNT=100000) stays readable, as documented; a secret-named one
+    // is masked whatever its length, and a value from the environment is masked by its value.
+    return redactDeep({ ...definition, env: maskValues(definition.env, isSecretName) }, secrets);
   }
   const oauth = definition.oauth;
   return redactDeep(
     {
       ...definition,
       url: redactUrl(redactText(definition.url, secrets)),
-      headers: maskValues(definition.headers),
+      headers: maskValues(definition.headers, (name) => !isPublicHeader(name)),
       ...(oauth
         ? {
             oauth: {

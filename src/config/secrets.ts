@@ -26,6 +26,11 @@ const PUBLIC_HEADERS =
 const PUBLIC_VARIABLES =
   /^(HOME|USER|USERNAME|LOGNAME|PWD|OLDPWD|SHELL|PATH|TMPDIR|TEMP|TMP|LANG|LC_[A-Z]+|TERM|USERPROFILE|APPDATA|LOCALAPPDATA|XDG_[A-Z_]+)$/i;
 
+/** A standard header that never carries a credential (Accept, Content-Type, User-Agent, ...). */
+export function isPublicHeader(name: string): boolean {
+  return PUBLIC_HEADERS.test(name);
+}
+
 /** Every value of a server to mask in output, longest first (so a longer secret is masked whole). */
 export function secretsOf(definition: ServerDefinition): string[] {
   const secrets: string[] = [];

@@ -5,6 +5,7 @@ import { httpStatusOf } from "../transport/create.js";
 import type { ExitInfo } from "../transport/stdio.js";
 import { definedOnly } from "../util/defined.js";
 import { TypedEmitter } from "../util/events.js";
+import { SERVER_START_FAILED } from "../util/logger.js";
 import { Semaphore } from "../util/semaphore.js";
 import { errorText } from "../util/text-of.js";
 import { incompleteModernError, isIncompleteModernResult } from "./era-fallback.js";
@@ -252,6 +253,10 @@ class Connection implements ServerConnection {
         this.#restarts.connected(() => session === this.#session);
         this.#lastError = undefined;
         this.#setState("connected");
+        this.#options.logger.debug(
+          `Server "${this.name}" connected with ${this.#listing.tools.length} tools in ${this.#info.connectMs ?? "?"} ms`,
+          { server: this.name, tools: this.#listing.tools.length },
+        );
         this.#health.start(
           this.definition.healthCheckIntervalMs,
           (timeout) => (session === this.#session ? session.client.ping({ timeout }) : Promise.resolve()),
@@ -271,10 +276,12 @@ class Connection implements ServerConnection {
           this.#setState("failed");
           this.#retryInBackground(failure);
         }
-        this.#options.logger.info(`Server "${this.name}" could not be connected`, {
+        // A warning: a server that does not start is something the host's user has to fix.
+        this.#options.logger.warn(`Server "${this.name}" could not be connected`, {
           server: this.name,
           code: failure.code,
           error: this.#options.redact(failure.message),
+          event: SERVER_START_FAILED,
         });
         throw failure;
       },

@@ -13,6 +13,7 @@ import {
 import { httpStatusOf } from "../transport/create.js";
 import type { ExitInfo } from "../transport/stdio.js";
 import { RESULT_TOO_LARGE_RPC_CODE } from "../transport/stdio.js";
+import { STDERR_HINT } from "../util/stderr-hint.js";
 import { errorText } from "../util/text-of.js";
 
 /**
@@ -77,7 +78,7 @@ export function pickStderrLines(lines: readonly string[], tail = STDERR_HINT_TAI
 
 export function stderrHint(context: FailureContext): string {
   const lines = pickStderrLines(context.stderr);
-  return lines.length > 0 ? ` Last stderr: ${context.redact(lines.join(" | "))}` : "";
+  return lines.length > 0 ? `${STDERR_HINT}${context.redact(lines.join(" | "))}` : "";
 }
 
 export function describeError(error: unknown, redact: (text: string) => string): string {

@@ -116,6 +116,8 @@ export interface Owners {
   readonly only?: string[];
   /** Set when TOOL is `server/tool` and no configured server has that name. */
   readonly unknownServer?: string;
+  /** The name to call when TOOL was written otherwise: `server.tool` (mcporter's form) is `server/tool`. */
+  readonly target?: string;
 }
 
 /**
@@ -123,6 +125,13 @@ export interface Owners {
  * servers whose name prefix it carries. Pure.
  */
 export function owningServers(name: string, servers: readonly string[], toolNameFormat: string): Owners {
+  // `server.tool`: the longest configured server name followed by a dot (exposed names have none).
+  if (!name.includes("/")) {
+    const dotted = servers
+      .filter((server) => name.startsWith(`${server}.`) && name.length > server.length + 1)
+      .sort((a, b) => b.length - a.length)[0];
+    if (dotted) return { servers, only: [dotted], target: `${dotted}/${name.slice(dotted.length + 1)}` };
+  }
   const bySlash = servers.filter((server) => name.startsWith(`${server}/`));
   if (bySlash.length > 0) return { servers, only: bySlash };
   // Exposed names never contain "/", so a slash means `server/tool` with a server that does not exist.
@@ -142,7 +151,7 @@ export function owningServers(name: string, servers: readonly string[], toolName
 export interface CallInput {
   readonly name: string;
   /** The arguments, already converted by the tool's schema (see `argumentsFor`). */
-  readonly args: (inputSchema: unknown) => Record<string, unknown>;
+  readonly args: (inputSchema: unknown, tool: string) => Record<string, unknown>;
   readonly timeout?: number;
   readonly maxResultChars?: number;
   readonly signal?: AbortSignal;
@@ -188,7 +197,28 @@ export async function callDocument(bridge: Bridge, input: CallInput, owners: Own
   const unknown = unknownServerFailure(name, owners);
   if (unknown) return unknown;
   if (input.signal?.aborted) return callInterrupted(name);
-  const target = bridge.resolve(name);
+  let callName = owners.target ?? name;
+  let target = bridge.resolve(callName);
+  if (!target) {
+    // A bare tool name (`read_text_file`) names the one server's tool that has it.
+    const same = bridge.tools().filter((tool) => tool.tool === callName);
+    if (same.length > 1)
+      return callFailure(
+        name,
+        new ToolNotFoundError(
+          errorMessages.ambiguousToolName(
+            callName,
+            same.map((tool) => `${tool.server}/${tool.tool}`),
+          ),
+          { tool: name },
+        ),
+      );
+    const [only] = same;
+    if (only) {
+      callName = `${only.server}/${only.tool}`;
+      target = { server: only.server, tool: only.tool };
+    }
+  }
   if (!target) {
     // The tool is unknown because the server that would own it is down: say that, not "unknown tool".
     const down = (owners.only ?? [])
@@ -204,17 +234,33 @@ export async function callDocument(bridge: Bridge, input: CallInput, owners: Own
         ),
       );
   }
-  const schema = target
-    ? bridge.tools({ server: target.server }).find((tool) => tool.tool === target.tool)?.inputSchema
+  const tools = bridge.tools();
+  // `server/tool` resolves by its words alone: whether the server has that tool is checked here.
+  const listed = target && tools.some((tool) => tool.server === target?.server && tool.tool === target.tool);
+  if (!listed) {
+    const near = suggest(callName, [
+      ...tools.map((tool) => tool.name),
+      ...tools.map((tool) => `${tool.server}/${tool.tool}`),
+      ...new Set(tools.map((tool) => tool.tool)),
+    ]);
+    if (near !== undefined)
+      return callFailure(
+        name,
+        new ToolNotFoundError(errorMessages.noConnectedTool(name, near), { tool: name }),
+      );
+  }
+  const found = target;
+  const schema = found
+    ? bridge.tools({ server: found.server }).find((tool) => tool.tool === found.tool)?.inputSchema
     : undefined;
   let args: Record<string, unknown>;
   try {
-    args = input.args(schema);
+    args = input.args(schema, target?.tool ?? name);
   } catch (error) {
     return callFailure(name, error);
   }
   try {
-    const result = await bridge.call(name, args, {
+    const result = await bridge.call(callName, args, {
       onError: "throw",
       ...(input.onProgress ? { onProgress: input.onProgress } : {}),
       ...(input.timeout === undefined ? {} : { timeout: input.timeout }),
@@ -251,6 +297,7 @@ export async function readDocument(
   const content = await bridge.readResource(request.uri, {
     ...(request.server ? { server: request.server } : {}),
     ...(request.timeout === undefined ? {} : { timeout: request.timeout }),
+    ...(request.maxResultChars === undefined ? {} : { maxResultChars: request.maxResultChars }),
     ...(signal ? { signal } : {}),
   });
   return {
@@ -281,6 +328,7 @@ export async function promptDocument(
   const messages = await bridge.getPrompt(request.name, request.args, {
     ...(request.server ? { server: request.server } : {}),
     ...(request.timeout === undefined ? {} : { timeout: request.timeout }),
+    ...(request.maxResultChars === undefined ? {} : { maxResultChars: request.maxResultChars }),
     ...(signal ? { signal } : {}),
   });
   return { document: messages, exitCode: 0, warnings: [] };

@@ -1,6 +1,6 @@
 import type { Bridge } from "../bridge/types.js";
 import { ErrorCode, McpBridgeError } from "../errors.js";
-import { parseKeyValuesFor } from "../util/key-values.js";
+import { callArguments } from "../util/key-values.js";
 import {
   callDocument,
   owningServers,
@@ -58,7 +58,7 @@ export async function answerOperation(
         bridge,
         {
           name: request.name,
-          args: (schema) => ({ ...request.args, ...parseKeyValuesFor(request.pairs, schema) }),
+          args: (schema, tool) => callArguments(request.args, request.pairs, schema, tool),
           ...(request.timeout === undefined ? {} : { timeout: request.timeout }),
           ...(request.maxResultChars === undefined ? {} : { maxResultChars: request.maxResultChars }),
           signal,

@@ -59,6 +59,8 @@ export interface ReadRequest {
   readonly uri: string;
   readonly server?: string;
   readonly timeout?: number;
+  /** --max-chars / --full; undefined: the config's limit. */
+  readonly maxResultChars?: number;
 }
 
 export interface PromptRequest {
@@ -66,6 +68,8 @@ export interface PromptRequest {
   readonly args: Record<string, string>;
   readonly server?: string;
   readonly timeout?: number;
+  /** --max-chars / --full; undefined: the config's limit. */
+  readonly maxResultChars?: number;
 }
 
 export interface DaemonInfo {
@@ -100,7 +104,8 @@ export function callFailure(name: string, error: unknown): Envelope {
   const code = isMcpBridgeError(error) ? error.code : "ERROR";
   return {
     document: { name, isError: true, error: { code, message: errorText(error) } },
-    exitCode: 1,
+    // A call the command line got wrong (unknown parameter, a value of the wrong type) exits 2 like any usage error.
+    exitCode: code === ErrorCode.Usage ? 2 : 1,
     warnings: [],
   };
 }

@@ -15,13 +15,25 @@ export function truncateText(text: string, maxChars: number): { text: string; dr
   }
   const limit = Math.floor(maxChars);
   // The marker's length depends on the number it carries; the whole length is a safe upper bound.
-  let keep = Math.max(0, limit - truncationMarker(text.length).length);
+  // A small limit gets a shorter marker, so the budget still holds some text, not only the marker.
+  const markers = [truncationMarker, shortMarker, () => "…"];
+  const marker =
+    markers.find((candidate, index) => {
+      const room = limit - candidate(text.length).length;
+      return room >= Math.min(MIN_KEPT, Math.ceil(limit / 2)) || index === markers.length - 1;
+    }) ?? truncationMarker;
+  let keep = Math.max(0, limit - marker(text.length).length);
   // Never split a surrogate pair: a lone half is not valid UTF-8 on the way to the model.
   const last = text.charCodeAt(keep - 1);
   if (keep > 0 && last >= 0xd800 && last <= 0xdbff) keep--;
   const dropped = text.length - keep;
-  const marker = truncationMarker(dropped);
-  // A limit smaller than the marker itself: keep as much of the marker as fits.
-  if (keep === 0) return { text: marker.trimStart().slice(0, limit), droppedChars: text.length };
-  return { text: text.slice(0, keep) + marker, droppedChars: dropped };
+  return { text: text.slice(0, keep) + marker(dropped), droppedChars: dropped };
+}
+
+/** Text a cut keeps at least (or half the limit, when that is less) before a shorter marker is used. */
+const MIN_KEPT = 16;
+
+/** The marker under a limit too small for the full one. */
+function shortMarker(droppedChars: number): string {
+  return `…[${droppedChars} more]`;
 }

@@ -1,4 +1,5 @@
 import { ErrorCode, McpBridgeError } from "../errors.js";
+import { suggest } from "./suggest.js";
 
 function usageError(message: string): McpBridgeError {
   return new McpBridgeError(ErrorCode.Usage, message);
@@ -11,8 +12,8 @@ function usageError(message: string): McpBridgeError {
 export function parseKeyValues(pairs: readonly string[]): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   for (const pair of pairs) {
-    const index = pair.indexOf("=");
-    if (index <= 0) throw usageError(`Expected key=value, got "${pair}"`);
+    const index = separatorAt(pair);
+    if (index <= 0) throw usageError(`Expected key=value or key:value, got "${pair}"`);
     const key = pair.slice(0, index);
     const raw = pair.slice(index + 1);
     let value: unknown = raw;
@@ -24,6 +25,17 @@ export function parseKeyValues(pairs: readonly string[]): Record<string, unknown
     result[key] = value;
   }
   return result;
+}
+
+/** A key in `key:value` (mcporter's form): a name, so `https://x` is not read as key `https`. */
+const COLON_KEY = /^[A-Za-z_$][\w$.-]*$/;
+
+/** Where a pair's key ends: its first `=`, or an earlier `:` after a plain name. */
+function separatorAt(pair: string): number {
+  const equals = pair.indexOf("=");
+  const colon = pair.indexOf(":");
+  if (colon > 0 && (equals < 0 || colon < equals) && COLON_KEY.test(pair.slice(0, colon))) return colon;
+  return equals;
 }
 
 type JsonType = "string" | "number" | "integer" | "boolean" | "object" | "array" | "null";
@@ -58,7 +70,7 @@ export function parseKeyValuesFor(pairs: readonly string[], inputSchema: unknown
       : {};
   const result: Record<string, unknown> = {};
   for (const pair of pairs) {
-    const index = pair.indexOf("=");
+    const index = separatorAt(pair);
     const key = pair.slice(0, index);
     const raw = pair.slice(index + 1);
     const value = parsed[key];
@@ -78,8 +90,59 @@ export function parseKeyValuesFor(pairs: readonly string[], inputSchema: unknown
               : "number"
             : (typeof value as JsonType);
     const fits = types.has(kind) || (kind === "integer" && types.has("number"));
+    // Reported here, before the call, in the words typed, rather than as the server's validator text.
+    if (!fits && !types.has("string")) throw usageError(`${key}: \`${raw}\` is not ${typeWords(types)}`);
     // A quoted JSON string (`s="5"`) stays the string it spells.
-    result[key] = fits ? value : types.has("string") ? raw : value;
+    result[key] = fits ? value : raw;
   }
   return result;
+}
+
+const TYPE_WORDS: Record<JsonType, string> = {
+  string: "a string",
+  number: "a number",
+  integer: "an integer",
+  boolean: "true or false",
+  object: "a JSON object",
+  array: "a JSON array",
+  null: "null",
+};
+
+function typeWords(types: ReadonlySet<JsonType>): string {
+  const words = [...types].filter((t) => !(t === "integer" && types.has("number"))).map((t) => TYPE_WORDS[t]);
+  return words.length <= 1
+    ? (words[0] ?? "of the parameter's type")
+    : `${words.slice(0, -1).join(", ")} or ${words.at(-1)}`;
+}
+
+/**
+ * A call's arguments: the `--args` JSON object with the `key=value` pairs over it, converted by the
+ * tool's schema and checked against it before the call: a name the schema does not have (when it
+ * allows no others) and a value of the wrong type are usage errors that say which, with the nearest
+ * parameter name.
+ */
+export function callArguments(
+  json: Readonly<Record<string, unknown>>,
+  pairs: readonly string[],
+  inputSchema: unknown,
+  tool: string,
+): Record<string, unknown> {
+  const args = { ...json, ...parseKeyValuesFor(pairs, inputSchema) };
+  const schema = (inputSchema && typeof inputSchema === "object" ? inputSchema : {}) as {
+    properties?: unknown;
+    additionalProperties?: unknown;
+  };
+  const properties = schema.properties;
+  if (!properties || typeof properties !== "object" || schema.additionalProperties) return args;
+  const names = Object.keys(properties);
+  for (const key of Object.keys(args)) {
+    if (Object.hasOwn(properties, key)) continue;
+    const near = suggest(key, names);
+    throw usageError(
+      `\`${key}\` is not a parameter of ${tool}.${near ? ` Did you mean \`${near}\`?` : ""} ${
+        names.length > 0 ? `Its parameters: ${names.join(", ")}.` : "It takes no parameters."
+      }`,
+    );
+  }
+  return args;
 }

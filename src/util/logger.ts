@@ -16,3 +16,9 @@ export interface Logger {
 const noop = (): void => {};
 
 export const silentLogger: Logger = { debug: noop, info: noop, warn: noop, error: noop };
+
+/**
+ * The `event` field of a warning that a server failed to start (or to reconnect): a host that reports
+ * failed servers in its own output (the CLI's status table and answers) can leave these out.
+ */
+export const SERVER_START_FAILED = "server-start-failed";

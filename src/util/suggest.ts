@@ -18,19 +18,27 @@ export function suggest(word: string, candidates: Iterable<string>): string | un
   return best;
 }
 
-/** Levenshtein distance (insertions, deletions, substitutions), two rows of memory. */
+/**
+ * Edit distance with adjacent transpositions (optimal string alignment): "clac" is one edit from
+ * "calc", the commonest typo; three rows of memory.
+ */
 export function editDistance(a: string, b: string): number {
+  let before: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(
+      let best = Math.min(
         (previous[j] as number) + 1,
         (current[j - 1] as number) + 1,
         (previous[j - 1] as number) + cost,
       );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, (before[j - 2] as number) + 1);
+      current[j] = best;
     }
+    before = previous;
     previous = current;
   }
   return previous[b.length] as number;

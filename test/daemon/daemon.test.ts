@@ -133,6 +133,9 @@ describe("mcp-bridge daemon", () => {
     const status = JSON.parse((await cli(["daemon", "status", "--json"])).stdout);
     expect(status).toMatchObject({ running: true, pid, socket, config });
     expect(status.uptimeMs).toBeGreaterThanOrEqual(0);
+    // The limit it stops at, named as such (it said `idleMs`, read as "idle for so long").
+    expect(status.idleLimitMs).toBeGreaterThan(0);
+    expect(status).not.toHaveProperty("idleMs");
     expect(status.servers.map((s: { name: string }) => s.name)).toEqual(["calc", "slow", "notes"]);
     const again = JSON.parse((await cli(["daemon", "start", "--json"])).stdout);
     expect(again.pid).toBe(pid);

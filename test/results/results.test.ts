@@ -47,6 +47,8 @@ describe("truncation", () => {
         if (text.length <= max) expect(cut).toEqual({ text, droppedChars: 0 });
         else {
           expect(cut.droppedChars).toBeGreaterThan(0);
+          // Some of the text is kept, not only the marker.
+          if (max >= 2) expect(text.length - cut.droppedChars).toBeGreaterThan(0);
           if (max >= 60) {
             expect(cut.text).toContain(`truncated: ${cut.droppedChars} more characters`);
             expect(text.startsWith(cut.text.slice(0, cut.text.indexOf("\n[... truncated")))).toBe(true);
@@ -77,7 +79,13 @@ describe("truncation", () => {
     expect(truncateText("abc", 0)).toEqual({ text: "abc", droppedChars: 0 });
     expect(truncateText("abc", Number.NaN)).toEqual({ text: "abc", droppedChars: 0 });
     expect(truncateText("abc", Number.POSITIVE_INFINITY)).toEqual({ text: "abc", droppedChars: 0 });
-    expect(truncateText("x".repeat(100), 10)).toEqual({ text: "[... trunc", droppedChars: 100 });
+    // A limit smaller than the full marker keeps text under a shorter one, never only the marker.
+    expect(truncateText("x".repeat(100), 10)).toEqual({ text: `${"x".repeat(9)}…`, droppedChars: 91 });
+    expect(truncateText("x".repeat(100), 30)).toEqual({
+      text: `${"x".repeat(19)}…[81 more]`,
+      droppedChars: 81,
+    });
+    expect(truncateText("x".repeat(100), 1)).toEqual({ text: "…", droppedChars: 100 });
   });
 
   it("reports the original size in the result", () => {

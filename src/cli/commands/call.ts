@@ -2,7 +2,7 @@ import type { BridgeOptions } from "../../bridge/types.js";
 import { loadConfig } from "../../config/load.js";
 import { callDocument, type Owners, owningServers, unknownServerFailure } from "../../daemon/documents.js";
 import type { CallRequest } from "../../daemon/protocol.js";
-import { parseKeyValuesFor } from "../../util/key-values.js";
+import { callArguments } from "../../util/key-values.js";
 import { defineCommand } from "../command.js";
 import { CALL_FLAGS, CALL_POSITIONALS } from "../command-flags.js";
 import { type CommandContext, cliBridgeOptions, loadOptionsFor, startWithProgress } from "../context.js";
@@ -24,7 +24,7 @@ async function runCall(context: CommandContext): Promise<number> {
       bridge,
       {
         name: request.name,
-        args: (schema) => ({ ...request.args, ...parseKeyValuesFor(request.pairs, schema) }),
+        args: (schema, tool) => callArguments(request.args, request.pairs, schema, tool),
         ...(request.timeout === undefined ? {} : { timeout: request.timeout }),
         ...(request.maxResultChars === undefined ? {} : { maxResultChars: request.maxResultChars }),
         ...(context.io.signal ? { signal: context.io.signal } : {}),

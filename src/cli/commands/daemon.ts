@@ -77,7 +77,9 @@ function printInfo(
   verb: string,
 ): void {
   if (context.global.json) {
-    writeJson(context.io, { running: true, ...running });
+    // `idleLimitMs`: how long the daemon waits without a request before it stops (not how long it has been idle).
+    const { idleMs, ...rest } = running;
+    writeJson(context.io, { running: true, ...rest, idleLimitMs: idleMs });
     return;
   }
   const minutes = (ms: number) =>

@@ -4,12 +4,13 @@ import { dirname, join, resolve } from "node:path";
 import { addServer, editFormatOf, notEditable, removeServer } from "../../config/edit.js";
 import { loadConfig } from "../../config/load.js";
 import { configSearchPaths } from "../../config/search-paths.js";
+import { dialectOf, serverEntry } from "../../config/server-entry.js";
 import { ConfigError, ErrorCode, McpBridgeError, ServerConnectionError } from "../../errors.js";
 import { withFileLock } from "../../util/file-lock.js";
 import { replaceFileAtomic, writeFileExclusive } from "../../util/private-path.js";
 import { redactUrl } from "../../util/redact.js";
 import { didYouMean } from "../../util/suggest.js";
-import { splitCommandLine } from "../ad-hoc.js";
+import { type AddOptions, addedServer } from "../add-arguments.js";
 import { usageError } from "../args.js";
 import { defineCommand } from "../command.js";
 import type { CommandContext } from "../context.js";
@@ -92,86 +93,59 @@ async function checkedWrite(
   replaceFileAtomic(file, text, { mode: 0o600, what: "config" });
 }
 
-/** key=value pairs of --env / --header. */
-function pairs(values: readonly string[] | undefined, flag: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const value of values ?? []) {
-    const at = value.indexOf("=");
-    if (at <= 0) throw usageError(`--${flag} takes KEY=VALUE (got ${JSON.stringify(value)})`);
-    out[value.slice(0, at)] = value.slice(at + 1);
-  }
-  return out;
-}
+/** A value never printed: only the keys of env and header tables are shown. */
+const MASKED_TABLES = ["env", "headers", "http_headers"];
 
-const masked = (values: Record<string, string>) =>
-  Object.fromEntries(Object.keys(values).map((k) => [k, "***"]));
+function shownEntry(entry: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(entry).map(([key, value]) => {
+      if (MASKED_TABLES.includes(key) && value && typeof value === "object")
+        return [key, Object.fromEntries(Object.keys(value).map((k) => [k, "***"]))];
+      // A URL's password and secret-looking query values are never printed.
+      return [key, key === "url" && typeof value === "string" ? redactUrl(value) : value];
+    }),
+  );
+}
 
 async function runAdd(context: CommandContext): Promise<number> {
   const [name, ...rest] = context.positionals;
-  const options = context.options as {
-    url?: string;
-    transport?: string;
-    env?: string[];
-    header?: string[];
-    cwd?: string;
-    force?: boolean;
-  };
+  const options = context.options as AddOptions & { force?: boolean };
   if (!name || !/^[A-Za-z0-9_.-]{1,64}$/.test(name))
     throw usageError("add needs a server NAME of letters, digits, '.', '_' or '-' (at most 64)");
-  const command =
-    context.terminatorAt !== undefined
-      ? rest
-      : rest.length === 1
-        ? splitCommandLine(rest[0] as string)
-        : rest;
-  if (command.length > 0 === (options.url !== undefined))
-    throw usageError('add takes either a command after "--" (add NAME -- CMD ARGS) or --url URL');
-  const env = pairs(options.env, "env");
-  const headers = pairs(options.header, "header");
-  const entry: Record<string, unknown> = options.url
-    ? {
-        type: options.transport === "sse" ? "sse" : "http",
-        url: options.url,
-        ...(Object.keys(headers).length > 0 ? { headers } : {}),
-      }
-    : {
-        command: command[0],
-        args: command.slice(1),
-        ...(Object.keys(env).length > 0 ? { env } : {}),
-        ...(options.cwd ? { cwd: options.cwd } : {}),
-      };
-  if (options.url && !URL.canParse(options.url))
+  // Before `--`, the positionals after NAME; `terminatorAt` counts NAME too.
+  const terminatorAt = context.terminatorAt === undefined ? undefined : context.terminatorAt - 1;
+  if (terminatorAt !== undefined && terminatorAt > 0)
     throw usageError(
-      `--url needs a URL such as https://example.com/mcp (got ${JSON.stringify(redactUrl(options.url))})`,
+      `add takes NAME before "--" and the command after it; unexpected ${JSON.stringify(rest[0])} before "--"`,
     );
+  const spec = addedServer(rest, terminatorAt, options);
   const { file } = targetFile(context, true);
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const exists = await underConfigLock(file, async () => {
+  const { exists, entry } = await underConfigLock(file, async () => {
     const exists = existsSync(file);
     const text = exists ? readFileSync(file, "utf8") : "";
+    const format = editFormatOf(file);
+    const { entry, unwritableHeader } = serverEntry(spec, dialectOf(text, format));
+    if (unwritableHeader !== undefined)
+      throw usageError(
+        `${file} is in Codex's form, which takes a header from the environment only whole ('${unwritableHeader}: \${VAR}', or 'Authorization: Bearer \${VAR}'); header "${unwritableHeader}" mixes text with a variable.`,
+      );
     const before = exists ? await serverNames(file, context) : [];
     if (before.includes(name) && !options.force)
       throw new McpBridgeError(
         ErrorCode.Usage,
         `Server "${name}" is already in ${file}; pass --force to replace it, or choose another name.`,
       );
-    const format = editFormatOf(file);
     const base = before.includes(name) ? (removeServer(text, format, name) ?? text) : text;
     await checkedWrite(context, file, addServer(base, format, name, entry), [...new Set([...before, name])]);
-    return exists;
+    return { exists, entry };
   });
   // The URL's password and secret-looking query values are written to the file but never printed.
-  const url = options.url === undefined ? undefined : redactUrl(options.url);
-  const shown = {
-    ...entry,
-    url,
-    ...(entry.env ? { env: masked(env) } : {}),
-    ...(entry.headers ? { headers: masked(headers) } : {}),
-  };
-  if (context.global.json) writeJson(context.io, { file, created: !exists, name, server: shown });
+  const target = spec.transport === "stdio" ? [spec.command, ...spec.args].join(" ") : redactUrl(spec.url);
+  if (context.global.json) writeJson(context.io, { file, created: !exists, name, server: shownEntry(entry) });
   else
     context.io.stdout.write(
-      `${exists ? "Added" : "Created"} ${terminalText(file)}${exists ? ":" : " with"} server "${terminalText(name)}" (${url ? terminalText(url) : terminalText(command.join(" "))})\n`,
+      `${exists ? "Added" : "Created"} ${terminalText(file)}${exists ? ":" : " with"} server "${terminalText(name)}" (${spec.transport}: ${terminalText(target)})\n`,
     );
   return 0;
 }
@@ -213,37 +187,42 @@ export const addCommand = defineCommand({
   name: "add",
   summary: "add a server to the config file, keeping its comments and formatting",
   flags: {
+    transport: {
+      type: "string",
+      short: "t",
+      value: "stdio|http|sse",
+      description: "the server's transport (default: http for a URL, stdio for a command)",
+    },
     url: {
       type: "string",
       value: "URL",
-      description: "a remote server (Streamable HTTP) instead of a command",
-    },
-    transport: {
-      type: "string",
-      value: "http|sse",
-      description: "with --url: sse for a legacy HTTP+SSE server",
+      description: "a remote server's URL (Codex's form; or give it after NAME)",
     },
     env: {
       type: "string",
+      short: "e",
       multiple: true,
       value: "KEY=VALUE",
-      description: "an environment variable of the server",
+      description: "an environment variable of a stdio server",
     },
     header: {
       type: "string",
+      short: "H",
       multiple: true,
-      value: "KEY=VALUE",
-      description: "an HTTP header (with --url)",
+      value: "'Name: value'",
+      description: "an HTTP header of a remote server (or Name=value)",
     },
-    cwd: { type: "string", value: "DIR", description: "the server's working directory" },
+    cwd: { type: "string", value: "DIR", description: "a stdio server's working directory" },
     force: { type: "boolean", description: "replace a server of that name" },
   },
-  positionals: { usage: "NAME [-- COMMAND ARGS...]", min: 1, max: Number.POSITIVE_INFINITY },
+  positionals: { usage: "NAME [URL | -- COMMAND ARGS...]", min: 1, max: Number.POSITIVE_INFINITY },
   description:
-    "Writes to --config, else the first config file of the search order, else creates ~/.config/mcp-bridge/mcp.json. The result is loaded before the file is replaced; values of --env and --header are written but never printed.",
+    "Writes to --config, else the first config file of the search order, else creates ~/.config/mcp-bridge/mcp.json, in the form of the host that owns the file (Codex's config.toml: http_headers, env_http_headers and bearer_token_env_var, no type). The result is loaded before the file is replaced; values of --env and --header are written but never printed. Put a secret in the file as ${VAR}, in single quotes so the shell leaves it alone: it is read from the environment when the server starts.",
   examples: [
     "add memory -- npx -y @modelcontextprotocol/server-memory",
-    'add docs --url https://example.com/mcp --header "Authorization=Bearer $TOKEN"',
+    "add --transport http docs https://example.com/mcp --header 'Authorization: Bearer ${TOKEN}'",
+    "add docs --url https://example.com/mcp",
+    "add files -e ROOT=/tmp -- npx -y @modelcontextprotocol/server-filesystem /tmp",
   ],
   run: runAdd,
 });

@@ -3,6 +3,7 @@ import { defineCommand } from "../command.js";
 import { AD_HOC_FLAGS } from "../command-flags.js";
 import { type CommandContext, loadCliConfig } from "../context.js";
 import { table, writeJson } from "../output.js";
+import { listServerTools } from "../server-tools-view.js";
 import { terminalText } from "../terminal.js";
 
 /**
@@ -11,6 +12,13 @@ import { terminalText } from "../terminal.js";
  */
 async function runList(context: CommandContext): Promise<number> {
   const config = await loadCliConfig(context, { consent: false });
+  const [wanted] = context.positionals;
+  if (wanted !== undefined)
+    return listServerTools(
+      context,
+      wanted,
+      config.servers.map((s) => s.name),
+    );
   const servers = config.servers.map(redactServer).map((server) => ({
     name: server.name,
     transport: server.transport,
@@ -44,9 +52,12 @@ export const listCommand = defineCommand({
   aliases: ["ls"],
   summary: "the configured servers, without starting them (status starts them, tools lists their tools)",
   flags: AD_HOC_FLAGS,
-  positionals: { usage: "", min: 0, max: 0 },
+  positionals: { usage: "[SERVER]", min: 0, max: 1 },
+  description:
+    "With SERVER (as `mcporter list SERVER`): starts that server only and lists its tools as signatures, `name(a: number, b?: string)`, each with its description; --json gives them with their input schemas.",
   examples: [
     "list",
+    "list calc",
     "list --json",
     "list -c ./mcp.json",
     'list --stdio "npx -y @modelcontextprotocol/server-memory"',

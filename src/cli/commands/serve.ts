@@ -3,6 +3,7 @@ import { parseDuration } from "../../util/duration.js";
 import { usageError } from "../args.js";
 import { defineCommand } from "../command.js";
 import { type CommandContext, cliBridgeOptions } from "../context.js";
+import { checkPortFree } from "../port-check.js";
 
 /** The environment variable holding static bearer tokens (comma-separated) for `serve --http`. */
 export const TOKENS_ENV = "MCP_BRIDGE_GATEWAY_TOKENS";
@@ -49,6 +50,8 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
   if (Boolean(options.stdio) === (options.http !== undefined))
     throw usageError("Give exactly one of --stdio and --http [HOST:]PORT");
   const listen = options.http === undefined ? undefined : parseListen(options.http);
+  // Before anything starts: a taken port is found now, not after every upstream server started.
+  if (listen) await checkPortFree(listen);
   // Loaded once the command line is known to be good: every other command and `--help` skip them.
   const [{ startBridge }, { readAuthFile, tokensFromEnv }, gateway, { gatewayTelemetry }] = await Promise.all(
     [
