@@ -7,7 +7,7 @@ import { createConnection, type ServerConnection, type ToolCallOptions } from ".
 import type { ServerStatus } from "../connection/status.js";
 import { ErrorCode, errorMessages, McpBridgeError, ServerConnectionError } from "../errors.js";
 import { SERVER_START_FAILED } from "../util/logger.js";
-import { redactText, type SecretMask } from "../util/redact.js";
+import type { SecretMask } from "../util/redact.js";
 import { errorText } from "../util/text-of.js";
 import { registerElicitationModes } from "./elicitation-modes.js";
 import type { ResolvedBridgeOptions } from "./options.js";
