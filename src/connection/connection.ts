@@ -1,4 +1,4 @@
-import type { CallToolResult, Tool } from "@modelcontextprotocol/client";
+import type { CallToolResult, Client, Tool } from "@modelcontextprotocol/client";
 import type { ServerDefinition } from "../config/model.js";
 import { ErrorCode, McpBridgeError } from "../errors.js";
 import { httpStatusOf } from "../transport/create.js";
@@ -134,6 +134,11 @@ class Connection implements ServerConnection {
     if (this.#state === "closed") throw fail.closedError(this.name, undefined);
     if (this.#state === "connected" && this.#session && !this.#session.dead) return;
     await this.#connect("demand");
+  }
+
+  sessionClient(): Client | undefined {
+    const session = this.#session;
+    return session && !session.dead ? session.client : undefined;
   }
 
   async ensureConnected(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {

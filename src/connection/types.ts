@@ -69,6 +69,8 @@ export interface ServerConnection {
    * error (SERVER_START_FAILED, SERVER_START_TIMEOUT, AUTH, ...) or when disabled or closed.
    */
   connect(): Promise<void>;
+  /** The SDK client of the live session, if there is one (for requests beyond tool calls). */
+  sessionClient(): Client | undefined;
   /** Connects now if idle or failed; resolves when usable, rejects with the reason otherwise. */
   ensureConnected(options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<void>;
   callTool(
