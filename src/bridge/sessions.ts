@@ -42,8 +42,15 @@ export class SessionClients {
   /** Masks the bridge's secrets in a server's error text before it becomes an error message. */
   readonly #redact: (text: string) => string;
 
-  constructor(redact: (text: string) => string = (text) => text) {
+  /** The server's current connection (a reload may have replaced the one a request started on). */
+  readonly #current: (server: string) => ServerConnection | undefined;
+
+  constructor(
+    redact: (text: string) => string = (text) => text,
+    current: (server: string) => ServerConnection | undefined = () => undefined,
+  ) {
     this.#redact = redact;
+    this.#current = current;
   }
 
   track(server: string, client: Client): void {
@@ -76,11 +83,41 @@ export class SessionClients {
     send: (client: Client, requestOptions: RequestOptions) => Promise<T>,
   ): Promise<T> {
     const deadline = Date.now() + options.timeoutMs;
+    // A request whose server a reload replaced before the request got through (its connection closed
+    // while it waited, or the session it was about to use went away) follows the server to each new
+    // connection, within its own timeout.
+    let serving = connection;
+    for (;;) {
+      try {
+        return await this.#requestOnce(serving, target, options, deadline, send);
+      } catch (error) {
+        const next = this.#current(serving.name);
+        // The replaced connection was closed under the request (a retired server does not wait for
+        // requests beyond tool calls; these are reads and listings, safe to send again).
+        const lost =
+          serving.state === "closed" ||
+          (error instanceof McpBridgeError &&
+            (error.code === ErrorCode.BridgeClosed || error.code === ErrorCode.ServerCrashed));
+        if (!lost || options.signal?.aborted || !next || next === serving || Date.now() >= deadline)
+          throw error;
+        serving = next;
+      }
+    }
+  }
+
+  async #requestOnce<T>(
+    connection: ServerConnection,
+    target: RequestTarget,
+    options: SessionRequestOptions,
+    deadline: number,
+    send: (client: Client, requestOptions: RequestOptions) => Promise<T>,
+  ): Promise<T> {
     await connection.ensureConnected({
-      timeoutMs: options.timeoutMs,
+      timeoutMs: Math.max(1, deadline - Date.now()),
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    const client = this.#latest.get(connection.name);
+    // This connection's own session: a reload may already have tracked a newer, unconnected client.
+    const client = connection.sessionClient() ?? this.#latest.get(connection.name);
     if (!client) {
       throw new ServerRequestError(
         ErrorCode.RequestFailed,

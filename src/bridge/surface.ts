@@ -47,7 +47,7 @@ export class ClientSurface {
 
   constructor(options: SurfaceOptions) {
     this.#options = options;
-    this.sessions = new SessionClients(options.secrets.text);
+    this.sessions = new SessionClients(options.secrets.text, (name) => options.connections().get(name));
     const config = options.config;
     this.#host = {
       sessions: this.sessions,

@@ -1,4 +1,4 @@
-import type { CallToolResult, Tool } from "@modelcontextprotocol/client";
+import type { CallToolResult, Client, Tool } from "@modelcontextprotocol/client";
 import type { ServerDefinition } from "../config/model.js";
 import { ErrorCode, McpBridgeError } from "../errors.js";
 import { httpStatusOf } from "../transport/create.js";
@@ -146,6 +146,11 @@ class Connection implements ServerConnection {
     const client = this.#session?.client;
     if (!client) throw fail.closedError(this.name, undefined);
     await this.#opener.relist(client);
+  }
+
+  sessionClient(): Client | undefined {
+    const session = this.#session;
+    return session && !session.dead ? session.client : undefined;
   }
 
   async ensureConnected(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {

@@ -74,6 +74,8 @@ export interface ServerConnection {
    * once the new list is in place, rejects when connecting or listing fails.
    */
   refreshTools(): Promise<void>;
+  /** The SDK client of the live session, if there is one (for requests beyond tool calls). */
+  sessionClient(): Client | undefined;
   /** Connects now if idle or failed; resolves when usable, rejects with the reason otherwise. */
   ensureConnected(options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<void>;
   callTool(

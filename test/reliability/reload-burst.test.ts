@@ -43,3 +43,37 @@ describe("a burst of reloads", () => {
     expect(bridge.server("a")?.state).toBe("connected");
   }, 60_000);
 });
+
+describe("a burst of reloads, beyond tools", () => {
+  it("resource reads made during 15 changed-config reloads all reach a server", async () => {
+    const dir = tempDir();
+    const file = join(dir, "mcp.json");
+    const write = (generation: number) =>
+      writeFileSync(
+        file,
+        JSON.stringify({
+          mcpServers: { echo: stdioEntry("echoes-meta", { env: { GENERATION: String(generation) } }) },
+        }),
+      );
+    write(0);
+    await using bridge = await startBridge({ config: file, env: {} });
+    const reads: Promise<string>[] = [];
+    const reloads: Promise<unknown>[] = [];
+    for (let generation = 1; generation <= 15; generation++) {
+      write(generation);
+      reloads.push(bridge.reload());
+      for (let i = 0; i < 4; i++) {
+        reads.push(
+          bridge.readResource("memo://note", { server: "echo", timeout: 25_000 }).then(
+            () => "ok",
+            (error: unknown) => `failed: ${(error as Error).message}`,
+          ),
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await Promise.all(reloads);
+    const failed = (await Promise.all(reads)).filter((outcome) => outcome !== "ok");
+    expect(failed.length, `${failed.length} of 60 failed, e.g. ${failed[0]}`).toBe(0);
+  }, 60_000);
+});
