@@ -109,9 +109,7 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
   it("tools: table, --server, json and the export formats", async () => {
     const table = await runCli(["tools", "--config", config, "--server", "calc"], { cwd: home, env });
     expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(
-      /mcp_calc_add\s+calc\s+a: number, b: number\s+Add two numbers/,
-    );
+    expect(table.stdout).toMatch(/mcp_calc_add\s+calc\s+a: number, b: number\s+Add two numbers/);
     const json = await runCli(["tools", "--config", config, "--server", "calc", "--json"], {
       cwd: home,
       env,
