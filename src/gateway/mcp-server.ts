@@ -33,7 +33,12 @@ export function gatewayServer(
   tracker: RequestTracker,
   profile: GatewayProfile | undefined,
   version: string,
-  client: { readonly id: string; readonly limiter: ClientLimiter },
+  client: {
+    readonly id: string;
+    readonly limiter: ClientLimiter;
+    /** Resolves once the response to this request was written out or abandoned (see limits.ts). */
+    readonly delivered?: (id: string | number) => Promise<void> | undefined;
+  },
   forwarder?: RequestForwarder,
 ): Server {
   const server = new Server(
@@ -92,7 +97,12 @@ export function gatewayServer(
         const untrack = call && forwarder?.track(tool.server, call);
         return callUpstream(bridge, name, request.params.arguments ?? {}, ctx, signal).finally(() => {
           untrack?.();
-          admitted.release();
+          // The slot is held until the result has left: a client that does not read its results
+          // cannot make the gateway hold more of them than it may run calls.
+          // A cancelled request is never answered: nothing to wait for.
+          const sent = ctx.mcpReq.signal.aborted ? undefined : client.delivered?.(ctx.mcpReq.id);
+          if (sent) void sent.then(admitted.release);
+          else admitted.release();
         });
       };
       if (!forwarder) return run(undefined, ctx.mcpReq.signal);
