@@ -214,7 +214,10 @@ function capStream(
         if (eventStart > 0) output.enqueue(result.value.subarray(0, eventStart));
         const text = replacement();
         if (text !== undefined) output.enqueue(Buffer.from(text));
-        output.close();
+        // A document (not an event stream) cut short must not pass for a whole one.
+        if (text === undefined && !sse)
+          output.error(new Error(`HTTP response over ${limit} bytes once decoded`));
+        else output.close();
         return;
       }
       output.enqueue(result.value);
