@@ -4,6 +4,7 @@ import {
   type LoggingLevel,
   ProtocolError,
   ProtocolErrorCode,
+  type RequestId,
   Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
@@ -11,6 +12,13 @@ import { LOGGING_LEVELS, type ServerLogMessage } from "../bridge/logging.js";
 import type { Bridge } from "../bridge/types.js";
 import { useIdTables } from "../util/id-table.js";
 import { errorText } from "../util/text-of.js";
+import {
+  approximateSize,
+  backlogFullMessage,
+  UNDELIVERED_RPC_CODE,
+  type UnreadBacklog,
+  undeliveredMessage,
+} from "./backlog.js";
 import { type DownstreamCall, FORWARD_TIMEOUT_MS, type RequestForwarder } from "./forward.js";
 import type { RequestTracker } from "./handle.js";
 import { InputRounds } from "./input-rounds.js";
@@ -24,6 +32,16 @@ export const GATEWAY_NAME = "mcp-bridge";
 /** JSON-RPC server error for a call refused by a per-client limit. */
 const RATE_LIMITED = -32029;
 
+/** The client a server instance serves, and what bounds it. */
+export interface GatewayClient {
+  readonly id: string;
+  readonly limiter: ClientLimiter;
+  /** Resolves once the response to request `id` was written out or abandoned; undefined: unknown. */
+  readonly delivered?: (id: RequestId) => Promise<void> | undefined;
+  /** What the client has not read yet (HTTP; the stdio channel bounds its own, see stdio-wire.ts). */
+  readonly backlog?: UnreadBacklog;
+}
+
 /**
  * One MCP server instance over the bridge's merged catalog, limited to `profile`. Cheap to build: the
  * HTTP entry builds one per request (stateless era) and stdio one per connection.
@@ -33,12 +51,7 @@ export function gatewayServer(
   tracker: RequestTracker,
   profile: GatewayProfile | undefined,
   version: string,
-  client: {
-    readonly id: string;
-    readonly limiter: ClientLimiter;
-    /** Resolves once the response to this request was written out or abandoned (see limits.ts). */
-    readonly delivered?: (id: string | number) => Promise<void> | undefined;
-  },
+  client: GatewayClient,
   forwarder?: RequestForwarder,
 ): Server {
   const server = new Server(
@@ -86,6 +99,10 @@ export function gatewayServer(
       if (!tool || !profileAllows(profile, tool.server, tool.name)) {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
       }
+      const unread = client.backlog?.unread(client.id) ?? 0;
+      if (client.backlog && unread >= client.backlog.limit) {
+        throw new ProtocolError(UNDELIVERED_RPC_CODE, backlogFullMessage(name, unread, client.backlog.limit));
+      }
       const admitted = client.limiter.admit(client.id);
       if (!admitted.ok) {
         throw new ProtocolError(RATE_LIMITED, `Call to ${name} refused: ${admitted.reason}; retry later`);
@@ -95,18 +112,16 @@ export function gatewayServer(
       // signal and FORWARD_TIMEOUT_MS; returned to a 2026-07-28 client as input_required rounds.
       const run = (call: DownstreamCall | undefined, signal: AbortSignal) => {
         const untrack = call && forwarder?.track(tool.server, call);
-        return callUpstream(bridge, name, request.params.arguments ?? {}, ctx, signal).finally(() => {
-          untrack?.();
-          // The slot is held until the result has left: a client that does not read its results
-          // cannot make the gateway hold more of them than it may run calls.
-          // A cancelled request is never answered: nothing to wait for.
-          const sent = ctx.mcpReq.signal.aborted ? undefined : client.delivered?.(ctx.mcpReq.id);
-          if (sent) void sent.then(admitted.release);
-          else admitted.release();
-        });
+        // callUpstream never rejects: an upstream failure is an error result.
+        return callUpstream(bridge, name, request.params.arguments ?? {}, ctx, signal, client).then(
+          (result) => {
+            untrack?.();
+            return heldUntilSent(client, ctx, name, result, admitted.release);
+          },
+        );
       };
       if (!forwarder) return run(undefined, ctx.mcpReq.signal);
-      const log = logSender(ctx, () => envelopeLogLevel(ctx) ?? logLevel);
+      const log = logSender(client, ctx, () => envelopeLogLevel(ctx) ?? logLevel);
       if (ctx.mcpReq.envelope !== undefined) return forwarder.rounds.start(client.id, ctx, run, log);
       const asked = { signal: ctx.mcpReq.signal, timeout: FORWARD_TIMEOUT_MS };
       return run(
@@ -124,6 +139,73 @@ export function gatewayServer(
   return server;
 }
 
+/**
+ * The result, held against the client's limiter slot and unread backlog until its response has left:
+ * a client that does not read cannot make the gateway hold more results than it may run calls, nor
+ * more bytes than its backlog allows (past it, a short error is sent instead of the result).
+ */
+function heldUntilSent(
+  client: GatewayClient,
+  ctx: ServerContext,
+  name: string,
+  result: CallToolResult,
+  release: () => void,
+): CallToolResult {
+  // A cancelled request is never answered: nothing to wait for.
+  const sent = ctx.mcpReq.signal.aborted ? undefined : client.delivered?.(ctx.mcpReq.id);
+  const backlog = client.backlog;
+  if (!sent) {
+    release();
+    return result;
+  }
+  if (!backlog) {
+    void sent.then(release);
+    return result;
+  }
+  const size = approximateSize(result);
+  const unread = backlog.unread(client.id);
+  const taken = backlog.take(client.id, size);
+  void sent.then(() => {
+    release();
+    if (taken) backlog.give(client.id, size);
+  });
+  if (taken) return result;
+  throw new ProtocolError(
+    UNDELIVERED_RPC_CODE,
+    undeliveredMessage(`result of ${name}`, size, unread, backlog.limit),
+  );
+}
+
+/** Requests whose notifications are counted in their client's backlog: bytes counted so far. */
+const notified = new WeakMap<ServerContext, { bytes: number }>();
+
+/**
+ * Sends a notification (log message, progress) on a request's stream, or drops it when its client
+ * already left too much unread: a flood of them to a client that does not read is not kept.
+ */
+function boundedNotify(
+  client: GatewayClient,
+  ctx: ServerContext,
+  notification: Parameters<ServerContext["mcpReq"]["notify"]>[0],
+): void {
+  const backlog = client.backlog;
+  if (backlog) {
+    const size = approximateSize(notification.params);
+    if (!backlog.take(client.id, size)) return;
+    let counted = notified.get(ctx);
+    if (!counted) {
+      const entry = { bytes: 0 };
+      counted = entry;
+      notified.set(ctx, entry);
+      const sent = client.delivered?.(ctx.mcpReq.id);
+      if (sent) void sent.then(() => backlog.give(client.id, entry.bytes));
+      else queueMicrotask(() => backlog.give(client.id, entry.bytes));
+    }
+    counted.bytes += size;
+  }
+  ctx.mcpReq.notify(notification).catch(() => undefined);
+}
+
 /** One upstream call as this client's result: an upstream failure is an error result, never a dropped connection. */
 async function callUpstream(
   bridge: Bridge,
@@ -131,6 +213,7 @@ async function callUpstream(
   args: Record<string, unknown>,
   ctx: ServerContext,
   signal: AbortSignal,
+  client: GatewayClient,
 ): Promise<CallToolResult> {
   try {
     // Upstream progress goes to the downstream client under the token it chose, when it asked for it.
@@ -142,9 +225,10 @@ async function callUpstream(
         : {
             resetTimeoutOnProgress: true,
             onProgress: (p) => {
-              ctx.mcpReq
-                .notify({ method: "notifications/progress", params: { progressToken: token, ...p } })
-                .catch(() => undefined);
+              boundedNotify(client, ctx, {
+                method: "notifications/progress",
+                params: { progressToken: token, ...p },
+              });
             },
           }),
     });
@@ -172,19 +256,17 @@ function envelopeLogLevel(ctx: ServerContext): LoggingLevel | undefined {
  * Passes an upstream server's log message to the client on its call's stream, when it is at or above
  * the client's level (all of them until the client sets one, as the SDK's own servers do).
  */
-function logSender(ctx: ServerContext, level: () => LoggingLevel | undefined) {
+function logSender(client: GatewayClient, ctx: ServerContext, level: () => LoggingLevel | undefined) {
   return (message: ServerLogMessage) => {
     const floor = level();
     if (floor !== undefined && LOGGING_LEVELS.indexOf(message.level) < LOGGING_LEVELS.indexOf(floor)) return;
-    ctx.mcpReq
-      .notify({
-        method: "notifications/message",
-        params: {
-          level: message.level,
-          ...(message.logger === undefined ? {} : { logger: message.logger }),
-          data: message.data,
-        },
-      })
-      .catch(() => undefined);
+    boundedNotify(client, ctx, {
+      method: "notifications/message",
+      params: {
+        level: message.level,
+        ...(message.logger === undefined ? {} : { logger: message.logger }),
+        data: message.data,
+      },
+    });
   };
 }
