@@ -164,12 +164,15 @@ function heldUntilSent(
   }
   const size = approximateSize(result);
   const unread = backlog.unread(client.id);
-  const taken = backlog.take(client.id, size);
-  void sent.then(() => {
-    release();
-    if (taken) backlog.give(client.id, size);
-  });
-  if (taken) return result;
+  if (backlog.take(client.id, size)) {
+    void sent.then(() => {
+      release();
+      backlog.give(client.id, size);
+    });
+    return result;
+  }
+  // The result is abandoned (a short error goes instead): nothing of it is held.
+  release();
   throw new ProtocolError(
     UNDELIVERED_RPC_CODE,
     undeliveredMessage(`result of ${name}`, size, unread, backlog.limit),

@@ -112,6 +112,8 @@ export class GatewayStdioWire implements Transport {
       }
       if (response) {
         const id = message.id;
+        // The result itself is abandoned: whoever held something until it left may let go now.
+        if (id !== undefined) this.#settle(id);
         const what = isJSONRPCResultResponse(message) ? "result" : "error";
         json = serializeMessage({
           jsonrpc: "2.0",
