@@ -1,4 +1,5 @@
 import type { CallToolRequestOptions, CallToolResult, Tool } from "@modelcontextprotocol/client";
+import { linkAbort } from "../util/linked-abort.js";
 import type { Semaphore } from "../util/semaphore.js";
 import * as fail from "./failures.js";
 import type { Session } from "./open-session.js";
@@ -67,10 +68,17 @@ export function sendToolCall(
   const requestOptions: CallToolRequestOptions = {
     timeout: options.resetTimeoutOnProgress ? options.timeoutMs : remaining,
   };
-  if (options.signal) requestOptions.signal = options.signal;
   if (options.onProgress) requestOptions.onprogress = options.onProgress;
   if (options.resetTimeoutOnProgress) requestOptions.resetTimeoutOnProgress = true;
-  return plain && session.client instanceof SessionClient
-    ? session.client.callPlainTool(params, plain, requestOptions)
-    : session.client.callTool(params, requestOptions);
+  const send = () =>
+    plain && session.client instanceof SessionClient
+      ? session.client.callPlainTool(params, plain, requestOptions)
+      : session.client.callTool(params, requestOptions);
+  if (!options.signal) return send();
+  // A host often gives one signal to many concurrent calls; the SDK hangs a listener per request on
+  // the signal it gets, so it gets one of its own per call, linked to the host's (see linked-abort.ts).
+  const own = new AbortController();
+  const unlink = linkAbort(options.signal, own);
+  requestOptions.signal = own.signal;
+  return send().finally(unlink);
 }

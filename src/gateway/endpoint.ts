@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { toNodeHandler } from "@modelcontextprotocol/node";
 import {
@@ -10,6 +11,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { Bridge } from "../bridge/types.js";
 import { identityOf } from "./authenticate.js";
+import { UnreadBacklog } from "./backlog.js";
 import type { RequestForwarder } from "./forward.js";
 import type { RequestTracker } from "./handle.js";
 import { LegacySessions } from "./legacy-sessions.js";
@@ -29,6 +31,8 @@ export interface EndpointOptions {
   readonly maxBodyBytes: number;
   readonly maxSessions: number;
   readonly sessionIdleMs: number;
+  /** See BacklogLimits.maxUnreadBytes. */
+  readonly maxUnreadBytes: number | undefined;
   readonly forwarder: RequestForwarder | undefined;
 }
 
@@ -40,6 +44,7 @@ export interface EndpointOptions {
 export function mcpEndpoint(options: EndpointOptions) {
   const { bridge, tracker, version, forwarder } = options;
   const limiter = new ClientLimiter(options.limits);
+  const backlog = new UnreadBacklog(options.maxUnreadBytes);
   // Without auth every caller is one client: the limits then bound the whole gateway.
   const serverFor = (auth: AuthInfo | undefined) =>
     gatewayServer(
@@ -47,7 +52,7 @@ export function mcpEndpoint(options: EndpointOptions) {
       tracker,
       auth?.extra?.profile as GatewayProfile | undefined,
       version,
-      { id: identityOf(auth), limiter },
+      { id: identityOf(auth), limiter, delivered: responseSent, backlog },
       forwarder,
     );
   const handler = createMcpHandler((ctx) => serverFor(ctx.authInfo));
@@ -87,11 +92,34 @@ export function mcpEndpoint(options: EndpointOptions) {
   return {
     sessions,
     /** Answers one request to `/mcp` (already authenticated: `req.auth` set when auth is on). */
-    serve: (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse) => node(req, res),
+    serve: (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse) =>
+      responses.run(res, () => node(req, res)),
     async close(): Promise<void> {
       for (const stop of unsubscribe) stop();
       await sessions.close();
       await handler.close();
     },
   };
+}
+
+/**
+ * The HTTP response a request's handler runs for: request handlers run within `serve`'s call (the SDK's
+ * HTTP transports hand each message to its server in the POST's own turn), so the response a result or
+ * notification will be written to is known without the SDK passing it along.
+ */
+const responses = new AsyncLocalStorage<ServerResponse>();
+const sentPromises = new WeakMap<ServerResponse, Promise<void>>();
+
+/** Resolves once the current HTTP response was written out or abandoned (its `close`). */
+function responseSent(): Promise<void> | undefined {
+  const res = responses.getStore();
+  if (!res) return undefined;
+  let sent = sentPromises.get(res);
+  if (!sent) {
+    sent = res.closed
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => res.once("close", () => resolve()));
+    sentPromises.set(res, sent);
+  }
+  return sent;
 }

@@ -28,6 +28,11 @@ export interface GatewayOptions {
   readonly limits?: GatewayLimits;
   /** Largest request body in bytes (413 above). Default 4 MiB. */
   readonly maxBodyBytes?: number;
+  /**
+   * Bytes one client may leave unread (results, log messages, progress) before its notifications are
+   * dropped and its results replaced by an error. Default 32 MiB.
+   */
+  readonly maxUnreadBytes?: number;
   /** How long `drain()` waits for in-flight calls, in ms. Default 30 000. */
   readonly drainTimeoutMs?: number;
   /** Most open 2025-11-25 sessions at once (503 above). Default 1000. */
@@ -89,6 +94,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
     maxSessions: options.maxSessions ?? 1000,
     sessionIdleMs: options.sessionIdleMs ?? SESSION_IDLE_MS,
+    maxUnreadBytes: options.maxUnreadBytes,
     forwarder: options.forwarder,
   });
   const { sessions } = endpoint;

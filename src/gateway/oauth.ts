@@ -1,4 +1,5 @@
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify } from "jose";
+import { createRemoteJWKSet, customFetch, errors as joseErrors, jwtVerify } from "jose";
+import { boundedFetch } from "../transport/bounded-fetch.js";
 import { errorText } from "../util/text-of.js";
 import type { GatewayProfile } from "./profile.js";
 
@@ -27,9 +28,30 @@ export type JwtOutcome =
     }
   | { readonly ok: false; readonly reason: string };
 
+/** A JWKS holds a few keys: a few KiB. Far more is a misconfigured or hostile issuer. */
+export const MAX_JWKS_BYTES = 1024 * 1024;
+
+/**
+ * Reads the JWKS through the project's bounded fetch, whole, at most MAX_JWKS_BYTES once decoded: jose
+ * would otherwise take any body the URL answers (a 300 MB one costs the gateway gigabytes).
+ */
+async function fetchJwks(url: string, init: RequestInit): Promise<Response> {
+  const bounded = boundedFetch(fetch, { maxResponseBytes: MAX_JWKS_BYTES, tooLargeCode: 0 });
+  try {
+    const response = await bounded(url, init);
+    const body = await response.text();
+    return new Response(body, { status: response.status, headers: response.headers });
+  } catch (error) {
+    throw new Error(`the JWKS at ${url} could not be read (${errorText(error)})`, { cause: error });
+  }
+}
+
 /** Checks signature (against the JWKS), issuer, audience and expiry; the JWKS is fetched and cached by jose. */
 export function jwtVerifier(oauth: GatewayOAuth, audience: string): (token: string) => Promise<JwtOutcome> {
-  const keys = createRemoteJWKSet(new URL(oauth.jwksUrl), { timeoutDuration: 5_000 });
+  const keys = createRemoteJWKSet(new URL(oauth.jwksUrl), {
+    timeoutDuration: 5_000,
+    [customFetch]: fetchJwks,
+  });
   return async (token) => {
     try {
       const { payload } = await jwtVerify(token, keys, {

@@ -1,5 +1,6 @@
 import type { FetchLike } from "@modelcontextprotocol/client";
 import { IdTable } from "../util/id-table.js";
+import { linkAbort } from "../util/linked-abort.js";
 import { bodyKind } from "./settled-response.js";
 
 /**
@@ -34,15 +35,12 @@ export function boundedFetch(inner: FetchLike, options: BoundedFetchOptions): Fe
       inFlight.delete(id);
     }
     const controller = new AbortController();
-    // Linked by hand rather than with AbortSignal.any: the SDK's signal lives as long as the session,
-    // and every request would otherwise hang a dependent signal on it.
-    const outer = init?.signal ?? undefined;
-    const onOuterAbort = () => controller.abort(outer?.reason);
-    if (outer?.aborted) controller.abort(outer.reason);
-    else outer?.addEventListener("abort", onOuterAbort, { once: true });
+    // The SDK's signal lives as long as the session and is shared by every concurrent request: one
+    // listener on it fans out to the requests' controllers (see linked-abort.ts).
+    const unlink = linkAbort(init?.signal ?? undefined, controller);
     for (const id of requests) inFlight.set(id, controller);
     const release = () => {
-      outer?.removeEventListener("abort", onOuterAbort);
+      unlink();
       for (const id of requests) if (inFlight.get(id) === controller) inFlight.delete(id);
     };
     let response: Response;
@@ -216,7 +214,10 @@ function capStream(
         if (eventStart > 0) output.enqueue(result.value.subarray(0, eventStart));
         const text = replacement();
         if (text !== undefined) output.enqueue(Buffer.from(text));
-        output.close();
+        // A document (not an event stream) cut short must not pass for a whole one.
+        if (text === undefined && !sse)
+          output.error(new Error(`HTTP response over ${limit} bytes once decoded`));
+        else output.close();
         return;
       }
       output.enqueue(result.value);

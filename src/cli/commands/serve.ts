@@ -97,8 +97,14 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
   await bridge.ready();
   try {
     if (!listen) {
-      const served = serveGatewayStdio(bridge, { forwarder, ...(telemetry ? { telemetry } : {}) });
-      await Promise.race([untilAborted(io.signal), new Promise((done) => process.stdin.once("end", done))]);
+      const served = serveGatewayStdio(bridge, {
+        forwarder,
+        telemetry,
+        onProblem: (message) => io.stderr.write(`mcp-bridge serve: ${message}\n`),
+      });
+      // Any end of the channel (stdin's end, stdout's failure) or a signal stops the gateway; the
+      // finally below then takes the upstream servers down.
+      await Promise.race([untilAborted(io.signal), served.closed]);
       await served.close();
       return 0;
     }

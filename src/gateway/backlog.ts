@@ -1,0 +1,88 @@
+/**
+ * Bounds on what the gateway holds for a client that does not read what it is sent: a host that stops
+ * reading stdout, an HTTP client that stops reading its response. Without them such a client makes the
+ * gateway hold every result, log message and progress notification it is sent until memory runs out.
+ */
+export interface BacklogLimits {
+  /**
+   * Bytes a client may leave unread. Past it, notifications (log messages, progress) are dropped and a
+   * response other than the first is replaced by a short error. Default 32 MiB.
+   */
+  readonly maxUnreadBytes?: number;
+}
+
+export const DEFAULT_MAX_UNREAD_BYTES = 32 * 1024 * 1024;
+
+/** JSON-RPC error code of a response replaced because its client left too much unread. */
+export const UNDELIVERED_RPC_CODE = -32030;
+
+/** JSON-RPC error code of a request line over the stdio message limit. */
+export const MESSAGE_TOO_LARGE_RPC_CODE = -32600;
+
+const MiB = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+
+/** What a client is told in place of a response it would not have read. */
+export function undeliveredMessage(what: string, size: number, unread: number, limit: number): string {
+  return (
+    `The ${what} (${MiB(size)}) was not sent: this client has ${MiB(unread)} of earlier messages it has ` +
+    `not read (limit ${MiB(limit)}). Read the pending responses, then retry.`
+  );
+}
+
+/** Why a call is refused before it starts: its client already left its whole backlog unread. */
+export function backlogFullMessage(tool: string, unread: number, limit: number): string {
+  return (
+    `Call to ${tool} refused: this client has ${MiB(unread)} of earlier messages it has not read ` +
+    `(limit ${MiB(limit)}). Read the pending responses, then retry.`
+  );
+}
+
+/** Rough size of a message once serialized: string lengths dominate, everything else is small. */
+export function approximateSize(value: unknown, depth = 0): number {
+  if (typeof value === "string") return value.length + 2;
+  if (value === null || typeof value !== "object" || depth > 32) return 8;
+  let total = 2;
+  if (Array.isArray(value)) {
+    for (const item of value) total += approximateSize(item, depth + 1) + 1;
+    return total;
+  }
+  for (const key in value) {
+    total += key.length + 4 + approximateSize((value as Record<string, unknown>)[key], depth + 1);
+  }
+  return total;
+}
+
+/**
+ * Bytes each client has been sent over HTTP and not yet read, counted from when a message is built
+ * until its HTTP response has been written out or abandoned. A message is refused (nothing counted)
+ * when its client already has some unread and this one would pass the limit; the first is always
+ * taken, so one result of any size still reaches a client that reads.
+ */
+export class UnreadBacklog {
+  readonly limit: number;
+  readonly #unread = new Map<string, number>();
+
+  constructor(limit = DEFAULT_MAX_UNREAD_BYTES) {
+    this.limit = limit;
+  }
+
+  unread(client: string): number {
+    return this.#unread.get(client) ?? 0;
+  }
+
+  /** Counts `bytes` as unread by `client`, or refuses them (false) when that would pass the limit. */
+  take(client: string, bytes: number): boolean {
+    const unread = this.unread(client);
+    if (unread > 0 && unread + bytes > this.limit) return false;
+    this.#unread.set(client, unread + bytes);
+    return true;
+  }
+
+  /** Bytes taken earlier that were read or abandoned. */
+  give(client: string, bytes: number): void {
+    const left = this.unread(client) - bytes;
+    // An idle client is forgotten, so the map does not grow with every client ever seen.
+    if (left > 0) this.#unread.set(client, left);
+    else this.#unread.delete(client);
+  }
+}
