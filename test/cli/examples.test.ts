@@ -100,7 +100,8 @@ describe("bundled example servers and configs", () => {
     const gone = await call("mcp_notes_read", `id=${id}`);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain(`No note with id ${id}`);
-  });
+    // Ten CLI processes one after another: on a loaded machine each may take a few seconds.
+  }, 120_000);
 
   it("notes offers its notes as resources and a summarize prompt", async () => {
     const client = new Client({ name: "examples-test", version: "1.0.0" });
