@@ -31,11 +31,14 @@ const allowed: Record<string, readonly string[]> = {
   ],
   adapters: ["errors", "util", "registry", "results", "search", "bridge"],
   agent: ["errors", "util", "registry", "results", "bridge", "adapters"],
+  // The gateway serves its own wire: its stdio framing and its remote documents (JWKS) go through the
+  // transport layer's framer and bounded fetch.
   gateway: [
     "errors",
     "util",
     "config",
     "auth",
+    "transport",
     "registry",
     "results",
     "search",
