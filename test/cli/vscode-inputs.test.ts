@@ -1,8 +1,21 @@
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { CLI, cliEnv, emptyHome, runCli } from "../helpers/cli.js";
+import { secondUser } from "../helpers/second-user.js";
 import { TmuxSession } from "../helpers/tmux.js";
 
 // The built CLI with a VS Code mcp.json whose servers use `${input:...}`.
@@ -26,6 +39,16 @@ function vscodeHome(): { dir: string; config: string; env: Record<string, string
     }),
   );
   return { dir, config, env: cliEnv(dir) };
+}
+
+/** Where an answer to `config`'s inputs is remembered (as InputStore names it), and what it holds. */
+function storeFile(dir: string, config: string): string {
+  const id = createHash("sha256").update(realpathSync(config)).digest("hex").slice(0, 16);
+  return join(dir, ".config", "mcp-bridge", "inputs", `${id}.json`);
+}
+
+function answersFor(config: string, answer: string): string {
+  return JSON.stringify({ config: realpathSync(config), answers: { "api-key": answer } });
 }
 
 /** Runs `argv` on a real terminal, types `answer` at the input prompt, and returns the final screen. */
@@ -54,6 +77,52 @@ describe("VS Code ${input:...} with the CLI", () => {
     expect(list.code).not.toBe(0);
     expect(list.stderr).not.toMatch(/No server named/);
     expect(list.stderr).toMatch(/\$\{input:api-key\}/);
+  });
+
+  it("a remembered answer is used without a terminal, and only for the config file it was given for", async () => {
+    const { dir, config, env } = vscodeHome();
+    const file = storeFile(dir, config);
+    mkdirSync(join(file, ".."), { recursive: true, mode: 0o700 });
+    writeFileSync(file, answersFor(config, "sk-remembered"), { mode: 0o600 });
+    const run = await runCli(["call", "-c", config, "keyed/add", "a=2", "b=3"], { cwd: dir, env });
+    expect(run.stdout.trim()).toBe("5");
+    expect(`${run.stdout}${run.stderr}`).not.toContain("sk-remembered");
+    // The same input id in another config file (another project's) is not answered from it.
+    const other = join(dir, "other.json");
+    writeFileSync(other, readFileSync(config));
+    const elsewhere = await runCli(["call", "-c", other, "keyed/add", "a=2", "b=3"], { cwd: dir, env });
+    expect(elsewhere.code).not.toBe(0);
+    expect(elsewhere.stderr).toMatch(/\$\{input:api-key\}/);
+  });
+
+  it("a planted answers file (a symbolic link, or another user's file in an open folder) is never believed", async () => {
+    const { dir, config, env } = vscodeHome();
+    const file = storeFile(dir, config);
+    const folder = join(file, "..");
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const bait = join(dir, "bait.json");
+    writeFileSync(bait, answersFor(config, "sk-planted"), { mode: 0o600 });
+    symlinkSync(bait, file);
+    const linked = await runCli(["call", "-c", config, "keyed/add", "a=2", "b=3"], { cwd: dir, env });
+    expect(linked.code).not.toBe(0);
+    expect(linked.stderr).toMatch(/\$\{input:api-key\}/);
+    rmSync(file);
+
+    const other = secondUser();
+    if (typeof other === "string") {
+      console.log(`skipped the other-user half: ${other}`);
+      return;
+    }
+    chmodSync(dir, 0o755);
+    chmodSync(join(dir, ".config"), 0o755);
+    chmodSync(join(dir, ".config", "mcp-bridge"), 0o755);
+    chmodSync(folder, 0o777);
+    // What the other user would write into the folder open to all: a file of theirs with their answer.
+    writeFileSync(file, answersFor(config, "sk-planted"), { mode: 0o644 });
+    chownSync(file, other.uid, other.gid);
+    const planted = await runCli(["call", "-c", config, "keyed/add", "a=2", "b=3"], { cwd: dir, env });
+    expect(planted.code).not.toBe(0);
+    expect(planted.stderr).toMatch(/\$\{input:api-key\}/);
   });
 
   describe.skipIf(!TmuxSession.available())("on a terminal", () => {
