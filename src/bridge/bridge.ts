@@ -198,9 +198,16 @@ class BridgeRuntime implements Bridge {
     return this.servers().find((status) => status.name === name);
   }
 
-  /** Throws BRIDGE_CLOSED once closing, as `call` does: the tools listed could no longer be called. */
-  tools(filter: { server?: string } = {}): ToolEntry[] {
+  /**
+   * Every public method but the status ones (`servers`, `server`, `stats`) throws BRIDGE_CLOSED once
+   * `close()` began, as `call` does: a tool listed or resolved then could no longer be called.
+   */
+  #assertOpen(): void {
     if (this.#closing) throw closedError();
+  }
+
+  tools(filter: { server?: string } = {}): ToolEntry[] {
+    this.#assertOpen();
     return this.#listTools(filter.server);
   }
 
@@ -210,16 +217,23 @@ class BridgeRuntime implements Bridge {
 
   /** The tools that best match a task described in words (or a tool's name), best first. */
   searchTools(query: string, options: ToolSearchOptions = {}): ToolEntry[] {
-    if (this.#closing) throw closedError();
+    this.#assertOpen();
     return this.#tools.search(query, options).map((definition) => this.#entryOf(definition));
   }
 
   tool(name: string): ToolEntry | undefined {
+    this.#assertOpen();
     const definition = this.#tools.get(name);
     return definition ? this.#entryOf(definition) : undefined;
   }
 
   resolve(name: string): { server: string; tool: string } | undefined {
+    this.#assertOpen();
+    return this.#resolve(name);
+  }
+
+  /** Unguarded: a call failing because the bridge closed still names its target in the result. */
+  #resolve(name: string): { server: string; tool: string } | undefined {
     const definition = this.#tools.resolve(name);
     if (definition) return { server: definition.server, tool: definition.tool };
     return this.#servers.splitServerTool(name);
@@ -235,7 +249,7 @@ class BridgeRuntime implements Bridge {
       return await this.#call(name, args, options);
     } catch (error) {
       if (onError === "result") {
-        const target = this.resolve(name);
+        const target = this.#resolve(name);
         return errorToolResult(error, { ...(target ?? {}) });
       }
       throw error;
@@ -255,7 +269,7 @@ class BridgeRuntime implements Bridge {
    * the change itself (load, auth setup, swap); waiting for new servers to connect happens outside it.
    */
   async reload(): Promise<ReloadSummary> {
-    if (this.#closing) throw closedError();
+    this.#assertOpen();
     const run = this.#reloads.run(() => this.#reloadOnce());
     const { summary, starting } = await run;
     if (this.#options.wait) await starting;
@@ -278,7 +292,7 @@ class BridgeRuntime implements Bridge {
    * cannot connect or list rejects with its error.
    */
   async refreshTools(server?: string): Promise<void> {
-    if (this.#closing) throw closedError();
+    this.#assertOpen();
     if (server === undefined) {
       const live = this.#servers.records().filter((record) => record.connection?.state === "connected");
       await Promise.all(live.map((record) => record.connection?.refreshTools()));
@@ -416,7 +430,7 @@ class BridgeRuntime implements Bridge {
 
   /** Not async: `call` awaits it inside its try, which also catches what this throws. */
   #call(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolResult> {
-    if (this.#closing) throw closedError();
+    this.#assertOpen();
     const own = this.#tools.resourceTool(name);
     if (own) {
       return callResourceTool(this.#surface.resources, own.tool, args, {

@@ -128,6 +128,7 @@ export class ClientSurface {
 
   /** Replaces the roots (of one server or all) and tells the connected servers the list changed. */
   async setRoots(roots: readonly (string | Root)[], options: { server?: string } = {}): Promise<void> {
+    this.#host.assertOpen();
     const base = this.#options.config().file ? dirname(this.#options.config().file as string) : process.cwd();
     const normalized = roots.map((root) => (typeof root === "string" ? toRoot(root, base) : root));
     this.#rootOverrides.set(options.server ?? "", normalized);

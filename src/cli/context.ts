@@ -12,7 +12,7 @@ import { surprisingConfig } from "./config-notice.js";
 import type { CommandContext } from "./context-base.js";
 import { terminalElicitation } from "./elicit.js";
 import { urlElicitation } from "./elicit-url.js";
-import { terminalInputs } from "./input.js";
+import { rememberedInputs } from "./input.js";
 import { progressText, startProgress } from "./progress.js";
 import { stopAsking } from "./prompt.js";
 import { terminalText } from "./terminal.js";
@@ -144,9 +144,8 @@ export async function cliBridgeOptions(context: CommandContext): Promise<BridgeO
     context.io,
     terminalElicitation(context.io) ?? (() => ({ action: "decline" as const })),
   );
-  const resolveInput = terminalInputs(context.io);
   return {
-    ...(resolveInput ? { resolveInput } : {}),
+    resolveInput: rememberedInputs(context.io),
     ...(config === undefined ? {} : { config }),
     ...(servers ? { servers } : {}),
     ...(extraServers ? { extraServers } : {}),

@@ -1,6 +1,35 @@
 import type { InputRequest, ResolveInput } from "../config/inputs.js";
+import { errorText } from "../util/text-of.js";
+import { defaultInputsDir, InputStore } from "./input-store.js";
 import type { CliIO } from "./io.js";
 import { ask, canAsk, clean } from "./prompt.js";
+
+/**
+ * Answers `${input:id}` as VS Code does: an answer given once for a config file is remembered (see
+ * InputStore) and used by later runs without asking, with or without a terminal; one not remembered
+ * yet is asked on the terminal (when there is one) and then remembered. `mcp-bridge auth
+ * forget-inputs` forgets them. A config given in code (no file) is asked for and never remembered.
+ */
+export function rememberedInputs(io: CliIO): ResolveInput {
+  const asking = terminalInputs(io);
+  const dir = defaultInputsDir(io.env);
+  return async (request) => {
+    const store = request.file === undefined ? undefined : new InputStore(dir, request.file);
+    const remembered = store?.answers()[request.id];
+    if (remembered !== undefined) return remembered;
+    const answer = await asking?.(request);
+    if (answer === undefined || !store) return answer;
+    try {
+      store.remember(request.id, answer);
+    } catch (error) {
+      // Not remembering only means being asked again next time: this run goes on with the answer.
+      io.stderr.write(
+        `warning: the answer to "${clean(request.id)}" is not remembered: ${clean(errorText(error))}\n`,
+      );
+    }
+    return answer;
+  };
+}
 
 /**
  * Asks for VS Code `${input:id}` values on the terminal, once per id for the whole run (a reload asks

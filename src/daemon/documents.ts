@@ -124,6 +124,18 @@ export interface Owners {
  * The servers that can own TOOL: `server/tool` names its server; an exposed name can only belong to
  * servers whose name prefix it carries. Pure.
  */
+/**
+ * Every server the config names, loaded or not: a server left out (it needs a VS Code input not yet
+ * answered, a variable not set, a bad field) is still the user's, so looking it up by name must find
+ * it and then say why it is not running, never "No server named".
+ */
+export function writtenServerNames(config: {
+  readonly servers: readonly { readonly name: string }[];
+  readonly skipped: readonly { readonly name: string }[];
+}): string[] {
+  return [...new Set([...config.servers, ...config.skipped].map((server) => server.name))];
+}
+
 export function owningServers(name: string, servers: readonly string[], toolNameFormat: string): Owners {
   // `server.tool`: the longest configured server name followed by a dot (exposed names have none).
   if (!name.includes("/")) {
@@ -223,7 +235,7 @@ export async function callDocument(bridge: Bridge, input: CallInput, owners: Own
     // The tool is unknown because the server that would own it is down: say that, not "unknown tool".
     const down = (owners.only ?? [])
       .map((server) => bridge.server(server))
-      .find((s) => s?.state === "failed");
+      .find((s) => s?.state === "failed" || s?.state === "invalid");
     if (down)
       return callFailure(
         name,

@@ -10,6 +10,7 @@ import {
   resourcesDocument,
   statusDocument,
   toolsDocument,
+  writtenServerNames,
 } from "./documents.js";
 import type {
   CallRequest,
@@ -51,7 +52,7 @@ export async function answerOperation(
       const request = body as CallRequest;
       const owners = owningServers(
         request.name,
-        bridge.config.servers.map((s) => s.name),
+        writtenServerNames(bridge.config),
         bridge.config.settings.toolNameFormat,
       );
       return callDocument(

@@ -67,6 +67,42 @@ describe("seed-level gaps", () => {
     });
   });
 
+  it("every public method of the bridge after close() throws or rejects with BRIDGE_CLOSED", async () => {
+    const bridge = await startBridge({ servers: { calc: stdioEntry("normal") }, catalogCache: false });
+    expect(bridge.tool("mcp_calc_add")).toBeDefined();
+    await bridge.close();
+    const attempts: Record<string, () => unknown> = {
+      tools: () => bridge.tools(),
+      searchTools: () => bridge.searchTools("add"),
+      tool: () => bridge.tool("mcp_calc_add"),
+      resolve: () => bridge.resolve("mcp_calc_add"),
+      call: () => bridge.call("mcp_calc_add", { a: 1, b: 2 }),
+      resources: () => bridge.resources(),
+      resourceTemplates: () => bridge.resourceTemplates(),
+      readResource: () => bridge.readResource("file:///x"),
+      subscribe: () => bridge.subscribe("file:///x", () => {}),
+      prompts: () => bridge.prompts(),
+      getPrompt: () => bridge.getPrompt("calc/anything"),
+      complete: () => bridge.complete({ type: "prompt", name: "calc/anything" }, { name: "a", value: "" }),
+      skills: () => bridge.skills(),
+      loadSkill: () => bridge.loadSkill("anything"),
+      setRoots: () => bridge.setRoots(["/tmp"]),
+      refreshTools: () => bridge.refreshTools(),
+      reload: () => bridge.reload(),
+      restart: () => bridge.restart("calc"),
+    };
+    const codes: Record<string, unknown> = {};
+    for (const [name, attempt] of Object.entries(attempts)) {
+      try {
+        await attempt();
+        codes[name] = "answered";
+      } catch (error) {
+        codes[name] = error instanceof McpBridgeError ? error.code : String(error);
+      }
+    }
+    expect(codes).toEqual(Object.fromEntries(Object.keys(attempts).map((name) => [name, "BRIDGE_CLOSED"])));
+  });
+
   it("[[mcp_servers]] arrays of tables (Codex style, with name) are recognized", async () => {
     const file = join(tempDir(), "config.toml");
     const entry = stdioEntry("normal");

@@ -5,14 +5,19 @@ import { usageError } from "../args.js";
 import { defineCommand } from "../command.js";
 import type { CommandContext } from "../context.js";
 import { loadCliConfig } from "../context.js";
+import { defaultInputsDir, InputStore } from "../input-store.js";
 import { table, writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
 
-/** `mcp-bridge auth login|logout|status [SERVER]`: OAuth logins for remote servers. */
+/**
+ * `mcp-bridge auth login|logout|status [SERVER]`: OAuth logins for remote servers; `auth
+ * forget-inputs`: the remembered answers to the config's VS Code `${input:id}` prompts.
+ */
 async function runAuth(context: CommandContext): Promise<number> {
   const [sub, name] = context.positionals;
   // A login contacts the server's URL with its headers: a project's server needs consent first.
   const config = await loadCliConfig(context, { consent: sub === "login" });
+  if (sub === "forget-inputs") return forgetInputs(context, config.file);
   const remotes = config.servers.filter((s): s is RemoteServerDefinition => s.transport !== "stdio");
   const storageDir = defaultAuthDir(context.io.env);
   // The OAuth client (the SDK's auth module) is loaded here: every other command and `--help` skip it.
@@ -85,8 +90,23 @@ async function runAuth(context: CommandContext): Promise<number> {
       return 0;
     }
     default:
-      throw usageError("Usage: mcp-bridge auth login|logout|status [SERVER]");
+      throw usageError("Usage: mcp-bridge auth login|logout|status [SERVER] | forget-inputs");
   }
+}
+
+/** Forgets every remembered `${input:id}` answer of the config file, so the next run asks again. */
+function forgetInputs(context: CommandContext, file: string | undefined): number {
+  const store = file === undefined ? undefined : new InputStore(defaultInputsDir(context.io.env), file);
+  const forgotten = store?.forget() ?? false;
+  if (context.global.json) writeJson(context.io, { config: file ?? null, forgotten });
+  else if (!file) context.io.stdout.write("No config file: no remembered inputs.\n");
+  else
+    context.io.stdout.write(
+      forgotten
+        ? `Forgot the remembered inputs of ${terminalText(file)}; the next run asks again.\n`
+        : `No remembered inputs for ${terminalText(file)}.\n`,
+    );
+  return 0;
 }
 
 /** Shows the authorization URL; opens the system browser on a terminal. */
@@ -99,14 +119,19 @@ function present(context: CommandContext, url: URL, openBrowser: (url: URL) => v
 export const authCommand = defineCommand({
   name: "auth",
   summary:
-    "OAuth login for a remote server (browser + 127.0.0.1 callback); tokens kept per server, mode 0600",
+    "OAuth login for a remote server (browser + 127.0.0.1 callback); tokens kept per server, mode 0600; forget-inputs: forget the remembered ${input:...} answers",
   flags: {},
   positionals: {
-    usage: "login|logout|status [SERVER]",
+    usage: "login|logout|status [SERVER] | forget-inputs",
     min: 1,
     max: 2,
-    choices: ["login", "logout", "status"],
+    choices: ["login", "logout", "status", "forget-inputs"],
   },
-  examples: ["auth login linear", "auth status", "auth logout linear"],
+  examples: [
+    "auth login linear",
+    "auth status",
+    "auth logout linear",
+    "auth forget-inputs -c .vscode/mcp.json",
+  ],
   run: runAuth,
 });

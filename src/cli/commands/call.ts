@@ -1,6 +1,12 @@
 import type { BridgeOptions } from "../../bridge/types.js";
 import { loadConfig } from "../../config/load.js";
-import { callDocument, type Owners, owningServers, unknownServerFailure } from "../../daemon/documents.js";
+import {
+  callDocument,
+  type Owners,
+  owningServers,
+  unknownServerFailure,
+  writtenServerNames,
+} from "../../daemon/documents.js";
 import type { CallRequest } from "../../daemon/protocol.js";
 import { callArguments } from "../../util/key-values.js";
 import { defineCommand } from "../command.js";
@@ -51,8 +57,7 @@ async function ownersOf(context: CommandContext, name: string, options: BridgeOp
       ...(options.admitProjectServer ? { admitProjectServer: options.admitProjectServer } : {}),
     }),
   );
-  const servers = resolved.servers.map((server) => server.name);
-  return owningServers(name, servers, resolved.settings.toolNameFormat);
+  return owningServers(name, writtenServerNames(resolved), resolved.settings.toolNameFormat);
 }
 
 export const callCommand = defineCommand({

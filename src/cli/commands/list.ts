@@ -1,4 +1,5 @@
 import { redactServer } from "../../config/redact.js";
+import { writtenServerNames } from "../../daemon/documents.js";
 import { defineCommand } from "../command.js";
 import { AD_HOC_FLAGS } from "../command-flags.js";
 import { type CommandContext, loadCliConfig } from "../context.js";
@@ -13,12 +14,7 @@ import { terminalText } from "../terminal.js";
 async function runList(context: CommandContext): Promise<number> {
   const config = await loadCliConfig(context, { consent: false });
   const [wanted] = context.positionals;
-  if (wanted !== undefined)
-    return listServerTools(
-      context,
-      wanted,
-      config.servers.map((s) => s.name),
-    );
+  if (wanted !== undefined) return listServerTools(context, wanted, writtenServerNames(config));
   const servers = config.servers.map(redactServer).map((server) => ({
     name: server.name,
     transport: server.transport,
