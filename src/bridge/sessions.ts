@@ -14,6 +14,7 @@ import {
   ServerCrashedError,
   ServerRequestError,
 } from "../errors.js";
+import { linkAbort } from "../util/linked-abort.js";
 import { errorText } from "../util/text-of.js";
 
 /** JSON-RPC code the spec gives "resource not found". */
@@ -112,27 +113,29 @@ export class SessionClients {
     deadline: number,
     send: (client: Client, requestOptions: RequestOptions) => Promise<T>,
   ): Promise<T> {
-    await connection.ensureConnected({
-      timeoutMs: Math.max(1, deadline - Date.now()),
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
-    // This connection's own session: a reload may already have tracked a newer, unconnected client.
-    const client = connection.sessionClient() ?? this.#latest.get(connection.name);
-    if (!client) {
-      throw new ServerRequestError(
-        ErrorCode.RequestFailed,
-        errorMessages.requestNoSession(connection.name, describe(target)),
-        { server: connection.name, ...target },
-      );
-    }
-    const remaining = Math.max(1, deadline - Date.now());
+    // The caller's signal may be shared by many requests at once (a host's session signal): the SDK
+    // and the connection wait listen on a signal of this request's own, linked to it by one listener.
+    const own = new AbortController();
+    const unlink = linkAbort(options.signal, own);
     try {
-      return await send(client, {
-        timeout: remaining,
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
-    } catch (error) {
-      throw classifyRequestError(error, connection.name, target, { ...options, redact: this.#redact });
+      await connection.ensureConnected({ timeoutMs: Math.max(1, deadline - Date.now()), signal: own.signal });
+      // This connection's own session: a reload may already have tracked a newer, unconnected client.
+      const client = connection.sessionClient() ?? this.#latest.get(connection.name);
+      if (!client) {
+        throw new ServerRequestError(
+          ErrorCode.RequestFailed,
+          errorMessages.requestNoSession(connection.name, describe(target)),
+          { server: connection.name, ...target },
+        );
+      }
+      const remaining = Math.max(1, deadline - Date.now());
+      try {
+        return await send(client, { timeout: remaining, signal: own.signal });
+      } catch (error) {
+        throw classifyRequestError(error, connection.name, target, { ...options, redact: this.#redact });
+      }
+    } finally {
+      unlink();
     }
   }
 }

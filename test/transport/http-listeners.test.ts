@@ -13,12 +13,8 @@ const built = pathToFileURL(resolve(fileURLToPath(import.meta.url), "../../../di
  * signal and then all of them with one shared signal (as an agent gives one turn's signal to every
  * call of the turn). Returns what the host printed on stderr.
  */
-async function concurrentCalls(
-  url: string,
-  count: number,
-): Promise<{ code: number | null; stderr: string; stdout: string }> {
-  const home = mkdtempSync(join(tmpdir(), "mcp-bridge-listeners-"));
-  const script = `
+function concurrentCalls(url: string, count: number) {
+  return hostScript(`
     import { startBridge } from ${JSON.stringify(built)};
     const bridge = await startBridge({ servers: { slow: { type: "http", url: ${JSON.stringify(url)} } } });
     await bridge.ready();
@@ -30,7 +26,26 @@ async function concurrentCalls(
     );
     console.log([...plain, ...signalled].filter((r) => r.text === "slept").length);
     await bridge.close();
-  `;
+  `);
+}
+
+/** The same for resource reads, which take another path to the SDK than tool calls. */
+function concurrentReads(url: string, count: number) {
+  return hostScript(`
+    import { startBridge } from ${JSON.stringify(built)};
+    const bridge = await startBridge({ servers: { memo: { type: "http", url: ${JSON.stringify(url)} } } });
+    await bridge.ready();
+    const shared = new AbortController();
+    const reads = await Promise.all(
+      Array.from({ length: ${count} }, () => bridge.readResource("memo://note", { signal: shared.signal })),
+    );
+    console.log(reads.length);
+    await bridge.close();
+  `);
+}
+
+async function hostScript(script: string): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  const home = mkdtempSync(join(tmpdir(), "mcp-bridge-listeners-"));
   try {
     const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
       cwd: home,
@@ -62,5 +77,13 @@ describe("Streamable HTTP abort listeners", () => {
     expect(stderr).toBe("");
     expect(code).toBe(0);
     expect(stdout.trim()).toBe("100");
+  });
+
+  it("50 concurrent resource reads sharing one signal print no warning either", async () => {
+    await using server = await startHttpFixture("echoes-meta");
+    const { code, stderr, stdout } = await concurrentReads(server.url, 50);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(stdout.trim()).toBe("50");
   });
 });
