@@ -2,7 +2,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuthStore } from "../../src/auth/index.js";
-import { cliEnv, emptyHome, runCli, spawnCli } from "../helpers/cli.js";
+import { cliEnv, emptyHome, loginThroughBrowser, runCli } from "../helpers/cli.js";
 import { type OAuthTestServer, startOAuthServer } from "../helpers/oauth-server.js";
 
 let home: string;
@@ -12,21 +12,7 @@ let store: AuthStore;
 
 /** `mcp-bridge auth login remote`, with fetch as the browser that follows the redirect. */
 async function login(): Promise<void> {
-  const child = spawnCli(["auth", "login", "remote", "-c", config], {
-    cwd: home,
-    env: cliEnv(home, { MCP_BRIDGE_NO_BROWSER: "1" }),
-  });
-  let stderr = "";
-  const loginUrl = new Promise<string>((resolve) => {
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-      const match = /Open this URL to log in:\s+(\S+)/.exec(stderr);
-      if (match) resolve(match[1] as string);
-    });
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-  await fetch(await loginUrl);
-  expect(await exited).toBe(0);
+  expect((await loginThroughBrowser("remote", config, home)).code).toBe(0);
 }
 
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuthStore, defaultAuthDir } from "../../src/auth/index.js";
-import { cliEnv, emptyHome, runCli, spawnCli } from "../helpers/cli.js";
+import { cliEnv, emptyHome, loginThroughBrowser, runCli } from "../helpers/cli.js";
 import { startMcpHttpServer } from "../helpers/http-servers.js";
 import { type OAuthTestServer, startOAuthServer } from "../helpers/oauth-server.js";
 
@@ -35,25 +35,10 @@ describe("mcp-bridge auth", () => {
   });
 
   it("login: PKCE + dynamic registration through the browser step, token stored 0600 and never printed", async () => {
-    const env = cliEnv(home, { MCP_BRIDGE_NO_BROWSER: "1" });
-    const child = spawnCli(["auth", "login", "remote", "-c", config], { cwd: home, env });
-    let stdout = "";
-    let stderr = "";
-    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    const loginUrl = new Promise<string>((resolve) => {
-      child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-        stderr += chunk;
-        const match = /Open this URL to log in:\s+(\S+)/.exec(stderr);
-        if (match) resolve(match[1] as string);
-      });
-    });
-    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
     // The "browser": follows the authorization server's redirect to the CLI's loopback callback.
-    const page = await fetch(await loginUrl);
-    expect(page.status).toBe(200);
-    expect(await exited).toBe(0);
+    const { pageStatus, code, stdout, stderr } = await loginThroughBrowser("remote", config, home);
+    expect(pageStatus).toBe(200);
+    expect(code).toBe(0);
     expect(stdout).toMatch(/Logged in to remote; the token is stored in .+ \(mode 0600\)/);
     expect(oauth.issuedTokens).toHaveLength(1);
     const token = oauth.issuedTokens[0] as string;

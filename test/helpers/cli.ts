@@ -111,3 +111,33 @@ export function spawnCli(
     stdio: ["ignore", "pipe", "pipe"],
   });
 }
+
+/**
+ * `mcp-bridge auth login SERVER -c CONFIG` with fetch as the browser: it follows the authorization
+ * server's redirect to the CLI's loopback callback. Returns the login page's status and the CLI's run.
+ */
+export async function loginThroughBrowser(
+  server: string,
+  config: string,
+  home: string,
+): Promise<CliRun & { readonly pageStatus: number }> {
+  const child = spawnCli(["auth", "login", server, "-c", config], {
+    cwd: home,
+    env: cliEnv(home, { MCP_BRIDGE_NO_BROWSER: "1" }),
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+  });
+  const loginUrl = new Promise<string>((resolve) => {
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+      const match = /Open this URL to log in:\s+(\S+)/.exec(stderr);
+      if (match) resolve(match[1] as string);
+    });
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  const page = await fetch(await loginUrl);
+  return { pageStatus: page.status, code: await exited, stdout, stderr };
+}
