@@ -16,6 +16,16 @@ import { join } from "node:path";
 import { cache, node22, npmInstall, root, SUITES, suiteEntry } from "./suites.js";
 
 const SUITE_TIMEOUT_MS = 5 * 60_000;
+
+/**
+ * Scenarios the gateway fails on purpose, each with the reason; reported, not counted as regressions.
+ * Upstream log messages are not forwarded to gateway clients: nothing ties a message to the call that
+ * caused it (the upstream client does not report the related request, stdio carries none), and one
+ * client's log must never reach another (see docs/security.md). They stay in the gateway's own log.
+ */
+const DELIBERATE: Readonly<Record<string, string>> = {
+  "tools-call-with-logging": "upstream log messages stay in the gateway's log (docs/security.md)",
+};
 const START_TIMEOUT_MS = 60_000;
 
 /** Starts a process in its own group and resolves with it once a stdout line matches `ready`. */
@@ -141,10 +151,11 @@ try {
     for (const scenario of new Set([...direct.keys(), ...through.keys()])) {
       const a = direct.get(scenario) ?? "not run";
       const b = through.get(scenario) ?? "not run";
+      const deliberate = b !== "pass" && a === "pass" ? DELIBERATE[scenario] : undefined;
       if (b === "pass") passed++;
-      else if (a === "pass") regressions++;
-      const mark = b === "pass" ? "PASS " : a === "pass" ? "FAIL " : "SAME ";
-      console.log(`${mark} ${scenario}: ${a} | ${b}`);
+      else if (a === "pass" && deliberate === undefined) regressions++;
+      const mark = b === "pass" ? "PASS " : deliberate ? "KNOWN" : a === "pass" ? "FAIL " : "SAME ";
+      console.log(`${mark} ${scenario}: ${a} | ${b}${deliberate ? ` (${deliberate})` : ""}`);
     }
     console.log(`${passed} of ${through.size} scenarios pass through the gateway`);
   }
