@@ -44,7 +44,8 @@ describe("add / remove under concurrency and hostile folders (built CLI)", () =>
     }
     expect(serversOf(file)).toEqual([...names].sort());
     // Neither lock files nor checked copies are left behind.
-    expect(readdirSync(home).sort()).toEqual(["mcp.json"]);
+    // No lock or edit file is left behind (Node 22+ keeps its compile cache in the home's .cache).
+    expect(readdirSync(home).filter((name) => name !== ".cache")).toEqual(["mcp.json"]);
   }, 120_000);
 
   it.skipIf(!unix)(
