@@ -159,4 +159,5 @@ export async function createAuthHandle(
   };
 }
 
+export { presentedToken } from "./refresh.js";
 export { AuthStore, defaultAuthDir } from "./store.js";

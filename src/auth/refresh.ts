@@ -32,7 +32,7 @@ export class RefreshCoordinator {
       if (refreshToken !== undefined) return this.#refresh(base, url, init);
       const response = await base(url, init);
       if (response.status === 401) {
-        const presented = bearerOf(init?.headers);
+        const presented = presentedToken(init?.headers);
         if (presented !== undefined) this.#refused.add(presented);
       }
       return response;
@@ -113,8 +113,8 @@ function refreshTokenOf(body: unknown): string | undefined {
   return body.get("refresh_token") ?? undefined;
 }
 
-function bearerOf(headers: HeadersInit | undefined): string | undefined {
+/** The access token a request presents (`Authorization: Bearer …` or `DPoP …`), if any. */
+export function presentedToken(headers: HeadersInit | undefined): string | undefined {
   const value = new Headers(headers).get("authorization");
-  const match = value === null ? null : /^(?:Bearer|DPoP) (.+)$/i.exec(value);
-  return match?.[1];
+  return value === null ? undefined : /^\s*(?:Bearer|DPoP)\s+(\S+)/i.exec(value)?.[1];
 }

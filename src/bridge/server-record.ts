@@ -1,5 +1,5 @@
 import type { CallToolResult, Client, FetchLike } from "@modelcontextprotocol/client";
-import { type AuthHandle, createAuthHandle } from "../auth/index.js";
+import { type AuthHandle, createAuthHandle, presentedToken } from "../auth/index.js";
 import { STRING_CAP } from "../config/defaults.js";
 import type { BridgeSettings, ServerDefinition } from "../config/model.js";
 import { secretsOf } from "../config/secrets.js";
@@ -198,8 +198,7 @@ export class ServerRecord {
  */
 export function noteTokens(inner: FetchLike, secrets: SecretMask): FetchLike {
   return (url, init) => {
-    const authorization = new Headers(init?.headers).get("authorization");
-    const token = authorization && /^\s*(?:Bearer|DPoP)\s+(\S+)/i.exec(authorization)?.[1];
+    const token = presentedToken(init?.headers);
     if (token) secrets.add([token]);
     return inner(url, init);
   };
