@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Figure, percentile } from "./stats.js";
 
-const CLI = fileURLToPath(new URL("../src/cli/bin.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../src/apps/cli/bin.js", import.meta.url));
 const CALCULATOR = fileURLToPath(new URL("../examples/servers/calculator.js", import.meta.url));
 
 /** Wall milliseconds of each of `count` runs of `node args...` (exit 0 required). */

@@ -27,7 +27,7 @@ import { startBridge } from "../src/bridge/bridge.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
-const CLI = join(root, "dist/src/cli/bin.js");
+const CLI = join(root, "dist/src/apps/cli/bin.js");
 const FIXTURE = join(root, "dist/test/fixtures/servers/normal.js");
 const TOKEN = "bench-gateway-token";
 const TOKEN_ENV = "MCP_BRIDGE_GATEWAY_TOKENS";

@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const cli = new URL("../dist/src/cli/bin.js", import.meta.url);
+const cli = new URL("../dist/src/apps/cli/bin.js", import.meta.url);
 if (!existsSync(cli)) {
   const root = fileURLToPath(new URL("..", import.meta.url)).replace(/[\\/]$/, "");
   process.stderr.write(

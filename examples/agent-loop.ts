@@ -3,7 +3,7 @@
 //      node dist/examples/agent-loop.js "What is 12 times 7, and then plus 3?"
 // (or ANTHROPIC_API_KEY=... ANTHROPIC_MODEL=...; a local OpenAI-compatible server needs no key)
 import { fileURLToPath } from "node:url";
-import { Agent, providerFromEnvironment } from "../src/agent/index.js";
+import { Agent, providerFromEnvironment } from "../src/apps/agent/index.js";
 import { McpBridge } from "../src/index.js";
 
 const env = process.env;

@@ -115,7 +115,7 @@ export {
   ToolExecutionError,
   ToolNotFoundError,
   ToolTimeoutError,
-} from "./errors.js";
+} from "./errors/index.js";
 // --- registry and results: the shapes of tools and results ---
 export { TOOL_NAME_PATTERN } from "./registry/naming.js";
 export type {

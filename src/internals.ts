@@ -12,7 +12,7 @@ export { isProjectFile } from "./config/project.js";
 export { redactConfig, redactServer } from "./config/redact.js";
 export { secretsOf } from "./config/secrets.js";
 export { defaultTrustFile, projectServerRequests, TrustStore } from "./config/trust.js";
-export { errorMessages, type PendingServer } from "./errors.js";
+export { errorMessages, type PendingServer } from "./errors/index.js";
 export { matchesToolFilter } from "./registry/filter.js";
 export { flattenParameters } from "./registry/flatten.js";
 export { cutDescription, MAX_DESCRIPTION_CHARS } from "./registry/limits.js";

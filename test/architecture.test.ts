@@ -91,10 +91,13 @@ const allowed: Record<string, readonly string[]> = {
   ],
 };
 
+/** The applications: under src/apps/, apart from the library layers. Nothing in the library imports them. */
+const APPLICATIONS = ["agent", "cli", "daemon", "gateway"];
+
+/** A file's layer: its folder under src/ (or under src/apps/ for an application), or its name for a root file. */
 function layerOf(file: string): string {
-  const rel = relative(srcDir, file);
-  const first = rel.split(/[\\/]/)[0] ?? "";
-  return first.replace(/\.ts$/, "");
+  const [first = "", second = ""] = relative(srcDir, file).split(/[\\/]/);
+  return (first === "apps" ? second : first).replace(/\.ts$/, "");
 }
 
 function sourceFiles(dir: string): string[] {
@@ -132,6 +135,22 @@ describe("architecture", () => {
       }
     }
     expect(violations).toEqual([]);
+  });
+
+  it("keeps the applications under src/apps/ and only library layers beside them", () => {
+    const apps = readdirSync(join(srcDir, "apps"), { withFileTypes: true });
+    expect(
+      apps
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name)
+        .sort(),
+    ).toEqual(APPLICATIONS);
+    const top = readdirSync(srcDir, { withFileTypes: true }).filter((entry) => entry.isDirectory());
+    for (const entry of top) expect(APPLICATIONS).not.toContain(entry.name);
+    for (const layer of Object.keys(allowed)) {
+      if (APPLICATIONS.includes(layer)) continue;
+      for (const app of APPLICATIONS) expect(allowed[layer]).not.toContain(app);
+    }
   });
 
   it("has a layer rule for every folder of src/", () => {

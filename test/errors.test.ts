@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ErrorCode, errorMessages, ServerConnectionError, ToolNotFoundError } from "../src/errors.js";
+import { ErrorCode, errorMessages, ServerConnectionError, ToolNotFoundError } from "../src/errors/index.js";
 
 const srcDir = join(process.cwd(), "src");
 

@@ -1,5 +1,5 @@
 import type { CallOptions, ToolEntry } from "../bridge/types.js";
-import { ErrorCode, errorMessages, ToolNotFoundError } from "../errors.js";
+import { ErrorCode, errorMessages, ToolNotFoundError } from "../errors/index.js";
 import { flattenParameters } from "../registry/flatten.js";
 import type { JsonSchema } from "../registry/types.js";
 import type { ToolResult } from "../results/types.js";

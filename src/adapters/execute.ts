@@ -1,5 +1,5 @@
 import type { Bridge, CallOptions, ToolEntry } from "../bridge/types.js";
-import { errorMessages, InvalidArgumentsError, ToolNotFoundError } from "../errors.js";
+import { errorMessages, InvalidArgumentsError, ToolNotFoundError } from "../errors/index.js";
 import type { ToolDefinition } from "../registry/types.js";
 import { errorToolResult, textForModel } from "../results/convert.js";
 import type { ToolResult } from "../results/types.js";

@@ -1,5 +1,5 @@
 import type { SamplingHandler, SamplingRequest, SamplingResult } from "../bridge/sampling.js";
-import { ErrorCode, errorMessages, McpBridgeError } from "../errors.js";
+import { ErrorCode, errorMessages, McpBridgeError } from "../errors/index.js";
 import { errorText, textOf } from "../util/text-of.js";
 
 export interface OpenAISamplingOptions {

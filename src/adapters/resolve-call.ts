@@ -1,7 +1,7 @@
 import { unknownToolError } from "../bridge/diagnostics.js";
 import type { Bridge, ToolEntry } from "../bridge/types.js";
-import type { McpBridgeError } from "../errors.js";
-import { errorMessages, ToolNotFoundError } from "../errors.js";
+import type { McpBridgeError } from "../errors/index.js";
+import { errorMessages, ToolNotFoundError } from "../errors/index.js";
 
 /**
  * The one step that turns a model-chosen tool name into the tool a call will run. A host asks for

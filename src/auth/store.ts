@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { ErrorCode, McpBridgeError } from "../errors.js";
+import { ErrorCode, McpBridgeError } from "../errors/index.js";
 import { withFileLockSync } from "../util/file-lock.js";
 import { isRegularOrAbsent, readPrivateFile, writePrivateFile } from "../util/private-file.js";
 import { ensurePrivateDir } from "../util/private-path.js";

@@ -2,7 +2,7 @@ import { loadConfig } from "../config/load.js";
 import type { BridgeSettings, ResolvedConfig, ServerDefinition } from "../config/model.js";
 import { secretsOf } from "../config/secrets.js";
 import type { ServerStatus } from "../connection/status.js";
-import { ErrorCode, errorMessages, ServerConnectionError } from "../errors.js";
+import { ErrorCode, errorMessages, ServerConnectionError } from "../errors/index.js";
 import { CallStats } from "../registry/stats.js";
 import type { ToolDefinition } from "../registry/types.js";
 import { errorToolResult } from "../results/convert.js";

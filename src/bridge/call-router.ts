@@ -1,5 +1,5 @@
 import type { BridgeSettings } from "../config/model.js";
-import { ErrorCode, errorMessages, McpBridgeError, ServerCrashedError } from "../errors.js";
+import { ErrorCode, errorMessages, McpBridgeError, ServerCrashedError } from "../errors/index.js";
 import type { ToolRegistry } from "../registry/registry.js";
 import type { ToolDefinition } from "../registry/types.js";
 import type { ToolResult } from "../results/types.js";

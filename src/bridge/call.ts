@@ -6,7 +6,7 @@ import {
   InvalidArgumentsError,
   McpBridgeError,
   ToolExecutionError,
-} from "../errors.js";
+} from "../errors/index.js";
 import { flattenParameters } from "../registry/flatten.js";
 import type { CallStats } from "../registry/stats.js";
 import type { ToolDefinition } from "../registry/types.js";

@@ -7,7 +7,7 @@ import {
   type PendingServer,
   ServerConnectionError,
   ToolNotFoundError,
-} from "../errors.js";
+} from "../errors/index.js";
 import { didYouMean } from "../util/suggest.js";
 import { stillConnecting } from "./server-record.js";
 

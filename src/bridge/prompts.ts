@@ -1,7 +1,7 @@
 import type { Client, Icon, Prompt, PromptArgument } from "@modelcontextprotocol/client";
 import type { ServerConnection } from "../connection/connection.js";
 import { followListChanges } from "../connection/list-changed.js";
-import { ErrorCode, errorMessages, InvalidArgumentsError, ServerRequestError } from "../errors.js";
+import { ErrorCode, errorMessages, InvalidArgumentsError, ServerRequestError } from "../errors/index.js";
 import { ToolRegistry } from "../registry/registry.js";
 import {
   missingPromptArguments,

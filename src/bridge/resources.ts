@@ -8,7 +8,7 @@ import {
 } from "@modelcontextprotocol/client";
 import type { ServerConnection } from "../connection/connection.js";
 import { followListChanges } from "../connection/list-changed.js";
-import { ErrorCode, errorMessages, ServerRequestError } from "../errors.js";
+import { ErrorCode, errorMessages, ServerRequestError } from "../errors/index.js";
 import { type ResourceContent, toResourceContent } from "../results/resource.js";
 import { errorText, textOf } from "../util/text-of.js";
 import {

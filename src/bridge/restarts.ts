@@ -1,5 +1,5 @@
 import type { ServerStatus } from "../connection/status.js";
-import type { McpBridgeError } from "../errors.js";
+import type { McpBridgeError } from "../errors/index.js";
 import { waitAtMost } from "../util/wait.js";
 import type { SerialQueue } from "./reload.js";
 import type { ServerRecord } from "./server-record.js";

@@ -5,7 +5,7 @@ import type { BridgeSettings, ServerDefinition } from "../config/model.js";
 import { secretsOf } from "../config/secrets.js";
 import { createConnection, type ServerConnection, type ToolCallOptions } from "../connection/connection.js";
 import type { ServerStatus } from "../connection/status.js";
-import { ErrorCode, errorMessages, McpBridgeError, ServerConnectionError } from "../errors.js";
+import { ErrorCode, errorMessages, McpBridgeError, ServerConnectionError } from "../errors/index.js";
 import { SERVER_START_FAILED } from "../util/logger.js";
 import type { SecretMask } from "../util/redact.js";
 import { errorText } from "../util/text-of.js";

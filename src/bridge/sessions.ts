@@ -13,7 +13,7 @@ import {
   McpBridgeError,
   ServerCrashedError,
   ServerRequestError,
-} from "../errors.js";
+} from "../errors/index.js";
 import { linkAbort } from "../util/linked-abort.js";
 import { errorText } from "../util/text-of.js";
 

@@ -6,7 +6,7 @@ import {
   SkillsClient,
 } from "@modelcontextprotocol/client/ext/skills";
 import type { ServerConnection } from "../connection/connection.js";
-import { ErrorCode, errorMessages, McpBridgeError, SkillVerificationError } from "../errors.js";
+import { ErrorCode, errorMessages, McpBridgeError, SkillVerificationError } from "../errors/index.js";
 import { errorText, textOf } from "../util/text-of.js";
 import {
   liveClients,

@@ -1,6 +1,6 @@
 import type { Client, Prompt, Resource, ResourceTemplateType } from "@modelcontextprotocol/client";
 import { MAX_LIST_PAGES, type ServerConnection } from "../connection/connection.js";
-import { ErrorCode, errorMessages, McpBridgeError, ServerConnectionError } from "../errors.js";
+import { ErrorCode, errorMessages, McpBridgeError, ServerConnectionError } from "../errors/index.js";
 import type { Logger } from "../util/logger.js";
 import type { SessionClients } from "./sessions.js";
 

@@ -7,7 +7,7 @@ import {
   ServerCrashedError,
   ToolExecutionError,
   ToolTimeoutError,
-} from "../errors.js";
+} from "../errors/index.js";
 import { errorText } from "../util/text-of.js";
 import type { Progress } from "./types.js";
 

@@ -8,7 +8,7 @@ import {
   SyntaxKind,
 } from "jsonc-parser";
 import { stringify } from "smol-toml";
-import { ConfigError, ErrorCode } from "../errors.js";
+import { ConfigError, ErrorCode } from "../errors/index.js";
 
 /**
  * Adding and removing one server in a config file's text, keeping everything else as it was: the

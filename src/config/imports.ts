@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError } from "../errors.js";
+import { ConfigError } from "../errors/index.js";
 import type {
   AdmitProjectServer,
   BridgeSettings,

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename } from "node:path";
-import { ConfigError, ErrorCode } from "../errors.js";
+import { ConfigError, ErrorCode } from "../errors/index.js";
 import { DEFAULT_SETTINGS } from "./defaults.js";
 import { claudeCodeServers, importLocations, importServers } from "./imports.js";
 import { type ResolveInput, resolveInputs } from "./inputs.js";

@@ -1,6 +1,6 @@
 import { basename, dirname } from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
-import { ConfigError, ErrorCode } from "../errors.js";
+import { ConfigError, ErrorCode } from "../errors/index.js";
 import { type DocumentContext, normalizeDocument, type ParsedConfig } from "./document.js";
 
 export { normalizeDocument, type ParsedConfig } from "./document.js";

@@ -1,5 +1,5 @@
 import { dirname, resolve } from "node:path";
-import { ConfigError, ErrorCode } from "../errors.js";
+import { ConfigError, ErrorCode } from "../errors/index.js";
 import { didYouMean } from "../util/suggest.js";
 import { parseClientFeatures } from "./client-features.js";
 import { lookup, type Raw, READERS, readField, SETTINGS_FIELDS, SETTINGS_KEYS } from "./fields.js";

@@ -1,6 +1,6 @@
 import type { CallToolResult, Client, Tool } from "@modelcontextprotocol/client";
 import type { ServerDefinition } from "../config/model.js";
-import { ErrorCode, McpBridgeError } from "../errors.js";
+import { ErrorCode, McpBridgeError } from "../errors/index.js";
 import { httpStatusOf } from "../transport/create.js";
 import type { ExitInfo } from "../transport/stdio.js";
 import { definedOnly } from "../util/defined.js";

@@ -1,5 +1,5 @@
 import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
-import { ToolExecutionError } from "../errors.js";
+import { ToolExecutionError } from "../errors/index.js";
 
 /**
  * Whether a result was refused because it lacks the fields the 2026-07-28 protocol requires

@@ -9,7 +9,7 @@ import {
   ServerCrashedError,
   ToolExecutionError,
   ToolTimeoutError,
-} from "../errors.js";
+} from "../errors/index.js";
 import { httpStatusOf } from "../transport/create.js";
 import type { ExitInfo } from "../transport/stdio.js";
 import { RESULT_TOO_LARGE_RPC_CODE } from "../transport/stdio.js";

@@ -2,7 +2,7 @@ import type { Tool } from "@modelcontextprotocol/client";
 import { type Client, SdkError, SdkErrorCode, UnauthorizedError } from "@modelcontextprotocol/client";
 import * as z from "zod";
 import type { ServerDefinition } from "../config/model.js";
-import type { McpBridgeError } from "../errors.js";
+import type { McpBridgeError } from "../errors/index.js";
 import {
   type CreatedTransport,
   looksLikeLegacySseServer,

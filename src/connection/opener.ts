@@ -1,6 +1,6 @@
 import type { Client } from "@modelcontextprotocol/client";
 import type { ServerDefinition } from "../config/model.js";
-import type { McpBridgeError } from "../errors.js";
+import type { McpBridgeError } from "../errors/index.js";
 import { peerAttributes } from "../telemetry/semconv.js";
 import type { Telemetry } from "../telemetry/telemetry.js";
 import { traceTransport } from "../telemetry/traced-transport.js";

@@ -1,5 +1,5 @@
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/client";
-import { ErrorCode, McpBridgeError } from "../errors.js";
+import { ErrorCode, McpBridgeError } from "../errors/index.js";
 import { textOf } from "../util/text-of.js";
 import type { Tokenizer } from "../util/tokens.js";
 import { truncateText, truncationMarker } from "./truncate.js";

@@ -1,5 +1,5 @@
 import { RE2JS } from "re2js";
-import { errorMessages, InvalidArgumentsError } from "../errors.js";
+import { errorMessages, InvalidArgumentsError } from "../errors/index.js";
 import type { JsonSchema, ToolDefinition } from "../registry/types.js";
 import { errorText } from "../util/text-of.js";
 import { meaningfulWords, relatedTerms, term, terms } from "./terms.js";

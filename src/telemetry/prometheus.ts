@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ErrorCode, McpBridgeError } from "../errors.js";
+import { ErrorCode, McpBridgeError } from "../errors/index.js";
 import { errorText } from "../util/text-of.js";
 import type { MeterProviderLike } from "./types.js";
 

@@ -13,7 +13,7 @@ import {
   writeSync,
 } from "node:fs";
 import { hostname } from "node:os";
-import { ErrorCode, errorMessages, McpBridgeError } from "../errors.js";
+import { ErrorCode, errorMessages, McpBridgeError } from "../errors/index.js";
 
 /**
  * An advisory lock for read-modify-write of a file shared by several processes (config edits, stores):

@@ -1,4 +1,4 @@
-import { ErrorCode, McpBridgeError } from "../errors.js";
+import { ErrorCode, McpBridgeError } from "../errors/index.js";
 import { suggest } from "./suggest.js";
 
 function usageError(message: string): McpBridgeError {

@@ -16,7 +16,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { ErrorCode, errorMessages, McpBridgeError } from "../errors.js";
+import { ErrorCode, errorMessages, McpBridgeError } from "../errors/index.js";
 
 /**
  * The one way mcp-bridge creates folders and writes files it keeps (config edits, stores, caches,

@@ -6,7 +6,7 @@ import {
   executeToolCalls,
 } from "../../src/adapters/execute.js";
 import type { CallOptions } from "../../src/bridge/types.js";
-import { ToolNotFoundError } from "../../src/errors.js";
+import { ToolNotFoundError } from "../../src/errors/index.js";
 import type { ToolDefinition } from "../../src/registry/types.js";
 import type { ToolResult } from "../../src/results/types.js";
 

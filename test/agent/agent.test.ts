@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Agent, type AgentEvent } from "../../src/agent/agent.js";
-import { createAnthropicProvider } from "../../src/agent/providers/anthropic.js";
-import { createOpenAIProvider } from "../../src/agent/providers/openai.js";
-import { providerFromEnvironment } from "../../src/agent/select.js";
-import type { ModelProvider } from "../../src/agent/types.js";
+import { Agent, type AgentEvent } from "../../src/apps/agent/agent.js";
+import { createAnthropicProvider } from "../../src/apps/agent/providers/anthropic.js";
+import { createOpenAIProvider } from "../../src/apps/agent/providers/openai.js";
+import { providerFromEnvironment } from "../../src/apps/agent/select.js";
+import type { ModelProvider } from "../../src/apps/agent/types.js";
 import { startBridge } from "../../src/bridge/bridge.js";
 import type { Bridge } from "../../src/bridge/types.js";
 import { stdioEntry } from "../fixtures/servers/index.js";

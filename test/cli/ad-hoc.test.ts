@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { adHocServers, splitCommandLine } from "../../src/cli/ad-hoc.js";
+import { adHocServers, splitCommandLine } from "../../src/apps/cli/ad-hoc.js";
 import { fixturePath, startHttpFixture, stdioEntry } from "../fixtures/servers/index.js";
 import { cliHome, runCli } from "../helpers/cli.js";
 

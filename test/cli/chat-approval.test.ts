@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { approvalFor } from "../../src/apps/cli/chat/approval.js";
 import { planReload } from "../../src/bridge/reload.js";
-import { approvalFor } from "../../src/cli/chat/approval.js";
 import { parseConfigText } from "../../src/config/parse.js";
 
 const context = { env: {}, homeDir: "/home/test" };

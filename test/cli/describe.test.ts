@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parameterRows, typeLabel } from "../../src/cli/schema-view.js";
+import { parameterRows, typeLabel } from "../../src/apps/cli/schema-view.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { cliHome, runCli } from "../helpers/cli.js";
 

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { filterTerminalOutput, guardTerminal, terminalText } from "../../src/cli/terminal.js";
+import { filterTerminalOutput, guardTerminal, terminalText } from "../../src/apps/cli/terminal.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { CLI, cliEnv, emptyHome } from "../helpers/cli.js";
 import { TmuxSession } from "../helpers/tmux.js";

@@ -134,7 +134,7 @@ try {
   );
   const gateway = await startProcess(
     process.execPath,
-    [join(root, "dist/src/cli/bin.js"), "serve", "--http", "127.0.0.1:0", "--json", "-c", config],
+    [join(root, "dist/src/apps/cli/bin.js"), "serve", "--http", "127.0.0.1:0", "--json", "-c", config],
     { cwd: work, env: { ...process.env, MCP_BRIDGE_CATALOG_CACHE: "0" } },
     /"url":"([^"]+)"/,
   );

@@ -3,8 +3,13 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, w
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { acquirePidLock, releasePidLock } from "../../src/daemon/lock.js";
-import { daemonPaths, ensureRuntimeFolder, pathKey, unsafeFolderReason } from "../../src/daemon/paths.js";
+import { acquirePidLock, releasePidLock } from "../../src/apps/daemon/lock.js";
+import {
+  daemonPaths,
+  ensureRuntimeFolder,
+  pathKey,
+  unsafeFolderReason,
+} from "../../src/apps/daemon/paths.js";
 
 let dir: string;
 beforeEach(() => {
@@ -94,7 +99,7 @@ describe("the CLI's daemon path", () => {
         else external.add(spec);
       }
     };
-    walk(resolve("src/cli/bin.ts"));
+    walk(resolve("src/apps/cli/bin.ts"));
     const layers = new Set([...seen].map((file) => file.split(/[\\/]src[\\/]/)[1]?.split(/[\\/]/)[0]));
     for (const heavy of [
       "bridge",
@@ -115,7 +120,7 @@ describe("the CLI's daemon path", () => {
 describe("daemon client", () => {
   it("gives up on a daemon that accepted the request but sends nothing, with DAEMON_UNAVAILABLE", async () => {
     const { createServer } = await import("node:net");
-    const { daemonRequest } = await import("../../src/daemon/client.js");
+    const { daemonRequest } = await import("../../src/apps/daemon/client.js");
     const socket = join(dir, "silent.sock");
     // Accepts connections and reads, never answers: a stopped or hung daemon.
     const silent = createServer((connection) => connection.resume());

@@ -1,6 +1,11 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Gateway, type GatewayToken, RequestForwarder, startGateway } from "../../src/gateway/index.js";
+import {
+  type Gateway,
+  type GatewayToken,
+  RequestForwarder,
+  startGateway,
+} from "../../src/apps/gateway/index.js";
 import { type Bridge, type RawServers, startBridge } from "../../src/index.js";
 import type { Logger } from "../../src/util/logger.js";
 import { stdioEntry } from "../fixtures/servers/index.js";

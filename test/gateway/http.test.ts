@@ -1,6 +1,6 @@
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Gateway, startGateway } from "../../src/gateway/index.js";
+import { type Gateway, startGateway } from "../../src/apps/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
 import { packageInfo } from "../../src/util/package-info.js";
 import { stdioEntry } from "../fixtures/servers/index.js";

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type Gateway, startGateway } from "../../src/gateway/index.js";
+import { type Gateway, startGateway } from "../../src/apps/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { until } from "../helpers/wait.js";

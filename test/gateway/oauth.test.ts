@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Gateway, startGateway } from "../../src/gateway/index.js";
+import { type Gateway, startGateway } from "../../src/apps/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { connect } from "./client.js";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Gateway, type GatewayProfile, startGateway } from "../../src/gateway/index.js";
+import { type Gateway, type GatewayProfile, startGateway } from "../../src/apps/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { tempDirs } from "../helpers/wait.js";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Gateway, startGateway } from "../../src/gateway/index.js";
+import { type Gateway, startGateway } from "../../src/apps/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
 import { startHttpFixture } from "../fixtures/servers/index.js";
 import { until } from "../helpers/wait.js";

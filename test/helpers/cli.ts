@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { Writable } from "node:stream";
 import { afterAll } from "vitest";
 
-export const CLI = resolve("dist/src/cli/bin.js");
+export const CLI = resolve("dist/src/apps/cli/bin.js");
 
 export interface CliRun {
   readonly code: number | null;
@@ -81,7 +81,7 @@ export async function runCliInProcess(
   args: readonly string[],
   options: { cwd: string; env: Record<string, string>; tty?: boolean },
 ): Promise<CliRun> {
-  const { runCli: run } = await import("../../src/cli/main.js");
+  const { runCli: run } = await import("../../src/apps/cli/main.js");
   const stdout = new CapturedOutput(options.tty === true);
   const stderr = new CapturedOutput(options.tty === true);
   const code = await run(args, { stdout, stderr, env: options.env, cwd: options.cwd });

@@ -1,7 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ToolTimeoutError } from "../../src/errors.js";
+import { ToolTimeoutError } from "../../src/errors/index.js";
 import { errorToolResult, toToolResult } from "../../src/results/convert.js";
 import { truncateText, truncationMarker } from "../../src/results/truncate.js";
 

@@ -2,8 +2,8 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { SpanStatusCode } from "@opentelemetry/api";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import { RequestForwarder, startGateway } from "../../src/apps/gateway/index.js";
 import { ServerOutput } from "../../src/connection/server-output.js";
-import { RequestForwarder, startGateway } from "../../src/gateway/index.js";
 import { type ServerLogMessage, startBridge } from "../../src/index.js";
 import { silentLogger } from "../../src/util/logger.js";
 import { MIN_SECRET_CHARS, SecretMask } from "../../src/util/redact.js";

@@ -1,6 +1,6 @@
 import { SpanKind } from "@opentelemetry/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Gateway, startGateway } from "../../src/gateway/index.js";
+import { type Gateway, startGateway } from "../../src/apps/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
 import { createTelemetry, type Telemetry } from "../../src/telemetry/telemetry.js";
 import { stdioEntry } from "../fixtures/servers/index.js";

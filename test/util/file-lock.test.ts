@@ -12,7 +12,7 @@ import {
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { McpBridgeError } from "../../src/errors.js";
+import { McpBridgeError } from "../../src/errors/index.js";
 import { withFileLock } from "../../src/util/file-lock.js";
 
 const dir = mkdtempSync(join(tmpdir(), "mcp-bridge-lock-"));

@@ -1,0 +1,140 @@
+import { request } from "node:http";
+import { ErrorCode, McpBridgeError } from "../../errors/index.js";
+import { packageInfo } from "../../util/package-info.js";
+import { DAEMON_SILENCE_MS, type Envelope, type ResponseLine } from "./protocol.js";
+
+/** A response bigger than this is a misbehaving daemon, not a result (results are capped far below). */
+const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+
+/** This package's version: a daemon of another version is not used (its protocol may differ). */
+export const PACKAGE_VERSION = packageInfo().version;
+
+/** Header carrying the client's version; a daemon of another version answers 409. */
+export const VERSION_HEADER = "mcp-bridge-version";
+
+/** No daemon answers at the socket (no file, or a stale one nobody listens on): run without it. */
+export class NoDaemon extends Error {}
+
+/** Header carrying the config the client means; a daemon serving another answers 409. */
+export const CONFIG_HEADER = "mcp-bridge-config";
+
+export interface DaemonRequestOptions {
+  /** The absolute config path the command is for. */
+  readonly config?: string;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** Give up when the daemon sends nothing (not even its heartbeat) for this long. */
+  readonly silenceMs?: number;
+}
+
+function lost(socket: string, detail: string): McpBridgeError {
+  return new McpBridgeError(
+    ErrorCode.DaemonUnavailable,
+    `The mcp-bridge daemon at ${socket} stopped answering (${detail}); the request may have been partly done. Run the command again (it runs without a daemon when none is running), or add --no-daemon.`,
+  );
+}
+
+/**
+ * One operation on the daemon at `socket`. Resolves with the operation's envelope; rejects with
+ * `NoDaemon` when nothing listens (before anything was sent), with the daemon's own error (a
+ * McpBridgeError with its code), or with DAEMON_UNAVAILABLE when the daemon went away mid-request.
+ * Aborting `signal` closes the connection, which cancels the operation in the daemon.
+ */
+export function daemonRequest(
+  socket: string,
+  operation: string,
+  body: unknown,
+  options: DaemonRequestOptions = {},
+): Promise<Envelope> {
+  return new Promise((resolve, reject) => {
+    const payload = JSON.stringify(body ?? {});
+    let settled = false;
+    let answered = false;
+    const finish = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      options.signal?.removeEventListener("abort", onAbort);
+      fn();
+    };
+    const req = request({
+      socketPath: socket,
+      method: "POST",
+      path: `/${operation}`,
+      agent: false,
+      headers: {
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(payload),
+        [VERSION_HEADER]: PACKAGE_VERSION,
+        // Percent-encoded: a header value cannot carry every character a path can.
+        ...(options.config === undefined ? {} : { [CONFIG_HEADER]: encodeURIComponent(options.config) }),
+      },
+    });
+    const onAbort = () => {
+      req.destroy();
+      finish(() => reject(options.signal?.reason ?? new Error("aborted")));
+    };
+    if (options.signal?.aborted) return onAbort();
+    // A daemon that accepted the request but went silent (stopped, hung) must not hold the CLI forever:
+    // a live one writes a heartbeat line while a request runs.
+    const silenceMs = options.silenceMs ?? DAEMON_SILENCE_MS;
+    req.setTimeout(silenceMs, () => {
+      req.destroy();
+      finish(() => reject(lost(socket, `it sent nothing for ${Math.round(silenceMs / 1000)} s`)));
+    });
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    req.on("error", (error: NodeJS.ErrnoException) => {
+      const absent = !answered && (error.code === "ECONNREFUSED" || error.code === "ENOENT");
+      finish(() => reject(absent ? new NoDaemon(error.code) : lost(socket, error.code ?? error.message)));
+    });
+    req.on("response", (res) => {
+      answered = true;
+      if (res.statusCode === 409) {
+        // A daemon of another mcp-bridge version (started before an upgrade) or config: run without it.
+        res.resume();
+        return finish(() => reject(new NoDaemon("version")));
+      }
+      res.setEncoding("utf8");
+      let buffer = "";
+      let size = 0;
+      const line = (text: string) => {
+        if (!text.trim()) return;
+        let parsed: ResponseLine;
+        try {
+          parsed = JSON.parse(text) as ResponseLine;
+        } catch {
+          req.destroy();
+          return finish(() => reject(lost(socket, "it sent a line that is not JSON")));
+        }
+        if ("progress" in parsed) options.onProgress?.(parsed.progress);
+        else if ("result" in parsed) finish(() => resolve(parsed.result));
+        else if ("error" in parsed) {
+          const code = Object.values(ErrorCode).includes(parsed.error.code as ErrorCode)
+            ? (parsed.error.code as ErrorCode)
+            : ErrorCode.DaemonUnavailable;
+          finish(() => reject(new McpBridgeError(code, String(parsed.error.message))));
+        }
+      };
+      res.on("data", (chunk: string) => {
+        size += chunk.length;
+        if (size > MAX_RESPONSE_BYTES) {
+          req.destroy();
+          return finish(() => reject(lost(socket, "its answer was too large")));
+        }
+        buffer += chunk;
+        let newline = buffer.indexOf("\n");
+        while (newline >= 0) {
+          line(buffer.slice(0, newline));
+          buffer = buffer.slice(newline + 1);
+          newline = buffer.indexOf("\n");
+        }
+      });
+      res.on("end", () => {
+        line(buffer);
+        finish(() => reject(lost(socket, "the connection closed before the answer")));
+      });
+      res.on("aborted", () => finish(() => reject(lost(socket, "the connection was cut"))));
+      res.on("error", (error) => finish(() => reject(lost(socket, error.message))));
+    });
+    req.end(payload);
+  });
+}

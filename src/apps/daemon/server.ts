@@ -1,0 +1,224 @@
+import { chmodSync, unlinkSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { Bridge } from "../../bridge/types.js";
+import { ErrorCode, isMcpBridgeError, McpBridgeError } from "../../errors/index.js";
+import type { Logger } from "../../util/logger.js";
+import { errorText } from "../../util/text-of.js";
+import { statusDocument } from "./documents.js";
+import { answerOperation } from "./operations.js";
+import type { DaemonPaths } from "./paths.js";
+import { type DaemonInfo, type Envelope, HEARTBEAT_MS, type ResponseLine } from "./protocol.js";
+
+function safeDecode(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A request body bigger than this is not a CLI's (arguments are given on a command line). */
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+export interface DaemonOptions {
+  readonly bridge: Bridge;
+  readonly paths: DaemonPaths;
+  /** Shut down after this long without a request. */
+  readonly idleMs: number;
+  readonly logger: Logger;
+  readonly version: string;
+}
+
+export interface RunningDaemon {
+  /** Resolves once the daemon has shut down (idle, `shutdown`, or `stop()`), its socket removed. */
+  readonly stopped: Promise<void>;
+  stop(reason: string): Promise<void>;
+}
+
+function readBody(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    let size = 0;
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new McpBridgeError(ErrorCode.Usage, "The request to the daemon is too large"));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => {
+      try {
+        const text = Buffer.concat(chunks).toString("utf8");
+        resolve(text ? JSON.parse(text) : {});
+      } catch {
+        reject(new McpBridgeError(ErrorCode.Usage, "The request to the daemon is not JSON"));
+      }
+    });
+    req.on("error", reject);
+  });
+}
+
+/**
+ * Why the daemon will not answer a request, if it will not: a client of another config or another
+ * version (whose protocol may differ) gets 409, anything but POST 405. `daemon` and `shutdown` answer
+ * any config and version, so an old daemon can be seen and stopped.
+ */
+function refusal(
+  req: IncomingMessage,
+  operation: string,
+  config: string,
+  version: string,
+): { status: number; error: { code: string; message: string } } | undefined {
+  const managing = operation === "daemon" || operation === "shutdown";
+  const asked = req.headers["mcp-bridge-config"];
+  if (!managing && typeof asked === "string" && safeDecode(asked) !== config) {
+    return {
+      status: 409,
+      error: { code: ErrorCode.DaemonUnavailable, message: `This daemon serves ${config}` },
+    };
+  }
+  const theirs = req.headers["mcp-bridge-version"];
+  if (!managing && typeof theirs === "string" && theirs !== version) {
+    return {
+      status: 409,
+      error: {
+        code: ErrorCode.DaemonUnavailable,
+        message: `This daemon is mcp-bridge ${version}, the client ${theirs}: restart it with \`mcp-bridge daemon stop\` and \`daemon start\`.`,
+      },
+    };
+  }
+  if (req.method !== "POST") return { status: 405, error: { code: ErrorCode.Usage, message: "Only POST" } };
+  return undefined;
+}
+
+/**
+ * Serves a running bridge on the daemon's Unix socket (see protocol.ts). The socket is created 0600
+ * inside the 0700 runtime folder; a client that disconnects mid-request cancels its operation and
+ * nothing else; after `idleMs` without a request the daemon closes the bridge and stops.
+ */
+export async function serveDaemon(options: DaemonOptions): Promise<RunningDaemon> {
+  const { bridge, paths, logger } = options;
+  const startedAt = Date.now();
+  let inflight = 0;
+  let idleTimer: NodeJS.Timeout | undefined;
+  let stopping: Promise<void> | undefined;
+  let resolveStopped: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    resolveStopped = resolve;
+  });
+
+  const armIdle = () => {
+    clearTimeout(idleTimer);
+    // An infinite idle time (never stop) must not reach setTimeout, which would fire at once.
+    if (inflight === 0 && !stopping && Number.isFinite(options.idleMs))
+      idleTimer = setTimeout(() => void stop(`idle for ${options.idleMs} ms`), options.idleMs);
+  };
+
+  const info = (): DaemonInfo & { servers: unknown } => ({
+    pid: process.pid,
+    // Requests being answered besides this one.
+    activeRequests: inflight - 1,
+    socket: paths.socket,
+    config: paths.config,
+    startedAt: new Date(startedAt).toISOString(),
+    uptimeMs: Date.now() - startedAt,
+    idleMs: options.idleMs,
+    version: options.version,
+    servers: (statusDocument(bridge).document as { servers: unknown }).servers,
+  });
+
+  async function answer(
+    operation: string,
+    body: unknown,
+    res: ServerResponse,
+    signal: AbortSignal,
+  ): Promise<Envelope> {
+    if (operation === "daemon") return { document: info(), exitCode: 0, warnings: [] };
+    if (operation === "shutdown") {
+      setImmediate(() => void stop("asked to stop"));
+      return { document: { stopping: true, pid: process.pid }, exitCode: 0, warnings: [] };
+    }
+    return answerOperation(bridge, operation, body, signal, (progress) => {
+      if (!res.writableEnded && !res.destroyed)
+        res.write(`${JSON.stringify({ progress } satisfies ResponseLine)}\n`);
+    });
+  }
+
+  const server = createServer((req, res) => {
+    inflight++;
+    clearTimeout(idleTimer);
+    const controller = new AbortController();
+    // The client went away before its answer (Ctrl-C, a crash): cancel what it asked for.
+    res.on("close", () => {
+      if (!res.writableFinished) controller.abort(new Error("the client disconnected"));
+      inflight--;
+      armIdle();
+    });
+    const operation = (req.url ?? "/").slice(1).split("?")[0] ?? "";
+    const send = (line: ResponseLine) => {
+      if (!res.writableEnded && !res.destroyed) res.end(`${JSON.stringify(line)}\n`);
+    };
+    const refused = refusal(req, operation, paths.config, options.version);
+    if (refused) {
+      res.statusCode = refused.status;
+      send({ error: refused.error });
+      return;
+    }
+    res.setHeader("content-type", "application/x-ndjson");
+    const heartbeat = setInterval(() => {
+      if (!res.writableEnded && !res.destroyed) res.write("\n");
+    }, HEARTBEAT_MS);
+    heartbeat.unref();
+    res.on("close", () => clearInterval(heartbeat));
+    readBody(req)
+      .then((body) => answer(operation, body, res, controller.signal))
+      .then((result) => send({ result }))
+      .catch((error: unknown) => {
+        if (!isMcpBridgeError(error))
+          logger.error(`Daemon request ${operation} failed`, { error: errorText(error) });
+        send({
+          error: { code: isMcpBridgeError(error) ? error.code : "INTERNAL", message: errorText(error) },
+        });
+      });
+  });
+  // Keep-alive would hold a finished CLI's connection open; every request is one connection.
+  server.keepAliveTimeout = 0;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    // No window with a socket others could open: the file is created under a 0177 umask.
+    const umask = process.umask(0o177);
+    server.listen(paths.socket, () => {
+      process.umask(umask);
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  chmodSync(paths.socket, 0o600);
+  logger.info(`Daemon ${process.pid} serving ${paths.config} on ${paths.socket}`);
+  armIdle();
+
+  function stop(reason: string): Promise<void> {
+    if (stopping) return stopping;
+    clearTimeout(idleTimer);
+    logger.info(`Daemon stopping: ${reason}`);
+    stopping = (async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      try {
+        unlinkSync(paths.socket);
+      } catch {
+        // already gone
+      }
+      await bridge.close();
+      resolveStopped();
+    })();
+    return stopping;
+  }
+
+  return { stopped, stop };
+}

@@ -1,0 +1,125 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { toNodeHandler } from "@modelcontextprotocol/node";
+import {
+  type AuthInfo,
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  originValidationResponse,
+} from "@modelcontextprotocol/server";
+import type { Bridge } from "../../bridge/types.js";
+import { identityOf } from "./authenticate.js";
+import { UnreadBacklog } from "./backlog.js";
+import type { RequestForwarder } from "./forward.js";
+import type { RequestTracker } from "./handle.js";
+import { LegacySessions } from "./legacy-sessions.js";
+import { ClientLimiter, type GatewayLimits } from "./limits.js";
+import { gatewayServer } from "./mcp-server.js";
+import type { GatewayProfile } from "./profile.js";
+
+/** Host and Origin names a loopback gateway answers to. */
+const LOOPBACK_NAMES = [...new Set([...localhostAllowedHostnames(), ...localhostAllowedOrigins()])];
+
+export interface EndpointOptions {
+  readonly bridge: Bridge;
+  readonly tracker: RequestTracker;
+  readonly version: string;
+  readonly loopback: boolean;
+  readonly limits: GatewayLimits | undefined;
+  readonly maxBodyBytes: number;
+  readonly maxSessions: number;
+  readonly sessionIdleMs: number;
+  /** See BacklogLimits.maxUnreadBytes. */
+  readonly maxUnreadBytes: number | undefined;
+  readonly forwarder: RequestForwarder | undefined;
+}
+
+/**
+ * The `/mcp` endpoint: the stateless 2026-07-28 handler and the 2025-11-25 sessions over the bridge,
+ * each request served by a server instance limited to its client's profile, list changes and log
+ * messages passed on, and DNS rebinding refused on a loopback bind.
+ */
+export function mcpEndpoint(options: EndpointOptions) {
+  const { bridge, tracker, version, forwarder } = options;
+  const limiter = new ClientLimiter(options.limits);
+  const backlog = new UnreadBacklog(options.maxUnreadBytes);
+  // Without auth every caller is one client: the limits then bound the whole gateway.
+  const serverFor = (auth: AuthInfo | undefined) =>
+    gatewayServer(
+      bridge,
+      tracker,
+      auth?.extra?.profile as GatewayProfile | undefined,
+      version,
+      { id: identityOf(auth), limiter, delivered: responseSent, backlog },
+      forwarder,
+    );
+  const handler = createMcpHandler((ctx) => serverFor(ctx.authInfo));
+  const sessions = new LegacySessions(options.maxSessions, options.sessionIdleMs);
+  const unsubscribe = [
+    bridge.on("toolsChanged", () => {
+      handler.notify.toolsChanged();
+      for (const s of sessions.servers()) s.sendToolListChanged().catch(() => undefined);
+    }),
+    bridge.on("resourcesChanged", () => {
+      handler.notify.resourcesChanged();
+      for (const s of sessions.servers()) s.sendResourceListChanged().catch(() => undefined);
+    }),
+    bridge.on("promptsChanged", () => {
+      handler.notify.promptsChanged();
+      for (const s of sessions.servers()) s.sendPromptListChanged().catch(() => undefined);
+    }),
+    // Upstream log messages go to the client whose call runs on that server (see forward.ts).
+    ...(forwarder ? [bridge.on("serverLog", forwarder.log)] : []),
+  ];
+  const node = toNodeHandler(
+    {
+      fetch: async (request, init) => {
+        // DNS rebinding: a web page whose name resolves to 127.0.0.1 must not reach a loopback gateway
+        // from the user's browser, so its Host (and Origin, when sent) must be a loopback name.
+        const refused = options.loopback
+          ? (hostHeaderValidationResponse(request, LOOPBACK_NAMES) ??
+            originValidationResponse(request, LOOPBACK_NAMES))
+          : undefined;
+        if (refused) return refused;
+        const opened = await sessions.handle(request, init?.authInfo, () => serverFor(init?.authInfo));
+        return opened ?? handler.fetch(request, init);
+      },
+    },
+    { maxRequestBodySize: options.maxBodyBytes },
+  );
+  return {
+    sessions,
+    /** Answers one request to `/mcp` (already authenticated: `req.auth` set when auth is on). */
+    serve: (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse) =>
+      responses.run(res, () => node(req, res)),
+    async close(): Promise<void> {
+      for (const stop of unsubscribe) stop();
+      await sessions.close();
+      await handler.close();
+    },
+  };
+}
+
+/**
+ * The HTTP response a request's handler runs for: request handlers run within `serve`'s call (the SDK's
+ * HTTP transports hand each message to its server in the POST's own turn), so the response a result or
+ * notification will be written to is known without the SDK passing it along.
+ */
+const responses = new AsyncLocalStorage<ServerResponse>();
+const sentPromises = new WeakMap<ServerResponse, Promise<void>>();
+
+/** Resolves once the current HTTP response was written out or abandoned (its `close`). */
+function responseSent(): Promise<void> | undefined {
+  const res = responses.getStore();
+  if (!res) return undefined;
+  let sent = sentPromises.get(res);
+  if (!sent) {
+    sent = res.closed
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => res.once("close", () => resolve()));
+    sentPromises.set(res, sent);
+  }
+  return sent;
+}

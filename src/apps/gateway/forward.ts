@@ -1,0 +1,150 @@
+import {
+  type CreateMessageRequest,
+  type ElicitRequestFormParams,
+  type ElicitRequestURLParams,
+  type ElicitResult,
+  ProtocolError,
+  ProtocolErrorCode,
+} from "@modelcontextprotocol/server";
+import { declineElicitation } from "../../bridge/elicitation.js";
+import type { ServerLogMessage } from "../../bridge/logging.js";
+import type { SamplingHandler, SamplingResult } from "../../bridge/sampling.js";
+import type { ElicitationHandler, ElicitationRequest, ElicitationResponse } from "../../bridge/types.js";
+import { errorText } from "../../util/text-of.js";
+import { InputRounds } from "./input-rounds.js";
+
+/**
+ * A person may answer an elicitation: longer than an ordinary request, but bounded, because a client
+ * that never answers must not hold the upstream call (and its slot) forever.
+ */
+export const FORWARD_TIMEOUT_MS = 10 * 60_000;
+
+/** What a downstream call in flight can ask or tell its own client (through the SDK's request context). */
+export interface DownstreamCall {
+  readonly elicit: (params: ElicitRequestFormParams | ElicitRequestURLParams) => Promise<ElicitResult>;
+  readonly sample: (params: CreateMessageRequest["params"]) => Promise<SamplingResult>;
+}
+
+/**
+ * Elicitation and sampling from upstream servers, forwarded to the downstream client whose call caused
+ * them. The bridge's handlers know only the asking server, so a request goes to the downstream call
+ * running on that server when it is the only downstream request of any kind (tool call, read, prompt,
+ * completion, subscription) running there: with none or several (the asker cannot be told
+ * apart, and a question must never reach another client), the gateway's default answers. A client
+ * that did not declare the capability, or fails to answer, also gets the default: an elicitation is
+ * declined, a sampling request refused with an error naming the cause.
+ */
+export class RequestForwarder {
+  readonly #calls = new Map<string, Set<DownstreamCall>>();
+  readonly #fallback: ElicitationHandler;
+  readonly #samplingFallback: SamplingHandler | undefined;
+  /** The calls of 2026-07-28 clients waiting for their client's answer (see input-rounds.ts). */
+  readonly rounds: InputRounds;
+
+  constructor(
+    options: { elicitation?: ElicitationHandler; sampling?: SamplingHandler; timeoutMs?: number } = {},
+  ) {
+    this.#fallback = options.elicitation ?? declineElicitation;
+    this.#samplingFallback = options.sampling;
+    this.rounds = new InputRounds(options.timeoutMs ?? FORWARD_TIMEOUT_MS);
+  }
+
+  /** Registers a downstream call running on `server`; the returned function ends it. */
+  track(server: string, call: DownstreamCall): () => void {
+    let calls = this.#calls.get(server);
+    if (!calls) {
+      calls = new Set();
+      this.#calls.set(server, calls);
+    }
+    calls.add(call);
+    return () => {
+      calls.delete(call);
+      if (calls.size === 0 && this.#calls.get(server) === calls) this.#calls.delete(server);
+    };
+  }
+
+  /**
+   * Marks a downstream request other than a tool call (a read, a prompt, a completion, a subscription)
+   * as running on `server`: a question the server asks meanwhile may be that request's doing, so it is
+   * never tied to another client's call. Such a request cannot be asked itself: the default answers.
+   */
+  occupy(server: string): () => void {
+    const cannotAsk = () => Promise.reject(new Error("this request cannot be asked a question"));
+    return this.track(server, { elicit: cannotAsk, sample: cannotAsk });
+  }
+
+  /** Pass as the bridge's `onElicitation`. */
+  readonly elicitation: ElicitationHandler = async (request) => {
+    const caller = this.#only(request.server);
+    if (!caller) return this.#fallback(request);
+    try {
+      return toResponse(await caller.elicit(toParams(request)));
+    } catch {
+      // The client has no elicitation capability, went away or did not answer in time.
+      return this.#fallback(request);
+    }
+  };
+
+  /** Pass as the bridge's `onSampling` (a server must still be allowed to sample in the config). */
+  readonly sampling: SamplingHandler = async (request, context) => {
+    const caller = this.#only(context.server);
+    let cause = "no gateway client with a call running on it (or several) to ask";
+    if (caller) {
+      try {
+        return await caller.sample(request);
+      } catch (error) {
+        cause = `the gateway's client could not sample: ${errorText(error)}`;
+      }
+    }
+    if (this.#samplingFallback) return this.#samplingFallback(request, context);
+    throw new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      `Sampling for server "${context.server}" failed: ${cause}`,
+    );
+  };
+
+  /**
+   * Pass to the bridge's `serverLog` event. A log message reaches a client only when it can be tied to
+   * the call that caused it, and nothing ties one yet: the upstream client does not say which request a
+   * notification came with (over stdio nothing does), and "the one call running on that server" may be
+   * another client's while the message is about work a call that already ended started. So none is
+   * passed on; the bridge's logger (the gateway's own log) still gets every one. Progress is tied (by
+   * its token) and does reach its caller (see mcp-server.ts).
+   */
+  readonly log = (_message: ServerLogMessage): void => {};
+
+  #only(server: string): DownstreamCall | undefined {
+    const calls = this.#calls.get(server);
+    if (calls?.size !== 1) return undefined;
+    const [only] = calls;
+    return only;
+  }
+}
+
+function toParams(request: ElicitationRequest): ElicitRequestFormParams | ElicitRequestURLParams {
+  if (request.mode === "url") {
+    return {
+      mode: "url",
+      message: request.message,
+      url: request.url ?? "",
+      elicitationId: request.elicitationId ?? "",
+    };
+  }
+  return {
+    mode: "form",
+    message: request.message,
+    requestedSchema: (request.requestedSchema ?? {
+      type: "object",
+      properties: {},
+    }) as ElicitRequestFormParams["requestedSchema"],
+  };
+}
+
+/** The client's answer as the bridge's handler returns it (the bridge checks it against the schema). */
+function toResponse(result: ElicitResult): ElicitationResponse {
+  if (result.action === "accept") {
+    const content = result.content;
+    return { action: "accept", content: content && typeof content === "object" ? { ...content } : {} };
+  }
+  return { action: result.action === "cancel" ? "cancel" : "decline" };
+}

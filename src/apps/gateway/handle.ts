@@ -1,0 +1,49 @@
+import { traceServedRequest } from "../../telemetry/server.js";
+import type { Telemetry } from "../../telemetry/telemetry.js";
+
+/**
+ * Every downstream request passes through `handle`: the one place that tracks in-flight work (for
+ * drain) and that instrumentation wraps: a SERVER span per request, parented on the trace context the
+ * client sent in `params._meta` (client, gateway and upstream server form one trace), and the
+ * `mcp.server.operation.duration` histogram.
+ */
+export interface RequestTracker {
+  /** `params` are the request's own (its `name`/`uri` name the span, its `_meta` parents it). */
+  handle<T>(method: string, params: unknown, fn: () => Promise<T>): Promise<T>;
+  readonly inFlight: number;
+  /** Resolves once no request is in flight. */
+  idle(): Promise<void>;
+}
+
+/** `peer`: attributes of how requests arrive (`network.transport`, `network.protocol.name`). */
+export function requestTracker(
+  telemetry?: Telemetry,
+  peer: Readonly<Record<string, string>> = {},
+): RequestTracker {
+  let inFlight = 0;
+  let waiters: (() => void)[] = [];
+  const settle = () => {
+    if (inFlight !== 0) return;
+    const done = waiters;
+    waiters = [];
+    for (const resolve of done) resolve();
+  };
+  return {
+    get inFlight() {
+      return inFlight;
+    },
+    async handle(method, params, fn) {
+      inFlight++;
+      try {
+        return await traceServedRequest(telemetry, { method, params, peer }, fn);
+      } finally {
+        inFlight--;
+        settle();
+      }
+    },
+    idle() {
+      if (inFlight === 0) return Promise.resolve();
+      return new Promise((resolve) => waiters.push(resolve));
+    },
+  };
+}

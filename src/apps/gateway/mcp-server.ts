@@ -1,0 +1,239 @@
+import {
+  type CallToolResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  type RequestId,
+  Server,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
+import type { Bridge } from "../../bridge/types.js";
+import { useIdTables } from "../../util/id-table.js";
+import { errorText } from "../../util/text-of.js";
+import {
+  approximateSize,
+  backlogFullMessage,
+  UNDELIVERED_RPC_CODE,
+  type UnreadBacklog,
+  undeliveredMessage,
+} from "./backlog.js";
+import { type DownstreamCall, FORWARD_TIMEOUT_MS, type RequestForwarder } from "./forward.js";
+import type { RequestTracker } from "./handle.js";
+import { InputRounds } from "./input-rounds.js";
+import type { ClientLimiter } from "./limits.js";
+import { type GatewayProfile, profileAllows } from "./profile.js";
+import { registerSubscriptions } from "./subscriptions.js";
+import { registerSurface } from "./surface.js";
+
+export const GATEWAY_NAME = "mcp-bridge";
+
+/** JSON-RPC server error for a call refused by a per-client limit. */
+const RATE_LIMITED = -32029;
+
+/** The client a server instance serves, and what bounds it. */
+export interface GatewayClient {
+  readonly id: string;
+  readonly limiter: ClientLimiter;
+  /** Resolves once the response to request `id` was written out or abandoned; undefined: unknown. */
+  readonly delivered?: (id: RequestId) => Promise<void> | undefined;
+  /** What the client has not read yet (HTTP; the stdio channel bounds its own, see stdio-wire.ts). */
+  readonly backlog?: UnreadBacklog;
+}
+
+/**
+ * One MCP server instance over the bridge's merged catalog, limited to `profile`. Cheap to build: the
+ * HTTP entry builds one per request (stateless era) and stdio one per connection.
+ */
+export function gatewayServer(
+  bridge: Bridge,
+  tracker: RequestTracker,
+  profile: GatewayProfile | undefined,
+  version: string,
+  client: GatewayClient,
+  forwarder?: RequestForwarder,
+): Server {
+  const server = new Server(
+    { name: GATEWAY_NAME, version },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { listChanged: true, subscribe: true },
+        prompts: { listChanged: true },
+        completions: {},
+        logging: {},
+      },
+    },
+  );
+  // A stdio host's connection is one long-lived server: its request tables must not be Maps (see id-table.ts).
+  useIdTables(server);
+  // Accepted, as the logging capability promises; no upstream log message is passed on (see forward.ts).
+  server.setRequestHandler("logging/setLevel", (request) =>
+    tracker.handle("logging/setLevel", request.params, async () => ({})),
+  );
+  const visible = () => bridge.tools().filter((t) => profileAllows(profile, t.server, t.name));
+  server.setRequestHandler("tools/list", (request) =>
+    tracker.handle("tools/list", request.params, async () => ({
+      tools: visible().map((t) => ({
+        name: t.name,
+        description: t.description,
+        inputSchema: t.inputSchema as { type: "object" },
+        ...(t.title === undefined ? {} : { title: t.title }),
+        ...(t.outputSchema === undefined ? {} : { outputSchema: t.outputSchema as { type: "object" } }),
+        ...(t.annotations === undefined ? {} : { annotations: t.annotations }),
+      })),
+    })),
+  );
+  server.setRequestHandler("tools/call", (request, ctx) =>
+    tracker.handle("tools/call", request.params, async () => {
+      // A 2026-07-28 retry carrying the answer to an upstream question resumes its parked call.
+      if (forwarder && InputRounds.isRetry(ctx)) return forwarder.rounds.resume(client.id, ctx);
+      const name = request.params.name;
+      const tool = bridge.tool(name);
+      // A tool outside the profile is answered exactly like a tool that does not exist.
+      if (!tool || !profileAllows(profile, tool.server, tool.name)) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      }
+      const unread = client.backlog?.unread(client.id) ?? 0;
+      if (client.backlog && unread >= client.backlog.limit) {
+        throw new ProtocolError(UNDELIVERED_RPC_CODE, backlogFullMessage(name, unread, client.backlog.limit));
+      }
+      const admitted = client.limiter.admit(client.id);
+      if (!admitted.ok) {
+        throw new ProtocolError(RATE_LIMITED, `Call to ${name} refused: ${admitted.reason}; retry later`);
+      }
+      // While the call runs, its upstream server's elicitation and sampling requests may be asked of
+      // this client (see forward.ts): pushed to a 2025-11-25 client within the call, bounded by its
+      // signal and FORWARD_TIMEOUT_MS; returned to a 2026-07-28 client as input_required rounds.
+      const run = (call: DownstreamCall | undefined, signal: AbortSignal) => {
+        const untrack = call && forwarder?.track(tool.server, call);
+        // callUpstream never rejects: an upstream failure is an error result.
+        return callUpstream(bridge, name, request.params.arguments ?? {}, ctx, signal, client).then(
+          (result) => {
+            untrack?.();
+            return heldUntilSent(client, ctx, name, result, admitted.release);
+          },
+        );
+      };
+      if (!forwarder) return run(undefined, ctx.mcpReq.signal);
+      if (ctx.mcpReq.envelope !== undefined) return forwarder.rounds.start(client.id, ctx, run);
+      const asked = { signal: ctx.mcpReq.signal, timeout: FORWARD_TIMEOUT_MS };
+      return run(
+        {
+          elicit: (params) => ctx.mcpReq.elicitInput(params, asked),
+          sample: (params) => ctx.mcpReq.requestSampling(params, asked),
+        },
+        ctx.mcpReq.signal,
+      );
+    }),
+  );
+  registerSurface(server, bridge, tracker, profile, forwarder);
+  registerSubscriptions(server, bridge, tracker, profile, forwarder);
+  return server;
+}
+
+/**
+ * The result, held against the client's limiter slot and unread backlog until its response has left:
+ * a client that does not read cannot make the gateway hold more results than it may run calls, nor
+ * more bytes than its backlog allows (past it, a short error is sent instead of the result).
+ */
+function heldUntilSent(
+  client: GatewayClient,
+  ctx: ServerContext,
+  name: string,
+  result: CallToolResult,
+  release: () => void,
+): CallToolResult {
+  // A cancelled request is never answered: nothing to wait for.
+  const sent = ctx.mcpReq.signal.aborted ? undefined : client.delivered?.(ctx.mcpReq.id);
+  const backlog = client.backlog;
+  if (!sent) {
+    release();
+    return result;
+  }
+  if (!backlog) {
+    void sent.then(release);
+    return result;
+  }
+  const size = approximateSize(result);
+  const unread = backlog.unread(client.id);
+  if (backlog.take(client.id, size)) {
+    void sent.then(() => {
+      release();
+      backlog.give(client.id, size);
+    });
+    return result;
+  }
+  // The result is abandoned (a short error goes instead): nothing of it is held.
+  release();
+  throw new ProtocolError(
+    UNDELIVERED_RPC_CODE,
+    undeliveredMessage(`result of ${name}`, size, unread, backlog.limit),
+  );
+}
+
+/** Requests whose notifications are counted in their client's backlog: bytes counted so far. */
+const notified = new WeakMap<ServerContext, { bytes: number }>();
+
+/**
+ * Sends a notification (log message, progress) on a request's stream, or drops it when its client
+ * already left too much unread: a flood of them to a client that does not read is not kept.
+ */
+function boundedNotify(
+  client: GatewayClient,
+  ctx: ServerContext,
+  notification: Parameters<ServerContext["mcpReq"]["notify"]>[0],
+): void {
+  const backlog = client.backlog;
+  if (backlog) {
+    const size = approximateSize(notification.params);
+    if (!backlog.take(client.id, size)) return;
+    let counted = notified.get(ctx);
+    if (!counted) {
+      const entry = { bytes: 0 };
+      counted = entry;
+      notified.set(ctx, entry);
+      const sent = client.delivered?.(ctx.mcpReq.id);
+      if (sent) void sent.then(() => backlog.give(client.id, entry.bytes));
+      else queueMicrotask(() => backlog.give(client.id, entry.bytes));
+    }
+    counted.bytes += size;
+  }
+  ctx.mcpReq.notify(notification).catch(() => undefined);
+}
+
+/** One upstream call as this client's result: an upstream failure is an error result, never a dropped connection. */
+async function callUpstream(
+  bridge: Bridge,
+  name: string,
+  args: Record<string, unknown>,
+  ctx: ServerContext,
+  signal: AbortSignal,
+  client: GatewayClient,
+): Promise<CallToolResult> {
+  try {
+    // Upstream progress goes to the downstream client under the token it chose, when it asked for it.
+    const token = ctx.mcpReq._meta?.progressToken;
+    const result = await bridge.call(name, args, {
+      signal,
+      ...(token === undefined
+        ? {}
+        : {
+            resetTimeoutOnProgress: true,
+            onProgress: (p) => {
+              boundedNotify(client, ctx, {
+                method: "notifications/progress",
+                params: { progressToken: token, ...p },
+              });
+            },
+          }),
+    });
+    return {
+      content: [...result.content],
+      isError: result.isError,
+      ...(result.structuredContent === undefined
+        ? {}
+        : { structuredContent: result.structuredContent as Record<string, unknown> }),
+    };
+  } catch (error) {
+    return { content: [{ type: "text" as const, text: `Error: ${errorText(error)}` }], isError: true };
+  }
+}

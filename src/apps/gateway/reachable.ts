@@ -1,0 +1,85 @@
+import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
+import type { PromptEntry } from "../../bridge/prompts.js";
+import { type ResourceEntry, type ResourceTemplateEntry, templateMatches } from "../../bridge/resources.js";
+import type { Bridge } from "../../bridge/types.js";
+import { type GatewayProfile, surfaceAllows } from "./profile.js";
+
+/**
+ * What a profile lets a client reach beyond tools, decided before any upstream request: lists ask only
+ * the servers the profile names, and a resource, template or prompt of another server is answered with
+ * the same error, word for word, as one that does not exist (never with that server's own error text).
+ */
+
+/** The answers for something the client cannot reach: the same whether it exists elsewhere or not. */
+export const notReachable = {
+  resource: (uri: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource not found: ${uri}`),
+  prompt: (name: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${name}`),
+  template: (uri: string) =>
+    new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource template: ${uri}`),
+};
+
+/**
+ * One of the bridge's surface lists, from the servers the profile lets the client reach only. A
+ * profile naming servers lists each of them (a server outside it is not asked); one naming none lists
+ * all of them, or (tools only) nothing.
+ */
+async function listReachable<T extends { readonly server: string }>(
+  bridge: Bridge,
+  profile: GatewayProfile | undefined,
+  list: (options?: { server: string }) => Promise<T[]>,
+): Promise<T[]> {
+  if (!profile?.servers) return surfaceAllows(profile, "") ? list() : [];
+  const named = new Set(profile.servers);
+  const connected = bridge.servers().filter((s) => s.state === "connected" && named.has(s.name));
+  // As the bridge's own list does for all servers: one failing server lists nothing, the others list.
+  const lists = await Promise.all(connected.map(({ name }) => list({ server: name }).catch(() => [] as T[])));
+  return lists.flat().filter((entry) => surfaceAllows(profile, entry.server));
+}
+
+export const reachableResources = (bridge: Bridge, profile: GatewayProfile | undefined) =>
+  listReachable<ResourceEntry>(bridge, profile, (options) => bridge.resources(options));
+
+export const reachableTemplates = (bridge: Bridge, profile: GatewayProfile | undefined) =>
+  listReachable<ResourceTemplateEntry>(bridge, profile, (options) => bridge.resourceTemplates(options));
+
+export const reachablePrompts = (bridge: Bridge, profile: GatewayProfile | undefined) =>
+  listReachable<PromptEntry>(bridge, profile, (options) => bridge.prompts(options));
+
+/**
+ * The server a client's `resources/read` or `resources/subscribe` of `uri` goes to: the reachable
+ * server listing it, else the one with a template matching it. None, and the client is told the
+ * resource does not exist; several reachable ones, and it is told which (none it cannot reach).
+ */
+export async function resourceOwner(
+  bridge: Bridge,
+  profile: GatewayProfile | undefined,
+  uri: string,
+): Promise<string> {
+  let owners = [
+    ...new Set((await reachableResources(bridge, profile)).filter((r) => r.uri === uri).map((r) => r.server)),
+  ];
+  if (owners.length === 0) {
+    const templates = await reachableTemplates(bridge, profile);
+    owners = [...new Set(templates.filter((t) => templateMatches(t.uriTemplate, uri)).map((t) => t.server))];
+  }
+  const [owner, ...others] = owners;
+  if (owner === undefined) throw notReachable.resource(uri);
+  if (others.length > 0) {
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `Resource ${uri} is served by several servers (${owners.join(", ")}); the gateway cannot tell which one you mean.`,
+    );
+  }
+  return owner;
+}
+
+/** The prompt exposed as `name`, if the client can reach it. */
+export async function reachablePrompt(
+  bridge: Bridge,
+  profile: GatewayProfile | undefined,
+  name: string,
+): Promise<PromptEntry> {
+  const entry = (await reachablePrompts(bridge, profile)).find((p) => p.name === name);
+  if (!entry) throw notReachable.prompt(name);
+  return entry;
+}
