@@ -18,3 +18,11 @@ export function unsafePath(fields: { path: string; what: string; problem: string
     `Refusing to use ${path} for the ${what}: ${problem}. Point mcp-bridge at a folder you own that others cannot write, or fix the path's owner and permissions.`,
   );
 }
+
+/** The OAuth token file is a link or not a regular file: tokens are never written through it. */
+export function tokenFileUnsafe(fields: { file: string }): McpBridgeError {
+  return new McpBridgeError(
+    ErrorCode.Auth,
+    `The OAuth token file ${fields.file} is a symbolic link or not a regular file; mcp-bridge refuses to write tokens through it. Delete it and log in again (\`mcp-bridge auth login\`).`,
+  );
+}

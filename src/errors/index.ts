@@ -3,6 +3,7 @@
  * domain. A throw site picks the factory and passes the facts: `throw serverNotFound({ server,
  * configured })`; it never writes wording, so the same failure reads the same wherever it is raised.
  */
+export * from "./config.js";
 export * from "./connections.js";
 export * from "./error.js";
 export * from "./files.js";
@@ -11,4 +12,5 @@ export * from "./requests.js";
 export * from "./sampling.js";
 export * from "./servers.js";
 export * from "./skills.js";
+export * from "./telemetry.js";
 export * from "./tools.js";

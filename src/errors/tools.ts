@@ -252,3 +252,30 @@ export function stoppedDuringCall(fields: {
     { server, tool, cause },
   );
 }
+
+/** A command-line `key=value` argument without a separator. */
+export function malformedKeyValue(fields: { pair: string }): McpBridgeError {
+  return new McpBridgeError(ErrorCode.Usage, `Expected key=value or key:value, got "${fields.pair}"`);
+}
+
+/** A command-line argument value of the wrong type; `expected` is in words ("a number or null"). */
+export function argumentType(fields: { key: string; raw: string; expected: string }): McpBridgeError {
+  const { key, raw, expected } = fields;
+  return new McpBridgeError(ErrorCode.Usage, `${key}: \`${raw}\` is not ${expected}`);
+}
+
+/** A command-line argument the tool's schema does not have; `near` is the closest parameter name. */
+export function unknownParameter(fields: {
+  key: string;
+  tool: string;
+  parameters: readonly string[];
+  near?: string | undefined;
+}): McpBridgeError {
+  const { key, tool, parameters, near } = fields;
+  return new McpBridgeError(
+    ErrorCode.Usage,
+    `\`${key}\` is not a parameter of ${tool}.${near ? ` Did you mean \`${near}\`?` : ""} ${
+      parameters.length > 0 ? `Its parameters: ${parameters.join(", ")}.` : "It takes no parameters."
+    }`,
+  );
+}
