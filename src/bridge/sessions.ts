@@ -1,7 +1,9 @@
 import {
   type Client,
+  INVALID_PARAMS,
   ProtocolError,
   type RequestOptions,
+  ResourceNotFoundError,
   SdkError,
   SdkErrorCode,
 } from "@modelcontextprotocol/client";
@@ -182,7 +184,14 @@ export function classifyRequestError(
   }
   if (error instanceof ProtocolError || ProtocolError.isInstance?.(error)) {
     const protocolError = error as ProtocolError;
-    const notFound = protocolError.code === RESOURCE_NOT_FOUND_RPC_CODE;
+    // SDK v2 servers answer a missing resource with -32602 and `data.uri` (ResourceNotFoundError, as the
+    // 2026-07-28 spec requires on every revision); earlier servers with -32002. A bare -32602 is an
+    // ordinary invalid-params error.
+    const notFound =
+      protocolError.code === RESOURCE_NOT_FOUND_RPC_CODE ||
+      error instanceof ResourceNotFoundError ||
+      (protocolError.code === INVALID_PARAMS &&
+        typeof (protocolError.data as { uri?: unknown })?.uri === "string");
     return new ServerRequestError(
       notFound ? ErrorCode.ResourceNotFound : ErrorCode.RequestFailed,
       errorMessages.requestRejected(server, what, redact(protocolError.message), protocolError.code),

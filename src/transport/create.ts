@@ -2,6 +2,7 @@ import type { AuthProvider, FetchLike, OAuthClientProvider, Transport } from "@m
 import { SdkError } from "@modelcontextprotocol/client";
 import type { ServerDefinition } from "../config/model.js";
 import { createSseTransport, createStreamableHttpTransport } from "./http.js";
+import { LogLevelEnvelope } from "./log-level-envelope.js";
 import { childEnvironment, type ExitInfo, type NoiseKind, ProcessTransport } from "./stdio.js";
 
 /** One way of reaching a server; an inferred `url` has two (Streamable HTTP, then legacy SSE). */
@@ -52,6 +53,16 @@ export function createTransport(
   definition: ServerDefinition,
   attempt: TransportAttempt,
   context: TransportContext = {},
+): CreatedTransport {
+  const created = createBareTransport(definition, attempt, context);
+  if (definition.logLevel === undefined) return created;
+  return { ...created, transport: new LogLevelEnvelope(created.transport, definition.logLevel) };
+}
+
+function createBareTransport(
+  definition: ServerDefinition,
+  attempt: TransportAttempt,
+  context: TransportContext,
 ): CreatedTransport {
   if (definition.transport === "stdio") {
     const transport = new ProcessTransport({

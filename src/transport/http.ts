@@ -2,6 +2,7 @@ import type { AuthProvider, FetchLike, OAuthClientProvider } from "@modelcontext
 import { SSEClientTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { boundedFetch, DEFAULT_MAX_RESPONSE_BYTES } from "./bounded-fetch.js";
 import { keepAliveFetch } from "./keepalive-fetch.js";
+import { SseSessionTransport } from "./sse-session.js";
 import { RESULT_TOO_LARGE_RPC_CODE } from "./stdio.js";
 
 export interface RemoteTransportOptions {
@@ -42,11 +43,12 @@ export function createStreamableHttpTransport(
   });
 }
 
-export function createSseTransport(options: RemoteTransportOptions): SSEClientTransport {
+export function createSseTransport(options: RemoteTransportOptions): SseSessionTransport {
   // The SDK sends requestInit headers on the EventSource GET as well as on the POSTs.
-  return new SSEClientTransport(new URL(options.url), {
+  const inner = new SSEClientTransport(new URL(options.url), {
     requestInit: { headers: { ...options.headers } },
     ...(options.authProvider ? { authProvider: options.authProvider } : {}),
     fetch: fetchFor(options),
   });
+  return new SseSessionTransport(inner);
 }

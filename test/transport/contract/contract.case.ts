@@ -13,12 +13,7 @@ import type { ContractTransport, ServedFixtures } from "./transports.js";
 const FIVE_MB = 5_000_000;
 
 /** Case title → a defect the bridge shows on every transport (the case runs as `it.fails`). */
-const defectsOfEveryTransport: Readonly<Record<string, string>> = {
-  // src/bridge/sessions.ts knows only -32002 as "resource not found"; since 2025-11-25 servers (the SDK's
-  // ResourceNotFoundError) answer -32602 with `data.uri`, which the bridge reports as REQUEST_FAILED.
-  "reports a URI the named server does not have as RESOURCE_NOT_FOUND":
-    "the SDK's -32602 resource-not-found answer is reported as REQUEST_FAILED",
-};
+const defectsOfEveryTransport: Readonly<Record<string, string>> = {};
 
 export function describeContract(transport: ContractTransport): void {
   describe(`transport contract: ${transport.name}`, () => {

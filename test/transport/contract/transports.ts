@@ -53,13 +53,6 @@ export const streamableHttpSessions: ContractTransport = {
 export const streamableHttpStateless: ContractTransport = {
   name: "Streamable HTTP 2026-07-28 (stateless)",
   protocolVersion: "2026-07-28",
-  defects: {
-    // src/bridge/logging.ts applyLogLevel sends logging/setLevel once; a 2026-07-28 server keeps no state
-    // between requests and logs only when a request's _meta carries `io.modelcontextprotocol/logLevel`,
-    // which the bridge never sends: a configured logLevel yields no notifications/message at all.
-    "passes the server's log messages (notifications/message) to serverLog":
-      "logLevel is not sent in each request's _meta, so the server logs nothing",
-  },
   serve: () =>
     served(startHttpFixture("transport-contract", ["--modern"]), (url) => ({
       type: "http",
@@ -71,12 +64,6 @@ export const streamableHttpStateless: ContractTransport = {
 export const legacySse: ContractTransport = {
   name: "HTTP+SSE (legacy)",
   protocolVersion: "2025-11-25",
-  defects: {
-    // When the server process dies, the SSE stream drops (the SDK's EventSource retries it) but the
-    // transport never closes, so the connection does not learn that the call's answer will never come.
-    "fails a call whose server crashes mid-call with SERVER_CRASHED":
-      "a dropped SSE stream does not fail the call in flight; it ends as TOOL_TIMEOUT",
-  },
   serve: () =>
     served(startHttpFixture("transport-contract", ["--sse", "--v2-server"]), (url) => ({ type: "sse", url })),
 };
