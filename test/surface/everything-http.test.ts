@@ -2,8 +2,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LogFields, Progress } from "../../src/index.js";
+import type { Progress } from "../../src/index.js";
 import { ErrorCode, startBridge } from "../../src/index.js";
+import type { LogFields } from "../../src/util/logger.js";
 import { until } from "../helpers/wait.js";
 
 const entry = join(process.cwd(), "node_modules/@modelcontextprotocol/server-everything/dist/index.js");

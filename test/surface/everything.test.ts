@@ -1,7 +1,8 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { LogFields, Logger } from "../../src/index.js";
+import type { Logger } from "../../src/index.js";
 import { ErrorCode, startBridge } from "../../src/index.js";
+import type { LogFields } from "../../src/util/logger.js";
 import { until } from "../helpers/wait.js";
 
 const everything = {
