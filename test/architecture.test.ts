@@ -46,21 +46,8 @@ const allowed: Record<string, readonly string[]> = {
     "adapters",
     "telemetry",
   ],
+  // The main entry (`mcp-bridge`): named exports of the library layers, none of the applications.
   index: [
-    "errors",
-    "util",
-    "config",
-    "auth",
-    "connection",
-    "registry",
-    "results",
-    "search",
-    "bridge",
-    "adapters",
-    "telemetry",
-  ],
-  // The `mcp-bridge/internals` subpath: building blocks for hosts, like the main entry.
-  internals: [
     "errors",
     "util",
     "config",

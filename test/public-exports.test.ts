@@ -1,218 +1,220 @@
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import ts from "typescript";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import * as adapters from "../src/adapters/index.js";
+import * as agent from "../src/apps/agent/index.js";
+import * as gateway from "../src/apps/gateway/index.js";
 import * as main from "../src/index.js";
-import * as internals from "../src/internals.js";
+import { entryPoints, type PublicApi, readPublicApi } from "./helpers/public-api.js";
 
 /**
- * Every name the main entry exports, values and types. A change to this list changes the public API:
- * make it deliberately (and say so in the changelog), never as a side effect of an import.
+ * Every name each entry point exports, values and types. A change to these lists changes the public
+ * API: make it deliberately (and say so in CHANGELOG.md), never as a side effect of an import.
  */
-const PUBLIC_EXPORTS = [
-  "AbortError",
-  "AdmitProjectServer",
-  "AnthropicDeferredOptions",
-  "AnthropicDeferredTool",
-  "AnthropicTool",
-  "AnthropicToolResultBlock",
-  "AnthropicToolSearchTool",
-  "AnthropicToolUse",
-  "AuthOptions",
-  "Bridge",
-  "BridgeEventMap",
-  "BridgeOptions",
-  "BridgeSettings",
-  "BridgeStats",
-  "CallOptions",
-  "CatalogCaller",
-  "CatalogOptions",
-  "CompleteOptions",
-  "CompleteRef",
-  "CompletionResult",
-  "ConfigError",
-  "ConfigFormat",
-  "ConfigSource",
-  "ConfigWarning",
-  "DeferredOptions",
-  "ElicitationHandler",
-  "ElicitationRequest",
-  "ElicitationResponse",
-  "ErrorCode",
-  "ExecuteOptions",
-  "FlatParameter",
-  "FlatParameterType",
-  "FlatParameters",
-  "GeminiFunctionDeclaration",
-  "GeminiSchema",
-  "GeminiType",
-  "GetPromptOptions",
-  "ImportSourceName",
-  "InputRequest",
-  "InvalidArgumentsError",
-  "JsonSchema",
-  "LatencyStats",
-  "LoadConfigOptions",
-  "LoadSkillOptions",
-  "LoadedSkill",
-  "LogFields",
-  "LogLevel",
-  "Logger",
-  "McpBridge",
-  "McpBridgeError",
-  "MeterProviderLike",
-  "OpenAISamplingOptions",
-  "OpenAITool",
-  "OpenAIToolCall",
-  "OpenAIToolMessage",
-  "OpenAIToolOptions",
-  "Progress",
-  "ProjectServerRequest",
-  "PromptEntry",
-  "PromptMessageEntry",
-  "PromptMessages",
-  "RawServers",
-  "ReadResourceOptions",
-  "ReloadSummary",
-  "RemoteServerDefinition",
-  "RequestOptions",
-  "ResolveInput",
-  "ResolvedConfig",
-  "ResourceContent",
-  "ResourceEntry",
-  "ResourcePart",
-  "ResourceTemplateEntry",
-  "ResourceUpdate",
-  "ResponsesFunctionTool",
-  "ResponsesNamespace",
-  "RestartPolicy",
-  "ResultOptions",
-  "SamplingContext",
-  "SamplingHandler",
-  "SamplingPolicy",
-  "SamplingRequest",
-  "SamplingResult",
-  "SearchPath",
-  "ServerConnectionError",
-  "ServerCrashedError",
-  "ServerDefinition",
-  "ServerInfo",
-  "ServerLogLevel",
-  "ServerLogMessage",
-  "ServerRequestError",
-  "ServerState",
-  "ServerStatus",
-  "SkillEntry",
-  "SkillFile",
-  "SkillFileEntry",
-  "SkillVerificationError",
-  "SkippedServer",
-  "StdioServerDefinition",
-  "StrictSchema",
-  "SurfaceMethods",
-  "TOOL_NAME_PATTERN",
-  "TelemetryOptions",
-  "TelemetrySetting",
-  "ToolCatalog",
-  "ToolCatalogSource",
-  "ToolDefinition",
-  "ToolEntry",
-  "ToolExecutionError",
-  "ToolFilter",
-  "ToolFilterCallback",
-  "ToolNotFoundError",
-  "ToolResult",
-  "ToolSearchOptions",
-  "ToolTimeoutError",
-  "ToolsChangedEvent",
-  "TracerProviderLike",
-  "TransportKind",
-  "catalogCaller",
-  "catalogTools",
-  "configSearchPaths",
-  "definitionTokens",
-  "executeAnthropicToolUses",
-  "executeOpenAIToolCalls",
-  "executeToolCalls",
-  "fromChatCompletion",
-  "fromOpenAIStrictArguments",
-  "isMcpBridgeError",
-  "loadConfig",
-  "openAISamplingHandler",
-  "silentLogger",
-  "startBridge",
-  "toAnthropicDeferredTools",
-  "toAnthropicTools",
-  "toChatCompletionRequest",
-  "toGeminiTools",
-  "toOpenAIResponsesDeferredTools",
-  "toOpenAITools",
-  "toStrictSchema",
-  "toolCatalog",
-];
+const PUBLIC_EXPORTS: Record<string, readonly string[]> = {
+  // What a host needs: start servers, hand their tools to a model, run the model's calls.
+  ".": [
+    // the bridge and what its methods take and give
+    "Bridge",
+    "BridgeEventMap",
+    "BridgeOptions",
+    "BridgeStats",
+    "CallOptions",
+    "CompleteOptions",
+    "CompleteRef",
+    "CompletionResult",
+    "FlatParameters",
+    "GetPromptOptions",
+    "LoadSkillOptions",
+    "LoadedSkill",
+    "McpBridge",
+    "Progress",
+    "PromptEntry",
+    "PromptMessages",
+    "ReadResourceOptions",
+    "ReloadSummary",
+    "RequestOptions",
+    "ResourceContent",
+    "ResourceEntry",
+    "ResourceTemplateEntry",
+    "ResourceUpdate",
+    "ServerLogMessage",
+    "ServerState",
+    "ServerStatus",
+    "SkillEntry",
+    "ToolDefinition",
+    "ToolEntry",
+    "ToolResult",
+    "ToolSearchOptions",
+    "ToolsChangedEvent",
+    "startBridge",
+    // the handlers and options a host writes for BridgeOptions
+    "AuthOptions",
+    "ElicitationHandler",
+    "ElicitationRequest",
+    "ElicitationResponse",
+    "InputRequest",
+    "Logger",
+    "ProjectServerRequest",
+    "SamplingContext",
+    "SamplingHandler",
+    // reading the config without starting anything
+    "LoadConfigOptions",
+    "ResolvedConfig",
+    "ServerDefinition",
+    "loadConfig",
+    // errors: the base class, its codes, and the subclasses that carry fields
+    "ConfigError",
+    "ErrorCode",
+    "InvalidArgumentsError",
+    "McpBridgeError",
+    "McpBridgeErrorFields",
+    "ServerConnectionError",
+    "ServerRequestError",
+    "SkillVerificationError",
+    "ToolExecutionError",
+    "ToolTimeoutError",
+    "isMcpBridgeError",
+    // the vendors' tool formats and running a model's tool calls
+    "AnthropicTool",
+    "AnthropicToolResultBlock",
+    "ExecuteOptions",
+    "GeminiFunctionDeclaration",
+    "OpenAITool",
+    "OpenAIToolCall",
+    "OpenAIToolMessage",
+    "OpenAIToolOptions",
+    "executeAnthropicToolUses",
+    "executeOpenAIToolCalls",
+    "executeToolCalls",
+    "toAnthropicTools",
+    "toGeminiTools",
+    "toOpenAITools",
+  ],
+  // Secondary adapters: tool-search meta-tools, deferred-loading vendor formats, strict schemas, sampling.
+  "./adapters": [
+    "AnthropicDeferredOptions",
+    "AnthropicDeferredTool",
+    "AnthropicToolSearchTool",
+    "CatalogCaller",
+    "CatalogOptions",
+    "DeferredOptions",
+    "OpenAISamplingOptions",
+    "ResponsesFunctionTool",
+    "ResponsesNamespace",
+    "StrictSchema",
+    "ToolCatalog",
+    "ToolCatalogSource",
+    "catalogCaller",
+    "catalogTools",
+    "definitionTokens",
+    "fromChatCompletion",
+    "fromOpenAIStrictArguments",
+    "openAISamplingHandler",
+    "toAnthropicDeferredTools",
+    "toChatCompletionRequest",
+    "toOpenAIResponsesDeferredTools",
+    "toStrictSchema",
+    "toolCatalog",
+  ],
+  // The Vercel AI SDK's tools; apart so that hosts without `ai` never load it.
+  "./ai-sdk": ["AiSdkToolOptions", "toAiSdkTools"],
+  // The agent loop and its providers.
+  "./agent": [
+    "Agent",
+    "AgentEvent",
+    "AgentMessage",
+    "AgentOptions",
+    "AgentToolCall",
+    "ApproveToolCall",
+    "ModelEvent",
+    "ModelProvider",
+    "ModelRequest",
+    "ProviderChoice",
+    "ProviderOptions",
+    "TokenUsage",
+    "TurnResult",
+    "chooseProvider",
+    "createAnthropicProvider",
+    "createOpenAIProvider",
+    "providerFromEnvironment",
+  ],
+  // What a program needs to serve a bridge: the gateway over HTTP or stdio and the options it writes.
+  "./gateway": [
+    "Gateway",
+    "GatewayLimits",
+    "GatewayOAuth",
+    "GatewayOptions",
+    "GatewayProfile",
+    "GatewayToken",
+    "RequestForwarder",
+    "StdioWireOptions",
+    "serveGatewayStdio",
+    "startGateway",
+  ],
+};
 
-/** Names of every export of a module, types included, as the compiler sees them. */
-function exportedNames(file: string): string[] {
-  const program = ts.createProgram([file], {
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    target: ts.ScriptTarget.ES2022,
-    noEmit: true,
-    skipLibCheck: true,
-  });
-  const checker = program.getTypeChecker();
-  const source = program.getSourceFile(file);
-  const symbol = source && checker.getSymbolAtLocation(source);
-  if (!symbol) throw new Error(`cannot read the exports of ${file}`);
-  return checker
-    .getExportsOfModule(symbol)
-    .map((s) => s.name)
-    .sort();
-}
+let api: PublicApi;
+beforeAll(() => {
+  api = readPublicApi();
+}, 120_000);
 
 describe("public surface", () => {
-  it("the main entry exports exactly the listed names, types included", () => {
-    expect(exportedNames(join(process.cwd(), "src/index.ts"))).toEqual([...PUBLIC_EXPORTS].sort());
-    // The runtime values are the listed ones that are not types only.
-    for (const name of Object.keys(main)) expect(PUBLIC_EXPORTS).toContain(name);
-  }, 60_000);
-
-  it("keeps building blocks out of the main entry and in mcp-bridge/internals", () => {
-    const moved = [
-      "ToolRegistry",
-      "CallStats",
-      "truncateText",
-      "parseDuration",
-      "redactText",
-      "redactUrl",
-      "redactConfig",
-      "normalizeServerPart",
-      "normalizeToolPart",
-      "validateArguments",
-    ];
-    for (const name of moved) {
-      expect(main).not.toHaveProperty(name);
-      expect(internals).toHaveProperty(name);
-    }
-  });
-
-  it("maps every package subpath to a source module that exists", () => {
+  it("package.json exports exactly the listed entry points, each from a source module that exists", () => {
     const pkg = JSON.parse(readFileSync("package.json", "utf8")) as {
       exports: Record<string, string | { types: string; import: string }>;
     };
-    expect(Object.keys(pkg.exports).sort()).toEqual([
-      ".",
-      "./agent",
-      "./ai-sdk",
-      "./gateway",
-      "./internals",
-      "./package.json",
-    ]);
+    expect(Object.keys(pkg.exports).sort()).toEqual(
+      [...Object.keys(PUBLIC_EXPORTS), "./package.json"].sort(),
+    );
     for (const target of Object.values(pkg.exports)) {
       if (typeof target === "string") continue;
       const source = target.import.replace("./dist/", "").replace(/\.js$/, ".ts");
       expect(existsSync(source), source).toBe(true);
       expect(target.types).toBe(target.import.replace(/\.js$/, ".d.ts"));
     }
+    expect([...entryPoints().keys()].sort()).toEqual(Object.keys(PUBLIC_EXPORTS).sort());
+  });
+
+  it("each entry point exports exactly the listed names, types included", () => {
+    for (const [subpath, names] of Object.entries(PUBLIC_EXPORTS)) {
+      expect(api.names.get(subpath), subpath).toEqual([...names].sort());
+    }
+    // The runtime values are listed names that are not types only.
+    const modules = { ".": main, "./adapters": adapters, "./agent": agent, "./gateway": gateway };
+    for (const [subpath, module] of Object.entries(modules)) {
+      for (const name of Object.keys(module)) expect(PUBLIC_EXPORTS[subpath], subpath).toContain(name);
+    }
+  });
+
+  it("exports each name from one entry point only", () => {
+    const owners = new Map<string, string>();
+    for (const [subpath, names] of api.names) {
+      for (const name of names) {
+        expect(owners.get(name), `${name} is exported by ${owners.get(name)} and ${subpath}`).toBeUndefined();
+        owners.set(name, subpath);
+      }
+    }
+  });
+
+  it("a user can name every type an exported function, method or callback takes or returns", () => {
+    // e.g. `ToolEntry.flatParameters()` returns FlatParameters: a host must be able to write that type.
+    expect(api.unnameable).toEqual([]);
+  });
+
+  it("keeps the secondary adapters and the building blocks out of the main entry", () => {
+    for (const name of [
+      "toolCatalog",
+      "toAnthropicDeferredTools",
+      "openAISamplingHandler",
+      "toStrictSchema",
+    ]) {
+      expect(main).not.toHaveProperty(name);
+      expect(adapters).toHaveProperty(name);
+    }
+    for (const name of ["ToolRegistry", "truncateText", "parseDuration", "redactText", "validateArguments"]) {
+      expect(main).not.toHaveProperty(name);
+    }
+    for (const name of ["requestTracker", "FORWARD_TIMEOUT_MS"]) expect(gateway).not.toHaveProperty(name);
+    for (const name of ["readSse", "SseParser", "DEFAULT_MAX_STEPS"]) expect(agent).not.toHaveProperty(name);
   });
 });

@@ -27,11 +27,7 @@ export function toAiSdkTools(
         objectSchema(entry.inputSchema) as Parameters<typeof jsonSchema>[0],
       ),
       execute: async (args: Record<string, unknown>, { abortSignal }: { abortSignal?: AbortSignal }) => {
-        const result = await entry.call(args ?? {}, {
-          ...options,
-          onError: "result",
-          ...(abortSignal ? { signal: abortSignal } : {}),
-        });
+        const result = await entry.call(args ?? {}, { ...options, onError: "result", signal: abortSignal });
         return textForModel(result);
       },
     });

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type JsonSchema, startBridge, type ToolEntry } from "../../src/index.js";
+import { startBridge, type ToolEntry } from "../../src/index.js";
 
 const url = process.argv.at(-1) ?? "";
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
@@ -48,7 +48,10 @@ function oauthSettings(): Record<string, unknown> | undefined {
  * argument that asks for another tool's inputSchema gets it as the registry keeps it (the
  * json-schema-2020-12 scenario checks that nothing was stripped).
  */
-function sampleArguments(schema: JsonSchema, tools: readonly ToolEntry[]): Record<string, unknown> {
+function sampleArguments(
+  schema: ToolEntry["inputSchema"],
+  tools: readonly ToolEntry[],
+): Record<string, unknown> {
   const properties = (schema.properties ?? {}) as Record<
     string,
     { type?: string; default?: unknown; enum?: unknown[]; description?: string }

@@ -6,7 +6,8 @@ import {
   RequestForwarder,
   startGateway,
 } from "../../src/apps/gateway/index.js";
-import { type Bridge, type RawServers, startBridge } from "../../src/index.js";
+import type { RawServers } from "../../src/bridge/types.js";
+import { type Bridge, startBridge } from "../../src/index.js";
 import type { Logger } from "../../src/util/logger.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { capturingLogger, until } from "../helpers/wait.js";

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toAiSdkTools } from "../../src/adapters/ai-sdk.js";
+import { fromOpenAIStrictArguments } from "../../src/adapters/index.js";
 import {
   type Bridge,
   executeAnthropicToolUses,
   executeOpenAIToolCalls,
-  fromOpenAIStrictArguments,
   startBridge,
   ToolExecutionError,
   toAnthropicTools,

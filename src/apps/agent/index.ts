@@ -1,10 +1,11 @@
+// `mcp-bridge/agent`: the agent loop (a model calling the bridge's tools until it answers), the
+// providers for OpenAI-compatible and Anthropic endpoints, and the types a host writes its own
+// provider or event handler with.
 export type { AgentEvent, AgentOptions, ApproveToolCall, TurnResult } from "./agent.js";
-export { Agent, DEFAULT_MAX_STEPS } from "./agent.js";
+export { Agent } from "./agent.js";
 export { createAnthropicProvider } from "./providers/anthropic.js";
 export { createOpenAIProvider } from "./providers/openai.js";
 export { chooseProvider, type ProviderChoice, providerFromEnvironment } from "./select.js";
-export type { SseEvent } from "./sse.js";
-export { readSse, SseParser } from "./sse.js";
 export type {
   AgentMessage,
   AgentToolCall,

@@ -49,7 +49,10 @@ export class RequestForwarder {
     this.rounds = new InputRounds(options.timeoutMs ?? FORWARD_TIMEOUT_MS);
   }
 
-  /** Registers a downstream call running on `server`; the returned function ends it. */
+  /**
+   * Registers a downstream call running on `server`; the returned function ends it.
+   * @internal Called by the gateway's request handlers, not by programs.
+   */
   track(server: string, call: DownstreamCall): () => void {
     let calls = this.#calls.get(server);
     if (!calls) {
@@ -67,6 +70,7 @@ export class RequestForwarder {
    * Marks a downstream request other than a tool call (a read, a prompt, a completion, a subscription)
    * as running on `server`: a question the server asks meanwhile may be that request's doing, so it is
    * never tied to another client's call. Such a request cannot be asked itself: the default answers.
+   * @internal Called by the gateway's request handlers, not by programs.
    */
   occupy(server: string): () => void {
     const cannotAsk = () => Promise.reject(new Error("this request cannot be asked a question"));

@@ -4,9 +4,10 @@
  * calls `describeContract` with its entry of transports.ts; the servers start once per file.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Bridge, LogFields, Progress, ServerLogMessage, ToolsChangedEvent } from "../../../src/index.js";
+import type { Bridge, Progress, ServerLogMessage, ToolsChangedEvent } from "../../../src/index.js";
 import { ErrorCode, startBridge } from "../../../src/index.js";
 import { toToolResult } from "../../../src/results/convert.js";
+import type { LogFields } from "../../../src/util/logger.js";
 import { until } from "../../helpers/wait.js";
 import type { ContractTransport, ServedFixtures } from "./transports.js";
 
