@@ -89,7 +89,7 @@ afterEach(async () => {
 });
 
 const cli = (args: string[], timeoutMs?: number) =>
-  runCli([...args, "-c", config], { cwd: home, env, ...(timeoutMs ? { timeoutMs } : {}) });
+  runCli([...args, "-c", config], { cwd: home, env, timeoutMs });
 
 /**
  * The same command run by the CLI's code in this process, routed as the built CLI routes it (a running
