@@ -288,7 +288,7 @@ describe("mcp-bridge CLI (in this process; the built CLI as a child where the pr
     const quiet = await runCli(["status", "--quiet", "--json"], { cwd: home, env });
     expect(quiet.stderr).toBe("");
     expect(JSON.parse(quiet.stdout).servers).toHaveLength(2);
-  });
+  }, 90_000);
 
   it("config show redacts secrets; paths, schema and validate work", async () => {
     const secretConfig = join(home, "secret.json");
@@ -336,7 +336,7 @@ describe("mcp-bridge CLI (in this process; the built CLI as a child where the pr
     expect((await runCli(["--help"], { cwd: home, env })).stdout).toContain("Usage: mcp-bridge");
     expect((await runCli(["--version"], { cwd: home, env })).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
     expect((await runCli(["frobnicate"], { cwd: home, env })).code).toBe(2);
-  });
+  }, 60_000);
 
   it("SIGINT while a call runs: the CLI exits 130 and leaves no process of the server tree", async () => {
     const pidsFile = join(home, "pids.json");
