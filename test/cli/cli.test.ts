@@ -3,13 +3,17 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseKeyValues } from "../../src/apps/cli/args.js";
 import { alive, stdioEntry, waitForExit } from "../fixtures/servers/index.js";
-import { cliHome, runCli, spawnCli } from "../helpers/cli.js";
+import { cliHome, preloadCliInProcess, runCli, runCliInProcess, spawnCli } from "../helpers/cli.js";
+import { pidsIn } from "../helpers/process.js";
+import { until } from "../helpers/wait.js";
 
 const { home, env, config } = cliHome({
   calc: stdioEntry("normal"),
   broken: stdioEntry("exits-at-start"),
   off: { ...stdioEntry("normal"), enabled: false },
 });
+
+preloadCliInProcess();
 
 /** Server pids a test saw; any still alive after the file (a failed assertion) are killed. */
 const seen: number[] = [];
@@ -33,9 +37,14 @@ describe("key=value arguments", () => {
   });
 });
 
-describe("mcp-bridge CLI (built, as a child process)", () => {
+/**
+ * The commands' answers are checked with the CLI's code run in this process (a process per run cost most
+ * of this file's time); what is about the process (exit codes and streams of the built CLI, a
+ * non-terminal stderr, the bundled examples beside dist/, signals) runs the built CLI as a child.
+ */
+describe("mcp-bridge CLI (in this process; the built CLI as a child where the process matters)", () => {
   it("status: a table, exit 1 when a server failed, the failure's stderr under --verbose", async () => {
-    const run = await runCli(["status", "--config", config, "--verbose"], { cwd: home, env });
+    const run = await runCliInProcess(["status", "--config", config, "--verbose"], { cwd: home, env });
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/calc\s+stdio\s+connected\s+6/);
     expect(run.stdout).toMatch(/broken\s+stdio\s+failed/);
@@ -44,7 +53,7 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
   });
 
   it("status --json: one JSON document on stdout, nothing else", async () => {
-    const run = await runCli(["status", "--config", config, "--json"], { cwd: home, env });
+    const run = await runCliInProcess(["status", "--config", config, "--json"], { cwd: home, env });
     expect(run.code).toBe(1);
     const doc = JSON.parse(run.stdout) as { servers: Record<string, unknown>[] };
     expect(doc.servers.map((s) => s.name)).toEqual(["calc", "broken", "off"]);
@@ -73,13 +82,17 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
         mcpServers: { calc: { ...stdioEntry("normal"), tools: { exclude: ["divide", "pid"] } } },
       }),
     );
-    const table = await runCli(["status", "--config", filtered], { cwd: home, env });
-    const listed = JSON.parse((await runCli(["tools", "--json", "-c", filtered], { cwd: home, env })).stdout);
+    const table = await runCliInProcess(["status", "--config", filtered], { cwd: home, env });
+    const listed = JSON.parse(
+      (await runCliInProcess(["tools", "--json", "-c", filtered], { cwd: home, env })).stdout,
+    );
     const count = (listed as { tools: unknown[] }).tools.length;
     expect(count).toBeGreaterThan(0);
     expect(table.stdout).toMatch(new RegExp(`calc\\s+stdio\\s+connected\\s+${count}\\s`));
     expect(table.stdout).toContain(`1/1 servers connected, ${count} tools`);
-    const json = JSON.parse((await runCli(["status", "--json", "-c", filtered], { cwd: home, env })).stdout);
+    const json = JSON.parse(
+      (await runCliInProcess(["status", "--json", "-c", filtered], { cwd: home, env })).stdout,
+    );
     expect(json.servers[0].tools).toBe(count);
   });
 
@@ -94,23 +107,26 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
   });
 
   it("tools with a failing server among good ones: the good tools, a warning, exit 1", async () => {
-    const run = await runCli(["tools", "--config", config, "--json"], { cwd: home, env });
+    const run = await runCliInProcess(["tools", "--config", config, "--json"], { cwd: home, env });
     expect(run.code).toBe(1);
     const doc = JSON.parse(run.stdout) as { tools: { server: string }[] };
     expect(new Set(doc.tools.map((t) => t.server))).toEqual(new Set(["calc"]));
     expect(doc.tools).toHaveLength(6);
     expect(run.stderr).toMatch(/Server "broken" is not connected/);
-    const table = await runCli(["tools", "--config", config], { cwd: home, env });
+    const table = await runCliInProcess(["tools", "--config", config], { cwd: home, env });
     expect(table.code).toBe(1);
     expect(table.stdout).toMatch(/^NAME\s+SERVER\s+PARAMETERS\s+DESCRIPTION$/m);
     expect(table.stdout).toMatch(/mcp_calc_divide\s+calc\s+a: number/);
   });
 
   it("tools: table, --server, json and the export formats", async () => {
-    const table = await runCli(["tools", "--config", config, "--server", "calc"], { cwd: home, env });
+    const table = await runCliInProcess(["tools", "--config", config, "--server", "calc"], {
+      cwd: home,
+      env,
+    });
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/mcp_calc_add\s+calc\s+a: number, b: number\s+Add two numbers/);
-    const json = await runCli(["tools", "--config", config, "--server", "calc", "--json"], {
+    const json = await runCliInProcess(["tools", "--config", config, "--server", "calc", "--json"], {
       cwd: home,
       env,
     });
@@ -124,7 +140,7 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
     });
     const openai = JSON.parse(
       (
-        await runCli(["tools", "-c", config, "-s", "calc", "--format", "openai", "--json"], {
+        await runCliInProcess(["tools", "-c", config, "-s", "calc", "--format", "openai", "--json"], {
           cwd: home,
           env,
         })
@@ -132,32 +148,42 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
     );
     expect(openai[0]).toMatchObject({ type: "function", function: { name: "mcp_calc_add" } });
     const anthropic = JSON.parse(
-      (await runCli(["tools", "-c", config, "-s", "calc", "--format", "anthropic"], { cwd: home, env }))
-        .stdout,
+      (
+        await runCliInProcess(["tools", "-c", config, "-s", "calc", "--format", "anthropic"], {
+          cwd: home,
+          env,
+        })
+      ).stdout,
     );
     expect(anthropic[0]).toMatchObject({ name: "mcp_calc_add", input_schema: { type: "object" } });
-    const bad = await runCli(["tools", "-c", config, "--format", "yaml"], { cwd: home, env });
+    const bad = await runCliInProcess(["tools", "-c", config, "--format", "yaml"], { cwd: home, env });
     expect(bad.code).toBe(2);
   });
 
   it("call: prints the result, parses key=value, exit codes 0/1/2", async () => {
-    const ok = await runCli(["call", "mcp_calc_add", "a=5", "b=3", "-c", config], { cwd: home, env });
+    const ok = await runCliInProcess(["call", "mcp_calc_add", "a=5", "b=3", "-c", config], {
+      cwd: home,
+      env,
+    });
     expect(ok).toMatchObject({ code: 0, stdout: "8\n" });
-    const bySlash = await runCli(
+    const bySlash = await runCliInProcess(
       ["call", "calc/greet", "name=Ada", "--args", '{"polite": true}', "-c", config],
       { cwd: home, env },
     );
     expect(bySlash.stdout).toBe("Good day, Ada.\n");
-    const unknown = await runCli(["call", "mcp_calc_nope", "-c", config, "--json"], { cwd: home, env });
+    const unknown = await runCliInProcess(["call", "mcp_calc_nope", "-c", config, "--json"], {
+      cwd: home,
+      env,
+    });
     expect(unknown.code).toBe(1);
     expect(JSON.parse(unknown.stdout)).toMatchObject({
       name: "mcp_calc_nope",
       isError: true,
       error: { code: "TOOL_NOT_FOUND" },
     });
-    const usage = await runCli(["call", "mcp_calc_add", "oops", "-c", config], { cwd: home, env });
+    const usage = await runCliInProcess(["call", "mcp_calc_add", "oops", "-c", config], { cwd: home, env });
     expect(usage.code).toBe(2);
-    const json = await runCli(["call", "calc/divide", "a=1", "b=4", "-c", config, "--json"], {
+    const json = await runCliInProcess(["call", "calc/divide", "a=1", "b=4", "-c", config, "--json"], {
       cwd: home,
       env,
     });
@@ -182,7 +208,7 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
         },
       }),
     );
-    const run = (args: string[]) => runCli([...args, "-c", slow], { cwd: home, env });
+    const run = (args: string[]) => runCliInProcess([...args, "-c", slow], { cwd: home, env });
     const timedOut = await run(["call", "slow/sleep", "ms=20000", "--timeout", "300ms", "--json"]);
     expect(timedOut.code).toBe(1);
     expect(Object.keys(JSON.parse(timedOut.stdout)).sort()).toEqual(["error", "isError", "name"]);
@@ -220,7 +246,7 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
   });
 
   it("call starts only the server that owns the tool", async () => {
-    const run = await runCli(["call", "mcp_calc_echo", "text=only", "-c", config, "--verbose"], {
+    const run = await runCliInProcess(["call", "mcp_calc_echo", "text=only", "-c", config, "--verbose"], {
       cwd: home,
       env,
     });
@@ -231,12 +257,12 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
   });
 
   it("a missing or malformed config is a usage error (exit 2) naming the file", async () => {
-    const missing = await runCli(["status", "-c", join(home, "nope.json")], { cwd: home, env });
+    const missing = await runCliInProcess(["status", "-c", join(home, "nope.json")], { cwd: home, env });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("nope.json");
     const broken = join(home, "broken.json");
     writeFileSync(broken, '{"mcpServers": {\n  "a": { "command": "x", }\n  oops\n}');
-    const parsed = await runCli(["config", "validate", "-c", broken], { cwd: home, env });
+    const parsed = await runCliInProcess(["config", "validate", "-c", broken], { cwd: home, env });
     expect(parsed.code).toBe(2);
     expect(parsed.stderr).toMatch(/broken\.json:\d+:\d+/);
   });
@@ -262,7 +288,7 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
     const quiet = await runCli(["status", "--quiet", "--json"], { cwd: home, env });
     expect(quiet.stderr).toBe("");
     expect(JSON.parse(quiet.stdout).servers).toHaveLength(2);
-  });
+  }, 90_000);
 
   it("config show redacts secrets; paths, schema and validate work", async () => {
     const secretConfig = join(home, "secret.json");
@@ -279,19 +305,21 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
         },
       }),
     );
-    const show = await runCli(["config", "show", "-c", secretConfig, "--json"], { cwd: home, env });
+    const show = await runCliInProcess(["config", "show", "-c", secretConfig, "--json"], { cwd: home, env });
     expect(show.code).toBe(0);
     for (const secret of ["hunter2-password", "tok-123456", "sk-SECRET-abcdef", "sk-LOCAL-999999"]) {
       expect(show.stdout + show.stderr).not.toContain(secret);
     }
     const doc = JSON.parse(show.stdout) as { servers: { name: string; env?: Record<string, string> }[] };
     expect(doc.servers.find((s) => s.name === "local")?.env).toEqual({ API_KEY: "***" });
-    const validate = await runCli(["config", "validate", "-c", secretConfig], { cwd: home, env });
+    const validate = await runCliInProcess(["config", "validate", "-c", secretConfig], { cwd: home, env });
     expect(validate.code).toBe(1);
     expect(validate.stderr).toContain('Server "bad" was skipped');
-    const schema = JSON.parse((await runCli(["config", "schema"], { cwd: home, env })).stdout);
+    const schema = JSON.parse((await runCliInProcess(["config", "schema"], { cwd: home, env })).stdout);
     expect(schema.properties.mcpServers).toBeDefined();
-    const paths = JSON.parse((await runCli(["config", "paths", "--json"], { cwd: home, env })).stdout);
+    const paths = JSON.parse(
+      (await runCliInProcess(["config", "paths", "--json"], { cwd: home, env })).stdout,
+    );
     // ./mcp.json, ./mcp.toml, ./.mcp.json, ./.vscode/mcp.json; mcp-bridge's user config (json, toml), VS Code's.
     expect(paths.paths.map((p: { origin: string }) => p.origin)).toEqual([
       "cwd",
@@ -308,7 +336,7 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
     expect((await runCli(["--help"], { cwd: home, env })).stdout).toContain("Usage: mcp-bridge");
     expect((await runCli(["--version"], { cwd: home, env })).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
     expect((await runCli(["frobnicate"], { cwd: home, env })).code).toBe(2);
-  });
+  }, 60_000);
 
   it("SIGINT while a call runs: the CLI exits 130 and leaves no process of the server tree", async () => {
     const pidsFile = join(home, "pids.json");
@@ -325,9 +353,10 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
       stderr += chunk;
     });
     const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-    const deadline = Date.now() + 10_000;
-    while (!existsSync(pidsFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-    const { pid, childPid } = JSON.parse(readFileSync(pidsFile, "utf8")) as { pid: number; childPid: number };
+    // Bounded generously: on a loaded machine the CLI and its server take seconds to start. The file is
+    // read once written whole (it exists, empty, for a moment before).
+    await until(() => pidsIn(pidsFile).length === 2, 25_000);
+    const [pid = 0, childPid = 0] = pidsIn(pidsFile);
     seen.push(pid, childPid);
     expect(alive(pid) && alive(childPid)).toBe(true);
     await new Promise((r) => setTimeout(r, 300));
@@ -337,7 +366,7 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
     expect(stderr).toContain('Interrupted: the call of "parent/sleep" was cancelled');
     expect(stderr).not.toMatch(/stopped while|retry/i);
     expect(await waitForExit([pid, childPid])).toEqual([]);
-  });
+  }, 60_000);
 
   it("SIGTERM with a server that ignores SIGTERM: the CLI exits 143 and still leaves no process", async () => {
     const pidFile = join(home, "stubborn.pid");
@@ -350,8 +379,9 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
     );
     const child = spawnCli(["call", "stubborn/sleep", "ms=20000", "-c", stubborn], { cwd: home, env });
     const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-    const deadline = Date.now() + 10_000;
-    while (!existsSync(pidFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    // Bounded generously: on a loaded machine the CLI and its server take seconds to start. The file is
+    // read once written (it exists, empty, for a moment before).
+    await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", 25_000);
     const pid = Number(readFileSync(pidFile, "utf8"));
     seen.push(pid);
     expect(alive(pid)).toBe(true);
@@ -359,7 +389,7 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
     child.kill("SIGTERM");
     expect(await exited).toBe(143);
     expect(await waitForExit([pid])).toEqual([]);
-  });
+  }, 60_000);
 
   it("a second SIGINT ends the CLI without the graceful wait, and still no process is left", async () => {
     const pidFile = join(home, "stubborn2.pid");
@@ -372,8 +402,9 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
     );
     const child = spawnCli(["call", "stubborn/sleep", "ms=20000", "-c", stubborn], { cwd: home, env });
     const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-    const deadline = Date.now() + 10_000;
-    while (!existsSync(pidFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    // Bounded generously: on a loaded machine the CLI and its server take seconds to start. The file is
+    // read once written (it exists, empty, for a moment before).
+    await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", 25_000);
     const pid = Number(readFileSync(pidFile, "utf8"));
     seen.push(pid);
     await new Promise((r) => setTimeout(r, 300));
@@ -382,5 +413,5 @@ describe("mcp-bridge CLI (built, as a child process)", () => {
     child.kill("SIGINT");
     expect(await exited).toBe(130);
     expect(await waitForExit([pid])).toEqual([]);
-  });
+  }, 60_000);
 });

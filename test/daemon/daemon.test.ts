@@ -14,7 +14,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { stdioEntry } from "../fixtures/servers/index.js";
-import { CLI, cliEnv, emptyHome, runCli } from "../helpers/cli.js";
+import { CLI, cliEnv, emptyHome, preloadCliInProcess, runCli, runCliInProcess } from "../helpers/cli.js";
+
+preloadCliInProcess();
 
 let home: string;
 let config: string;
@@ -87,7 +89,16 @@ afterEach(async () => {
 });
 
 const cli = (args: string[], timeoutMs?: number) =>
-  runCli([...args, "-c", config], { cwd: home, env, ...(timeoutMs ? { timeoutMs } : {}) });
+  runCli([...args, "-c", config], { cwd: home, env, timeoutMs });
+
+/**
+ * The same command run by the CLI's code in this process, routed as the built CLI routes it (a running
+ * daemon answers first): for the commands a test only needs the answer of (the outputs compared with
+ * and without the daemon, the polls), where a process per run would cost most of the file's time. The
+ * built CLI still starts, stops and calls the daemon in every test.
+ */
+const inProcess = (args: string[]) =>
+  runCliInProcess([...args, "-c", config], { cwd: home, env, daemon: true });
 
 async function startDaemon(extra: string[] = []): Promise<{ pid: number; socket: string }> {
   const run = await cli(["daemon", "start", "--json", ...extra], 40_000);
@@ -100,7 +111,7 @@ async function startDaemon(extra: string[] = []): Promise<{ pid: number; socket:
 }
 
 async function daemonInfo(): Promise<{ pid: number; activeRequests: number } | undefined> {
-  const run = await cli(["daemon", "status", "--json"]);
+  const run = await inProcess(["daemon", "status", "--json"]);
   const info = JSON.parse(run.stdout) as { running: boolean; pid: number; activeRequests: number };
   return info.running ? info : undefined;
 }
@@ -130,24 +141,24 @@ describe("mcp-bridge daemon", () => {
     expect(socket.startsWith(folder())).toBe(true);
     expect(statSync(folder()).mode & 0o777).toBe(0o700);
     expect(statSync(socket).mode & 0o777).toBe(0o600);
-    const status = JSON.parse((await cli(["daemon", "status", "--json"])).stdout);
+    const status = JSON.parse((await inProcess(["daemon", "status", "--json"])).stdout);
     expect(status).toMatchObject({ running: true, pid, socket, config });
     expect(status.uptimeMs).toBeGreaterThanOrEqual(0);
     // The limit it stops at, named as such (it said `idleMs`, read as "idle for so long").
     expect(status.idleLimitMs).toBeGreaterThan(0);
     expect(status).not.toHaveProperty("idleMs");
     expect(status.servers.map((s: { name: string }) => s.name)).toEqual(["calc", "slow", "notes"]);
-    const again = JSON.parse((await cli(["daemon", "start", "--json"])).stdout);
+    const again = JSON.parse((await inProcess(["daemon", "start", "--json"])).stdout);
     expect(again.pid).toBe(pid);
     const stop = await cli(["daemon", "stop"]);
     expect(stop.code).toBe(0);
     expect(alive(pid)).toBe(false);
     expect(existsSync(socket)).toBe(false);
-    expect((await cli(["daemon", "status", "--json"])).code).toBe(1);
+    expect((await inProcess(["daemon", "status", "--json"])).code).toBe(1);
   }, 60_000);
 
   it("answers the bridge commands with the same output as without it; --no-daemon bypasses it", async () => {
-    await cli(["call", "notes/create", "title=First", "body=hello"]);
+    await inProcess(["call", "notes/create", "title=First", "body=hello"]);
     const commands = [
       ["call", "calc/add", "a=2", "b=3"],
       ["call", "calc/echo", "text=5"],
@@ -168,15 +179,15 @@ describe("mcp-bridge daemon", () => {
     ];
     const before = [];
     for (const args of commands) {
-      before.push(await cli(args));
-      before.push(await cli([...args, "--json"]));
+      before.push(await inProcess(args));
+      before.push(await inProcess([...args, "--json"]));
     }
     await startDaemon();
     let index = 0;
     for (const args of commands) {
       for (const variant of [args, [...args, "--json"]]) {
         const expected = before[index++];
-        const got = await cli(variant);
+        const got = await inProcess(variant);
         const normalize = (text: string) =>
           text
             .replace(/"startMs": \d+/g, '"startMs": 0')
@@ -227,14 +238,14 @@ describe("mcp-bridge daemon", () => {
     const call = spawnCall(["slow/sleep", "ms=60000"]);
     // The server counts the sleeps it started: then the call is running in it.
     await until(
-      async () => (await cli(["call", "slow/max_active"])).stdout.trim() === "1",
+      async () => (await inProcess(["call", "slow/max_active"])).stdout.trim() === "1",
       "the call to run",
     );
     call.child.kill("SIGKILL");
     await call.exit;
     // The server saw the cancellation, and the daemon still answers.
     await until(
-      async () => (await cli(["call", "slow/cancelled"])).stdout.trim() === "1",
+      async () => (await inProcess(["call", "slow/cancelled"])).stdout.trim() === "1",
       "the cancellation",
     );
     const after = await cli(["call", "calc/add", "a=1", "b=1"]);
@@ -283,7 +294,9 @@ describe("mcp-bridge daemon", () => {
       own,
       JSON.stringify({ mcpServers: { calc: stdioEntry("normal"), more: stdioEntry("normal") } }),
     );
-    await until(async () => (await run(["call", "more/add", "a=1", "b=2"])).stdout === "3\n", "the reload");
+    const poll = () =>
+      runCliInProcess(["call", "more/add", "a=1", "b=2", "-c", own], { cwd: home, env, daemon: true });
+    await until(async () => (await poll()).stdout === "3\n", "the reload");
     expect(JSON.parse((await run(["daemon", "status", "--json"])).stdout).pid).toBe(pid);
   }, 60_000);
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Writable } from "node:stream";
-import { afterAll } from "vitest";
+import { afterAll, beforeAll } from "vitest";
 
 export const CLI = resolve("dist/src/apps/cli/bin.js");
 
@@ -72,6 +72,13 @@ export function runCli(
   });
 }
 
+/** The CLI's code that `runCliInProcess` runs, loaded once per test file. */
+async function cliCode() {
+  const { runCli: run } = await import("../../src/apps/cli/main.js");
+  const { runViaDaemon } = await import("../../src/apps/cli/daemon-route.js");
+  return { run, runViaDaemon };
+}
+
 /**
  * Runs the CLI's `runCli` in this process, with the same environment and working directory as the
  * built CLI would get: for commands that start nothing (help, usage errors), where a process per run
@@ -79,13 +86,31 @@ export function runCli(
  */
 export async function runCliInProcess(
   args: readonly string[],
-  options: { cwd: string; env: Record<string, string>; tty?: boolean },
+  options: {
+    cwd: string;
+    env: Record<string, string>;
+    tty?: boolean;
+    /** As the built CLI does (entry.ts): a running daemon answers first, else the CLI runs here. */
+    daemon?: boolean;
+  },
 ): Promise<CliRun> {
-  const { runCli: run } = await import("../../src/apps/cli/main.js");
+  const { run, runViaDaemon } = await cliCode();
   const stdout = new CapturedOutput(options.tty === true);
   const stderr = new CapturedOutput(options.tty === true);
-  const code = await run(args, { stdout, stderr, env: options.env, cwd: options.cwd });
+  const io = { stdout, stderr, env: options.env, cwd: options.cwd };
+  const answered = options.daemon === true ? await runViaDaemon(args, io) : undefined;
+  const code = answered ?? (await run(args, io));
   return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+/**
+ * Loads the CLI's code for `runCliInProcess` before the file's tests, with a bound of its own: on a
+ * loaded machine the first load (compiling the whole CLI) can take longer than one test may.
+ */
+export function preloadCliInProcess(): void {
+  beforeAll(async () => {
+    await cliCode();
+  }, 120_000);
 }
 
 /** A writable that keeps what it is given, as text, optionally claiming to be a terminal. */

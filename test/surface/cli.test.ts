@@ -1,7 +1,11 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { cliEnv, emptyHome, runCli } from "../helpers/cli.js";
+import { cliEnv, emptyHome, preloadCliInProcess, runCliInProcess } from "../helpers/cli.js";
+
+// The commands' output is what is checked here: the CLI's code runs in this process (a CLI process per
+// run cost most of this file's time; cli/cli.test.ts checks the built CLI as a process).
+preloadCliInProcess();
 
 const everythingEntry = {
   command: process.execPath,
@@ -16,7 +20,8 @@ describe("CLI: resources, read, prompts, prompt (server-everything)", () => {
     config = join(home, "mcp.json");
     writeFileSync(config, JSON.stringify({ mcpServers: { everything: everythingEntry } }));
   });
-  const run = (...args: string[]) => runCli([...args, "-c", config], { cwd: home, env: cliEnv(home) });
+  const run = (...args: string[]) =>
+    runCliInProcess([...args, "-c", config], { cwd: home, env: cliEnv(home) });
 
   it("resources --json lists resources and templates", async () => {
     const result = await run("resources", "--json");
@@ -72,11 +77,10 @@ describe("CLI: call of a task tool", () => {
     const home = emptyHome();
     const config = join(home, "mcp.json");
     writeFileSync(config, JSON.stringify({ mcpServers: { everything: everythingEntry } }));
-    const result = await runCli(["call", "everything/simulate-research-query", "topic=MCP", "-c", config], {
-      cwd: home,
-      env: cliEnv(home),
-      timeoutMs: 40_000,
-    });
+    const result = await runCliInProcess(
+      ["call", "everything/simulate-research-query", "topic=MCP", "-c", config],
+      { cwd: home, env: cliEnv(home) },
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("Research Report: MCP");
     expect(result.stderr).toContain("working: Gathering sources...");
