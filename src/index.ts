@@ -6,8 +6,6 @@
 // --- adapters (vendor-free; the Vercel AI SDK adapter is the `mcp-bridge/ai-sdk` subpath) ---
 export type { AnthropicTool } from "./adapters/anthropic.js";
 export { toAnthropicTools } from "./adapters/anthropic.js";
-export type { CatalogCaller, CatalogOptions, ToolCatalog, ToolCatalogSource } from "./adapters/catalog.js";
-export { catalogCaller, catalogTools, definitionTokens, toolCatalog } from "./adapters/catalog.js";
 export type {
   AnthropicDeferredOptions,
   AnthropicDeferredTool,
@@ -35,8 +33,15 @@ export {
   openAISamplingHandler,
   toChatCompletionRequest,
 } from "./adapters/openai-sampling.js";
+export type {
+  CatalogCaller,
+  CatalogOptions,
+  ToolCatalog,
+  ToolCatalogSource,
+} from "./adapters/search-tools.js";
+export { catalogCaller, catalogTools, definitionTokens, toolCatalog } from "./adapters/search-tools.js";
 // --- auth (the `auth` option of BridgeOptions) ---
-export type { AuthOptions } from "./auth/index.js";
+export type { AuthOptions } from "./auth/oauth-client.js";
 // --- bridge ---
 export { McpBridge, startBridge } from "./bridge/bridge.js";
 export type { CompleteRef, CompletionResult } from "./bridge/completions.js";
@@ -125,17 +130,17 @@ export type {
   JsonSchema,
   ToolDefinition,
   ToolFilterCallback,
-} from "./registry/types.js";
-export type { PromptMessageEntry, PromptMessages } from "./results/prompt.js";
+} from "./registry/tool-definition.js";
+export type { PromptMessageEntry, PromptMessages } from "./results/prompt-messages.js";
 export type { ResourceContent, ResourcePart } from "./results/resource.js";
-export type { ToolResult } from "./results/types.js";
-export type { ToolSearchOptions } from "./search/index.js";
+export type { ToolResult } from "./results/tool-result.js";
+export type { ToolSearchOptions } from "./search/tool-search.js";
 export type {
   MeterProviderLike,
   TelemetryOptions,
   TelemetrySetting,
   TracerProviderLike,
-} from "./telemetry/types.js";
+} from "./telemetry/telemetry-options.js";
 // --- logging ---
 export type { LogFields, Logger, LogLevel } from "./util/logger.js";
 export { silentLogger } from "./util/logger.js";

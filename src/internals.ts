@@ -9,13 +9,13 @@ export { type ImportResult, importLocations, importServers } from "./config/impo
 export { hostConfigsFound } from "./config/load.js";
 export { parseConfigText } from "./config/parse.js";
 export { isProjectFile } from "./config/project.js";
-export { redactConfig, redactServer } from "./config/redact.js";
+export { redactConfig, redactServer } from "./config/redact-config.js";
 export { secretsOf } from "./config/secrets.js";
 export { defaultTrustFile, projectServerRequests, TrustStore } from "./config/trust.js";
 export { errorMessages, type PendingServer } from "./errors/index.js";
+export { cutDescription, MAX_DESCRIPTION_CHARS } from "./registry/description-limits.js";
 export { matchesToolFilter } from "./registry/filter.js";
 export { flattenParameters } from "./registry/flatten.js";
-export { cutDescription, MAX_DESCRIPTION_CHARS } from "./registry/limits.js";
 export {
   baseToolName,
   formatToolName,
@@ -32,6 +32,6 @@ export { type SkippedTool, unsupportedReason } from "./registry/support.js";
 export { type ArgumentIssue, validateArguments } from "./registry/validate.js";
 export { type ConvertOptions, errorToolResult, textForModel, toToolResult } from "./results/convert.js";
 export { truncateText } from "./results/truncate.js";
-export { ToolSearchIndex } from "./search/index.js";
+export { ToolSearchIndex } from "./search/tool-search.js";
 export { parseDuration } from "./util/duration.js";
 export { redactText, redactUrl } from "./util/redact.js";

@@ -1,11 +1,11 @@
 import type { Tool } from "@modelcontextprotocol/client";
 import type { ToolFilter } from "../config/model.js";
 import { type Logger, silentLogger } from "../util/logger.js";
+import { boundedSchema, cutDescription } from "./description-limits.js";
 import { matchesToolFilter } from "./filter.js";
-import { boundedSchema, cutDescription } from "./limits.js";
 import { baseToolName, MAX_TOOL_NAME_LENGTH, NAME_HASH_LENGTH, suffixedName } from "./naming.js";
 import { type ServerCallSupport, type SkippedTool, unsupportedReason } from "./support.js";
-import type { JsonSchema, ToolDefinition, ToolFilterCallback } from "./types.js";
+import type { JsonSchema, ToolDefinition, ToolFilterCallback } from "./tool-definition.js";
 
 export interface ToolRegistryOptions {
   readonly toolNameFormat: string;

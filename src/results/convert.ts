@@ -1,9 +1,9 @@
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/client";
 import { ErrorCode, McpBridgeError } from "../errors/index.js";
 import { textOf } from "../util/text-of.js";
-import type { Tokenizer } from "../util/tokens.js";
+import type { Tokenizer } from "../util/token-count.js";
+import type { ToolResult } from "./tool-result.js";
 import { truncateText, truncationMarker } from "./truncate.js";
-import type { ToolResult } from "./types.js";
 
 export interface ConvertOptions {
   readonly maxResultChars: number;

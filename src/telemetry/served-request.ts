@@ -1,3 +1,4 @@
+import type { Telemetry } from "./create-telemetry.js";
 import { contextFromMeta } from "./propagation.js";
 import {
   ATTR,
@@ -9,7 +10,6 @@ import {
   operationOf,
   outcomeOf,
 } from "./semconv.js";
-import type { Telemetry } from "./telemetry.js";
 
 /** One request an MCP server (the gateway) received, as the conventions describe it. */
 export interface ServedRequest {

@@ -27,7 +27,7 @@ import {
   VALUES_FROM_ENV,
 } from "./model.js";
 import type { NormalizeContext } from "./normalize.js";
-import { normalizeOAuth } from "./oauth.js";
+import { normalizeOAuth } from "./oauth-settings.js";
 import { EntryProblem } from "./problem.js";
 
 const TRANSPORT_ALIASES: Record<string, TransportKind> = {
