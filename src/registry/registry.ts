@@ -1,5 +1,6 @@
 import type { Tool } from "@modelcontextprotocol/client";
 import type { ToolFilter } from "../config/model.js";
+import { omitUndefined } from "../util/defined.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { boundedSchema, cutDescription } from "./description-limits.js";
 import { matchesToolFilter } from "./filter.js";
@@ -221,17 +222,17 @@ export class ToolRegistry {
       : typeof tool.title === "string" && tool.title.trim()
         ? tool.title
         : tool.name;
-    return {
+    return omitUndefined({
       name,
       server,
       tool: tool.name,
       description: cutDescription(`${prefix}${description}`),
       inputSchema: boundedSchema(tool.inputSchema as JsonSchema),
-      ...(tool.title === undefined ? {} : { title: tool.title }),
-      ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema as JsonSchema }),
-      ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
-      ...(Array.isArray(tool.icons) ? { icons: tool.icons } : {}),
-    };
+      title: tool.title,
+      outputSchema: tool.outputSchema as JsonSchema | undefined,
+      annotations: tool.annotations,
+      icons: Array.isArray(tool.icons) ? tool.icons : undefined,
+    });
   }
 }
 
