@@ -49,6 +49,6 @@ export function contextFromMeta(
     spanId: remote.spanId,
     traceFlags: remote.traceFlags,
     isRemote: true,
-    ...(traceState === undefined ? {} : { traceState }),
+    traceState,
   });
 }

@@ -61,7 +61,7 @@ export async function traceServedRequest<T>(
       span.setAttribute(ATTR.errorType, outcome.errorType);
       span.setStatus({
         code: api.SpanStatusCode.ERROR,
-        ...(outcome.message === undefined ? {} : { message: outcome.message }),
+        message: outcome.message,
       });
     }
     if (outcome.statusCode !== undefined) {
@@ -87,7 +87,7 @@ function thrownOutcome(error: unknown): Outcome {
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message.slice(0, 1024) : undefined;
   if (typeof code === "number" && Number.isInteger(code)) {
-    return { errorType: String(code), statusCode: String(code), ...(message ? { message } : {}) };
+    return { errorType: String(code), statusCode: String(code), message: message || undefined };
   }
-  return { errorType: errorTypeOf(error), ...(message ? { message } : {}) };
+  return { errorType: errorTypeOf(error), message: message || undefined };
 }

@@ -281,7 +281,7 @@ function finish(
     entry.span.setAttribute(ATTR.errorType, outcome.errorType);
     entry.span.setStatus({
       code: api.SpanStatusCode.ERROR,
-      ...(outcome.message === undefined ? {} : { message: outcome.message }),
+      message: outcome.message,
     });
   }
   if (outcome.statusCode !== undefined) {
