@@ -3,11 +3,11 @@
  * tokens per request with and without catalog mode, recall of `searchTools` on tasks phrased as a
  * user would, and search latency in a 10,000-tool catalog.
  */
-import { definitionTokens, toolCatalog } from "../src/adapters/catalog.js";
+import { definitionTokens, toolCatalog } from "../src/adapters/search-tools.js";
 import type { ToolEntry } from "../src/bridge/types.js";
 import { flattenParameters } from "../src/registry/flatten.js";
-import type { ToolDefinition } from "../src/registry/types.js";
-import { ToolSearchIndex } from "../src/search/index.js";
+import type { ToolDefinition } from "../src/registry/tool-definition.js";
+import { ToolSearchIndex } from "../src/search/tool-search.js";
 import { realCatalog, realQueries } from "../test/fixtures/catalogs/index.js";
 import { type Figure, percentile } from "./stats.js";
 

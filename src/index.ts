@@ -20,7 +20,7 @@ export { toGeminiTools } from "./adapters/gemini.js";
 export type { OpenAITool, OpenAIToolOptions } from "./adapters/openai.js";
 export { toOpenAITools } from "./adapters/openai.js";
 // --- auth (the `auth` option of BridgeOptions) ---
-export type { AuthOptions } from "./auth/index.js";
+export type { AuthOptions } from "./auth/oauth-client.js";
 // --- the bridge ---
 export { McpBridge, startBridge } from "./bridge/bridge.js";
 export type { CompleteRef, CompletionResult } from "./bridge/completions.js";
@@ -71,10 +71,10 @@ export {
   ToolTimeoutError,
 } from "./errors/index.js";
 // --- tools and results ---
-export type { FlatParameters, ToolDefinition } from "./registry/types.js";
-export type { PromptMessages } from "./results/prompt.js";
+export type { FlatParameters, ToolDefinition } from "./registry/tool-definition.js";
+export type { PromptMessages } from "./results/prompt-messages.js";
 export type { ResourceContent } from "./results/resource.js";
-export type { ToolResult } from "./results/types.js";
-export type { ToolSearchOptions } from "./search/index.js";
+export type { ToolResult } from "./results/tool-result.js";
+export type { ToolSearchOptions } from "./search/tool-search.js";
 // --- logging ---
 export type { Logger } from "./util/logger.js";

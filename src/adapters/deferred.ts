@@ -1,4 +1,4 @@
-import type { JsonSchema, ToolDefinition } from "../registry/types.js";
+import type { JsonSchema, ToolDefinition } from "../registry/tool-definition.js";
 import { type AnthropicTool, objectSchema, toAnthropicTools } from "./anthropic.js";
 import { toOpenAITools } from "./openai.js";
 

@@ -1,8 +1,8 @@
 import type { Bridge, CallOptions, ToolEntry } from "../bridge/types.js";
 import { missingToolName, unknownTool, unreadableArguments } from "../errors/index.js";
-import type { ToolDefinition } from "../registry/types.js";
+import type { ToolDefinition } from "../registry/tool-definition.js";
 import { errorToolResult, textForModel } from "../results/convert.js";
-import type { ToolResult } from "../results/types.js";
+import type { ToolResult } from "../results/tool-result.js";
 import { fromOpenAIStrictArguments } from "./openai.js";
 import { findTool } from "./resolve-call.js";
 

@@ -2,8 +2,7 @@
 // the main entry: the tool-search meta-tools (a model searches a large catalog, then calls what it
 // found), vendor formats where the vendor defers tool loading itself, OpenAI strict-mode schemas, and
 // a sampling handler over an OpenAI-compatible endpoint. Vendor-free: no SDK of a vendor is loaded.
-export type { CatalogCaller, CatalogOptions, ToolCatalog, ToolCatalogSource } from "./catalog.js";
-export { catalogCaller, catalogTools, definitionTokens, toolCatalog } from "./catalog.js";
+
 export type {
   AnthropicDeferredOptions,
   AnthropicDeferredTool,
@@ -21,3 +20,5 @@ export {
   openAISamplingHandler,
   toChatCompletionRequest,
 } from "./openai-sampling.js";
+export type { CatalogCaller, CatalogOptions, ToolCatalog, ToolCatalogSource } from "./search-tools.js";
+export { catalogCaller, catalogTools, definitionTokens, toolCatalog } from "./search-tools.js";

@@ -147,18 +147,20 @@ export function toChatCompletionRequest(request: SamplingRequest, model: string)
     type: "function",
     function: {
       name: tool.name,
-      ...(tool.description ? { description: tool.description } : {}),
+      description: tool.description || undefined,
       parameters: tool.inputSchema,
     },
   }));
+  // Sent as JSON, which leaves the undefined fields out.
+  const offered = tools?.length ? tools : undefined;
   return {
     model,
     messages,
     max_tokens: request.maxTokens,
-    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
-    ...(request.stopSequences?.length ? { stop: request.stopSequences } : {}),
-    ...(tools?.length ? { tools } : {}),
-    ...(tools?.length && request.toolChoice?.mode ? { tool_choice: request.toolChoice.mode } : {}),
+    temperature: request.temperature,
+    stop: request.stopSequences?.length ? request.stopSequences : undefined,
+    tools: offered,
+    tool_choice: offered ? request.toolChoice?.mode : undefined,
   };
 }
 

@@ -1,4 +1,4 @@
-import type { JsonSchema, ToolDefinition } from "../registry/types.js";
+import type { JsonSchema, ToolDefinition } from "../registry/tool-definition.js";
 import { objectSchema } from "./anthropic.js";
 
 export interface OpenAITool {

@@ -1,8 +1,8 @@
 import type { BridgeSettings } from "../config/model.js";
 import { ErrorCode, errorMessages, McpBridgeError, ServerCrashedError } from "../errors/index.js";
 import type { ToolRegistry } from "../registry/registry.js";
-import type { ToolDefinition } from "../registry/types.js";
-import type { ToolResult } from "../results/types.js";
+import type { ToolDefinition } from "../registry/tool-definition.js";
+import type { ToolResult } from "../results/tool-result.js";
 import type { CachedCatalogs } from "./cached-catalogs.js";
 import { type CallContext, callOnRecord } from "./call.js";
 import { unknownToolError } from "./diagnostics.js";

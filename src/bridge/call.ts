@@ -9,12 +9,12 @@ import {
 } from "../errors/index.js";
 import { flattenParameters } from "../registry/flatten.js";
 import type { CallStats } from "../registry/stats.js";
-import type { ToolDefinition } from "../registry/types.js";
+import type { ToolDefinition } from "../registry/tool-definition.js";
 import { validateArguments } from "../registry/validate.js";
 import { type ConvertOptions, toToolResult } from "../results/convert.js";
 import { OVERFLOW_BUDGET, type OverflowFiles } from "../results/overflow.js";
-import type { ToolResult } from "../results/types.js";
-import { loadTokenizer } from "../util/tokens.js";
+import type { ToolResult } from "../results/tool-result.js";
+import { loadTokenizer } from "../util/token-count.js";
 import type { ServerRecord } from "./server-record.js";
 import type { TaskCallOptions } from "./tasks.js";
 import type { CallOptions, ResultOptions, ToolEntry } from "./types.js";

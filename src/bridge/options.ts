@@ -1,10 +1,10 @@
-import type { AuthOptions } from "../auth/index.js";
+import type { AuthOptions } from "../auth/oauth-client.js";
 import { DEFAULT_BRIDGE_OPTIONS } from "../config/defaults.js";
 import type { LoadConfigOptions } from "../config/load.js";
 import type { BridgeSettings } from "../config/model.js";
-import type { ToolFilterCallback } from "../registry/types.js";
+import type { ToolFilterCallback } from "../registry/tool-definition.js";
 import { OVERFLOW_BUDGET } from "../results/overflow.js";
-import type { Telemetry } from "../telemetry/telemetry.js";
+import type { Telemetry } from "../telemetry/create-telemetry.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { packageInfo } from "../util/package-info.js";
 import { SecretMask } from "../util/redact.js";

@@ -8,7 +8,7 @@ import {
   type PromptMessages,
   promptArgumentsSchema,
   toPromptMessages,
-} from "../results/prompt.js";
+} from "../results/prompt-messages.js";
 import { errorText } from "../util/text-of.js";
 import {
   clientRequestOptions,

@@ -1,7 +1,7 @@
 import { normalizeNamePart } from "../registry/naming.js";
-import type { ToolDefinition } from "../registry/types.js";
+import type { ToolDefinition } from "../registry/tool-definition.js";
+import type { ToolResult } from "../results/tool-result.js";
 import { truncateText } from "../results/truncate.js";
-import type { ToolResult } from "../results/types.js";
 import type { ResourceCatalog } from "./resources.js";
 import type { CallOptions } from "./types.js";
 

@@ -1,5 +1,5 @@
 import type { CallToolResult, Client, FetchLike } from "@modelcontextprotocol/client";
-import { type AuthHandle, createAuthHandle, presentedToken } from "../auth/index.js";
+import { type AuthHandle, createAuthHandle, presentedToken } from "../auth/oauth-client.js";
 import { STRING_CAP } from "../config/defaults.js";
 import type { BridgeSettings, ServerDefinition } from "../config/model.js";
 import { secretsOf } from "../config/secrets.js";

@@ -1,6 +1,6 @@
 import type { ServerConnection } from "../connection/connection.js";
 import type { ServerStatus } from "../connection/status.js";
-import type { ToolDefinition } from "../registry/types.js";
+import type { ToolDefinition } from "../registry/tool-definition.js";
 import { firstFound } from "./call.js";
 import { type ServerRecord, stillConnecting } from "./server-record.js";
 import type { CallOptions } from "./types.js";

@@ -1,5 +1,5 @@
 import type { Root } from "@modelcontextprotocol/client";
-import type { PromptMessages } from "../results/prompt.js";
+import type { PromptMessages } from "../results/prompt-messages.js";
 import type { ResourceContent } from "../results/resource.js";
 import type { CompleteRef, CompletionResult } from "./completions.js";
 import type { GetPromptOptions, PromptEntry } from "./prompts.js";

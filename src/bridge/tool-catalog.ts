@@ -1,7 +1,7 @@
 import type { ResolvedConfig } from "../config/model.js";
 import { ToolRegistry } from "../registry/registry.js";
-import type { ToolDefinition, ToolFilterCallback } from "../registry/types.js";
-import { ToolSearchIndex, type ToolSearchOptions } from "../search/index.js";
+import type { ToolDefinition, ToolFilterCallback } from "../registry/tool-definition.js";
+import { ToolSearchIndex, type ToolSearchOptions } from "../search/tool-search.js";
 import type { Logger } from "../util/logger.js";
 import { BRIDGE_TOOL_SERVER, resourceToolDefinitions } from "./resource-tools.js";
 

@@ -1,12 +1,17 @@
-import type { AuthOptions } from "../auth/index.js";
+import type { AuthOptions } from "../auth/oauth-client.js";
 import type { ResolveInput } from "../config/inputs.js";
 import type { AdmitProjectServer, ResolvedConfig } from "../config/model.js";
 import type { SettingsInput } from "../config/settings.js";
 import type { ServerStatus } from "../connection/status.js";
-import type { BridgeStats, FlatParameters, ToolDefinition, ToolFilterCallback } from "../registry/types.js";
-import type { ToolResult } from "../results/types.js";
-import type { ToolSearchOptions } from "../search/index.js";
-import type { TelemetrySetting } from "../telemetry/types.js";
+import type {
+  BridgeStats,
+  FlatParameters,
+  ToolDefinition,
+  ToolFilterCallback,
+} from "../registry/tool-definition.js";
+import type { ToolResult } from "../results/tool-result.js";
+import type { ToolSearchOptions } from "../search/tool-search.js";
+import type { TelemetrySetting } from "../telemetry/telemetry-options.js";
 import type { Logger } from "../util/logger.js";
 import type { ServerLogMessage } from "./logging.js";
 import type { SamplingHandler } from "./sampling.js";
@@ -185,7 +190,7 @@ export interface BridgeEventMap {
   serverLog: [message: ServerLogMessage];
 }
 
-export type { BridgeStats, LatencyStats } from "../registry/types.js";
+export type { BridgeStats, LatencyStats } from "../registry/tool-definition.js";
 
 export interface Bridge extends AsyncDisposable, SurfaceMethods {
   readonly config: ResolvedConfig;

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename } from "node:path";
 import { configNotFound } from "../errors/index.js";
+import { omitUndefined } from "../util/defined.js";
 import { DEFAULT_SETTINGS } from "./defaults.js";
 import { claudeCodeServers, importLocations, importServers } from "./imports.js";
 import { type ResolveInput, resolveInputs } from "./inputs.js";
@@ -183,14 +184,14 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
       servers.push(server);
     }
   }
-  return {
+  return omitUndefined({
     servers,
     settings: resolvedSettings,
     warnings,
     skipped: skipped.filter((entry) => !servers.some((server) => server.name === entry.name)),
-    ...(file === undefined ? {} : { file }),
-    ...(format === undefined ? {} : { format }),
-  };
+    file,
+    format,
+  });
 }
 
 /**

@@ -53,24 +53,26 @@ export type ConfigFormat =
   | "object";
 
 /** OAuth / client-credentials settings of a remote server (filled in by the auth layer). */
-export interface OAuthSettings {
+/** Enterprise-managed authorization (SEP-990): the identity provider that issues the ID-JAG. */
+export interface OAuthIdentityProvider {
+  readonly tokenEndpoint?: string;
+  readonly issuer?: string;
+  readonly idToken: string;
+  readonly clientId: string;
+  readonly clientSecret?: string;
+}
+
+/** The fields every grant may carry; each grant's own requirements are in `OAuthSettings`. */
+interface OAuthFields {
   readonly clientId?: string;
   readonly clientSecret?: string;
   readonly clientMetadataUrl?: string;
   readonly scopes?: readonly string[];
-  readonly grant?: "authorization_code" | "client_credentials" | "cross_app_access" | "jwt_bearer";
   /** The workload's JWT for the jwt_bearer grant (workload identity federation). */
   readonly assertion?: string;
   /** The authorization server's issuer, when known: client credentials are only sent there. */
   readonly issuer?: string;
-  /** Enterprise-managed authorization (SEP-990): the identity provider that issues the ID-JAG. */
-  readonly idp?: {
-    readonly tokenEndpoint?: string;
-    readonly issuer?: string;
-    readonly idToken: string;
-    readonly clientId: string;
-    readonly clientSecret?: string;
-  };
+  readonly idp?: OAuthIdentityProvider;
   readonly tokenEndpointAuthMethod?:
     | "client_secret_basic"
     | "client_secret_post"
@@ -80,6 +82,22 @@ export interface OAuthSettings {
   readonly signingAlgorithm?: string;
   readonly redirectPort?: number;
 }
+
+/**
+ * A server's `oauth` table, told apart by `grant` (absent: the authorization code flow). What a grant
+ * needs is checked while the config loads: an entry that lacks it is skipped with a warning.
+ */
+export type OAuthSettings =
+  | (OAuthFields & { readonly grant?: "authorization_code" })
+  | (OAuthFields & { readonly grant: "client_credentials"; readonly clientId: string })
+  | (OAuthFields & { readonly grant: "jwt_bearer"; readonly clientId: string; readonly assertion: string })
+  | (OAuthFields & {
+      readonly grant: "cross_app_access";
+      readonly clientId: string;
+      readonly idp: OAuthIdentityProvider;
+    });
+
+export type OAuthGrant = NonNullable<OAuthSettings["grant"]>;
 
 interface ServerDefinitionBase {
   /** The name as written in the config (any non-empty string; normalized later for tool names). */

@@ -1,5 +1,4 @@
 import { DEFAULT_SETTINGS } from "./defaults.js";
-import { normalizeEntry } from "./entry.js";
 import type { ExpansionContext } from "./env.js";
 import type { Raw } from "./fields.js";
 import type {
@@ -11,6 +10,7 @@ import type {
   SkippedServer,
   TransportKind,
 } from "./model.js";
+import { normalizeEntry } from "./normalize-entry.js";
 import { EntryProblem } from "./problem.js";
 
 export interface NormalizeContext extends ExpansionContext {

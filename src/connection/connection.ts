@@ -2,7 +2,7 @@ import type { CallToolResult, Client, Tool } from "@modelcontextprotocol/client"
 import type { ServerDefinition } from "../config/model.js";
 import { ErrorCode, McpBridgeError } from "../errors/index.js";
 import { httpStatusOf } from "../transport/create.js";
-import type { ExitInfo } from "../transport/stdio.js";
+import type { ExitInfo } from "../transport/process-transport.js";
 import { definedOnly } from "../util/defined.js";
 import { TypedEmitter } from "../util/events.js";
 import { SERVER_START_FAILED } from "../util/logger.js";

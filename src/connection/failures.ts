@@ -11,8 +11,8 @@ import {
   ToolTimeoutError,
 } from "../errors/index.js";
 import { httpStatusOf } from "../transport/create.js";
-import type { ExitInfo } from "../transport/stdio.js";
-import { RESULT_TOO_LARGE_RPC_CODE } from "../transport/stdio.js";
+import type { ExitInfo } from "../transport/process-transport.js";
+import { RESULT_TOO_LARGE_RPC_CODE } from "../transport/process-transport.js";
 import { STDERR_HINT } from "../util/stderr-hint.js";
 import { errorText } from "../util/text-of.js";
 

@@ -10,7 +10,7 @@ import {
   type TransportFactory,
   transportAttempts,
 } from "../transport/create.js";
-import type { ExitInfo } from "../transport/stdio.js";
+import type { ExitInfo } from "../transport/process-transport.js";
 import type { Logger } from "../util/logger.js";
 import { safeJsonSchemaValidator } from "../util/schema-engine.js";
 import { endlessListing } from "./failures.js";

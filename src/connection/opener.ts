@@ -1,11 +1,11 @@
 import type { Client } from "@modelcontextprotocol/client";
 import type { ServerDefinition } from "../config/model.js";
 import type { McpBridgeError } from "../errors/index.js";
+import type { Telemetry } from "../telemetry/create-telemetry.js";
 import { peerAttributes } from "../telemetry/semconv.js";
-import type { Telemetry } from "../telemetry/telemetry.js";
 import { traceTransport } from "../telemetry/traced-transport.js";
 import { createTransport, type TransportContext, type TransportFactory } from "../transport/create.js";
-import type { ExitInfo } from "../transport/stdio.js";
+import type { ExitInfo } from "../transport/process-transport.js";
 import * as fail from "./failures.js";
 import {
   boundedBy,

@@ -1,4 +1,4 @@
-import type { NoiseKind } from "../transport/stdio.js";
+import type { NoiseKind } from "../transport/process-transport.js";
 import type { Logger } from "../util/logger.js";
 import { RingBuffer } from "../util/ring.js";
 

@@ -7,7 +7,7 @@ import type {
   Tool,
 } from "@modelcontextprotocol/client";
 import type { ServerDefinition } from "../config/model.js";
-import type { Telemetry } from "../telemetry/telemetry.js";
+import type { Telemetry } from "../telemetry/create-telemetry.js";
 import type { TransportFactory } from "../transport/create.js";
 import type { Logger } from "../util/logger.js";
 import type { ToolListing } from "./open-session.js";

@@ -1,4 +1,4 @@
-import type { FlatParameter, FlatParameters, FlatParameterType, JsonSchema } from "./types.js";
+import type { FlatParameter, FlatParameters, FlatParameterType, JsonSchema } from "./tool-definition.js";
 
 const FLAT_TYPES = new Set<FlatParameterType>(["string", "number", "integer", "boolean", "array", "object"]);
 const UNFLATTENABLE = ["anyOf", "oneOf", "allOf", "$ref", "not", "if", "patternProperties"] as const;

@@ -1,11 +1,12 @@
 import type { Tool } from "@modelcontextprotocol/client";
 import type { ToolFilter } from "../config/model.js";
+import { omitUndefined } from "../util/defined.js";
 import { type Logger, silentLogger } from "../util/logger.js";
+import { boundedSchema, cutDescription } from "./description-limits.js";
 import { matchesToolFilter } from "./filter.js";
-import { boundedSchema, cutDescription } from "./limits.js";
 import { baseToolName, MAX_TOOL_NAME_LENGTH, NAME_HASH_LENGTH, suffixedName } from "./naming.js";
 import { type ServerCallSupport, type SkippedTool, unsupportedReason } from "./support.js";
-import type { JsonSchema, ToolDefinition, ToolFilterCallback } from "./types.js";
+import type { JsonSchema, ToolDefinition, ToolFilterCallback } from "./tool-definition.js";
 
 export interface ToolRegistryOptions {
   readonly toolNameFormat: string;
@@ -221,17 +222,17 @@ export class ToolRegistry {
       : typeof tool.title === "string" && tool.title.trim()
         ? tool.title
         : tool.name;
-    return {
+    return omitUndefined({
       name,
       server,
       tool: tool.name,
       description: cutDescription(`${prefix}${description}`),
       inputSchema: boundedSchema(tool.inputSchema as JsonSchema),
-      ...(tool.title === undefined ? {} : { title: tool.title }),
-      ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema as JsonSchema }),
-      ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
-      ...(Array.isArray(tool.icons) ? { icons: tool.icons } : {}),
-    };
+      title: tool.title,
+      outputSchema: tool.outputSchema as JsonSchema | undefined,
+      annotations: tool.annotations,
+      icons: Array.isArray(tool.icons) ? tool.icons : undefined,
+    });
   }
 }
 

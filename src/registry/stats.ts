@@ -1,4 +1,4 @@
-import type { BridgeStats, LatencyStats } from "./types.js";
+import type { BridgeStats, LatencyStats } from "./tool-definition.js";
 
 /** Latency samples kept per server and per tool: 8 KB each, whatever the call volume. */
 const SAMPLES_PER_KEY = 1024;

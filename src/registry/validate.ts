@@ -1,5 +1,5 @@
 import { engineFor, resetEngines } from "../util/schema-engine.js";
-import type { JsonSchema } from "./types.js";
+import type { JsonSchema } from "./tool-definition.js";
 
 export interface ArgumentIssue {
   /** Dotted path of the bad field (`a.b.0`); empty for the arguments object itself. */

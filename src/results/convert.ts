@@ -1,9 +1,10 @@
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/client";
 import { ErrorCode, McpBridgeError } from "../errors/index.js";
+import { omitUndefined } from "../util/defined.js";
 import { textOf } from "../util/text-of.js";
-import type { Tokenizer } from "../util/tokens.js";
+import type { Tokenizer } from "../util/token-count.js";
+import type { ToolResult } from "./tool-result.js";
 import { truncateText, truncationMarker } from "./truncate.js";
-import type { ToolResult } from "./types.js";
 
 export interface ConvertOptions {
   readonly maxResultChars: number;
@@ -35,13 +36,13 @@ export function toToolResult(result: CallToolResult, options: ConvertOptions): T
     parts.push("Error: the tool failed without a message.");
   const full = parts.join("\n");
   const { text, droppedChars } = limitText(full, options);
-  return {
+  return omitUndefined({
     text,
     content,
     isError,
-    ...(structured === undefined ? {} : { structuredContent: structured }),
-    ...(droppedChars > 0 ? { truncated: { originalChars: full.length, droppedChars } } : {}),
-  };
+    structuredContent: structured,
+    truncated: droppedChars > 0 ? { originalChars: full.length, droppedChars } : undefined,
+  });
 }
 
 /** The text within the character and token limits, with the overflow line when it was cut. */

@@ -1,4 +1,5 @@
 import type { ReadResourceResult } from "@modelcontextprotocol/client";
+import { omitUndefined } from "../util/defined.js";
 import { base64Bytes, formatBytes } from "./convert.js";
 import { truncateText } from "./truncate.js";
 
@@ -47,31 +48,26 @@ export function toResourceContent(
     const partUri = typeof item.uri === "string" ? item.uri : uri;
     const mimeType = typeof item.mimeType === "string" && item.mimeType ? item.mimeType : undefined;
     if (typeof item.text === "string") {
-      parts.push({ uri: partUri, ...(mimeType ? { mimeType } : {}), text: item.text });
+      parts.push(omitUndefined({ uri: partUri, mimeType, text: item.text }));
       texts.push(item.text);
     } else if (typeof item.blob === "string") {
       const size = base64Bytes(item.blob);
       const bytes = options.binary ? new Uint8Array(Buffer.from(item.blob, "base64")) : undefined;
-      parts.push({
-        uri: partUri,
-        ...(mimeType ? { mimeType } : {}),
-        size: bytes ? bytes.byteLength : size,
-        ...(bytes ? { bytes } : {}),
-      });
+      parts.push(omitUndefined({ uri: partUri, mimeType, size: bytes ? bytes.byteLength : size, bytes }));
       texts.push(`[blob: ${partUri} (${mimeType ?? "unknown type"}, ${formatBytes(size)})]`);
     } else {
-      parts.push({ uri: partUri, ...(mimeType ? { mimeType } : {}) });
+      parts.push(omitUndefined({ uri: partUri, mimeType }));
       texts.push(`[resource: ${partUri} (no content)]`);
     }
   }
   if (texts.length === 0) texts.push(`[resource: ${uri} (empty)]`);
   const full = texts.join("\n");
   const { text, droppedChars } = truncateText(full, options.maxResultChars);
-  return {
+  return omitUndefined({
     server,
     uri,
     text,
     parts,
-    ...(droppedChars > 0 ? { truncated: { originalChars: full.length, droppedChars } } : {}),
-  };
+    truncated: droppedChars > 0 ? { originalChars: full.length, droppedChars } : undefined,
+  });
 }

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Context, ContextManager } from "@opentelemetry/api";
-import type { OpenTelemetryApi } from "./telemetry.js";
+import type { OpenTelemetryApi } from "./create-telemetry.js";
 
 /**
  * The smallest OpenTelemetry context manager over AsyncLocalStorage: what makes the span of a

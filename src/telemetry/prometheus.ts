@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { metricsListenFailed, metricsPackagesMissing } from "../errors/index.js";
 import { errorText } from "../util/text-of.js";
-import type { MeterProviderLike } from "./types.js";
+import type { MeterProviderLike } from "./telemetry-options.js";
 
 /** A Prometheus scrape endpoint and the meter provider whose metrics it serves. */
 export interface MetricsEndpoint {

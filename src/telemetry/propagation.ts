@@ -1,6 +1,6 @@
 import type { Context } from "@opentelemetry/api";
+import type { Telemetry } from "./create-telemetry.js";
 import { formatTraceparent, parseTraceparent, TRACEPARENT, TRACESTATE } from "./semconv.js";
-import type { Telemetry } from "./telemetry.js";
 
 /**
  * The `params._meta` entries that carry `context` to the peer: what the configured propagators
@@ -49,6 +49,6 @@ export function contextFromMeta(
     spanId: remote.spanId,
     traceFlags: remote.traceFlags,
     isRemote: true,
-    ...(traceState === undefined ? {} : { traceState }),
+    traceState,
   });
 }

@@ -139,8 +139,8 @@ export function outcomeOf(method: string, response: Record<string, unknown>): Ou
     const message = stringField(error, "message");
     return {
       errorType: code ?? OTHER_ERROR,
-      ...(code === undefined ? {} : { statusCode: code }),
-      ...(message === undefined ? {} : { message }),
+      statusCode: code,
+      message,
     };
   }
   if (method === "tools/call" && record(response.result)?.isError === true) return { errorType: TOOL_ERROR };
@@ -208,7 +208,7 @@ export function parseTraceparent(traceparent: unknown, tracestate?: unknown): Re
     traceId,
     spanId,
     traceFlags: Number.parseInt(flags, 16) & 0xff,
-    ...(state === undefined ? {} : { traceState: state }),
+    traceState: state,
   };
 }
 

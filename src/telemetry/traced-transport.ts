@@ -6,6 +6,7 @@ import type {
 } from "@modelcontextprotocol/client";
 import type { Context, Span } from "@opentelemetry/api";
 import { IdTable } from "../util/id-table.js";
+import type { Telemetry } from "./create-telemetry.js";
 import { contextFromMeta, metaEntriesFor } from "./propagation.js";
 import {
   ATTR,
@@ -22,7 +23,6 @@ import {
   TRANSPORT_CLOSED,
   withMeta,
 } from "./semconv.js";
-import type { Telemetry } from "./telemetry.js";
 
 type RequestId = string | number;
 
@@ -281,7 +281,7 @@ function finish(
     entry.span.setAttribute(ATTR.errorType, outcome.errorType);
     entry.span.setStatus({
       code: api.SpanStatusCode.ERROR,
-      ...(outcome.message === undefined ? {} : { message: outcome.message }),
+      message: outcome.message,
     });
   }
   if (outcome.statusCode !== undefined) {

@@ -1,9 +1,9 @@
 import type { AuthProvider, FetchLike, OAuthClientProvider, Transport } from "@modelcontextprotocol/client";
 import { SdkError } from "@modelcontextprotocol/client";
 import type { ServerDefinition } from "../config/model.js";
-import { createSseTransport, createStreamableHttpTransport } from "./http.js";
 import { LogLevelEnvelope } from "./log-level-envelope.js";
-import { childEnvironment, type ExitInfo, type NoiseKind, ProcessTransport } from "./stdio.js";
+import { childEnvironment, type ExitInfo, type NoiseKind, ProcessTransport } from "./process-transport.js";
+import { createSseTransport, createStreamableHttpTransport } from "./remote-transports.js";
 
 /** One way of reaching a server; an inferred `url` has two (Streamable HTTP, then legacy SSE). */
 export type TransportAttempt = "stdio" | "streamable-http" | "sse";

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toAiSdkTools } from "../../src/adapters/ai-sdk.js";
 import { startBridge } from "../../src/bridge/bridge.js";
 import type { Bridge, CallOptions, ToolEntry } from "../../src/bridge/types.js";
-import type { ToolResult } from "../../src/results/types.js";
+import type { ToolResult } from "../../src/results/tool-result.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 
 const usage = {

@@ -1,13 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toAnthropicTools } from "../../src/adapters/anthropic.js";
-import { catalogCaller, catalogTools, definitionTokens, toolCatalog } from "../../src/adapters/catalog.js";
 import { executeOpenAIToolCalls } from "../../src/adapters/execute.js";
 import { toGeminiTools } from "../../src/adapters/gemini.js";
 import { toOpenAITools } from "../../src/adapters/openai.js";
+import {
+  catalogCaller,
+  catalogTools,
+  definitionTokens,
+  toolCatalog,
+} from "../../src/adapters/search-tools.js";
 import { startBridge } from "../../src/bridge/bridge.js";
 import type { Bridge, ToolEntry } from "../../src/bridge/types.js";
 import { flattenParameters } from "../../src/registry/flatten.js";
-import { ToolSearchIndex } from "../../src/search/index.js";
+import { ToolSearchIndex } from "../../src/search/tool-search.js";
 import { realCatalog } from "../fixtures/catalogs/index.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { anthropicProblems, geminiProblems, openAIProblems } from "./vendor-constraints.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { toAnthropicDeferredTools, toOpenAIResponsesDeferredTools } from "../../src/adapters/deferred.js";
-import type { ToolDefinition } from "../../src/registry/types.js";
+import type { ToolDefinition } from "../../src/registry/tool-definition.js";
 import { realCatalog } from "../fixtures/catalogs/index.js";
 import { anthropicProblems } from "./vendor-constraints.js";
 

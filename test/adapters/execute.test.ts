@@ -7,8 +7,8 @@ import {
 } from "../../src/adapters/execute.js";
 import type { CallOptions } from "../../src/bridge/types.js";
 import { ToolNotFoundError } from "../../src/errors/index.js";
-import type { ToolDefinition } from "../../src/registry/types.js";
-import type { ToolResult } from "../../src/results/types.js";
+import type { ToolDefinition } from "../../src/registry/tool-definition.js";
+import type { ToolResult } from "../../src/results/tool-result.js";
 
 const text = (value: string, isError = false): ToolResult => ({
   text: value,

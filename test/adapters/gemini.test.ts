@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { toAnthropicTools } from "../../src/adapters/anthropic.js";
 import { toGeminiTools } from "../../src/adapters/gemini.js";
 import { toOpenAITools } from "../../src/adapters/openai.js";
-import type { ToolDefinition } from "../../src/registry/types.js";
+import type { ToolDefinition } from "../../src/registry/tool-definition.js";
 import { realCatalog } from "../fixtures/catalogs/index.js";
 import { anthropicProblems, geminiProblems, openAIProblems } from "./vendor-constraints.js";
 

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fromOpenAIStrictArguments, toOpenAITools, toStrictSchema } from "../../src/adapters/openai.js";
-import type { JsonSchema, ToolDefinition } from "../../src/registry/types.js";
+import type { JsonSchema, ToolDefinition } from "../../src/registry/tool-definition.js";
 import { validateArguments } from "../../src/registry/validate.js";
 
 type Node = Record<string, unknown>;

@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AuthStore } from "../../src/auth/index.js";
+import { AuthStore } from "../../src/auth/oauth-client.js";
 import { cliEnv, emptyHome, loginThroughBrowser, runCli } from "../helpers/cli.js";
 import { type OAuthTestServer, startOAuthServer } from "../helpers/oauth-server.js";
 

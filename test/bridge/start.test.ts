@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { McpBridgeError, startBridge } from "../../src/index.js";
+import { loadConfig, McpBridgeError, startBridge } from "../../src/index.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 
 describe("start", () => {
@@ -40,7 +40,7 @@ describe("start", () => {
     expect((error as Error).message).toMatch(/"slow" is still connecting/);
   });
 
-  it("a server whose auth setup fails is a failed server with an AUTH error, not a failed start", async () => {
+  it("oauth settings that lack what their grant needs are a config problem raised while loading, not at connect time", async () => {
     await using bridge = await startBridge({
       servers: {
         remote: { type: "http", url: "http://127.0.0.1:1/mcp", oauth: { grant: "client_credentials" } },
@@ -49,28 +49,39 @@ describe("start", () => {
       env: {},
     });
     const status = bridge.server("remote");
-    expect(status?.state).toBe("failed");
-    expect(status?.lastError?.code).toBe("AUTH");
-    expect(status?.lastError?.message).toMatch(/clientId/);
+    // Skipped like any invalid entry: CONFIG_INVALID naming the missing setting, never tried.
+    expect(status?.state).toBe("invalid");
+    expect(status?.lastError?.code).toBe("CONFIG_INVALID");
+    expect(status?.lastError?.message).toMatch(/oauth\.clientId/);
+    expect(status?.restarts).toBe(0);
     expect(bridge.server("local")?.state).toBe("connected");
     const error = await bridge.call("remote/anything").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpBridgeError);
-    expect(error).toMatchObject({ code: "SERVER_UNAVAILABLE" });
   });
 
-  it("a required server whose auth setup fails rejects start() with SERVER_REQUIRED", async () => {
-    const error = await startBridge({
+  it("each grant's required oauth settings are checked while loading (jwt_bearer, cross_app_access)", async () => {
+    const config = await loadConfig({
       servers: {
-        remote: {
+        jwt: {
           type: "http",
           url: "http://127.0.0.1:1/mcp",
           required: true,
-          oauth: { grant: "jwt_bearer" },
+          oauth: { grant: "jwt_bearer", clientId: "c" },
         },
+        xaa: {
+          type: "http",
+          url: "http://127.0.0.1:1/mcp",
+          oauth: { grant: "cross_app_access", clientId: "c" },
+        },
+        code: { type: "http", url: "http://127.0.0.1:1/mcp", oauth: { clientId: "c" } },
       },
       env: {},
-    }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(McpBridgeError);
-    expect(error).toMatchObject({ code: "SERVER_REQUIRED" });
+    });
+    expect(config.servers.map((server) => server.name)).toEqual(["code"]);
+    expect(config.skipped.map(({ name, field }) => ({ name, field }))).toEqual([
+      { name: "jwt", field: "oauth.assertion" },
+      { name: "xaa", field: "oauth.idp" },
+    ]);
+    expect(config.warnings.map((warning) => warning.kind)).toEqual(["invalid-entry", "invalid-entry"]);
   });
 });

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AuthStore, defaultAuthDir } from "../../src/auth/index.js";
+import { AuthStore, defaultAuthDir } from "../../src/auth/oauth-client.js";
 import { cliEnv, emptyHome, loginThroughBrowser, runCli } from "../helpers/cli.js";
 import { startMcpHttpServer } from "../helpers/http-servers.js";
 import { type OAuthTestServer, startOAuthServer } from "../helpers/oauth-server.js";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
-import { redactConfig } from "../../src/config/redact.js";
+import { redactConfig } from "../../src/config/redact-config.js";
 import { configJsonSchema } from "../../src/config/schema.js";
 
 describe("published JSON Schema", () => {

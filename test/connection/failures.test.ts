@@ -8,7 +8,7 @@ import {
   startFailure,
   unexpectedStop,
 } from "../../src/connection/failures.js";
-import { RESULT_TOO_LARGE_RPC_CODE } from "../../src/transport/stdio.js";
+import { RESULT_TOO_LARGE_RPC_CODE } from "../../src/transport/process-transport.js";
 
 /** The pure failure translation, table-tested without processes. */
 

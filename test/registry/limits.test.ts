@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { toAnthropicTools } from "../../src/adapters/anthropic.js";
 import { toGeminiTools } from "../../src/adapters/gemini.js";
 import { toOpenAITools } from "../../src/adapters/openai.js";
-import { MAX_DESCRIPTION_CHARS, MAX_SCHEMA_DESCRIPTION_CHARS } from "../../src/registry/limits.js";
+import {
+  MAX_DESCRIPTION_CHARS,
+  MAX_SCHEMA_DESCRIPTION_CHARS,
+} from "../../src/registry/description-limits.js";
 import { ToolRegistry } from "../../src/registry/registry.js";
 
 function register(tools: { name: string; description?: string; inputSchema: Record<string, unknown> }[]) {

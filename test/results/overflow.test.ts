@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBridge } from "../../src/bridge/bridge.js";
 import type { Bridge } from "../../src/bridge/types.js";
-import { loadTokenizer } from "../../src/util/tokens.js";
+import { loadTokenizer } from "../../src/util/token-count.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { tempDirs } from "../helpers/wait.js";
 

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ToolDefinition } from "../../src/registry/types.js";
-import { MAX_QUERY_CHARS, ToolSearchIndex } from "../../src/search/index.js";
+import type { ToolDefinition } from "../../src/registry/tool-definition.js";
 import { stem, terms, words } from "../../src/search/terms.js";
+import { MAX_QUERY_CHARS, ToolSearchIndex } from "../../src/search/tool-search.js";
 import { realCatalog, realQueries } from "../fixtures/catalogs/index.js";
 
 const catalog = realCatalog();

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
-import { redactServer } from "../../src/config/redact.js";
+import { redactServer } from "../../src/config/redact-config.js";
 import { secretsOf } from "../../src/config/secrets.js";
 import { redactText } from "../../src/util/redact.js";
 

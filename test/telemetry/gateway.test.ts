@@ -2,7 +2,7 @@ import { SpanKind } from "@opentelemetry/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Gateway, startGateway } from "../../src/apps/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
-import { createTelemetry, type Telemetry } from "../../src/telemetry/telemetry.js";
+import { createTelemetry, type Telemetry } from "../../src/telemetry/create-telemetry.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { type HistogramPoint, otelHarness } from "./otel.js";
 

@@ -1,7 +1,7 @@
 import { InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/client";
 import { context, metrics, ROOT_CONTEXT, SpanKind, TraceFlags, trace } from "@opentelemetry/api";
 import { afterAll, describe, expect, it } from "vitest";
-import { createTelemetry, type Telemetry } from "../../src/telemetry/telemetry.js";
+import { createTelemetry, type Telemetry } from "../../src/telemetry/create-telemetry.js";
 import { TracedTransport } from "../../src/telemetry/traced-transport.js";
 import { otelHarness } from "./otel.js";
 

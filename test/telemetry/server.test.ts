@@ -1,9 +1,9 @@
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Bridge, startBridge } from "../../src/index.js";
+import { createTelemetry, type Telemetry } from "../../src/telemetry/create-telemetry.js";
 import { metaEntriesFor } from "../../src/telemetry/propagation.js";
-import { traceServedRequest } from "../../src/telemetry/server.js";
-import { createTelemetry, type Telemetry } from "../../src/telemetry/telemetry.js";
+import { traceServedRequest } from "../../src/telemetry/served-request.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { type HistogramPoint, otelHarness } from "./otel.js";
 

@@ -3,7 +3,7 @@ import { McpServer } from "@modelcontextprotocol/server";
 import { SpanKind, trace } from "@opentelemetry/api";
 import { afterAll, describe, expect, it } from "vitest";
 import * as z from "zod";
-import { createTelemetry, type Telemetry } from "../../src/telemetry/telemetry.js";
+import { createTelemetry, type Telemetry } from "../../src/telemetry/create-telemetry.js";
 import { TracedTransport } from "../../src/telemetry/traced-transport.js";
 import { type HistogramPoint, otelHarness } from "./otel.js";
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
-import { ProcessTransport } from "../../src/transport/stdio.js";
+import { ProcessTransport } from "../../src/transport/process-transport.js";
 import { fixturePath } from "../fixtures/servers/index.js";
 import { until } from "../helpers/wait.js";
 

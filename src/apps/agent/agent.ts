@@ -3,7 +3,7 @@ import { resolveToolCall } from "../../adapters/resolve-call.js";
 import type { Bridge, Progress, ToolEntry } from "../../bridge/types.js";
 import { AbortError, errorMessages, type McpBridgeError, ToolNotFoundError } from "../../errors/index.js";
 import { errorToolResult } from "../../results/convert.js";
-import type { ToolResult } from "../../results/types.js";
+import type { ToolResult } from "../../results/tool-result.js";
 import type { AgentMessage, AgentToolCall, ModelProvider, TokenUsage } from "./types.js";
 
 /**

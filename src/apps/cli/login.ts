@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { AuthStore } from "../../auth/index.js";
+import { AuthStore } from "../../auth/oauth-client.js";
 import { startBridge } from "../../bridge/bridge.js";
 import type { BridgeSettings, RemoteServerDefinition } from "../../config/model.js";
 import type { Logger } from "../../util/logger.js";

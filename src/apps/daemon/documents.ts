@@ -10,7 +10,7 @@ import {
   ToolNotFoundError,
 } from "../../errors/index.js";
 import { MIN_SERVER_PART_LENGTH, normalizeServerPart } from "../../registry/naming.js";
-import type { ToolResult } from "../../results/types.js";
+import type { ToolResult } from "../../results/tool-result.js";
 import { suggest } from "../../util/suggest.js";
 import {
   callFailure,

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import type { Bridge } from "../../bridge/types.js";
 import { ConfigError, ErrorCode } from "../../errors/index.js";
-import type { Telemetry } from "../../telemetry/telemetry.js";
+import type { Telemetry } from "../../telemetry/create-telemetry.js";
 import { packageInfo } from "../../util/package-info.js";
 import { errorText } from "../../util/text-of.js";
 import { gatewayAuthenticator, identityOf } from "./authenticate.js";

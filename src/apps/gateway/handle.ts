@@ -1,5 +1,5 @@
-import { traceServedRequest } from "../../telemetry/server.js";
-import type { Telemetry } from "../../telemetry/telemetry.js";
+import type { Telemetry } from "../../telemetry/create-telemetry.js";
+import { traceServedRequest } from "../../telemetry/served-request.js";
 
 /**
  * Every downstream request passes through `handle`: the one place that tracks in-flight work (for

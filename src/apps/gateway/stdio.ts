@@ -1,7 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Bridge } from "../../bridge/types.js";
-import type { Telemetry } from "../../telemetry/telemetry.js";
+import type { Telemetry } from "../../telemetry/create-telemetry.js";
 import { packageInfo } from "../../util/package-info.js";
 import type { RequestForwarder } from "./forward.js";
 import { requestTracker } from "./handle.js";

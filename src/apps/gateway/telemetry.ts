@@ -1,7 +1,7 @@
 import { ensureContextManager } from "../../telemetry/context-manager.js";
+import { createTelemetry, type Telemetry } from "../../telemetry/create-telemetry.js";
 import { serveMetrics } from "../../telemetry/prometheus.js";
-import { createTelemetry, type Telemetry } from "../../telemetry/telemetry.js";
-import type { TelemetrySetting } from "../../telemetry/types.js";
+import type { TelemetrySetting } from "../../telemetry/telemetry-options.js";
 
 export interface GatewayTelemetry {
   /** For the gateway's own SERVER spans; undefined when `@opentelemetry/api` is not installed. */

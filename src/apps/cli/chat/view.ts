@@ -1,5 +1,5 @@
 import type { ToolEntry } from "../../../bridge/types.js";
-import type { ToolResult } from "../../../results/types.js";
+import type { ToolResult } from "../../../results/tool-result.js";
 import type { AgentEvent } from "../../agent/agent.js";
 import type { AgentToolCall } from "../../agent/types.js";
 import type { Style } from "../output.js";

@@ -6,7 +6,7 @@ import {
   type ResolvedConfig,
   type ServerDefinition,
 } from "../../../config/model.js";
-import { redactConfig, redactServer } from "../../../config/redact.js";
+import { redactConfig, redactServer } from "../../../config/redact-config.js";
 import { configJsonSchema } from "../../../config/schema.js";
 import { usageError } from "../args.js";
 import { defineCommand } from "../command.js";

@@ -1,4 +1,4 @@
-import { redactServer } from "../../../config/redact.js";
+import { redactServer } from "../../../config/redact-config.js";
 import { writtenServerNames } from "../../daemon/documents.js";
 import { defineCommand } from "../command.js";
 import { AD_HOC_FLAGS } from "../command-flags.js";

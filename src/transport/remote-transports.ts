@@ -2,8 +2,8 @@ import type { AuthProvider, FetchLike, OAuthClientProvider } from "@modelcontext
 import { SSEClientTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { boundedFetch, DEFAULT_MAX_RESPONSE_BYTES } from "./bounded-fetch.js";
 import { keepAliveFetch } from "./keepalive-fetch.js";
+import { RESULT_TOO_LARGE_RPC_CODE } from "./process-transport.js";
 import { SseSessionTransport } from "./sse-session.js";
-import { RESULT_TOO_LARGE_RPC_CODE } from "./stdio.js";
 
 export interface RemoteTransportOptions {
   readonly url: string;

@@ -166,9 +166,10 @@ export class ProcessTransport implements Transport {
     this.#framer = new LineFramer({
       onLine: (line) => this.#handleLine(line),
       onOversized: (info) => this.#handleOversized(info),
-      ...(options.maxMessageBytes === undefined ? {} : { maxLineBytes: options.maxMessageBytes }),
-      ...(options.stringCapBytes === undefined ? {} : { stringCapBytes: options.stringCapBytes }),
-      ...(options.maxKeptBytes === undefined ? {} : { maxKeptBytes: options.maxKeptBytes }),
+      // The limits resolved once above; 0 maxMessageBytes is no cap of the transport's own.
+      maxLineBytes: this.#limits.maxMessageBytes || undefined,
+      stringCapBytes: options.stringCapBytes,
+      maxKeptBytes: this.#limits.maxKeptBytes,
     });
   }
 

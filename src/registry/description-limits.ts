@@ -1,4 +1,4 @@
-import type { JsonSchema } from "./types.js";
+import type { JsonSchema } from "./tool-definition.js";
 
 /**
  * Bounds on what a server's tool definition may put in front of a model. A tool description is

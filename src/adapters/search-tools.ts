@@ -1,9 +1,9 @@
 import type { CallOptions, ToolEntry } from "../bridge/types.js";
 import { ErrorCode, searchUnknownTool } from "../errors/index.js";
 import { flattenParameters } from "../registry/flatten.js";
-import type { JsonSchema } from "../registry/types.js";
-import type { ToolResult } from "../results/types.js";
-import type { ToolSearchOptions } from "../search/index.js";
+import type { JsonSchema } from "../registry/tool-definition.js";
+import type { ToolResult } from "../results/tool-result.js";
+import type { ToolSearchOptions } from "../search/tool-search.js";
 import { toOpenAITools } from "./openai.js";
 
 /**

@@ -1,3 +1,4 @@
+import type { Telemetry } from "./create-telemetry.js";
 import { contextFromMeta } from "./propagation.js";
 import {
   ATTR,
@@ -9,7 +10,6 @@ import {
   operationOf,
   outcomeOf,
 } from "./semconv.js";
-import type { Telemetry } from "./telemetry.js";
 
 /** One request an MCP server (the gateway) received, as the conventions describe it. */
 export interface ServedRequest {
@@ -61,7 +61,7 @@ export async function traceServedRequest<T>(
       span.setAttribute(ATTR.errorType, outcome.errorType);
       span.setStatus({
         code: api.SpanStatusCode.ERROR,
-        ...(outcome.message === undefined ? {} : { message: outcome.message }),
+        message: outcome.message,
       });
     }
     if (outcome.statusCode !== undefined) {
@@ -87,7 +87,7 @@ function thrownOutcome(error: unknown): Outcome {
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message.slice(0, 1024) : undefined;
   if (typeof code === "number" && Number.isInteger(code)) {
-    return { errorType: String(code), statusCode: String(code), ...(message ? { message } : {}) };
+    return { errorType: String(code), statusCode: String(code), message: message || undefined };
   }
-  return { errorType: errorTypeOf(error), ...(message ? { message } : {}) };
+  return { errorType: errorTypeOf(error), message: message || undefined };
 }

@@ -7,7 +7,7 @@ import {
   PrivateKeyJwtProvider,
   requestJwtAuthorizationGrant,
 } from "@modelcontextprotocol/client";
-import type { RemoteServerDefinition } from "../config/model.js";
+import type { OAuthSettings, RemoteServerDefinition } from "../config/model.js";
 import { JwtBearerProvider } from "./jwt-bearer.js";
 import { BridgeOAuthProvider } from "./provider.js";
 import { type AuthorizationStep, headlessStep, loopbackStep } from "./redirect.js";
@@ -49,10 +49,9 @@ export async function createAuthHandle(
   definition: RemoteServerDefinition,
   options: AuthOptions = {},
 ): Promise<AuthHandle | undefined> {
-  const settings = definition.oauth ?? {};
+  // Each grant's required settings were checked when the config loaded (config/oauth.ts).
+  const settings: OAuthSettings = definition.oauth ?? {};
   if (settings.grant === "client_credentials") {
-    if (!settings.clientId)
-      throw new Error(`Server "${definition.name}": oauth.grant = "client_credentials" needs oauth.clientId`);
     // Without an expected issuer the SDK sends the credentials wherever the server points (and warns).
     const expected = settings.issuer ? { expectedIssuer: settings.issuer } : {};
     const provider = settings.privateKeyPem
@@ -70,21 +69,11 @@ export async function createAuthHandle(
     return { provider, authorizationResult: async () => undefined, close: async () => {} };
   }
   if (settings.grant === "jwt_bearer") {
-    if (!settings.clientId || !settings.assertion) {
-      throw new Error(
-        `Server "${definition.name}": oauth.grant = "jwt_bearer" needs oauth.clientId and oauth.assertion`,
-      );
-    }
     const provider = new JwtBearerProvider(settings.clientId, settings.assertion, settings.scopes?.join(" "));
     return { provider, authorizationResult: async () => undefined, close: async () => {} };
   }
   if (settings.grant === "cross_app_access") {
     const idp = settings.idp;
-    if (!idp || !settings.clientId) {
-      throw new Error(
-        `Server "${definition.name}": oauth.grant = "cross_app_access" needs oauth.clientId and oauth.idp`,
-      );
-    }
     const provider = new CrossAppAccessProvider({
       clientId: settings.clientId,
       clientSecret: settings.clientSecret ?? "",

@@ -1,7 +1,7 @@
 import type * as Api from "@opentelemetry/api";
 import { packageInfo } from "../util/package-info.js";
 import { CLIENT_DURATION_METRIC, DURATION_BUCKETS, SERVER_DURATION_METRIC } from "./semconv.js";
-import type { TelemetrySetting } from "./types.js";
+import type { TelemetrySetting } from "./telemetry-options.js";
 
 export type OpenTelemetryApi = typeof Api;
 

@@ -1,8 +1,17 @@
+import { definedOnly } from "../util/defined.js";
 import { lookup, type Raw } from "./fields.js";
-import type { OAuthSettings } from "./model.js";
+import type { OAuthGrant, OAuthIdentityProvider, OAuthSettings } from "./model.js";
 import { EntryProblem } from "./problem.js";
 
 const GRANTS = ["authorization_code", "client_credentials", "cross_app_access", "jwt_bearer"] as const;
+
+/** What each grant cannot work without: checked here, while loading, never when the server connects. */
+const GRANT_NEEDS: Readonly<Record<OAuthGrant, readonly ("clientId" | "assertion" | "idp")[]>> = {
+  authorization_code: [],
+  client_credentials: ["clientId"],
+  jwt_bearer: ["clientId", "assertion"],
+  cross_app_access: ["clientId", "idp"],
+};
 
 /** Reads an entry's `oauth` table; `text` expands `${VAR}` like every other string of the entry. */
 export function normalizeOAuth(
@@ -44,14 +53,23 @@ export function normalizeOAuth(
     assertion: optional("assertion"),
     issuer: optional("issuer"),
   };
-  return Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)) as OAuthSettings;
+  const missing = GRANT_NEEDS[(grant as OAuthGrant | undefined) ?? "authorization_code"].filter(
+    (field) => !settings[field],
+  );
+  if (missing.length > 0) {
+    throw new EntryProblem(
+      `oauth.${missing[0]}`,
+      `oauth.grant = "${String(grant)}" needs ${missing.map((field) => `oauth.${field}`).join(" and ")}`,
+    );
+  }
+  return definedOnly(settings) as OAuthSettings;
 }
 
 /** Enterprise-managed authorization (SEP-990): the identity provider that issues the ID-JAG. */
 function normalizeIdp(
   value: unknown,
   text: (field: string, value: unknown) => string,
-): OAuthSettings["idp"] | undefined {
+): OAuthIdentityProvider | undefined {
   if (value === undefined) return undefined;
   if (!value || typeof value !== "object" || Array.isArray(value)) {
     throw new EntryProblem("oauth.idp", '"oauth.idp" must be a table');
@@ -71,7 +89,5 @@ function normalizeIdp(
   if (!entries.idToken || !entries.clientId || !(entries.tokenEndpoint || entries.issuer)) {
     throw new EntryProblem("oauth.idp", '"oauth.idp" needs idToken, clientId and tokenEndpoint or issuer');
   }
-  return Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined)) as NonNullable<
-    OAuthSettings["idp"]
-  >;
+  return definedOnly(entries) as OAuthIdentityProvider;
 }

@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
+import { omitUndefined } from "../util/defined.js";
 import { parseDuration } from "../util/duration.js";
 import { didYouMean } from "../util/suggest.js";
 import { parseClientFeatures } from "./client-features.js";
@@ -27,7 +28,7 @@ import {
   VALUES_FROM_ENV,
 } from "./model.js";
 import type { NormalizeContext } from "./normalize.js";
-import { normalizeOAuth } from "./oauth.js";
+import { normalizeOAuth } from "./oauth-settings.js";
 import { EntryProblem } from "./problem.js";
 
 const TRANSPORT_ALIASES: Record<string, TransportKind> = {
@@ -137,19 +138,19 @@ export function normalizeEntry(
     lazy: reader.field(f.lazy) ?? false,
     restart: readRestart(raw.restart),
     negotiation: reader.field(f.negotiation) ?? (transport === "stdio" ? "legacy" : "auto"),
-    ...(maxResultChars === undefined ? {} : { maxResultChars }),
-    ...(maxResultTokens === undefined ? {} : { maxResultTokens }),
-    ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
-    ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
-    ...(trust === undefined ? {} : { trust }),
-    ...(catalogCache === undefined ? {} : { catalogCache }),
+    maxResultChars,
+    maxResultTokens,
+    idleTimeoutMs: idleTimeoutMs || undefined,
+    maxConcurrency,
+    trust,
+    catalogCache,
     ...parseClientFeatures(
       (...keys) => lookup(raw, keys),
       (field, message) => {
         throw new EntryProblem(field, message);
       },
     ),
-    ...(context.file ? { source: { file: context.file, format: context.format } } : {}),
+    source: context.file ? { file: context.file, format: context.format } : undefined,
     [VALUES_FROM_ENV]: reader.fromEnv,
   };
 
@@ -157,44 +158,47 @@ export function normalizeEntry(
     const { command, args } = readCommand(reader);
     const cwd = readCwd(reader);
     const maxMessageBytes = reader.field(f.maxMessageBytes);
-    return {
+    // Absent optional fields stay absent: definitions are compared and printed (config show, reload diff).
+    return omitUndefined({
       ...base,
       transport: "stdio",
       command,
       args,
       env: readEnv(reader),
-      ...(cwd === undefined ? {} : { cwd }),
+      cwd,
       inheritEnv: readInheritEnv(raw),
       // Pinged like a remote server: a hung process (alive, not answering) is found and restarted.
       healthCheckIntervalMs: reader.field(f.healthCheckInterval) ?? settings.healthCheckIntervalMs,
-      ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }),
-    };
+      maxMessageBytes,
+    });
   }
 
   const url = readUrl(reader, transport);
   if (!declared && /\/sse\/?$/.test(new URL(url).pathname)) transport = "sse";
   const oauth = normalizeOAuth(raw.oauth, (field, value) => reader.text(field, value));
-  return {
+  return omitUndefined({
     ...base,
     transport,
     url,
     headers: readHeaders(reader),
     fallbackToSse: !declared && transport === "http",
     healthCheckIntervalMs: reader.field(f.healthCheckInterval) ?? settings.healthCheckIntervalMs,
-    ...(oauth ? { oauth } : {}),
-  };
+    oauth,
+  });
 }
 
 function warnUnknownKeys(name: string, raw: Raw, context: NormalizeContext, warnings: ConfigWarning[]) {
   for (const key of Object.keys(raw)) {
     if (SERVER_KEYS.has(key) || IGNORED_SERVER_KEYS.includes(key)) continue;
-    warnings.push({
-      kind: "unknown-key",
-      server: name,
-      field: key,
-      message: `Server "${name}": unknown key "${key}" was ignored${didYouMean(key, SERVER_KEYS)}`,
-      ...(context.file ? { file: context.file } : {}),
-    });
+    warnings.push(
+      omitUndefined({
+        kind: "unknown-key",
+        server: name,
+        field: key,
+        message: `Server "${name}": unknown key "${key}" was ignored${didYouMean(key, SERVER_KEYS)}`,
+        file: context.file || undefined,
+      }),
+    );
   }
 }
 

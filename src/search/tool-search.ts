@@ -1,6 +1,6 @@
 import { RE2JS } from "re2js";
 import { invalidSearchPattern } from "../errors/index.js";
-import type { JsonSchema, ToolDefinition } from "../registry/types.js";
+import type { JsonSchema, ToolDefinition } from "../registry/tool-definition.js";
 import { errorText } from "../util/text-of.js";
 import { meaningfulWords, relatedTerms, term, terms } from "./terms.js";
 
