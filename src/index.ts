@@ -39,26 +39,31 @@ export {
 export type { AuthOptions } from "./auth/index.js";
 // --- bridge ---
 export { McpBridge, startBridge } from "./bridge/bridge.js";
-export type { CompleteRef, CompletionResult } from "./bridge/completions.js";
-export type { ServerLogMessage } from "./bridge/logging.js";
-export type { GetPromptOptions, PromptEntry } from "./bridge/prompts.js";
+export type { CompleteOptions } from "./bridge/features/client-features.js";
+export type { CompleteRef, CompletionResult } from "./bridge/features/completions.js";
+export type { RequestOptions } from "./bridge/features/feature-context.js";
+export type { SurfaceMethods } from "./bridge/features/feature-methods.js";
+export type { ServerLogMessage } from "./bridge/features/logging.js";
+export type { GetPromptOptions, PromptEntry } from "./bridge/features/prompts.js";
 export type {
   ReadResourceOptions,
   ResourceEntry,
   ResourceTemplateEntry,
   ResourceUpdate,
-} from "./bridge/resources.js";
-export type { SamplingContext, SamplingHandler, SamplingRequest, SamplingResult } from "./bridge/sampling.js";
+} from "./bridge/features/resources.js";
+export type {
+  SamplingContext,
+  SamplingHandler,
+  SamplingRequest,
+  SamplingResult,
+} from "./bridge/features/sampling.js";
 export type {
   LoadedSkill,
   LoadSkillOptions,
   SkillEntry,
   SkillFile,
   SkillFileEntry,
-} from "./bridge/skills.js";
-export type { CompleteOptions } from "./bridge/surface.js";
-export type { RequestOptions } from "./bridge/surface-host.js";
-export type { SurfaceMethods } from "./bridge/surface-methods.js";
+} from "./bridge/features/skills.js";
 export type {
   Bridge,
   BridgeEventMap,

@@ -1,4 +1,4 @@
-import type { SamplingHandler, SamplingRequest, SamplingResult } from "../bridge/sampling.js";
+import type { SamplingHandler, SamplingRequest, SamplingResult } from "../bridge/features/sampling.js";
 import { ErrorCode, errorMessages, McpBridgeError } from "../errors/index.js";
 import { errorText, textOf } from "../util/text-of.js";
 

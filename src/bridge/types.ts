@@ -8,9 +8,9 @@ import type { ToolResult } from "../results/types.js";
 import type { ToolSearchOptions } from "../search/index.js";
 import type { TelemetrySetting } from "../telemetry/types.js";
 import type { Logger } from "../util/logger.js";
-import type { ServerLogMessage } from "./logging.js";
-import type { SamplingHandler } from "./sampling.js";
-import type { SurfaceMethods } from "./surface-methods.js";
+import type { SurfaceMethods } from "./features/feature-methods.js";
+import type { ServerLogMessage } from "./features/logging.js";
+import type { SamplingHandler } from "./features/sampling.js";
 
 export interface Progress {
   readonly progress: number;

@@ -6,11 +6,11 @@ import {
   type ResourceTemplateType,
   UriTemplate,
 } from "@modelcontextprotocol/client";
-import type { ServerConnection } from "../connection/connection.js";
-import { followListChanges } from "../connection/list-changed.js";
-import { ErrorCode, errorMessages, ServerRequestError } from "../errors/index.js";
-import { type ResourceContent, toResourceContent } from "../results/resource.js";
-import { errorText, textOf } from "../util/text-of.js";
+import type { ServerConnection } from "../../connection/connection.js";
+import { followListChanges } from "../../connection/list-changed.js";
+import { ErrorCode, errorMessages, ServerRequestError } from "../../errors/index.js";
+import { type ResourceContent, toResourceContent } from "../../results/resource.js";
+import { errorText, textOf } from "../../util/text-of.js";
 import {
   clientRequestOptions,
   listEvery,
@@ -20,7 +20,7 @@ import {
   requireConnection,
   type SurfaceHost,
   sessionRequestOptions,
-} from "./surface-host.js";
+} from "./feature-context.js";
 
 /** One resource a server lists, with the server that serves it. */
 export interface ResourceEntry {

@@ -1,15 +1,15 @@
 import type { Client, Icon, Prompt, PromptArgument } from "@modelcontextprotocol/client";
-import type { ServerConnection } from "../connection/connection.js";
-import { followListChanges } from "../connection/list-changed.js";
-import { ErrorCode, errorMessages, InvalidArgumentsError, ServerRequestError } from "../errors/index.js";
-import { ToolRegistry } from "../registry/registry.js";
+import type { ServerConnection } from "../../connection/connection.js";
+import { followListChanges } from "../../connection/list-changed.js";
+import { ErrorCode, errorMessages, InvalidArgumentsError, ServerRequestError } from "../../errors/index.js";
+import { ToolRegistry } from "../../registry/registry.js";
 import {
   missingPromptArguments,
   type PromptMessages,
   promptArgumentsSchema,
   toPromptMessages,
-} from "../results/prompt.js";
-import { errorText } from "../util/text-of.js";
+} from "../../results/prompt.js";
+import { errorText } from "../../util/text-of.js";
 import {
   clientRequestOptions,
   listEvery,
@@ -19,7 +19,7 @@ import {
   requireConnection,
   type SurfaceHost,
   sessionRequestOptions,
-} from "./surface-host.js";
+} from "./feature-context.js";
 
 /** One prompt of one server, under a collision-free exposed name (the tools' naming rule). */
 export interface PromptEntry {

@@ -5,7 +5,7 @@ import {
   SdkError,
   SdkErrorCode,
 } from "@modelcontextprotocol/client";
-import type { ServerConnection } from "../connection/connection.js";
+import type { ServerConnection } from "../../connection/connection.js";
 import {
   AbortError,
   ErrorCode,
@@ -13,9 +13,9 @@ import {
   McpBridgeError,
   ServerCrashedError,
   ServerRequestError,
-} from "../errors/index.js";
-import { linkAbort } from "../util/linked-abort.js";
-import { errorText } from "../util/text-of.js";
+} from "../../errors/index.js";
+import { linkAbort } from "../../util/linked-abort.js";
+import { errorText } from "../../util/text-of.js";
 
 /** JSON-RPC code the spec gives "resource not found". */
 export const RESOURCE_NOT_FOUND_RPC_CODE = -32002;

@@ -1,8 +1,8 @@
 import type { Client, Prompt, Resource, ResourceTemplateType } from "@modelcontextprotocol/client";
-import { MAX_LIST_PAGES, type ServerConnection } from "../connection/connection.js";
-import { ErrorCode, errorMessages, McpBridgeError, ServerConnectionError } from "../errors/index.js";
-import type { Logger } from "../util/logger.js";
-import type { SessionClients } from "./sessions.js";
+import { MAX_LIST_PAGES, type ServerConnection } from "../../connection/connection.js";
+import { ErrorCode, errorMessages, McpBridgeError, ServerConnectionError } from "../../errors/index.js";
+import type { Logger } from "../../util/logger.js";
+import type { SessionClients } from "./session-clients.js";
 
 /** What the resource, prompt and completion surfaces need from the bridge (and nothing more). */
 export interface SurfaceHost {

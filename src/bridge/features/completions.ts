@@ -1,6 +1,6 @@
 import type { CompleteResult } from "@modelcontextprotocol/client";
+import { type RequestOptions, requireConnection, type SurfaceHost } from "./feature-context.js";
 import type { PromptCatalog } from "./prompts.js";
-import { type RequestOptions, requireConnection, type SurfaceHost } from "./surface-host.js";
 
 /** What is being completed: a prompt's argument, or a variable of a server's resource template. */
 export type CompleteRef =

@@ -1,8 +1,8 @@
 import type { Client, LoggingLevel } from "@modelcontextprotocol/client";
-import type { Logger } from "../util/logger.js";
-import { plainText } from "../util/plain-text.js";
-import type { SecretMask } from "../util/redact.js";
-import { errorText, textOf } from "../util/text-of.js";
+import type { Logger } from "../../util/logger.js";
+import { plainText } from "../../util/plain-text.js";
+import type { SecretMask } from "../../util/redact.js";
+import { errorText, textOf } from "../../util/text-of.js";
 
 /** MCP's eight syslog levels onto the logger's four. */
 const LEVELS: Record<LoggingLevel, keyof Logger> = {

@@ -6,9 +6,9 @@ import {
   ProtocolError,
   ProtocolErrorCode,
 } from "@modelcontextprotocol/client";
-import type { SamplingPolicy } from "../config/model.js";
-import type { Logger } from "../util/logger.js";
-import { errorText } from "../util/text-of.js";
+import type { SamplingPolicy } from "../../config/model.js";
+import type { Logger } from "../../util/logger.js";
+import { errorText } from "../../util/text-of.js";
 
 /** A server's `sampling/createMessage` as the host's handler receives it. */
 export type SamplingRequest = CreateMessageRequestParams;

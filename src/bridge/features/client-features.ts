@@ -1,21 +1,21 @@
 import { dirname } from "node:path";
 import type { CallToolResult, Client, Root, Tool } from "@modelcontextprotocol/client";
-import type { ResolvedConfig, ServerDefinition } from "../config/model.js";
-import type { ServerConnection } from "../connection/connection.js";
-import type { ServerStatus } from "../connection/status.js";
-import type { Logger } from "../util/logger.js";
-import type { SecretMask } from "../util/redact.js";
-import { errorText } from "../util/text-of.js";
+import type { ResolvedConfig, ServerDefinition } from "../../config/model.js";
+import type { ServerConnection } from "../../connection/connection.js";
+import type { ServerStatus } from "../../connection/status.js";
+import type { Logger } from "../../util/logger.js";
+import type { SecretMask } from "../../util/redact.js";
+import { errorText } from "../../util/text-of.js";
+import { callToolAsTask, runsAsTask, type TaskCallOptions, taskSupportOf } from "../tasks.js";
 import { type CompleteRef, type CompletionResult, completeArgument } from "./completions.js";
+import { closedError, type RequestOptions, type SurfaceHost } from "./feature-context.js";
 import { applyLogLevel, registerServerLogging, type ServerLogMessage } from "./logging.js";
 import { PromptCatalog } from "./prompts.js";
 import { ResourceCatalog } from "./resources.js";
 import { registerRoots, toRoot } from "./roots.js";
 import { registerSampling, type SamplingHandler, samplingPolicyOf } from "./sampling.js";
-import { SessionClients } from "./sessions.js";
+import { SessionClients } from "./session-clients.js";
 import { SkillCatalog } from "./skills.js";
-import { closedError, type RequestOptions, type SurfaceHost } from "./surface-host.js";
-import { callToolAsTask, runsAsTask, type TaskCallOptions, taskSupportOf } from "./tasks.js";
 
 export interface SurfaceOptions {
   readonly logger: Logger;

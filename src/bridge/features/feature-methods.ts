@@ -1,7 +1,9 @@
 import type { Root } from "@modelcontextprotocol/client";
-import type { PromptMessages } from "../results/prompt.js";
-import type { ResourceContent } from "../results/resource.js";
+import type { PromptMessages } from "../../results/prompt.js";
+import type { ResourceContent } from "../../results/resource.js";
+import type { ClientSurface, CompleteOptions } from "./client-features.js";
 import type { CompleteRef, CompletionResult } from "./completions.js";
+import type { RequestOptions } from "./feature-context.js";
 import type { GetPromptOptions, PromptEntry } from "./prompts.js";
 import type {
   ReadResourceOptions,
@@ -10,8 +12,6 @@ import type {
   ResourceUpdate,
 } from "./resources.js";
 import type { LoadedSkill, LoadSkillOptions, SkillEntry } from "./skills.js";
-import type { ClientSurface, CompleteOptions } from "./surface.js";
-import type { RequestOptions } from "./surface-host.js";
 
 /** The bridge's MCP surface beyond tools (part of the Bridge interface). */
 export interface SurfaceMethods {

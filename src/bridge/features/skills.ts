@@ -5,16 +5,16 @@ import {
   type Skill,
   SkillsClient,
 } from "@modelcontextprotocol/client/ext/skills";
-import type { ServerConnection } from "../connection/connection.js";
-import { ErrorCode, errorMessages, McpBridgeError, SkillVerificationError } from "../errors/index.js";
-import { errorText, textOf } from "../util/text-of.js";
+import type { ServerConnection } from "../../connection/connection.js";
+import { ErrorCode, errorMessages, McpBridgeError, SkillVerificationError } from "../../errors/index.js";
+import { errorText, textOf } from "../../util/text-of.js";
 import {
   liveClients,
   type RequestOptions,
   requireConnection,
   type SurfaceHost,
   sessionRequestOptions,
-} from "./surface-host.js";
+} from "./feature-context.js";
 
 /**
  * One skill a server offers through the skills extension (`io.modelcontextprotocol/skills`): the
