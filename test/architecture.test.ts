@@ -157,4 +157,23 @@ describe("architecture", () => {
     const layers = new Set(sourceFiles(srcDir).map(layerOf));
     for (const layer of layers) expect(Object.keys(allowed)).toContain(layer);
   });
+
+  it("keeps the MCP features apart from the bridge runtime: they import only its public types", () => {
+    const bridgeDir = join(srcDir, "bridge");
+    const featuresDir = join(bridgeDir, "features");
+    const allowedFromBridge = new Set([join(bridgeDir, "types.ts")]);
+    const violations: string[] = [];
+    const features = sourceFiles(featuresDir);
+    expect(features.length).toBeGreaterThan(0);
+    for (const file of features) {
+      for (const { spec } of relativeImports(file)) {
+        const target = resolve(dirname(file), spec.replace(/\.js$/, ".ts"));
+        const inBridge = !relative(bridgeDir, target).startsWith("..");
+        const inFeatures = !relative(featuresDir, target).startsWith("..");
+        if (inBridge && !inFeatures && !allowedFromBridge.has(target))
+          violations.push(`${relative(srcDir, file)} -> ${spec}`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
 });

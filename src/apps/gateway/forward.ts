@@ -6,7 +6,7 @@ import {
   ProtocolError,
   ProtocolErrorCode,
 } from "@modelcontextprotocol/server";
-import { declineElicitation } from "../../bridge/features/elicitation-default.js";
+import { declineElicitation } from "../../bridge/features/elicitation.js";
 import type { ServerLogMessage } from "../../bridge/features/logging.js";
 import type { SamplingHandler, SamplingResult } from "../../bridge/features/sampling.js";
 import type { ElicitationHandler, ElicitationRequest, ElicitationResponse } from "../../bridge/types.js";

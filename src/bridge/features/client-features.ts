@@ -1,97 +1,54 @@
-import { dirname } from "node:path";
-import type { CallToolResult, Client, Root, Tool } from "@modelcontextprotocol/client";
-import type { ResolvedConfig, ServerDefinition } from "../../config/model.js";
+import type { Client } from "@modelcontextprotocol/client";
+import type { ServerDefinition } from "../../config/model.js";
 import type { ServerConnection } from "../../connection/connection.js";
 import type { ServerStatus } from "../../connection/status.js";
-import type { Logger } from "../../util/logger.js";
-import type { SecretMask } from "../../util/redact.js";
-import { errorText } from "../../util/text-of.js";
-import { callToolAsTask, runsAsTask, type TaskCallOptions, taskSupportOf } from "../tasks.js";
-import { type CompleteRef, type CompletionResult, completeArgument } from "./completions.js";
-import { closedError, type RequestOptions, type SurfaceHost } from "./feature-context.js";
-import { applyLogLevel, registerServerLogging, type ServerLogMessage } from "./logging.js";
+import type { CompleteOptions } from "./completions.js";
+import type { FeatureContext } from "./feature-context.js";
+import type { SurfaceMethods } from "./feature-methods.js";
+import { applyLogLevel, registerLogging } from "./logging.js";
 import { PromptCatalog } from "./prompts.js";
 import { ResourceCatalog } from "./resources.js";
-import { registerRoots, toRoot } from "./roots.js";
-import { registerSampling, type SamplingHandler, samplingPolicyOf } from "./sampling.js";
+import { ServerRoots } from "./roots.js";
+import { registerSampling } from "./sampling.js";
 import { SessionClients } from "./session-clients.js";
-import { SkillCatalog } from "./skills.js";
+import type { SkillCatalog } from "./skills.js";
 
-export interface SurfaceOptions {
-  readonly logger: Logger;
-  readonly config: () => ResolvedConfig;
-  readonly connections: () => ReadonlyMap<string, ServerConnection>;
-  readonly closed: () => boolean;
-  readonly onSampling?: SamplingHandler;
-  readonly onResourcesChanged: (server: string) => void;
-  readonly onPromptsChanged: (server: string) => void;
-  readonly onServerLog: (message: ServerLogMessage) => void;
-  /** The bridge's secrets, masked in server log messages before anyone sees them. */
-  readonly secrets: SecretMask;
-}
+export type { CompleteOptions };
 
 /**
- * Everything of MCP beyond tools, for one bridge: resources, prompts, completions, server logging,
- * roots and sampling. The bridge hands every new SDK client of a server to `configureClient` (before
- * it connects) and every state change to `stateChanged`.
+ * The MCP features beyond tools, for one bridge: resources, prompts, completions, server logging,
+ * roots, sampling and skills. The bridge hands every new SDK client of a server to `register` (before
+ * it connects) and every state change to `stateChanged`; everything else reads the live `context`.
+ * What a host never uses costs nothing: the skills and completion code is loaded on first use, and a
+ * feature a server does not offer is never listed (its capability is checked first).
  */
-export class ClientSurface {
+export class ClientFeatures {
+  readonly context: FeatureContext;
   readonly sessions: SessionClients;
   readonly resources: ResourceCatalog;
   readonly prompts: PromptCatalog;
-  readonly skills: SkillCatalog;
-  readonly #options: SurfaceOptions;
-  readonly #host: SurfaceHost;
-  /** Roots set through `setRoots`: for all servers (key "") or one server. */
-  readonly #rootOverrides = new Map<string, readonly Root[]>();
+  readonly roots: ServerRoots;
+  #skills: Promise<SkillCatalog> | undefined;
 
-  constructor(options: SurfaceOptions) {
-    this.#options = options;
-    this.sessions = new SessionClients(options.secrets.text, (name) => options.connections().get(name));
-    const config = options.config;
-    this.#host = {
-      sessions: this.sessions,
-      logger: options.logger,
-      connections: () => [...options.connections().values()],
-      connection: (name) => options.connections().get(name),
-      timeoutMs: (connection) => connection.definition.callTimeoutMs,
-      maxResultChars: (connection) =>
-        connection.definition.maxResultChars ?? config().settings.maxResultChars,
-      assertOpen: () => {
-        if (options.closed()) throw closedError();
-      },
-    };
-    this.resources = new ResourceCatalog(this.#host);
-    this.skills = new SkillCatalog(this.#host);
-    this.prompts = new PromptCatalog(
-      this.#host,
-      () => config().settings.toolNameFormat,
-      () => config().servers.map((server) => server.name),
+  constructor(context: FeatureContext) {
+    this.context = context;
+    this.sessions = new SessionClients(context.secrets.text, (name) =>
+      context.servers.connections().get(name),
     );
+    this.resources = new ResourceCatalog(context, this.sessions);
+    this.prompts = new PromptCatalog(context, this.sessions);
+    this.roots = new ServerRoots(context, this.sessions);
   }
 
-  configureClient(definition: ServerDefinition, client: Client): void {
+  /** Installs every feature's handlers on a new client of the server, before it connects. */
+  register(definition: ServerDefinition, client: Client): void {
     const server = definition.name;
     this.sessions.track(server, client);
-    registerServerLogging(
-      client,
-      server,
-      this.#options.logger,
-      this.#options.secrets,
-      this.#options.onServerLog,
-    );
-    this.resources.configureClient(server, client, () => this.#options.onResourcesChanged(server));
-    this.prompts.configureClient(client, () => this.#options.onPromptsChanged(server));
-    registerRoots(client, () => this.rootsFor(definition));
-    if (this.#options.onSampling) {
-      registerSampling(client, {
-        server,
-        handler: this.#options.onSampling,
-        policy: samplingPolicyOf(definition.sampling, this.#options.config().settings.sampling),
-        timeoutMs: definition.callTimeoutMs,
-        logger: this.#options.logger,
-      });
-    }
+    registerLogging(client, server, this.context);
+    this.resources.register(client, server);
+    this.prompts.register(client, server);
+    this.roots.register(client, definition);
+    registerSampling(client, definition, this.context);
   }
 
   stateChanged(connection: ServerConnection, status: ServerStatus): void {
@@ -102,7 +59,7 @@ export class ClientSurface {
         client,
         connection.name,
         connection.definition.logLevel,
-        this.#options.logger,
+        this.context.logger,
         connection.definition.callTimeoutMs,
       );
       this.resources.resubscribe(connection);
@@ -111,97 +68,43 @@ export class ClientSurface {
     }
   }
 
-  /**
-   * The server's roots: set by `setRoots`, else configured (server, then global), else none. Never a
-   * default folder: server-filesystem replaces the folders in its `args` with any roots it is given, so
-   * a config copied from another host (which declares none) would lose them, and the config's own folder
-   * holds the OAuth tokens and the trust store.
-   */
-  rootsFor(definition: ServerDefinition): readonly Root[] {
-    const override = this.#rootOverrides.get(definition.name) ?? this.#rootOverrides.get("");
-    if (override) return override;
-    const config = this.#options.config();
-    const base = config.file ? dirname(config.file) : process.cwd();
-    const configured = definition.roots ?? config.settings.roots;
-    return configured ? configured.map((entry) => toRoot(entry, base)) : [];
-  }
-
-  /** Replaces the roots (of one server or all) and tells the connected servers the list changed. */
-  async setRoots(roots: readonly (string | Root)[], options: { server?: string } = {}): Promise<void> {
-    this.#host.assertOpen();
-    const base = this.#options.config().file ? dirname(this.#options.config().file as string) : process.cwd();
-    const normalized = roots.map((root) => (typeof root === "string" ? toRoot(root, base) : root));
-    this.#rootOverrides.set(options.server ?? "", normalized);
-    if (options.server === undefined) {
-      for (const key of [...this.#rootOverrides.keys()]) if (key !== "") this.#rootOverrides.delete(key);
-    }
-    const targets = this.#host
-      .connections()
-      .filter((connection) => options.server === undefined || connection.name === options.server);
-    await Promise.all(
-      targets.map(async (connection) => {
-        const client = this.sessions.current(connection);
-        await client?.sendRootsListChanged().catch((error: unknown) =>
-          this.#options.logger.warn(`Telling server "${connection.name}" that the roots changed failed`, {
-            server: connection.name,
-            error: errorText(error),
-          }),
-        );
-      }),
-    );
-  }
-
-  complete(ref: CompleteRef, argument: { name: string; value: string }, options: CompleteOptions = {}) {
-    return completeArgument(this.#host, this.prompts, ref, argument, options);
-  }
-
-  /**
-   * Runs the call as a task when the tool declares task support (required, or optional on a server
-   * that runs tool calls as tasks); undefined when the tool is an ordinary one.
-   */
   /** What the server's newest session declared in its handshake; undefined before one. */
   serverCapabilities(server: string): object | undefined {
     return this.sessions.latest(server)?.getServerCapabilities();
   }
 
-  callAsTask(
-    connection: ServerConnection,
-    args: Record<string, unknown> | undefined,
-    options: TaskCallOptions,
-  ): Promise<CallToolResult> | undefined {
-    // The tool first: for an ordinary tool (nearly every call) that one lookup is all it costs.
-    const tool = toolByName(connection.tools()).get(options.tool);
-    if (taskSupportOf(tool) === "forbidden") return undefined;
-    const client = this.sessions.current(connection);
-    if (!client || !runsAsTask(tool, client)) return undefined;
-    return callToolAsTask(client, args, options);
-  }
-
-  /** Settings changed (name format): prompt names are rebuilt like tool names. */
+  /** Settings changed (name format): prompt names are made again like tool names. */
   settingsChanged(): void {
-    this.prompts.rebuild(this.#options.config().servers.map((server) => server.name));
+    this.prompts.rebuild();
   }
-}
 
-export interface CompleteOptions extends RequestOptions {
-  /** Values of the other arguments already chosen (narrows the suggestions). */
-  readonly context?: Readonly<Record<string, string>>;
-}
-
-export type { CompletionResult };
-
-/**
- * Tools by name, per listed array: a connection replaces its array only when its tools change, so
- * the task check on every call is one lookup instead of a scan of the server's whole tool list.
- */
-const indexes = new WeakMap<readonly Tool[], Map<string, Tool>>();
-function toolByName(tools: readonly Tool[]): Map<string, Tool> {
-  let index = indexes.get(tools);
-  if (!index) {
-    index = new Map();
-    // The first tool of a name wins, as a scan would find it.
-    for (const tool of tools) if (!index.has(tool.name)) index.set(tool.name, tool);
-    indexes.set(tools, index);
+  /** The bridge's methods for these features (part of the Bridge interface). */
+  methods(): SurfaceMethods {
+    return {
+      resources: (options) => this.resources.list(options),
+      resourceTemplates: (options) => this.resources.templates(options),
+      readResource: (uri, options) => this.resources.read(uri, options),
+      subscribe: (uri, listener, options) => this.resources.subscribe(uri, listener, options),
+      prompts: (options) => this.prompts.list(options),
+      getPrompt: (name, args, options) => this.prompts.get(name, args, options),
+      complete: (ref, argument, options = {}) => this.#complete(ref, argument, options),
+      skills: async (options) => (await this.#skillCatalog()).list(options),
+      loadSkill: async (name, options) => (await this.#skillCatalog()).load(name, options),
+      setRoots: (roots, options) => this.roots.setRoots(roots, options),
+    };
   }
-  return index;
+
+  async #complete(...[ref, argument, options]: Parameters<SurfaceMethods["complete"]>) {
+    // Loaded on first use: most hosts never complete an argument.
+    const { completeArgument } = await import("./completions.js");
+    return completeArgument(this, ref, argument, options ?? {});
+  }
+
+  /** The skills code (and the SDK's skills extension with its frontmatter parsing) loads on first use. */
+  #skillCatalog(): Promise<SkillCatalog> {
+    this.#skills ??= import("./skills.js").then(
+      ({ SkillCatalog }) => new SkillCatalog(this.context, this.sessions),
+    );
+    return this.#skills;
+  }
 }

@@ -1,6 +1,14 @@
-import type { CompleteResult } from "@modelcontextprotocol/client";
-import { type RequestOptions, requireConnection, type SurfaceHost } from "./feature-context.js";
+import type { CompleteRequestParams, CompleteResult } from "@modelcontextprotocol/client";
+import { definedOnly } from "../../util/defined.js";
+import {
+  assertOpen,
+  type FeatureContext,
+  type RequestOptions,
+  requireConnection,
+  sessionRequestOptions,
+} from "./feature-context.js";
 import type { PromptCatalog } from "./prompts.js";
+import type { SessionClients } from "./session-clients.js";
 
 /** What is being completed: a prompt's argument, or a variable of a server's resource template. */
 export type CompleteRef =
@@ -16,13 +24,17 @@ export interface CompletionResult {
 
 /** Suggestions for `argument.value`, from the server that owns the prompt or template. */
 export async function completeArgument(
-  host: SurfaceHost,
-  prompts: PromptCatalog,
+  features: {
+    readonly context: FeatureContext;
+    readonly sessions: SessionClients;
+    readonly prompts: PromptCatalog;
+  },
   ref: CompleteRef,
   argument: { readonly name: string; readonly value: string },
-  options: RequestOptions & { readonly context?: Readonly<Record<string, string>> },
+  options: CompleteOptions,
 ): Promise<CompletionResult> {
-  host.assertOpen();
+  const { context, sessions, prompts } = features;
+  assertOpen(context);
   const target =
     ref.type === "prompt"
       ? await prompts.lookup(ref.name, options).then((entry) => ({
@@ -35,29 +47,29 @@ export async function completeArgument(
           wire: { type: "ref/resource" as const, uri: ref.uriTemplate },
           item: `${ref.uriTemplate} {${argument.name}}`,
         };
-  const connection = requireConnection(host, target.server);
-  const result: CompleteResult = await host.sessions.request(
+  const connection = requireConnection(context, target.server);
+  // A wire message: `context` is left out, not sent empty, when the caller gave none.
+  const params = definedOnly({
+    ref: target.wire,
+    argument: { name: argument.name, value: argument.value },
+    context: options.context ? { arguments: { ...options.context } } : undefined,
+  }) as CompleteRequestParams;
+  const result: CompleteResult = await sessions.request(
     connection,
     { method: "completion/complete", item: target.item },
-    {
-      timeoutMs: options.timeout ?? host.timeoutMs(connection),
-      ...(options.signal ? { signal: options.signal } : {}),
-    },
-    (client, requestOptions) =>
-      client.complete(
-        {
-          ref: target.wire,
-          argument: { name: argument.name, value: argument.value },
-          ...(options.context ? { context: { arguments: { ...options.context } } } : {}),
-        },
-        requestOptions,
-      ),
+    sessionRequestOptions(connection, options),
+    (client, requestOptions) => client.complete(params, requestOptions),
   );
   const completion = result.completion ?? { values: [] };
-  return {
+  return definedOnly({
     server: connection.name,
     values: Array.isArray(completion.values) ? completion.values.filter((v) => typeof v === "string") : [],
-    ...(typeof completion.total === "number" ? { total: completion.total } : {}),
-    ...(typeof completion.hasMore === "boolean" ? { hasMore: completion.hasMore } : {}),
-  };
+    total: typeof completion.total === "number" ? completion.total : undefined,
+    hasMore: typeof completion.hasMore === "boolean" ? completion.hasMore : undefined,
+  }) as CompletionResult;
+}
+
+export interface CompleteOptions extends RequestOptions {
+  /** Values of the other arguments already chosen (narrows the suggestions). */
+  readonly context?: Readonly<Record<string, string>>;
 }

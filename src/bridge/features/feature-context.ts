@@ -1,21 +1,34 @@
-import type { Client, Prompt, Resource, ResourceTemplateType } from "@modelcontextprotocol/client";
-import { MAX_LIST_PAGES, type ServerConnection } from "../../connection/connection.js";
+import type { ResolvedConfig } from "../../config/model.js";
+import type { ServerConnection } from "../../connection/connection.js";
 import { ErrorCode, errorMessages, McpBridgeError, ServerConnectionError } from "../../errors/index.js";
+import type { TypedEmitter } from "../../util/events.js";
 import type { Logger } from "../../util/logger.js";
-import type { SessionClients } from "./session-clients.js";
+import type { SecretMask } from "../../util/redact.js";
+import type { BridgeEventMap } from "../types.js";
+import type { SamplingHandler } from "./sampling.js";
+import type { SessionRequestOptions } from "./session-clients.js";
 
-/** What the resource, prompt and completion surfaces need from the bridge (and nothing more). */
-export interface SurfaceHost {
-  readonly sessions: SessionClients;
+/** The bridge's servers as the features read them: the current connection of each, in config order. */
+export interface ServerSource {
+  connections(): ReadonlyMap<string, ServerConnection>;
+}
+
+/**
+ * What the MCP features read of the bridge: one live object the bridge builds once and keeps current
+ * (it assigns `config` on reload and `closing` on close). Read by property at the moment of use, so
+ * a feature never holds a stale copy and never calls back into the bridge.
+ */
+export interface FeatureContext {
   readonly logger: Logger;
-  /** Every started connection, in config order. */
-  connections(): readonly ServerConnection[];
-  connection(name: string): ServerConnection | undefined;
-  /** Default timeout of a request to this server (its call timeout). */
-  timeoutMs(connection: ServerConnection): number;
-  maxResultChars(connection: ServerConnection): number;
-  /** Throws BRIDGE_CLOSED once the bridge is closing. */
-  assertOpen(): void;
+  /** The bridge's secrets, masked in server log messages and server error text. */
+  readonly secrets: SecretMask;
+  /** The bridge's emitter: `resourcesChanged`, `promptsChanged`, `serverLog`. */
+  readonly events: Pick<TypedEmitter<BridgeEventMap>, "emit">;
+  /** The host's sampling handler; without one, no server is told the bridge can sample. */
+  readonly onSampling: SamplingHandler | undefined;
+  readonly servers: ServerSource;
+  config: ResolvedConfig;
+  closing: boolean;
 }
 
 /** Per-request options shared by resources, prompts and completions. */
@@ -26,159 +39,39 @@ export interface RequestOptions {
   readonly timeout?: number;
 }
 
-/** Options of a request made through `SessionClients.request`: the caller's timeout, else the server's. */
-export function sessionRequestOptions(
-  host: SurfaceHost,
-  connection: ServerConnection,
-  options: RequestOptions,
-) {
-  return {
-    timeoutMs: options.timeout ?? host.timeoutMs(connection),
-    ...(options.signal ? { signal: options.signal } : {}),
-  };
+/** Throws BRIDGE_CLOSED once the bridge is closing. */
+export function assertOpen(context: FeatureContext): void {
+  if (context.closing) throw closedError();
 }
 
-/** The same as the SDK client's own request options (`timeout`, `signal`). */
-export function clientRequestOptions(
-  host: SurfaceHost,
+/** Options of a request made through `SessionClients.request`: the caller's timeout, else the server's. */
+export function sessionRequestOptions(
   connection: ServerConnection,
   options: RequestOptions,
-) {
-  return {
-    timeout: options.timeout ?? host.timeoutMs(connection),
-    ...(options.signal ? { signal: options.signal } : {}),
-  };
+): SessionRequestOptions {
+  return { timeoutMs: options.timeout ?? connection.definition.callTimeoutMs, signal: options.signal };
+}
+
+/** The result size limit of a server: its own, else the global one. */
+export function maxResultCharsOf(context: FeatureContext, connection: ServerConnection): number {
+  return connection.definition.maxResultChars ?? context.config.settings.maxResultChars;
 }
 
 /** The named server's connection, or a typed error saying there is none. */
-export function requireConnection(host: SurfaceHost, server: string): ServerConnection {
-  const connection = host.connection(server);
+export function requireConnection(context: FeatureContext, server: string): ServerConnection {
+  const connections = context.servers.connections();
+  const connection = connections.get(server);
   if (connection) return connection;
   throw new ServerConnectionError(
     ErrorCode.ServerNotFound,
-    errorMessages.serverNotFound(
-      server,
-      host.connections().map((c) => c.name),
-    ),
+    errorMessages.serverNotFound(server, [...connections.keys()]),
     { server },
   );
 }
 
-/** Connected servers with their live client, for listings that should not start idle servers. */
-export function liveClients(host: SurfaceHost): { connection: ServerConnection; client: Client }[] {
-  const live: { connection: ServerConnection; client: Client }[] = [];
-  for (const connection of host.connections()) {
-    const client = host.sessions.current(connection);
-    if (client) live.push({ connection, client });
-  }
-  return live;
-}
-
-/**
- * Walks a paginated listing with explicit cursors, stopping at a repeated cursor or MAX_LIST_PAGES
- * (said in the log, never silently).
- */
-export async function listAllPages<T>(
-  server: string,
-  method: string,
-  logger: Logger,
-  fetchPage: (
-    cursor: string | undefined,
-  ) => Promise<{ items: readonly T[]; nextCursor?: string | undefined }>,
-): Promise<T[]> {
-  const items: T[] = [];
-  const seen = new Set<string>();
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_LIST_PAGES; page++) {
-    const result = await fetchPage(cursor);
-    items.push(...(Array.isArray(result.items) ? result.items : []));
-    cursor = result.nextCursor;
-    if (!cursor) return items;
-    if (seen.has(cursor)) {
-      logger.warn(`Server "${server}" repeated a ${method} cursor; the listing stops there`, { server });
-      return items;
-    }
-    seen.add(cursor);
-  }
-  logger.warn(`Server "${server}" sent more than ${MAX_LIST_PAGES} ${method} pages; the rest is ignored`, {
-    server,
-  });
-  return items;
-}
-
-/** The listings of the resource and prompt surfaces, by what they list. */
-interface Listed {
-  readonly prompts: Prompt;
-  readonly resources: Resource;
-  readonly resourceTemplates: ResourceTemplateType;
-}
-type PageOf<K extends keyof Listed> = { items: readonly Listed[K][]; nextCursor?: string | undefined };
-type PageParams = { cursor: string } | undefined;
-type PageRequest = { timeout?: number; signal?: AbortSignal };
-
-const LISTINGS: {
-  readonly [K in keyof Listed]: {
-    readonly method: string;
-    readonly page: (client: Client, params: PageParams, options: PageRequest) => Promise<PageOf<K>>;
-  };
-} = {
-  prompts: {
-    method: "prompts/list",
-    page: async (client, params, options) => {
-      const page = await client.listPrompts(params, options);
-      return { items: page.prompts, nextCursor: page.nextCursor };
-    },
-  },
-  resources: {
-    method: "resources/list",
-    page: async (client, params, options) => {
-      const page = await client.listResources(params, options);
-      return { items: page.resources, nextCursor: page.nextCursor };
-    },
-  },
-  resourceTemplates: {
-    method: "resources/templates/list",
-    page: async (client, params, options) => {
-      const page = await client.listResourceTemplates(params, options);
-      return { items: page.resourceTemplates, nextCursor: page.nextCursor };
-    },
-  },
-};
-
-/** Every page of one listing of a server, bounded as `listAllPages` bounds it. */
-export function listEvery<K extends keyof Listed>(
-  kind: K,
-  host: SurfaceHost,
-  connection: ServerConnection,
-  client: Client,
-  options: PageRequest,
-): Promise<Listed[K][]> {
-  const listing = LISTINGS[kind];
-  return listAllPages<Listed[K]>(connection.name, listing.method, host.logger, (cursor) =>
-    listing.page(client, cursor === undefined ? undefined : { cursor }, options),
-  );
-}
-
-/** A listing of one server cached per live client; a `list_changed` notification drops it. */
-export class PerClientCache<T> {
-  readonly #cache = new WeakMap<Client, Promise<T>>();
-
-  get(client: Client, load: () => Promise<T>): Promise<T> {
-    let cached = this.#cache.get(client);
-    if (!cached) {
-      cached = load();
-      this.#cache.set(client, cached);
-      // A failed listing is not cached: the next caller tries again.
-      cached.catch(() => {
-        if (this.#cache.get(client) === cached) this.#cache.delete(client);
-      });
-    }
-    return cached;
-  }
-
-  invalidate(client: Client): void {
-    this.#cache.delete(client);
-  }
+/** The connected servers, for listings that should not start idle servers. */
+export function connectedServers(context: FeatureContext): ServerConnection[] {
+  return [...context.servers.connections().values()].filter((connection) => connection.state === "connected");
 }
 
 export function closedError(): McpBridgeError {

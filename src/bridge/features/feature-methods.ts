@@ -1,8 +1,7 @@
 import type { Root } from "@modelcontextprotocol/client";
 import type { PromptMessages } from "../../results/prompt.js";
 import type { ResourceContent } from "../../results/resource.js";
-import type { ClientSurface, CompleteOptions } from "./client-features.js";
-import type { CompleteRef, CompletionResult } from "./completions.js";
+import type { CompleteOptions, CompleteRef, CompletionResult } from "./completions.js";
 import type { RequestOptions } from "./feature-context.js";
 import type { GetPromptOptions, PromptEntry } from "./prompts.js";
 import type {
@@ -54,19 +53,4 @@ export interface SurfaceMethods {
   loadSkill(name: string, options?: LoadSkillOptions): Promise<LoadedSkill>;
   /** Replaces the roots shown to servers (all, or `server`) and sends `notifications/roots/list_changed`. */
   setRoots(roots: readonly (string | Root)[], options?: { server?: string }): Promise<void>;
-}
-
-export function surfaceMethods(surface: ClientSurface): SurfaceMethods {
-  return {
-    resources: (options) => surface.resources.list(options),
-    resourceTemplates: (options) => surface.resources.templates(options),
-    readResource: (uri, options) => surface.resources.read(uri, options),
-    subscribe: (uri, listener, options) => surface.resources.subscribe(uri, listener, options),
-    prompts: (options) => surface.prompts.list(options),
-    getPrompt: (name, args, options) => surface.prompts.get(name, args, options),
-    complete: (ref, argument, options) => surface.complete(ref, argument, options),
-    skills: (options) => surface.skills.list(options),
-    loadSkill: (name, options) => surface.skills.load(name, options),
-    setRoots: (roots, options) => surface.setRoots(roots, options),
-  };
 }

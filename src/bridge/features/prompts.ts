@@ -1,5 +1,4 @@
 import type { Client, Icon, Prompt, PromptArgument } from "@modelcontextprotocol/client";
-import type { ServerConnection } from "../../connection/connection.js";
 import { followListChanges } from "../../connection/list-changed.js";
 import { ErrorCode, errorMessages, InvalidArgumentsError, ServerRequestError } from "../../errors/index.js";
 import { ToolRegistry } from "../../registry/registry.js";
@@ -9,17 +8,17 @@ import {
   promptArgumentsSchema,
   toPromptMessages,
 } from "../../results/prompt.js";
-import { errorText } from "../../util/text-of.js";
+import { definedOnly } from "../../util/defined.js";
 import {
-  clientRequestOptions,
-  listEvery,
-  liveClients,
-  PerClientCache,
+  assertOpen,
+  type FeatureContext,
+  maxResultCharsOf,
   type RequestOptions,
   requireConnection,
-  type SurfaceHost,
   sessionRequestOptions,
 } from "./feature-context.js";
+import { listEvery, ServerListing } from "./listing.js";
+import type { SessionClients } from "./session-clients.js";
 
 /** One prompt of one server, under a collision-free exposed name (the tools' naming rule). */
 export interface PromptEntry {
@@ -45,67 +44,59 @@ const NO_FILTER = { include: [], exclude: [] } as const;
  * tools' rule (format, normalization, hash suffix on collision) without competing with tool names.
  */
 export class PromptCatalog {
-  readonly #host: SurfaceHost;
-  readonly #cache = new PerClientCache<Prompt[]>();
-  #registry: ToolRegistry;
-  readonly #format: () => string;
+  readonly #context: FeatureContext;
+  readonly #sessions: SessionClients;
+  readonly #listing: ServerListing<Prompt>;
+  /** Made on the first listing (a bridge whose host never asks for prompts builds none). */
+  #names: ToolRegistry | undefined;
   /** The raw prompt of each registered server prompt, keyed `server\0prompt`. */
   readonly #raw = new Map<string, Prompt>();
   /** The listing the registry holds for each server (cached listings are replaced, never mutated). */
   readonly #registered = new Map<string, readonly Prompt[]>();
 
-  constructor(host: SurfaceHost, toolNameFormat: () => string, servers: () => readonly string[]) {
-    this.#host = host;
-    this.#format = toolNameFormat;
-    this.#registry = this.#newRegistry(servers());
-  }
-
-  /** Settings changed (name format): rebuild the names from the listings already held. */
-  rebuild(servers: readonly string[]): void {
-    this.#registry = this.#newRegistry(servers);
-    this.#registered.clear();
-  }
-
-  configureClient(client: Client, onListChanged: () => void): void {
-    followListChanges(client, "prompts", () => {
-      this.#cache.invalidate(client);
-      onListChanged();
+  constructor(context: FeatureContext, sessions: SessionClients) {
+    this.#context = context;
+    this.#sessions = sessions;
+    this.#listing = new ServerListing(context, sessions, {
+      method: "prompts/list",
+      warnAs: "prompts",
+      load: async (connection, client, options) => {
+        if (!client.getServerCapabilities()?.prompts) return [];
+        const listed = await listEvery("prompts", context.logger, connection, client, options);
+        return listed.filter(
+          (prompt) => !!prompt && typeof prompt.name === "string" && prompt.name.length > 0,
+        );
+      },
     });
+  }
+
+  /** What a new client needs before it connects: its `list_changed` drops the cached listing. */
+  register(client: Client, server: string): void {
+    followListChanges(client, "prompts", () => {
+      this.#listing.invalidate(client);
+      this.#context.events.emit("promptsChanged", { server });
+    });
+  }
+
+  /** Settings changed (name format): the names are made again from the listings on the next one. */
+  rebuild(): void {
+    this.#names = undefined;
+    this.#registered.clear();
   }
 
   /** A server that stopped: its prompts leave the list. */
   removeServer(server: string): void {
     this.#registered.delete(server);
     for (const key of [...this.#raw.keys()]) if (key.startsWith(`${server}\0`)) this.#raw.delete(key);
-    this.#registry.removeServer(server);
+    this.#names?.removeServer(server);
   }
 
   /** Every connected server's prompts (all pages), or one server's (connecting it when idle). */
   async list(options: RequestOptions = {}): Promise<PromptEntry[]> {
-    this.#host.assertOpen();
-    if (options.server !== undefined) {
-      const connection = requireConnection(this.#host, options.server);
-      await this.#host.sessions.request(
-        connection,
-        { method: "prompts/list" },
-        sessionRequestOptions(this.#host, connection, options),
-        (client, requestOptions) => this.#refresh(connection, client, requestOptions),
-      );
-      return this.#entries().filter((entry) => entry.server === options.server);
-    }
-    await Promise.all(
-      liveClients(this.#host).map(({ connection, client }) =>
-        this.#refresh(connection, client, clientRequestOptions(this.#host, connection, options)).catch(
-          (error: unknown) =>
-            this.#host.logger.warn(`Listing the prompts of server "${connection.name}" failed`, {
-              server: connection.name,
-              error: errorText(error),
-            }),
-        ),
-      ),
-    );
-    const live = new Set(liveClients(this.#host).map(({ connection }) => connection.name));
-    return this.#entries().filter((entry) => live.has(entry.server));
+    const listed = await this.#listing.byServer(options);
+    for (const part of listed) if (!part.failed) this.#register(part.connection.name, part.items);
+    const shown = new Set(listed.map((part) => part.connection.name));
+    return this.#entries().filter((entry) => shown.has(entry.server));
   }
 
   /**
@@ -135,21 +126,22 @@ export class PromptCatalog {
       if (value === undefined || value === null) continue;
       stringArgs[key] = typeof value === "string" ? value : JSON.stringify(value);
     }
-    const connection = requireConnection(this.#host, entry.server);
-    const result = await this.#host.sessions.request(
+    const connection = requireConnection(this.#context, entry.server);
+    const result = await this.#sessions.request(
       connection,
       { method: "prompts/get", item: entry.prompt },
-      sessionRequestOptions(this.#host, connection, options),
+      sessionRequestOptions(connection, options),
       (client, requestOptions) =>
         client.getPrompt({ name: (entry as PromptEntry).prompt, arguments: stringArgs }, requestOptions),
     );
     return toPromptMessages(entry.server, entry.prompt, result, {
-      maxResultChars: options.maxResultChars ?? this.#host.maxResultChars(connection),
+      maxResultChars: options.maxResultChars ?? maxResultCharsOf(this.#context, connection),
     });
   }
 
   /** The prompt under an exposed name or `server/prompt`, listing servers first when needed. */
   async lookup(name: string, options: RequestOptions = {}): Promise<PromptEntry> {
+    assertOpen(this.#context);
     let entry = this.#find(name);
     if (!entry) {
       const split = this.#splitServerPrompt(name);
@@ -164,21 +156,21 @@ export class PromptCatalog {
   }
 
   #find(name: string): PromptEntry | undefined {
-    const definition = this.#registry.resolve(name);
+    const definition = this.#names?.resolve(name);
     return definition ? this.#entryOf(definition.server, definition.tool, definition.name) : undefined;
   }
 
   #splitServerPrompt(name: string): { server: string; prompt: string } | undefined {
     for (let index = name.indexOf("/"); index !== -1; index = name.indexOf("/", index + 1)) {
       const server = name.slice(0, index);
-      if (index > 0 && this.#host.connection(server)) return { server, prompt: name.slice(index + 1) };
+      if (index > 0 && this.#context.servers.connections().has(server))
+        return { server, prompt: name.slice(index + 1) };
     }
     return undefined;
   }
 
   #entries(): PromptEntry[] {
-    return this.#registry
-      .list()
+    return (this.#names?.list() ?? [])
       .map((definition) => this.#entryOf(definition.server, definition.tool, definition.name))
       .filter((entry): entry is PromptEntry => entry !== undefined);
   }
@@ -186,52 +178,47 @@ export class PromptCatalog {
   #entryOf(server: string, prompt: string, name: string): PromptEntry | undefined {
     const raw = this.#raw.get(`${server}\0${prompt}`);
     if (!raw) return undefined;
-    return {
+    return definedOnly({
       name,
       server,
       prompt,
-      ...(typeof raw.title === "string" ? { title: raw.title } : {}),
-      ...(typeof raw.description === "string" ? { description: raw.description } : {}),
+      title: typeof raw.title === "string" ? raw.title : undefined,
+      description: typeof raw.description === "string" ? raw.description : undefined,
       arguments: Array.isArray(raw.arguments) ? raw.arguments : [],
-      ...(Array.isArray(raw.icons) ? { icons: raw.icons } : {}),
-    };
+      icons: Array.isArray(raw.icons) ? raw.icons : undefined,
+    }) as PromptEntry;
   }
 
-  async #refresh(
-    connection: ServerConnection,
-    client: Client,
-    requestOptions: { timeout?: number; signal?: AbortSignal },
-  ): Promise<void> {
-    const prompts = await this.#cache.get(client, async () => {
-      if (!client.getServerCapabilities()?.prompts) return [];
-      const listed = await listEvery("prompts", this.#host, connection, client, requestOptions);
-      return listed.filter((prompt) => !!prompt && typeof prompt.name === "string" && prompt.name.length > 0);
-    });
-    if (this.#registered.get(connection.name) === prompts) return;
-    for (const key of [...this.#raw.keys()])
-      if (key.startsWith(`${connection.name}\0`)) this.#raw.delete(key);
-    for (const prompt of prompts) this.#raw.set(`${connection.name}\0${prompt.name}`, prompt);
+  /** Gives the server's listed prompts their exposed names (again only when the listing changed). */
+  #register(server: string, prompts: readonly Prompt[]): void {
+    const names = this.#namesOf();
+    if (this.#registered.get(server) === prompts) return;
+    for (const key of [...this.#raw.keys()]) if (key.startsWith(`${server}\0`)) this.#raw.delete(key);
+    for (const prompt of prompts) this.#raw.set(`${server}\0${prompt.name}`, prompt);
     // The registry wants tool-shaped entries: the arguments become the input schema.
-    this.#registry.setServerTools(
-      connection.name,
+    names.setServerTools(
+      server,
       NO_FILTER,
       prompts.map((prompt) => ({
         name: prompt.name,
         inputSchema: promptArgumentsSchema(prompt),
-        ...(typeof prompt.description === "string" ? { description: prompt.description } : {}),
-        ...(typeof prompt.title === "string" ? { title: prompt.title } : {}),
+        description: typeof prompt.description === "string" ? prompt.description : undefined,
+        title: typeof prompt.title === "string" ? prompt.title : undefined,
       })),
     );
-    this.#registered.set(connection.name, prompts);
+    this.#registered.set(server, prompts);
   }
 
-  #newRegistry(servers: readonly string[]): ToolRegistry {
-    const registry = new ToolRegistry({
-      toolNameFormat: this.#format(),
+  #namesOf(): ToolRegistry {
+    if (this.#names) return this.#names;
+    const { settings, servers } = this.#context.config;
+    const names = new ToolRegistry({
+      toolNameFormat: settings.toolNameFormat,
       descriptionPrefix: "",
-      logger: this.#host.logger,
+      logger: this.#context.logger,
     });
-    registry.declareServers(servers);
-    return registry;
+    names.declareServers(servers.map((server) => server.name));
+    this.#names = names;
+    return names;
   }
 }

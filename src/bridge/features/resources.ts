@@ -4,23 +4,25 @@ import {
   type McpSubscription,
   type Resource,
   type ResourceTemplateType,
+  type RequestOptions as SdkRequestOptions,
   UriTemplate,
 } from "@modelcontextprotocol/client";
 import type { ServerConnection } from "../../connection/connection.js";
 import { followListChanges } from "../../connection/list-changed.js";
 import { ErrorCode, errorMessages, ServerRequestError } from "../../errors/index.js";
 import { type ResourceContent, toResourceContent } from "../../results/resource.js";
+import { definedOnly } from "../../util/defined.js";
 import { errorText, textOf } from "../../util/text-of.js";
 import {
-  clientRequestOptions,
-  listEvery,
-  liveClients,
-  PerClientCache,
+  assertOpen,
+  type FeatureContext,
+  maxResultCharsOf,
   type RequestOptions,
   requireConnection,
-  type SurfaceHost,
   sessionRequestOptions,
 } from "./feature-context.js";
+import { listEvery, ServerListing } from "./listing.js";
+import type { SessionClients } from "./session-clients.js";
 
 /** One resource a server lists, with the server that serves it. */
 export interface ResourceEntry {
@@ -64,100 +66,77 @@ type Listener = (update: ResourceUpdate) => void;
  * subscriptions kept across reconnects.
  */
 export class ResourceCatalog {
-  readonly #host: SurfaceHost;
-  readonly #resources = new PerClientCache<ResourceEntry[]>();
-  readonly #templates = new PerClientCache<ResourceTemplateEntry[]>();
+  readonly #context: FeatureContext;
+  readonly #sessions: SessionClients;
+  readonly #resources: ServerListing<ResourceEntry>;
+  readonly #templates: ServerListing<ResourceTemplateEntry>;
   /** server -> uri -> listeners */
   readonly #subscriptions = new Map<string, Map<string, Set<Listener>>>();
   /** 2026-07-28 sessions: the open `subscriptions/listen` stream of each subscribed `server\0uri`. */
   readonly #listens = new Map<string, McpSubscription>();
+  /** Sessions whose `resources/updated` notifications reach the listeners (set on first subscribe). */
+  readonly #followed = new WeakSet<Client>();
 
-  constructor(host: SurfaceHost) {
-    this.#host = host;
+  constructor(context: FeatureContext, sessions: SessionClients) {
+    this.#context = context;
+    this.#sessions = sessions;
+    this.#resources = new ServerListing(context, sessions, {
+      method: "resources/list",
+      warnAs: "resources",
+      load: async (connection, client, options) => {
+        if (!client.getServerCapabilities()?.resources) return [];
+        const resources = await listEvery("resources", context.logger, connection, client, options);
+        return resources
+          .filter(isNamedWith("uri"))
+          .map((resource) => resourceEntry(connection.name, resource));
+      },
+    });
+    this.#templates = new ServerListing(context, sessions, {
+      method: "resources/templates/list",
+      // A server may list resources without templates: its failing template listing is no news.
+      warnAs: undefined,
+      load: async (connection, client, options) => {
+        if (!client.getServerCapabilities()?.resources) return [];
+        const templates = await listEvery("resourceTemplates", context.logger, connection, client, options);
+        return templates
+          .filter(isNamedWith("uriTemplate"))
+          .map((template) => templateEntry(connection.name, template));
+      },
+    });
   }
 
-  /** Registers the notification handlers on a new client of `server` (before it connects). */
-  configureClient(server: string, client: Client, onListChanged: () => void): void {
+  /**
+   * What a new client of `server` needs before it connects: its `list_changed` drops the cached
+   * listings and tells the host. (`resources/updated` is followed only once something is subscribed.)
+   */
+  register(client: Client, server: string): void {
     followListChanges(client, "resources", () => {
       this.#resources.invalidate(client);
       this.#templates.invalidate(client);
-      onListChanged();
-    });
-    client.setNotificationHandler("notifications/resources/updated", (notification) => {
-      const uri = textOf(notification.params?.uri ?? "");
-      for (const listener of [...(this.#subscriptions.get(server)?.get(uri) ?? [])]) {
-        try {
-          listener({ server, uri });
-        } catch (error) {
-          this.#host.logger.error("A resource subscription listener threw", {
-            server,
-            error: errorText(error),
-          });
-        }
-      }
+      this.#context.events.emit("resourcesChanged", { server });
     });
   }
 
-  async list(options: RequestOptions = {}): Promise<ResourceEntry[]> {
-    this.#host.assertOpen();
-    if (options.server !== undefined) {
-      const connection = requireConnection(this.#host, options.server);
-      return this.#host.sessions.request(
-        connection,
-        { method: "resources/list" },
-        sessionRequestOptions(this.#host, connection, options),
-        (client, requestOptions) => this.#listOf(connection, client, requestOptions),
-      );
-    }
-    const lists = await Promise.all(
-      liveClients(this.#host).map(({ connection, client }) =>
-        this.#listOf(connection, client, clientRequestOptions(this.#host, connection, options)).catch(
-          (error: unknown) => {
-            this.#host.logger.warn(`Listing the resources of server "${connection.name}" failed`, {
-              server: connection.name,
-              error: errorText(error),
-            });
-            return [] as ResourceEntry[];
-          },
-        ),
-      ),
-    );
-    return lists.flat();
+  list(options: RequestOptions = {}): Promise<ResourceEntry[]> {
+    return this.#resources.list(options);
   }
 
-  async templates(options: RequestOptions = {}): Promise<ResourceTemplateEntry[]> {
-    this.#host.assertOpen();
-    if (options.server !== undefined) {
-      const connection = requireConnection(this.#host, options.server);
-      return this.#host.sessions.request(
-        connection,
-        { method: "resources/templates/list" },
-        sessionRequestOptions(this.#host, connection, options),
-        (client, requestOptions) => this.#templatesOf(connection, client, requestOptions),
-      );
-    }
-    const lists = await Promise.all(
-      liveClients(this.#host).map(({ connection, client }) =>
-        this.#templatesOf(connection, client, clientRequestOptions(this.#host, connection, options)).catch(
-          () => [] as ResourceTemplateEntry[],
-        ),
-      ),
-    );
-    return lists.flat();
+  templates(options: RequestOptions = {}): Promise<ResourceTemplateEntry[]> {
+    return this.#templates.list(options);
   }
 
   async read(uri: string, options: ReadResourceOptions = {}): Promise<ResourceContent> {
-    this.#host.assertOpen();
+    assertOpen(this.#context);
     const connection = await this.#serverFor(uri, options);
-    const result = await this.#host.sessions.request(
+    const result = await this.#sessions.request(
       connection,
       { method: "resources/read", item: uri },
-      sessionRequestOptions(this.#host, connection, options),
+      sessionRequestOptions(connection, options),
       (client, requestOptions) => client.readResource({ uri }, requestOptions),
     );
     return toResourceContent(connection.name, uri, result, {
-      maxResultChars: options.maxResultChars ?? this.#host.maxResultChars(connection),
-      ...(options.binary ? { binary: true } : {}),
+      maxResultChars: options.maxResultChars ?? maxResultCharsOf(this.#context, connection),
+      binary: options.binary === true,
     });
   }
 
@@ -170,7 +149,7 @@ export class ResourceCatalog {
     listener: Listener,
     options: RequestOptions = {},
   ): Promise<() => Promise<void>> {
-    this.#host.assertOpen();
+    assertOpen(this.#context);
     const connection = await this.#serverFor(uri, options);
     const byUri = this.#subscriptions.get(connection.name) ?? new Map<string, Set<Listener>>();
     this.#subscriptions.set(connection.name, byUri);
@@ -180,10 +159,10 @@ export class ResourceCatalog {
     byUri.set(uri, listeners);
     if (first) {
       try {
-        await this.#host.sessions.request(
+        await this.#sessions.request(
           connection,
           { method: "resources/subscribe", item: uri },
-          sessionRequestOptions(this.#host, connection, options),
+          sessionRequestOptions(connection, options),
           (client, requestOptions) => this.#sendSubscribe(connection.name, client, uri, requestOptions),
         );
       } catch (error) {
@@ -201,10 +180,10 @@ export class ResourceCatalog {
         await listen.close();
         return;
       }
-      const client = this.#host.sessions.current(connection);
+      const client = this.#sessions.current(connection);
       if (client?.getServerCapabilities()?.resources?.subscribe) {
         await client
-          .unsubscribeResource({ uri }, { timeout: this.#host.timeoutMs(connection) })
+          .unsubscribeResource({ uri }, { timeout: connection.definition.callTimeoutMs })
           .catch(() => {});
       }
     };
@@ -212,16 +191,17 @@ export class ResourceCatalog {
 
   /** After a (re)connect: the new session knows none of our subscriptions, so send them again. */
   resubscribe(connection: ServerConnection): void {
-    const client = this.#host.sessions.current(connection);
+    const client = this.#sessions.current(connection);
     const uris = [...(this.#subscriptions.get(connection.name)?.keys() ?? [])];
     if (!client || uris.length === 0) return;
     for (const uri of uris) {
-      this.#sendSubscribe(connection.name, client, uri, { timeout: this.#host.timeoutMs(connection) }).catch(
-        (error: unknown) =>
-          this.#host.logger.warn(`Server "${connection.name}": re-subscribing to ${uri} failed`, {
-            server: connection.name,
-            error: errorText(error),
-          }),
+      this.#sendSubscribe(connection.name, client, uri, {
+        timeout: connection.definition.callTimeoutMs,
+      }).catch((error: unknown) =>
+        this.#context.logger.warn(`Server "${connection.name}": re-subscribing to ${uri} failed`, {
+          server: connection.name,
+          error: errorText(error),
+        }),
       );
     }
   }
@@ -230,8 +210,9 @@ export class ResourceCatalog {
     server: string,
     client: Client,
     uri: string,
-    requestOptions: { timeout?: number },
+    requestOptions: SdkRequestOptions,
   ): Promise<void> {
+    this.#followUpdates(server, client);
     // A server without subscribe support still sends list_changed; the listener then never fires,
     // which is the truth, so subscribing is not an error.
     if (!client.getServerCapabilities()?.resources?.subscribe) return;
@@ -246,81 +227,60 @@ export class ResourceCatalog {
     this.#listens.set(key, await client.listen({ resourceSubscriptions: [uri] }, requestOptions));
   }
 
+  /** Sends each `resources/updated` of this session to the URI's listeners. */
+  #followUpdates(server: string, client: Client): void {
+    if (this.#followed.has(client)) return;
+    this.#followed.add(client);
+    client.setNotificationHandler("notifications/resources/updated", (notification) => {
+      const uri = textOf(notification.params?.uri ?? "");
+      for (const listener of [...(this.#subscriptions.get(server)?.get(uri) ?? [])]) {
+        try {
+          listener({ server, uri });
+        } catch (error) {
+          this.#context.logger.error("A resource subscription listener threw", {
+            server,
+            error: errorText(error),
+          });
+        }
+      }
+    });
+  }
+
   /** The server that serves `uri`: the one named, else the only one listing it or a matching template. */
   async #serverFor(uri: string, options: RequestOptions): Promise<ServerConnection> {
-    if (options.server !== undefined) return requireConnection(this.#host, options.server);
-    const live = liveClients(this.#host);
-    const listed = await Promise.all(
-      live.map(async ({ connection, client }) => {
-        const resources = await this.#listOf(
-          connection,
-          client,
-          clientRequestOptions(this.#host, connection, options),
-        ).catch(() => [] as ResourceEntry[]);
-        return resources.some((resource) => resource.uri === uri) ? connection : undefined;
-      }),
-    );
-    let owners = listed.filter((connection) => connection !== undefined);
+    if (options.server !== undefined) return requireConnection(this.#context, options.server);
+    // Quiet: a server that cannot list is simply not a candidate.
+    const every = { signal: options.signal, timeout: options.timeout };
+    const listed = await this.#resources.byServer(every, true);
+    let owners = listed
+      .filter((part) => part.items.some((resource) => resource.uri === uri))
+      .map((part) => part.connection);
     if (owners.length === 0) {
-      const templated = await Promise.all(
-        live.map(async ({ connection, client }) => {
-          const templates = await this.#templatesOf(
-            connection,
-            client,
-            clientRequestOptions(this.#host, connection, options),
-          ).catch(() => [] as ResourceTemplateEntry[]);
-          return templates.some((template) => templateMatches(template.uriTemplate, uri))
-            ? connection
-            : undefined;
-        }),
-      );
-      owners = templated.filter((connection) => connection !== undefined);
+      const templated = await this.#templates.byServer(every, true);
+      owners = templated
+        .filter((part) => part.items.some((template) => templateMatches(template.uriTemplate, uri)))
+        .map((part) => part.connection);
     }
-    if (owners.length === 1 && owners[0]) return owners[0];
-    if (owners.length > 1) {
+    const [owner] = owners;
+    if (owners.length === 1 && owner) return owner;
+    if (owner) {
       throw new ServerRequestError(
         ErrorCode.ResourceAmbiguous,
         errorMessages.resourceAmbiguous(
           uri,
           owners.map((connection) => connection.name),
         ),
-        { method: "resources/read", item: uri, ...(owners[0] ? { server: owners[0].name } : {}) },
+        { method: "resources/read", item: uri, server: owner.name },
       );
     }
     throw new ServerRequestError(
       ErrorCode.ResourceNotFound,
       errorMessages.resourceNotFound(
         uri,
-        live.map(({ connection }) => connection.name),
+        listed.map((part) => part.connection.name),
       ),
       { method: "resources/read", item: uri },
     );
-  }
-
-  #listOf(
-    connection: ServerConnection,
-    client: Client,
-    requestOptions: { timeout?: number; signal?: AbortSignal },
-  ): Promise<ResourceEntry[]> {
-    return this.#resources.get(client, async () => {
-      if (!client.getServerCapabilities()?.resources) return [];
-      const resources = await listEvery("resources", this.#host, connection, client, requestOptions);
-      return resources.filter(isNamedWith("uri")).map((resource) => resourceEntry(connection.name, resource));
-    });
-  }
-
-  #templatesOf(
-    connection: ServerConnection,
-    client: Client,
-    requestOptions: { timeout?: number; signal?: AbortSignal },
-  ): Promise<ResourceTemplateEntry[]> {
-    return this.#templates.get(client, async () => {
-      if (!client.getServerCapabilities()?.resources) return [];
-      const templates = await listEvery("resourceTemplates", this.#host, connection, client, requestOptions);
-      return templates
-        .filter(isNamedWith("uriTemplate"))
-        .map((template) => templateEntry(connection.name, template));
-    });
   }
 }
 
@@ -340,27 +300,32 @@ export function templateMatches(template: string, uri: string): boolean {
   }
 }
 
+/** A listed resource as the host sees it: the fields of the right type, absent ones left out. */
 function resourceEntry(server: string, resource: Resource): ResourceEntry {
-  return {
+  return definedOnly({
     server,
     uri: resource.uri,
     name: resource.name,
-    ...(typeof resource.title === "string" ? { title: resource.title } : {}),
-    ...(typeof resource.description === "string" ? { description: resource.description } : {}),
-    ...(typeof resource.mimeType === "string" ? { mimeType: resource.mimeType } : {}),
-    ...(typeof resource.size === "number" ? { size: resource.size } : {}),
-    ...(Array.isArray(resource.icons) ? { icons: resource.icons } : {}),
-  };
+    title: stringOr(resource.title),
+    description: stringOr(resource.description),
+    mimeType: stringOr(resource.mimeType),
+    size: typeof resource.size === "number" ? resource.size : undefined,
+    icons: Array.isArray(resource.icons) ? resource.icons : undefined,
+  }) as ResourceEntry;
 }
 
 function templateEntry(server: string, template: ResourceTemplateType): ResourceTemplateEntry {
-  return {
+  return definedOnly({
     server,
     uriTemplate: template.uriTemplate,
     name: template.name,
-    ...(typeof template.title === "string" ? { title: template.title } : {}),
-    ...(typeof template.description === "string" ? { description: template.description } : {}),
-    ...(typeof template.mimeType === "string" ? { mimeType: template.mimeType } : {}),
-    ...(Array.isArray(template.icons) ? { icons: template.icons } : {}),
-  };
+    title: stringOr(template.title),
+    description: stringOr(template.description),
+    mimeType: stringOr(template.mimeType),
+    icons: Array.isArray(template.icons) ? template.icons : undefined,
+  }) as ResourceTemplateEntry;
+}
+
+function stringOr(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
 }

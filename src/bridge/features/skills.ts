@@ -7,14 +7,16 @@ import {
 } from "@modelcontextprotocol/client/ext/skills";
 import type { ServerConnection } from "../../connection/connection.js";
 import { ErrorCode, errorMessages, McpBridgeError, SkillVerificationError } from "../../errors/index.js";
-import { errorText, textOf } from "../../util/text-of.js";
+import { definedOnly } from "../../util/defined.js";
+import { textOf } from "../../util/text-of.js";
 import {
-  liveClients,
+  type FeatureContext,
   type RequestOptions,
   requireConnection,
-  type SurfaceHost,
   sessionRequestOptions,
 } from "./feature-context.js";
+import { ServerListing } from "./listing.js";
+import type { SessionClients } from "./session-clients.js";
 
 /**
  * One skill a server offers through the skills extension (`io.modelcontextprotocol/skills`): the
@@ -76,45 +78,26 @@ export interface LoadSkillOptions extends RequestOptions {
  * read only when it is loaded: never on connect or listing.
  */
 export class SkillCatalog {
-  readonly #host: SurfaceHost;
+  readonly #context: FeatureContext;
+  readonly #sessions: SessionClients;
+  readonly #listing: ServerListing<SkillEntry>;
   /** One SkillsClient per SDK client (each session has its own negotiated capabilities). */
   readonly #clients = new WeakMap<Client, SkillsClient>();
 
-  constructor(host: SurfaceHost) {
-    this.#host = host;
+  constructor(context: FeatureContext, sessions: SessionClients) {
+    this.#context = context;
+    this.#sessions = sessions;
+    this.#listing = new ServerListing(context, sessions, {
+      method: "skills/list",
+      warnAs: "skills",
+      fresh: true,
+      load: (connection, client, options) => this.#listOf(connection, client, options),
+    });
   }
 
   /** Skills of every connected server that declares the extension, or of one server (connecting it). */
-  async list(options: RequestOptions = {}): Promise<SkillEntry[]> {
-    this.#host.assertOpen();
-    if (options.server !== undefined) {
-      const connection = requireConnection(this.#host, options.server);
-      return this.#host.sessions.request(
-        connection,
-        { method: "skills/list" },
-        sessionRequestOptions(this.#host, connection, options),
-        (client, requestOptions) => this.#listOf(connection, client, requestOptions),
-      );
-    }
-    const lists = await Promise.all(
-      liveClients(this.#host).map(({ connection }) =>
-        this.#host.sessions
-          .request(
-            connection,
-            { method: "skills/list" },
-            sessionRequestOptions(this.#host, connection, options),
-            (c, o) => this.#listOf(connection, c, o),
-          )
-          .catch((error: unknown) => {
-            this.#host.logger.warn(`Listing the skills of server "${connection.name}" failed`, {
-              server: connection.name,
-              error: errorText(error),
-            });
-            return [] as SkillEntry[];
-          }),
-      ),
-    );
-    return lists.flat();
+  list(options: RequestOptions = {}): Promise<SkillEntry[]> {
+    return this.#listing.list(options);
   }
 
   /**
@@ -138,18 +121,18 @@ export class SkillCatalog {
         ErrorCode.SkillNotFound,
         errorMessages.skillNotFound(name, options.server, names),
         {
-          ...(options.server === undefined ? {} : { server: options.server }),
+          server: options.server,
         },
       );
     }
-    const connection = requireConnection(this.#host, entry.server);
+    const connection = requireConnection(this.#context, entry.server);
     assertWithinLimits(entry);
     const skill = toSdkSkill(entry);
     const read = (ref: string | undefined) =>
-      this.#host.sessions.request(
+      this.#sessions.request(
         connection,
         { method: "resources/read", item: ref ?? entry.uri },
-        sessionRequestOptions(this.#host, connection, options),
+        sessionRequestOptions(connection, options),
         async (client, requestOptions) => {
           try {
             return await this.#skillsClient(client).read(skill, ref, requestOptions);
@@ -189,11 +172,14 @@ export class SkillCatalog {
     if (!skills.supported) return [];
     const listing = await skills.list({}, options);
     for (const invalid of listing.invalid) {
-      this.#host.logger.warn(`Server "${connection.name}" listed an invalid skill entry; it is skipped`, {
-        server: connection.name,
-        ...(invalid.uri === undefined ? {} : { uri: textOf(invalid.uri) }),
-        reason: textOf(invalid.reason),
-      });
+      this.#context.logger.warn(
+        `Server "${connection.name}" listed an invalid skill entry; it is skipped`,
+        definedOnly({
+          server: connection.name,
+          uri: invalid.uri === undefined ? undefined : textOf(invalid.uri),
+          reason: textOf(invalid.reason),
+        }),
+      );
     }
     return listing.skills.map((skill) => toEntry(connection.name, skill));
   }
@@ -238,13 +224,13 @@ function fileOf(file: {
   bytes: Uint8Array;
   verified: boolean;
 }): SkillFile {
-  return {
+  return definedOnly({
     uri: file.uri,
-    ...(file.mimeType === undefined ? {} : { mimeType: file.mimeType }),
-    ...(file.text === undefined ? {} : { text: file.text }),
+    mimeType: file.mimeType,
+    text: file.text,
     bytes: file.bytes,
     verified: file.verified,
-  };
+  }) as SkillFile;
 }
 
 function sameUri(a: string, b: string): boolean {
