@@ -1,6 +1,7 @@
 import type { ResolvedConfig } from "../../config/model.js";
 import type { ServerConnection } from "../../connection/connection.js";
-import { ErrorCode, errorMessages, McpBridgeError, ServerConnectionError } from "../../errors/index.js";
+import { bridgeClosed, serverNotFound } from "../../errors/features.js";
+import type { McpBridgeError } from "../../errors/index.js";
 import type { TypedEmitter } from "../../util/events.js";
 import type { Logger } from "../../util/logger.js";
 import type { SecretMask } from "../../util/redact.js";
@@ -62,11 +63,7 @@ export function requireConnection(context: FeatureContext, server: string): Serv
   const connections = context.servers.connections();
   const connection = connections.get(server);
   if (connection) return connection;
-  throw new ServerConnectionError(
-    ErrorCode.ServerNotFound,
-    errorMessages.serverNotFound(server, [...connections.keys()]),
-    { server },
-  );
+  throw serverNotFound({ server, configured: [...connections.keys()] });
 }
 
 /** The connected servers, for listings that should not start idle servers. */
@@ -74,6 +71,7 @@ export function connectedServers(context: FeatureContext): ServerConnection[] {
   return [...context.servers.connections().values()].filter((connection) => connection.state === "connected");
 }
 
+/** BRIDGE_CLOSED (the runtime's call and reload paths throw it too). */
 export function closedError(): McpBridgeError {
-  return new McpBridgeError(ErrorCode.BridgeClosed, errorMessages.bridgeClosed());
+  return bridgeClosed();
 }

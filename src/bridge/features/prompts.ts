@@ -1,6 +1,6 @@
 import type { Client, Icon, Prompt, PromptArgument } from "@modelcontextprotocol/client";
 import { followListChanges } from "../../connection/list-changed.js";
-import { ErrorCode, errorMessages, InvalidArgumentsError, ServerRequestError } from "../../errors/index.js";
+import { promptArgumentsMissing, promptNotFound } from "../../errors/features.js";
 import { ToolRegistry } from "../../registry/registry.js";
 import {
   missingPromptArguments,
@@ -112,13 +112,7 @@ export class PromptCatalog {
     const raw = this.#raw.get(`${entry.server}\0${entry.prompt}`) as Prompt;
     const missing = missingPromptArguments(raw, args);
     if (missing.length > 0) {
-      throw new InvalidArgumentsError(
-        `Prompt "${entry.prompt}" (server "${entry.server}") needs the argument${missing.length > 1 ? "s" : ""} ${missing.map((m) => `"${m}"`).join(", ")}.`,
-        {
-          server: entry.server,
-          issues: missing.map((path) => ({ path, message: "is required" })),
-        },
-      );
+      throw promptArgumentsMissing({ server: entry.server, prompt: entry.prompt, missing });
     }
     // Prompt arguments are strings on the wire.
     const stringArgs: Record<string, string> = {};
@@ -149,10 +143,7 @@ export class PromptCatalog {
       entry = this.#find(name);
     }
     if (entry) return entry;
-    throw new ServerRequestError(ErrorCode.PromptNotFound, errorMessages.promptNotFound(name), {
-      method: "prompts/get",
-      item: name,
-    });
+    throw promptNotFound({ name });
   }
 
   #find(name: string): PromptEntry | undefined {

@@ -9,7 +9,7 @@ import {
 } from "@modelcontextprotocol/client";
 import type { ServerConnection } from "../../connection/connection.js";
 import { followListChanges } from "../../connection/list-changed.js";
-import { ErrorCode, errorMessages, ServerRequestError } from "../../errors/index.js";
+import { resourceAmbiguous, resourceNotFound } from "../../errors/features.js";
 import { type ResourceContent, toResourceContent } from "../../results/resource.js";
 import { definedOnly } from "../../util/defined.js";
 import { errorText, textOf } from "../../util/text-of.js";
@@ -263,24 +263,8 @@ export class ResourceCatalog {
     }
     const [owner] = owners;
     if (owners.length === 1 && owner) return owner;
-    if (owner) {
-      throw new ServerRequestError(
-        ErrorCode.ResourceAmbiguous,
-        errorMessages.resourceAmbiguous(
-          uri,
-          owners.map((connection) => connection.name),
-        ),
-        { method: "resources/read", item: uri, server: owner.name },
-      );
-    }
-    throw new ServerRequestError(
-      ErrorCode.ResourceNotFound,
-      errorMessages.resourceNotFound(
-        uri,
-        listed.map((part) => part.connection.name),
-      ),
-      { method: "resources/read", item: uri },
-    );
+    if (owner) throw resourceAmbiguous({ uri, servers: owners.map((connection) => connection.name) });
+    throw resourceNotFound({ uri, searched: listed.map((part) => part.connection.name) });
   }
 }
 

@@ -7,13 +7,15 @@ import {
 } from "@modelcontextprotocol/client";
 import type { ServerConnection } from "../../connection/connection.js";
 import {
-  AbortError,
-  ErrorCode,
-  errorMessages,
-  McpBridgeError,
-  ServerCrashedError,
-  ServerRequestError,
-} from "../../errors/index.js";
+  type RequestSubject,
+  requestAborted,
+  requestFailed,
+  requestNoSession,
+  requestRejected,
+  requestServerStopped,
+  requestTimedOut,
+} from "../../errors/features.js";
+import { ErrorCode, McpBridgeError } from "../../errors/index.js";
 import { linkAbort } from "../../util/linked-abort.js";
 import { errorText } from "../../util/text-of.js";
 
@@ -122,11 +124,7 @@ export class SessionClients {
       // This connection's own session: a reload may already have tracked a newer, unconnected client.
       const client = connection.sessionClient() ?? this.#latest.get(connection.name);
       if (!client) {
-        throw new ServerRequestError(
-          ErrorCode.RequestFailed,
-          errorMessages.requestNoSession(connection.name, describe(target)),
-          { server: connection.name, ...target },
-        );
+        throw requestNoSession({ server: connection.name, ...target, what: describe(target) });
       }
       const remaining = Math.max(1, deadline - Date.now());
       try {
@@ -157,41 +155,22 @@ export function classifyRequestError(
 ): McpBridgeError {
   if (error instanceof McpBridgeError) return error;
   const redact = options.redact ?? ((text: string) => text);
-  const fields = { server, ...target, cause: error };
-  const what = redact(describe(target));
-  if (options.signal?.aborted) {
-    return new AbortError(errorMessages.requestAborted(server, what), {
-      server,
-      cause: error,
-    });
-  }
+  const subject: RequestSubject = { server, ...target, what: redact(describe(target)), cause: error };
+  if (options.signal?.aborted) return requestAborted(subject);
   if (SdkError.isInstance(error)) {
-    if (error.code === SdkErrorCode.RequestTimeout) {
-      return new ServerRequestError(
-        ErrorCode.RequestTimeout,
-        errorMessages.requestTimeout(server, what, options.timeoutMs),
-        fields,
-      );
-    }
-    if (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected) {
-      return new ServerCrashedError(errorMessages.requestServerStopped(server, what), {
-        server,
-        cause: error,
-      });
-    }
+    if (error.code === SdkErrorCode.RequestTimeout)
+      return requestTimedOut({ ...subject, timeoutMs: options.timeoutMs });
+    if (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected)
+      return requestServerStopped(subject);
   }
   if (error instanceof ProtocolError || ProtocolError.isInstance?.(error)) {
     const protocolError = error as ProtocolError;
-    const notFound = protocolError.code === RESOURCE_NOT_FOUND_RPC_CODE;
-    return new ServerRequestError(
-      notFound ? ErrorCode.ResourceNotFound : ErrorCode.RequestFailed,
-      errorMessages.requestRejected(server, what, redact(protocolError.message), protocolError.code),
-      { ...fields, rpcCode: protocolError.code },
-    );
+    return requestRejected({
+      ...subject,
+      detail: redact(protocolError.message),
+      rpcCode: protocolError.code,
+      notFound: protocolError.code === RESOURCE_NOT_FOUND_RPC_CODE,
+    });
   }
-  return new ServerRequestError(
-    ErrorCode.RequestFailed,
-    errorMessages.requestFailed(server, what, redact(errorText(error))),
-    fields,
-  );
+  return requestFailed({ ...subject, detail: redact(errorText(error)) });
 }

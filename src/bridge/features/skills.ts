@@ -6,7 +6,13 @@ import {
   SkillsClient,
 } from "@modelcontextprotocol/client/ext/skills";
 import type { ServerConnection } from "../../connection/connection.js";
-import { ErrorCode, errorMessages, McpBridgeError, SkillVerificationError } from "../../errors/index.js";
+import {
+  skillAmbiguous,
+  skillBeyondLimits,
+  skillNotFound,
+  skillVerificationFailed,
+} from "../../errors/features.js";
+import type { SkillVerificationError } from "../../errors/index.js";
 import { definedOnly } from "../../util/defined.js";
 import { textOf } from "../../util/text-of.js";
 import {
@@ -110,20 +116,14 @@ export class SkillCatalog {
     const candidates = listed.filter((entry) => entry.name === name || entry.uri === name);
     const servers = [...new Set(candidates.map((entry) => entry.server))];
     if (servers.length > 1) {
-      throw new McpBridgeError(ErrorCode.SkillNotFound, errorMessages.skillAmbiguous(name, servers));
+      throw skillAmbiguous({ name, servers });
     }
     const entry = candidates[0];
     if (!entry) {
       const names = listed.map((skill) =>
         options.server === undefined ? `${skill.server}/${skill.name}` : skill.name,
       );
-      throw new McpBridgeError(
-        ErrorCode.SkillNotFound,
-        errorMessages.skillNotFound(name, options.server, names),
-        {
-          server: options.server,
-        },
-      );
+      throw skillNotFound({ name, server: options.server, listed: names });
     }
     const connection = requireConnection(this.#context, entry.server);
     assertWithinLimits(entry);
@@ -248,17 +248,15 @@ function safeDecode(uri: string): string {
 /** The SDK's verification failure as ours, naming server and skill; undefined for other errors. */
 function verificationError(error: unknown, entry: SkillEntry): SkillVerificationError | undefined {
   if (!(error instanceof SdkSkillVerificationError)) return undefined;
-  return new SkillVerificationError(
-    errorMessages.skillVerification(entry.server, entry.name, error.message),
-    {
-      server: entry.server,
-      skill: entry.name,
-      uri: error.uri,
-      reason: error.reason,
-      differences: error.differences,
-      cause: error,
-    },
-  );
+  return skillVerificationFailed({
+    server: entry.server,
+    skill: entry.name,
+    uri: error.uri,
+    reason: error.reason,
+    detail: error.message,
+    differences: error.differences,
+    cause: error,
+  });
 }
 
 /**
@@ -269,11 +267,12 @@ function assertWithinLimits(entry: SkillEntry): void {
   if (entry.files === "dynamic") return;
   const bytes = entry.files.reduce((sum, file) => sum + file.size, 0);
   if (entry.files.length <= SKILL_LIMITS.files && bytes <= SKILL_LIMITS.bytes) return;
-  const detail = `its listing has ${entry.files.length} files and ${bytes} bytes, beyond the skills extension's limits (${SKILL_LIMITS.files} files, ${SKILL_LIMITS.bytes} bytes)`;
-  throw new SkillVerificationError(errorMessages.skillVerification(entry.server, entry.name, detail), {
+  throw skillBeyondLimits({
     server: entry.server,
     skill: entry.name,
     uri: entry.uri,
-    reason: "size",
+    files: entry.files.length,
+    bytes,
+    limits: SKILL_LIMITS,
   });
 }
