@@ -1,7 +1,6 @@
 import type { ResolvedConfig } from "../../config/model.js";
 import type { ServerConnection } from "../../connection/connection.js";
-import { bridgeClosed, serverNotFound } from "../../errors/features.js";
-import type { McpBridgeError } from "../../errors/index.js";
+import { bridgeClosed, type McpBridgeError, serverNotFound } from "../../errors/index.js";
 import type { TypedEmitter } from "../../util/events.js";
 import type { Logger } from "../../util/logger.js";
 import type { SecretMask } from "../../util/redact.js";

@@ -1,6 +1,6 @@
 import type { Client, Icon, Prompt, PromptArgument } from "@modelcontextprotocol/client";
 import { followListChanges } from "../../connection/list-changed.js";
-import { promptArgumentsMissing, promptNotFound } from "../../errors/features.js";
+import { promptArgumentsMissing, promptNotFound } from "../../errors/index.js";
 import { ToolRegistry } from "../../registry/registry.js";
 import {
   missingPromptArguments,

@@ -9,7 +9,7 @@ import {
 } from "@modelcontextprotocol/client";
 import type { ServerConnection } from "../../connection/connection.js";
 import { followListChanges } from "../../connection/list-changed.js";
-import { resourceAmbiguous, resourceNotFound } from "../../errors/features.js";
+import { resourceAmbiguous, resourceNotFound } from "../../errors/index.js";
 import { type ResourceContent, toResourceContent } from "../../results/resource.js";
 import { definedOnly } from "../../util/defined.js";
 import { errorText, textOf } from "../../util/text-of.js";

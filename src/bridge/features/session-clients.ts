@@ -7,15 +7,16 @@ import {
 } from "@modelcontextprotocol/client";
 import type { ServerConnection } from "../../connection/connection.js";
 import {
-  type RequestSubject,
+  ErrorCode,
+  McpBridgeError,
+  type RequestFields,
   requestAborted,
   requestFailed,
   requestNoSession,
   requestRejected,
   requestServerStopped,
-  requestTimedOut,
-} from "../../errors/features.js";
-import { ErrorCode, McpBridgeError } from "../../errors/index.js";
+  requestTimeout,
+} from "../../errors/index.js";
 import { linkAbort } from "../../util/linked-abort.js";
 import { errorText } from "../../util/text-of.js";
 
@@ -124,7 +125,7 @@ export class SessionClients {
       // This connection's own session: a reload may already have tracked a newer, unconnected client.
       const client = connection.sessionClient() ?? this.#latest.get(connection.name);
       if (!client) {
-        throw requestNoSession({ server: connection.name, ...target, what: describe(target) });
+        throw requestNoSession({ server: connection.name, ...target });
       }
       const remaining = Math.max(1, deadline - Date.now());
       try {
@@ -136,10 +137,6 @@ export class SessionClients {
       unlink();
     }
   }
-}
-
-function describe(target: RequestTarget): string {
-  return target.item === undefined ? target.method : `${target.method} "${target.item}"`;
 }
 
 /** One failed request as a typed error; pure, so it is tested without a server. */
@@ -155,11 +152,11 @@ export function classifyRequestError(
 ): McpBridgeError {
   if (error instanceof McpBridgeError) return error;
   const redact = options.redact ?? ((text: string) => text);
-  const subject: RequestSubject = { server, ...target, what: redact(describe(target)), cause: error };
+  const subject: RequestFields = { server, ...target, cause: error, redact };
   if (options.signal?.aborted) return requestAborted(subject);
   if (SdkError.isInstance(error)) {
     if (error.code === SdkErrorCode.RequestTimeout)
-      return requestTimedOut({ ...subject, timeoutMs: options.timeoutMs });
+      return requestTimeout({ ...subject, timeoutMs: options.timeoutMs });
     if (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected)
       return requestServerStopped(subject);
   }

@@ -7,12 +7,12 @@ import {
 } from "@modelcontextprotocol/client/ext/skills";
 import type { ServerConnection } from "../../connection/connection.js";
 import {
+  type SkillVerificationError,
   skillAmbiguous,
   skillBeyondLimits,
   skillNotFound,
-  skillVerificationFailed,
-} from "../../errors/features.js";
-import type { SkillVerificationError } from "../../errors/index.js";
+  skillVerification,
+} from "../../errors/index.js";
 import { definedOnly } from "../../util/defined.js";
 import { textOf } from "../../util/text-of.js";
 import {
@@ -248,7 +248,7 @@ function safeDecode(uri: string): string {
 /** The SDK's verification failure as ours, naming server and skill; undefined for other errors. */
 function verificationError(error: unknown, entry: SkillEntry): SkillVerificationError | undefined {
   if (!(error instanceof SdkSkillVerificationError)) return undefined;
-  return skillVerificationFailed({
+  return skillVerification({
     server: entry.server,
     skill: entry.name,
     uri: error.uri,
