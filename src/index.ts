@@ -39,7 +39,7 @@ export {
 export type { AuthOptions } from "./auth/index.js";
 // --- bridge ---
 export { McpBridge, startBridge } from "./bridge/bridge.js";
-export type { CompleteOptions } from "./bridge/features/client-features.js";
+export type { CompleteOptions } from "./bridge/features/bridge-features.js";
 export type { CompleteRef, CompletionResult } from "./bridge/features/completions.js";
 export type { RequestOptions } from "./bridge/features/feature-context.js";
 export type { SurfaceMethods } from "./bridge/features/feature-methods.js";

@@ -18,7 +18,7 @@ import { CachedCatalogs } from "./cached-catalogs.js";
 import { type CallContext, ToolEntries } from "./call.js";
 import { CallRouter } from "./call-router.js";
 import { invalidStatus, notStartedStatus, requiredServersError, restartRefusal } from "./diagnostics.js";
-import { ClientFeatures } from "./features/client-features.js";
+import { ClientFeatures } from "./features/bridge-features.js";
 import { closedError, type FeatureContext } from "./features/feature-context.js";
 import type { SurfaceMethods } from "./features/feature-methods.js";
 import { callResourceTool } from "./features/resource-tools.js";
