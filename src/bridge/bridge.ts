@@ -18,7 +18,7 @@ import { CachedCatalogs } from "./cached-catalogs.js";
 import { type CallContext, ToolEntries } from "./call.js";
 import { CallRouter } from "./call-router.js";
 import { invalidStatus, notStartedStatus, requiredServersError, restartRefusal } from "./diagnostics.js";
-import { ClientFeatures } from "./features/bridge-features.js";
+import { BridgeFeatures } from "./features/bridge-features.js";
 import { closedError, type FeatureContext } from "./features/feature-context.js";
 import type { SurfaceMethods } from "./features/feature-methods.js";
 import { callResourceTool } from "./features/resource-tools.js";
@@ -77,7 +77,7 @@ class BridgeRuntime implements Bridge {
   #context: { readonly settings: BridgeSettings; readonly context: CallContext } | undefined;
   /** What the MCP features read of the bridge; the one copy of the config and of "closing". */
   readonly #state: FeatureContext;
-  readonly #features: ClientFeatures;
+  readonly #features: BridgeFeatures;
   /** Bound once: every call's context carries it. */
   readonly #callAsTask: CallContext["callAsTask"] = (connection, args, options) =>
     callAsTask(this.#features.sessions, connection, args, options);
@@ -108,7 +108,7 @@ class BridgeRuntime implements Bridge {
       config,
       closing: false,
     };
-    this.#features = new ClientFeatures(this.#state);
+    this.#features = new BridgeFeatures(this.#state);
     this.#tools = new ToolCatalog({
       config: () => this.config,
       reservedToolNames: options.reservedToolNames,

@@ -22,7 +22,7 @@ export type { CompleteOptions };
  * What a host never uses costs nothing: the skills and completion code is loaded on first use, and a
  * feature a server does not offer is never listed (its capability is checked first).
  */
-export class ClientFeatures {
+export class BridgeFeatures {
   readonly context: FeatureContext;
   readonly sessions: SessionClients;
   readonly resources: ResourceCatalog;
