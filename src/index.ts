@@ -23,19 +23,19 @@ export { toOpenAITools } from "./adapters/openai.js";
 export type { AuthOptions } from "./auth/oauth-client.js";
 // --- the bridge ---
 export { McpBridge, startBridge } from "./bridge/bridge.js";
-export type { CompleteRef, CompletionResult } from "./bridge/completions.js";
-export type { ServerLogMessage } from "./bridge/logging.js";
-export type { GetPromptOptions, PromptEntry } from "./bridge/prompts.js";
+export type { CompleteOptions } from "./bridge/features/bridge-features.js";
+export type { CompleteRef, CompletionResult } from "./bridge/features/completions.js";
+export type { RequestOptions } from "./bridge/features/feature-context.js";
+export type { ServerLogMessage } from "./bridge/features/logging.js";
+export type { GetPromptOptions, PromptEntry } from "./bridge/features/prompts.js";
 export type {
   ReadResourceOptions,
   ResourceEntry,
   ResourceTemplateEntry,
   ResourceUpdate,
-} from "./bridge/resources.js";
-export type { SamplingContext, SamplingHandler } from "./bridge/sampling.js";
-export type { LoadedSkill, LoadSkillOptions, SkillEntry } from "./bridge/skills.js";
-export type { CompleteOptions } from "./bridge/surface.js";
-export type { RequestOptions } from "./bridge/surface-host.js";
+} from "./bridge/features/resources.js";
+export type { SamplingContext, SamplingHandler } from "./bridge/features/sampling.js";
+export type { LoadedSkill, LoadSkillOptions, SkillEntry } from "./bridge/features/skills.js";
 export type {
   Bridge,
   BridgeEventMap,

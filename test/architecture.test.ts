@@ -144,4 +144,44 @@ describe("architecture", () => {
     const layers = new Set(sourceFiles(srcDir).map(layerOf));
     for (const layer of layers) expect(Object.keys(allowed)).toContain(layer);
   });
+
+  it("keeps the MCP features apart from the bridge runtime: they import only its public types", () => {
+    const bridgeDir = join(srcDir, "bridge");
+    const featuresDir = join(bridgeDir, "features");
+    const allowedFromBridge = new Set([join(bridgeDir, "types.ts")]);
+    const violations: string[] = [];
+    const features = sourceFiles(featuresDir);
+    expect(features.length).toBeGreaterThan(0);
+    for (const file of features) {
+      for (const { spec } of relativeImports(file)) {
+        const target = resolve(dirname(file), spec.replace(/\.js$/, ".ts"));
+        const inBridge = !relative(bridgeDir, target).startsWith("..");
+        const inFeatures = !relative(featuresDir, target).startsWith("..");
+        if (inBridge && !inFeatures && !allowedFromBridge.has(target))
+          violations.push(`${relative(srcDir, file)} -> ${spec}`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it("loads the skills and completion code only on first use (dynamic import), never at import time", () => {
+    const lazy = ["skills.ts", "completions.ts"].map((name) => join(srcDir, "bridge", "features", name));
+    const eager: string[] = [];
+    for (const file of sourceFiles(srcDir)) {
+      const text = readFileSync(file, "utf8");
+      const statics = /(?:^|\n)\s*(import|export)\s+(?!type\s)([^;]*?)from\s+["'](\.[^"']+)["']/g;
+      for (const match of text.matchAll(statics)) {
+        const spec = match[3] ?? "";
+        // `import { type A, type B }` is erased at compile time too.
+        const names = (match[2] ?? "")
+          .replace(/[{}\s]/g, "")
+          .split(",")
+          .filter(Boolean);
+        if (names.length > 0 && names.every((name) => name.startsWith("type"))) continue;
+        const target = resolve(dirname(file), spec.replace(/\.js$/, ".ts"));
+        if (lazy.includes(target)) eager.push(`${relative(srcDir, file)} -> ${spec}`);
+      }
+    }
+    expect(eager).toEqual([]);
+  });
 });

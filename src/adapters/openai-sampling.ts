@@ -1,4 +1,4 @@
-import type { SamplingHandler, SamplingRequest, SamplingResult } from "../bridge/sampling.js";
+import type { SamplingHandler, SamplingRequest, SamplingResult } from "../bridge/features/sampling.js";
 import {
   samplingHttp,
   samplingNoMessage,

@@ -18,16 +18,16 @@ import { CachedCatalogs } from "./cached-catalogs.js";
 import { type CallContext, ToolEntries } from "./call.js";
 import { CallRouter } from "./call-router.js";
 import { invalidStatus, notStartedStatus, requiredServersError, restartRefusal } from "./diagnostics.js";
+import { BridgeFeatures } from "./features/bridge-features.js";
+import { closedError, type FeatureContext } from "./features/feature-context.js";
+import type { SurfaceMethods } from "./features/feature-methods.js";
+import { callResourceTool } from "./features/resource-tools.js";
 import { type ResolvedBridgeOptions, resolveBridgeOptions, resultPolicy } from "./options.js";
 import { SerialQueue, watchConfigFile } from "./reload.js";
-import { callResourceTool } from "./resource-tools.js";
 import { ServerRestarts } from "./restarts.js";
 import { ServerRecord } from "./server-record.js";
 import { ServerTable } from "./server-table.js";
-import { ClientSurface } from "./surface.js";
-import { closedError } from "./surface-host.js";
-import type { SurfaceMethods } from "./surface-methods.js";
-import { surfaceMethods } from "./surface-methods.js";
+import { callAsTask } from "./task-calls.js";
 import { declaresToolTasks } from "./tasks.js";
 import { ToolCatalog } from "./tool-catalog.js";
 import type {
@@ -58,7 +58,6 @@ export async function startBridge(options: BridgeOptions = {}): Promise<Bridge> 
 export const McpBridge = { start: startBridge } as const;
 
 class BridgeRuntime implements Bridge {
-  config: ResolvedConfig;
   readonly #options: ResolvedBridgeOptions;
   readonly #logger: Logger;
   readonly #events: TypedEmitter<BridgeEventMap>;
@@ -76,11 +75,13 @@ class BridgeRuntime implements Bridge {
   #closing: Promise<void> | undefined;
   /** The calls' shared context and the settings it was made from (see #callContext). */
   #context: { readonly settings: BridgeSettings; readonly context: CallContext } | undefined;
-  readonly #surface: ClientSurface;
+  /** What the MCP features read of the bridge; the one copy of the config and of "closing". */
+  readonly #state: FeatureContext;
+  readonly #features: BridgeFeatures;
   /** Bound once: every call's context carries it. */
   readonly #callAsTask: CallContext["callAsTask"] = (connection, args, options) =>
-    this.#surface.callAsTask(connection, args, options);
-  // MCP beyond tools (resources, prompts, completions, roots): see surface.ts.
+    callAsTask(this.#features.sessions, connection, args, options);
+  // MCP beyond tools (resources, prompts, completions, roots, skills): see features/.
   readonly resources: SurfaceMethods["resources"];
   readonly resourceTemplates: SurfaceMethods["resourceTemplates"];
   readonly readResource: SurfaceMethods["readResource"];
@@ -93,12 +94,21 @@ class BridgeRuntime implements Bridge {
   readonly loadSkill: SurfaceMethods["loadSkill"];
 
   constructor(config: ResolvedConfig, options: ResolvedBridgeOptions) {
-    this.config = config;
     this.#options = options;
     this.#logger = options.logger;
     this.#events = new TypedEmitter((error) =>
       this.#logger.error("A bridge event listener threw", { error: errorText(error) }),
     );
+    this.#state = {
+      logger: this.#logger,
+      secrets: options.secrets,
+      events: this.#events,
+      onSampling: options.onSampling,
+      servers: this.#servers,
+      config,
+      closing: false,
+    };
+    this.#features = new BridgeFeatures(this.#state);
     this.#tools = new ToolCatalog({
       config: () => this.config,
       reservedToolNames: options.reservedToolNames,
@@ -110,17 +120,6 @@ class BridgeRuntime implements Bridge {
       dir: options.catalogCacheDir,
       option: options.catalogCache,
       logger: this.#logger,
-    });
-    this.#surface = new ClientSurface({
-      logger: this.#logger,
-      config: () => this.config,
-      connections: () => this.#servers.connections(),
-      closed: () => this.#closing !== undefined,
-      onSampling: options.onSampling,
-      onResourcesChanged: (server) => this.#events.emit("resourcesChanged", { server }),
-      onPromptsChanged: (server) => this.#events.emit("promptsChanged", { server }),
-      onServerLog: (message) => this.#events.emit("serverLog", message),
-      secrets: options.secrets,
     });
     this.#restarts = new ServerRestarts({
       reloads: this.#reloads,
@@ -140,7 +139,7 @@ class BridgeRuntime implements Bridge {
       restarting: this.#restarts.gates,
       reloads: this.#reloads,
     });
-    const surface = surfaceMethods(this.#surface);
+    const surface = this.#features.methods();
     this.resources = surface.resources;
     this.resourceTemplates = surface.resourceTemplates;
     this.readResource = surface.readResource;
@@ -176,6 +175,15 @@ class BridgeRuntime implements Bridge {
     if (!this.#options.wait) return;
     await Promise.all(starting);
     await this.#enforceRequired();
+  }
+
+  /** The config in use: the features' context holds it, so a reload replaces it in one place. */
+  get config(): ResolvedConfig {
+    return this.#state.config;
+  }
+
+  set config(next: ResolvedConfig) {
+    this.#state.config = next;
   }
 
   ready(): Promise<void> {
@@ -323,6 +331,7 @@ class BridgeRuntime implements Bridge {
   }
 
   close(): Promise<void> {
+    this.#state.closing = true;
     this.#closing ??= (async () => {
       this.#stopWatching?.();
       this.#stopWatching = undefined;
@@ -359,7 +368,7 @@ class BridgeRuntime implements Bridge {
       publishTools: (record) => this.#publishTools(record),
       settingsChanged: () => {
         this.#tools.renew();
-        this.#surface.settingsChanged();
+        this.#features.settingsChanged();
       },
       toolsRemoved: (server, removed) => this.#events.emit("toolsChanged", { server, tools: [], removed }),
       servers: this.#servers,
@@ -374,7 +383,7 @@ class BridgeRuntime implements Bridge {
 
   #open(definition: ServerDefinition, settings: BridgeSettings): Promise<ServerRecord> {
     return ServerRecord.open(definition, settings, this.#options, (client) =>
-      this.#surface.configureClient(definition, client),
+      this.#features.register(definition, client),
     );
   }
 
@@ -387,12 +396,12 @@ class BridgeRuntime implements Bridge {
       // A live list: it replaces the cached one (silently when they are the same) and is saved.
       const wasCached = this.#catalogs.end(record);
       if (this.#servers.isCurrent(record))
-        this.#catalogs.save(record, this.config.settings, this.#surface.serverCapabilities(record.name));
+        this.#catalogs.save(record, this.config.settings, this.#features.serverCapabilities(record.name));
       this.#publishTools(record, { quietIfSame: wasCached });
     });
     record.connection?.on("stateChanged", (status) => {
       if (!this.#servers.isCurrent(record)) return;
-      if (record.connection) this.#surface.stateChanged(record.connection, status);
+      if (record.connection) this.#features.stateChanged(record.connection, status);
       // A replacement that failed lists no tools of its own: drop the ones kept from its predecessor
       // or read from the catalog cache.
       if (status.state === "failed" || status.state === "closed") this.#catalogs.end(record);
@@ -416,7 +425,7 @@ class BridgeRuntime implements Bridge {
       this.#tools.registry.setServerTools(record.name, record.definition.tools, tools, {
         toolTasks: cached
           ? this.#catalogs.toolTasks(record)
-          : declaresToolTasks(this.#surface.serverCapabilities(record.name)),
+          : declaresToolTasks(this.#features.serverCapabilities(record.name)),
       });
     if (options.quietIfSame && sameDefinitions(previous, this.#tools.registry.forServer(record.name))) return;
     const after = this.#listTools(record.name);
@@ -433,7 +442,7 @@ class BridgeRuntime implements Bridge {
     this.#assertOpen();
     const own = this.#tools.resourceTool(name);
     if (own) {
-      return callResourceTool(this.#surface.resources, own.tool, args, {
+      return callResourceTool(this.#features.resources, own.tool, args, {
         ...options,
         maxResultChars: options.maxResultChars ?? this.config.settings.maxResultChars,
       });

@@ -6,11 +6,11 @@ import type { ToolResult } from "../results/tool-result.js";
 import type { CachedCatalogs } from "./cached-catalogs.js";
 import { type CallContext, callOnRecord } from "./call.js";
 import { unknownToolError } from "./diagnostics.js";
+import { closedError } from "./features/feature-context.js";
 import type { SerialQueue } from "./reload.js";
 import type { RestartGates } from "./restarts.js";
 import type { ServerRecord } from "./server-record.js";
 import type { ServerTable } from "./server-table.js";
-import { closedError } from "./surface-host.js";
 import type { CallOptions } from "./types.js";
 
 /** What routing a call needs of its bridge; getters, because a reload replaces the registry and settings. */

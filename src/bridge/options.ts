@@ -9,7 +9,7 @@ import { type Logger, silentLogger } from "../util/logger.js";
 import { packageInfo } from "../util/package-info.js";
 import { SecretMask } from "../util/redact.js";
 import { catalogCacheDir, catalogCacheSwitchedOff } from "./catalog-cache.js";
-import { declineElicitation } from "./elicitation.js";
+import { declineElicitation } from "./features/elicitation.js";
 import type { BridgeOptions, ElicitationHandler, ResultOptions } from "./types.js";
 
 /** `BridgeOptions` with every default applied, once, where the library is entered. */

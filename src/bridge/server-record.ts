@@ -9,7 +9,7 @@ import { ErrorCode, errorMessages, McpBridgeError, ServerConnectionError } from 
 import { SERVER_START_FAILED } from "../util/logger.js";
 import type { SecretMask } from "../util/redact.js";
 import { errorText } from "../util/text-of.js";
-import { registerElicitationModes } from "./elicitation-modes.js";
+import { registerElicitationModes } from "./features/elicitation.js";
 import type { ResolvedBridgeOptions } from "./options.js";
 
 /**

@@ -3,7 +3,7 @@ import { ToolRegistry } from "../registry/registry.js";
 import type { ToolDefinition, ToolFilterCallback } from "../registry/tool-definition.js";
 import { ToolSearchIndex, type ToolSearchOptions } from "../search/tool-search.js";
 import type { Logger } from "../util/logger.js";
-import { BRIDGE_TOOL_SERVER, resourceToolDefinitions } from "./resource-tools.js";
+import { BRIDGE_TOOL_SERVER, resourceToolDefinitions } from "./features/resource-tools.js";
 
 export interface ToolCatalogOptions {
   /** The bridge's current config: a reload replaces it, and the catalog follows its settings. */

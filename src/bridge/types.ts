@@ -13,9 +13,9 @@ import type { ToolResult } from "../results/tool-result.js";
 import type { ToolSearchOptions } from "../search/tool-search.js";
 import type { TelemetrySetting } from "../telemetry/telemetry-options.js";
 import type { Logger } from "../util/logger.js";
-import type { ServerLogMessage } from "./logging.js";
-import type { SamplingHandler } from "./sampling.js";
-import type { SurfaceMethods } from "./surface-methods.js";
+import type { SurfaceMethods } from "./features/feature-methods.js";
+import type { ServerLogMessage } from "./features/logging.js";
+import type { SamplingHandler } from "./features/sampling.js";
 
 export interface Progress {
   readonly progress: number;

@@ -6,6 +6,7 @@
 export * from "./config.js";
 export * from "./connections.js";
 export * from "./error.js";
+export * from "./features.js";
 export * from "./files.js";
 export { errorMessages } from "./messages.js";
 export * from "./requests.js";

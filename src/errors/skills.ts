@@ -33,10 +33,11 @@ export function skillVerification(fields: {
   reason: SkillVerificationError["reason"];
   detail: string;
   differences?: readonly string[] | undefined;
+  cause?: unknown;
 }): SkillVerificationError {
-  const { server, skill, uri, reason, detail, differences } = fields;
+  const { server, skill, uri, reason, detail, differences, cause } = fields;
   return new SkillVerificationError(
     `Skill "${skill}" of server "${server}" was not loaded: ${detail.slice(0, 500)}. The server's file does not match its own listing; do not use it, and tell the server's maintainer.`,
-    { server, skill, uri, reason, differences },
+    { server, skill, uri, reason, differences, cause },
   );
 }

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { bridgeToolName } from "../../src/bridge/resource-tools.js";
+import { bridgeToolName } from "../../src/bridge/features/resource-tools.js";
 import { executeOpenAIToolCalls, startBridge, toAnthropicTools, toOpenAITools } from "../../src/index.js";
 
 const everything = {

@@ -6,9 +6,9 @@ import {
   ProtocolError,
   ProtocolErrorCode,
 } from "@modelcontextprotocol/server";
-import { declineElicitation } from "../../bridge/elicitation.js";
-import type { ServerLogMessage } from "../../bridge/logging.js";
-import type { SamplingHandler, SamplingResult } from "../../bridge/sampling.js";
+import { declineElicitation } from "../../bridge/features/elicitation.js";
+import type { ServerLogMessage } from "../../bridge/features/logging.js";
+import type { SamplingHandler, SamplingResult } from "../../bridge/features/sampling.js";
 import type { ElicitationHandler, ElicitationRequest, ElicitationResponse } from "../../bridge/types.js";
 import { errorText } from "../../util/text-of.js";
 import { InputRounds } from "./input-rounds.js";

@@ -9,7 +9,7 @@ import {
   ProtocolErrorCode,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import type { SamplingResult } from "../../bridge/sampling.js";
+import type { SamplingResult } from "../../bridge/features/sampling.js";
 import type { DownstreamCall } from "./forward.js";
 
 /** One question of an upstream server that the downstream client must answer in its next round. */

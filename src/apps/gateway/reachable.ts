@@ -1,6 +1,10 @@
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
-import type { PromptEntry } from "../../bridge/prompts.js";
-import { type ResourceEntry, type ResourceTemplateEntry, templateMatches } from "../../bridge/resources.js";
+import type { PromptEntry } from "../../bridge/features/prompts.js";
+import {
+  type ResourceEntry,
+  type ResourceTemplateEntry,
+  templateMatches,
+} from "../../bridge/features/resources.js";
 import type { Bridge } from "../../bridge/types.js";
 import { type GatewayProfile, surfaceAllows } from "./profile.js";
 

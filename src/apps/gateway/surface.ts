@@ -1,5 +1,5 @@
 import { ProtocolError, ProtocolErrorCode, type Server } from "@modelcontextprotocol/server";
-import type { CompleteRef } from "../../bridge/completions.js";
+import type { CompleteRef } from "../../bridge/features/completions.js";
 import type { Bridge } from "../../bridge/types.js";
 import { ErrorCode, McpBridgeError } from "../../errors/index.js";
 import { errorText } from "../../util/text-of.js";

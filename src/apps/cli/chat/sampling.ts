@@ -1,4 +1,4 @@
-import type { SamplingHandler, SamplingRequest, SamplingResult } from "../../../bridge/sampling.js";
+import type { SamplingHandler, SamplingRequest, SamplingResult } from "../../../bridge/features/sampling.js";
 import { ErrorCode, McpBridgeError } from "../../../errors/index.js";
 import { textOf } from "../../../util/text-of.js";
 import type { AgentMessage, ModelProvider } from "../../agent/types.js";

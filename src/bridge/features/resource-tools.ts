@@ -1,9 +1,10 @@
-import { normalizeNamePart } from "../registry/naming.js";
-import type { ToolDefinition } from "../registry/tool-definition.js";
-import type { ToolResult } from "../results/tool-result.js";
-import { truncateText } from "../results/truncate.js";
+import { normalizeNamePart } from "../../registry/naming.js";
+import type { ToolDefinition } from "../../registry/tool-definition.js";
+import type { ToolResult } from "../../results/tool-result.js";
+import { truncateText } from "../../results/truncate.js";
+import { definedOnly } from "../../util/defined.js";
+import type { CallOptions } from "../types.js";
 import type { ResourceCatalog } from "./resources.js";
-import type { CallOptions } from "./types.js";
 
 /** The `server` of the built-in resource tools: they belong to the bridge, not to one server. */
 export const BRIDGE_TOOL_SERVER = "mcp-bridge";
@@ -67,11 +68,7 @@ export async function callResourceTool(
   options: CallOptions & { readonly maxResultChars: number },
 ): Promise<ToolResult> {
   const server = typeof args.server === "string" && args.server !== "" ? args.server : undefined;
-  const request = {
-    ...(server === undefined ? {} : { server }),
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
-  };
+  const request = { server, signal: options.signal, timeout: options.timeout };
   if (tool === "list_resources") {
     const [listed, templates] = await Promise.all([resources.list(request), resources.templates(request)]);
     const lines = [
@@ -86,22 +83,23 @@ export async function callResourceTool(
     ];
     const full = lines.length === 0 ? "No resources." : lines.join("\n");
     const { text, droppedChars } = truncateText(full, options.maxResultChars);
-    return {
+    // A result the host may print as JSON or check with `"truncated" in result`: absent when whole.
+    return definedOnly({
       text,
       content: [{ type: "text", text }],
       isError: false,
-      ...(droppedChars > 0 ? { truncated: { originalChars: full.length, droppedChars } } : {}),
-    };
+      truncated: droppedChars > 0 ? { originalChars: full.length, droppedChars } : undefined,
+    }) as ToolResult;
   }
   const uri = typeof args.uri === "string" ? args.uri : "";
   const read = await resources.read(uri, {
     ...request,
     maxResultChars: options.maxResultChars,
   });
-  return {
+  return definedOnly({
     text: read.text,
     content: [{ type: "text", text: read.text }],
     isError: false,
-    ...(read.truncated ? { truncated: read.truncated } : {}),
-  };
+    truncated: read.truncated,
+  }) as ToolResult;
 }

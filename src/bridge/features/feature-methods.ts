@@ -1,7 +1,8 @@
 import type { Root } from "@modelcontextprotocol/client";
-import type { PromptMessages } from "../results/prompt-messages.js";
-import type { ResourceContent } from "../results/resource.js";
-import type { CompleteRef, CompletionResult } from "./completions.js";
+import type { PromptMessages } from "../../results/prompt-messages.js";
+import type { ResourceContent } from "../../results/resource.js";
+import type { CompleteOptions, CompleteRef, CompletionResult } from "./completions.js";
+import type { RequestOptions } from "./feature-context.js";
 import type { GetPromptOptions, PromptEntry } from "./prompts.js";
 import type {
   ReadResourceOptions,
@@ -10,8 +11,6 @@ import type {
   ResourceUpdate,
 } from "./resources.js";
 import type { LoadedSkill, LoadSkillOptions, SkillEntry } from "./skills.js";
-import type { ClientSurface, CompleteOptions } from "./surface.js";
-import type { RequestOptions } from "./surface-host.js";
 
 /** The bridge's MCP surface beyond tools (part of the Bridge interface). */
 export interface SurfaceMethods {
@@ -54,19 +53,4 @@ export interface SurfaceMethods {
   loadSkill(name: string, options?: LoadSkillOptions): Promise<LoadedSkill>;
   /** Replaces the roots shown to servers (all, or `server`) and sends `notifications/roots/list_changed`. */
   setRoots(roots: readonly (string | Root)[], options?: { server?: string }): Promise<void>;
-}
-
-export function surfaceMethods(surface: ClientSurface): SurfaceMethods {
-  return {
-    resources: (options) => surface.resources.list(options),
-    resourceTemplates: (options) => surface.resources.templates(options),
-    readResource: (uri, options) => surface.resources.read(uri, options),
-    subscribe: (uri, listener, options) => surface.resources.subscribe(uri, listener, options),
-    prompts: (options) => surface.prompts.list(options),
-    getPrompt: (name, args, options) => surface.prompts.get(name, args, options),
-    complete: (ref, argument, options) => surface.complete(ref, argument, options),
-    skills: (options) => surface.skills.list(options),
-    loadSkill: (name, options) => surface.skills.load(name, options),
-    setRoots: (roots, options) => surface.setRoots(roots, options),
-  };
 }

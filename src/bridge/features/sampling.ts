@@ -6,9 +6,9 @@ import {
   ProtocolError,
   ProtocolErrorCode,
 } from "@modelcontextprotocol/client";
-import type { SamplingPolicy } from "../config/model.js";
-import type { Logger } from "../util/logger.js";
-import { errorText } from "../util/text-of.js";
+import type { SamplingPolicy, ServerDefinition } from "../../config/model.js";
+import { errorText } from "../../util/text-of.js";
+import type { FeatureContext } from "./feature-context.js";
 
 /** A server's `sampling/createMessage` as the host's handler receives it. */
 export type SamplingRequest = CreateMessageRequestParams;
@@ -34,7 +34,7 @@ export function samplingPolicyOf(
 ): { allowed: boolean; maxTokens?: number } {
   const allowed = (global?.enabled ?? true) && (server?.enabled ?? false);
   const maxTokens = server?.maxTokens ?? global?.maxTokens;
-  return { allowed, ...(maxTokens === undefined ? {} : { maxTokens }) };
+  return { allowed, maxTokens };
 }
 
 /** The request with `maxTokens` lowered to the configured cap (never raised). */
@@ -45,22 +45,23 @@ export function capMaxTokens(request: SamplingRequest, cap: number | undefined):
 
 /**
  * Declares sampling (with tool use) to a server that is allowed to sample and answers its
- * `sampling/createMessage` with the host's handler, bounded by `timeoutMs`. A server that is not allowed
+ * `sampling/createMessage` with the host's handler, bounded by the server's call timeout. Without a
+ * host handler nothing is registered. A server that is not allowed
  * is not told we can sample; if it asks anyway, it gets an error saying how to allow it. A handler that
  * throws or runs out of time becomes a JSON-RPC error to the server (and a warning in the log); the
  * host is never affected.
  */
 export function registerSampling(
   client: Client,
-  options: {
-    readonly server: string;
-    readonly handler: SamplingHandler;
-    readonly policy: { allowed: boolean; maxTokens?: number };
-    readonly timeoutMs: number;
-    readonly logger: Logger;
-  },
+  definition: ServerDefinition,
+  context: FeatureContext,
 ): void {
-  const { server, handler, policy, timeoutMs, logger } = options;
+  const handler = context.onSampling;
+  if (!handler) return;
+  const server = definition.name;
+  const policy = samplingPolicyOf(definition.sampling, context.config.settings.sampling);
+  const timeoutMs = definition.callTimeoutMs;
+  const logger = context.logger;
   // Not declared, so a well-behaved server never asks; the SDK answers one that asks anyway with
   // "method not found" (a handler without the capability is refused by the SDK).
   if (!policy.allowed) return;

@@ -7,17 +7,20 @@ import {
   SdkError,
   SdkErrorCode,
 } from "@modelcontextprotocol/client";
-import type { ServerConnection } from "../connection/connection.js";
+import type { ServerConnection } from "../../connection/connection.js";
 import {
-  AbortError,
   ErrorCode,
-  errorMessages,
   McpBridgeError,
-  ServerCrashedError,
-  ServerRequestError,
-} from "../errors/index.js";
-import { linkAbort } from "../util/linked-abort.js";
-import { errorText } from "../util/text-of.js";
+  type RequestFields,
+  requestAborted,
+  requestFailed,
+  requestNoSession,
+  requestRejected,
+  requestServerStopped,
+  requestTimeout,
+} from "../../errors/index.js";
+import { linkAbort } from "../../util/linked-abort.js";
+import { errorText } from "../../util/text-of.js";
 
 /** JSON-RPC code the spec gives "resource not found". */
 export const RESOURCE_NOT_FOUND_RPC_CODE = -32002;
@@ -124,11 +127,7 @@ export class SessionClients {
       // This connection's own session: a reload may already have tracked a newer, unconnected client.
       const client = connection.sessionClient() ?? this.#latest.get(connection.name);
       if (!client) {
-        throw new ServerRequestError(
-          ErrorCode.RequestFailed,
-          errorMessages.requestNoSession(connection.name, describe(target)),
-          { server: connection.name, ...target },
-        );
+        throw requestNoSession({ server: connection.name, ...target });
       }
       const remaining = Math.max(1, deadline - Date.now());
       try {
@@ -140,10 +139,6 @@ export class SessionClients {
       unlink();
     }
   }
-}
-
-function describe(target: RequestTarget): string {
-  return target.item === undefined ? target.method : `${target.method} "${target.item}"`;
 }
 
 /** One failed request as a typed error; pure, so it is tested without a server. */
@@ -159,28 +154,13 @@ export function classifyRequestError(
 ): McpBridgeError {
   if (error instanceof McpBridgeError) return error;
   const redact = options.redact ?? ((text: string) => text);
-  const fields = { server, ...target, cause: error };
-  const what = redact(describe(target));
-  if (options.signal?.aborted) {
-    return new AbortError(errorMessages.requestAborted(server, what), {
-      server,
-      cause: error,
-    });
-  }
+  const subject: RequestFields = { server, ...target, cause: error, redact };
+  if (options.signal?.aborted) return requestAborted(subject);
   if (SdkError.isInstance(error)) {
-    if (error.code === SdkErrorCode.RequestTimeout) {
-      return new ServerRequestError(
-        ErrorCode.RequestTimeout,
-        errorMessages.requestTimeout(server, what, options.timeoutMs),
-        fields,
-      );
-    }
-    if (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected) {
-      return new ServerCrashedError(errorMessages.requestServerStopped(server, what), {
-        server,
-        cause: error,
-      });
-    }
+    if (error.code === SdkErrorCode.RequestTimeout)
+      return requestTimeout({ ...subject, timeoutMs: options.timeoutMs });
+    if (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected)
+      return requestServerStopped(subject);
   }
   if (error instanceof ProtocolError || ProtocolError.isInstance?.(error)) {
     const protocolError = error as ProtocolError;
@@ -192,15 +172,12 @@ export function classifyRequestError(
       error instanceof ResourceNotFoundError ||
       (protocolError.code === INVALID_PARAMS &&
         typeof (protocolError.data as { uri?: unknown })?.uri === "string");
-    return new ServerRequestError(
-      notFound ? ErrorCode.ResourceNotFound : ErrorCode.RequestFailed,
-      errorMessages.requestRejected(server, what, redact(protocolError.message), protocolError.code),
-      { ...fields, rpcCode: protocolError.code },
-    );
+    return requestRejected({
+      ...subject,
+      detail: redact(protocolError.message),
+      rpcCode: protocolError.code,
+      notFound,
+    });
   }
-  return new ServerRequestError(
-    ErrorCode.RequestFailed,
-    errorMessages.requestFailed(server, what, redact(errorText(error))),
-    fields,
-  );
+  return requestFailed({ ...subject, detail: redact(errorText(error)) });
 }

@@ -1,8 +1,9 @@
 import type { Client, LoggingLevel } from "@modelcontextprotocol/client";
-import type { Logger } from "../util/logger.js";
-import { plainText } from "../util/plain-text.js";
-import type { SecretMask } from "../util/redact.js";
-import { errorText, textOf } from "../util/text-of.js";
+import { definedOnly } from "../../util/defined.js";
+import type { Logger } from "../../util/logger.js";
+import { plainText } from "../../util/plain-text.js";
+import { errorText, textOf } from "../../util/text-of.js";
+import type { FeatureContext } from "./feature-context.js";
 
 /** MCP's eight syslog levels onto the logger's four. */
 const LEVELS: Record<LoggingLevel, keyof Logger> = {
@@ -34,28 +35,27 @@ export interface ServerLogMessage {
 
 /**
  * Sends a server's `notifications/message` to the host's logger with the server's name and level,
- * and to `onMessage` (the bridge's `serverLog` event). The message is masked here, where it enters
- * the bridge, so every consumer (logger, event, CLI, daemon log, gateway clients) gets it masked.
+ * and to the bridge's `serverLog` event. The message is masked here, where it enters the bridge,
+ * so every consumer (logger, event, CLI, daemon log, gateway clients) gets it masked.
  */
-export function registerServerLogging(
-  client: Client,
-  server: string,
-  logger: Logger,
-  secrets: SecretMask,
-  onMessage?: (message: ServerLogMessage) => void,
-): void {
+export function registerLogging(client: Client, server: string, context: FeatureContext): void {
+  const { secrets } = context;
   client.setNotificationHandler("notifications/message", (notification) => {
     const params = notification.params;
     const level = (params.level in LEVELS ? params.level : "info") as LoggingLevel;
     const name = typeof params.logger === "string" ? secrets.text(params.logger) : undefined;
     const data = secrets.deep(params.data);
-    onMessage?.({ server, level, ...(name === undefined ? {} : { logger: name }), data });
-    const source = name === undefined ? undefined : plainText(name, 200);
-    logger[LEVELS[level]](`[${plainText(server, 200)}] ${plainText(textOf(data))}`, {
+    // Absent, not undefined, when the server named no logger: the event reaches hosts and gateway clients.
+    context.events.emit("serverLog", {
+      ...definedOnly({ server, level, logger: name }),
       server,
       level,
-      ...(source === undefined ? {} : { logger: source }),
+      data,
     });
+    context.logger[LEVELS[level]](
+      `[${plainText(server, 200)}] ${plainText(textOf(data))}`,
+      definedOnly({ server, level, logger: name === undefined ? undefined : plainText(name, 200) }),
+    );
   });
 }
 

@@ -5,16 +5,24 @@ import {
   type Skill,
   SkillsClient,
 } from "@modelcontextprotocol/client/ext/skills";
-import type { ServerConnection } from "../connection/connection.js";
-import { ErrorCode, errorMessages, McpBridgeError, SkillVerificationError } from "../errors/index.js";
-import { errorText, textOf } from "../util/text-of.js";
+import type { ServerConnection } from "../../connection/connection.js";
 import {
-  liveClients,
+  type SkillVerificationError,
+  skillAmbiguous,
+  skillBeyondLimits,
+  skillNotFound,
+  skillVerification,
+} from "../../errors/index.js";
+import { definedOnly } from "../../util/defined.js";
+import { textOf } from "../../util/text-of.js";
+import {
+  type FeatureContext,
   type RequestOptions,
   requireConnection,
-  type SurfaceHost,
   sessionRequestOptions,
-} from "./surface-host.js";
+} from "./feature-context.js";
+import { ServerListing } from "./listing.js";
+import type { SessionClients } from "./session-clients.js";
 
 /**
  * One skill a server offers through the skills extension (`io.modelcontextprotocol/skills`): the
@@ -76,45 +84,26 @@ export interface LoadSkillOptions extends RequestOptions {
  * read only when it is loaded: never on connect or listing.
  */
 export class SkillCatalog {
-  readonly #host: SurfaceHost;
+  readonly #context: FeatureContext;
+  readonly #sessions: SessionClients;
+  readonly #listing: ServerListing<SkillEntry>;
   /** One SkillsClient per SDK client (each session has its own negotiated capabilities). */
   readonly #clients = new WeakMap<Client, SkillsClient>();
 
-  constructor(host: SurfaceHost) {
-    this.#host = host;
+  constructor(context: FeatureContext, sessions: SessionClients) {
+    this.#context = context;
+    this.#sessions = sessions;
+    this.#listing = new ServerListing(context, sessions, {
+      method: "skills/list",
+      warnAs: "skills",
+      fresh: true,
+      load: (connection, client, options) => this.#listOf(connection, client, options),
+    });
   }
 
   /** Skills of every connected server that declares the extension, or of one server (connecting it). */
-  async list(options: RequestOptions = {}): Promise<SkillEntry[]> {
-    this.#host.assertOpen();
-    if (options.server !== undefined) {
-      const connection = requireConnection(this.#host, options.server);
-      return this.#host.sessions.request(
-        connection,
-        { method: "skills/list" },
-        sessionRequestOptions(this.#host, connection, options),
-        (client, requestOptions) => this.#listOf(connection, client, requestOptions),
-      );
-    }
-    const lists = await Promise.all(
-      liveClients(this.#host).map(({ connection }) =>
-        this.#host.sessions
-          .request(
-            connection,
-            { method: "skills/list" },
-            sessionRequestOptions(this.#host, connection, options),
-            (c, o) => this.#listOf(connection, c, o),
-          )
-          .catch((error: unknown) => {
-            this.#host.logger.warn(`Listing the skills of server "${connection.name}" failed`, {
-              server: connection.name,
-              error: errorText(error),
-            });
-            return [] as SkillEntry[];
-          }),
-      ),
-    );
-    return lists.flat();
+  list(options: RequestOptions = {}): Promise<SkillEntry[]> {
+    return this.#listing.list(options);
   }
 
   /**
@@ -127,29 +116,23 @@ export class SkillCatalog {
     const candidates = listed.filter((entry) => entry.name === name || entry.uri === name);
     const servers = [...new Set(candidates.map((entry) => entry.server))];
     if (servers.length > 1) {
-      throw new McpBridgeError(ErrorCode.SkillNotFound, errorMessages.skillAmbiguous(name, servers));
+      throw skillAmbiguous({ name, servers });
     }
     const entry = candidates[0];
     if (!entry) {
       const names = listed.map((skill) =>
         options.server === undefined ? `${skill.server}/${skill.name}` : skill.name,
       );
-      throw new McpBridgeError(
-        ErrorCode.SkillNotFound,
-        errorMessages.skillNotFound(name, options.server, names),
-        {
-          ...(options.server === undefined ? {} : { server: options.server }),
-        },
-      );
+      throw skillNotFound({ name, server: options.server, listed: names });
     }
-    const connection = requireConnection(this.#host, entry.server);
+    const connection = requireConnection(this.#context, entry.server);
     assertWithinLimits(entry);
     const skill = toSdkSkill(entry);
     const read = (ref: string | undefined) =>
-      this.#host.sessions.request(
+      this.#sessions.request(
         connection,
         { method: "resources/read", item: ref ?? entry.uri },
-        sessionRequestOptions(this.#host, connection, options),
+        sessionRequestOptions(connection, options),
         async (client, requestOptions) => {
           try {
             return await this.#skillsClient(client).read(skill, ref, requestOptions);
@@ -189,11 +172,14 @@ export class SkillCatalog {
     if (!skills.supported) return [];
     const listing = await skills.list({}, options);
     for (const invalid of listing.invalid) {
-      this.#host.logger.warn(`Server "${connection.name}" listed an invalid skill entry; it is skipped`, {
-        server: connection.name,
-        ...(invalid.uri === undefined ? {} : { uri: textOf(invalid.uri) }),
-        reason: textOf(invalid.reason),
-      });
+      this.#context.logger.warn(
+        `Server "${connection.name}" listed an invalid skill entry; it is skipped`,
+        definedOnly({
+          server: connection.name,
+          uri: invalid.uri === undefined ? undefined : textOf(invalid.uri),
+          reason: textOf(invalid.reason),
+        }),
+      );
     }
     return listing.skills.map((skill) => toEntry(connection.name, skill));
   }
@@ -238,13 +224,13 @@ function fileOf(file: {
   bytes: Uint8Array;
   verified: boolean;
 }): SkillFile {
-  return {
+  return definedOnly({
     uri: file.uri,
-    ...(file.mimeType === undefined ? {} : { mimeType: file.mimeType }),
-    ...(file.text === undefined ? {} : { text: file.text }),
+    mimeType: file.mimeType,
+    text: file.text,
     bytes: file.bytes,
     verified: file.verified,
-  };
+  }) as SkillFile;
 }
 
 function sameUri(a: string, b: string): boolean {
@@ -262,17 +248,15 @@ function safeDecode(uri: string): string {
 /** The SDK's verification failure as ours, naming server and skill; undefined for other errors. */
 function verificationError(error: unknown, entry: SkillEntry): SkillVerificationError | undefined {
   if (!(error instanceof SdkSkillVerificationError)) return undefined;
-  return new SkillVerificationError(
-    errorMessages.skillVerification(entry.server, entry.name, error.message),
-    {
-      server: entry.server,
-      skill: entry.name,
-      uri: error.uri,
-      reason: error.reason,
-      differences: error.differences,
-      cause: error,
-    },
-  );
+  return skillVerification({
+    server: entry.server,
+    skill: entry.name,
+    uri: error.uri,
+    reason: error.reason,
+    detail: error.message,
+    differences: error.differences,
+    cause: error,
+  });
 }
 
 /**
@@ -283,11 +267,12 @@ function assertWithinLimits(entry: SkillEntry): void {
   if (entry.files === "dynamic") return;
   const bytes = entry.files.reduce((sum, file) => sum + file.size, 0);
   if (entry.files.length <= SKILL_LIMITS.files && bytes <= SKILL_LIMITS.bytes) return;
-  const detail = `its listing has ${entry.files.length} files and ${bytes} bytes, beyond the skills extension's limits (${SKILL_LIMITS.files} files, ${SKILL_LIMITS.bytes} bytes)`;
-  throw new SkillVerificationError(errorMessages.skillVerification(entry.server, entry.name, detail), {
+  throw skillBeyondLimits({
     server: entry.server,
     skill: entry.name,
     uri: entry.uri,
-    reason: "size",
+    files: entry.files.length,
+    bytes,
+    limits: SKILL_LIMITS,
   });
 }

@@ -1,7 +1,14 @@
 import { type Client, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/client";
-import { validateArguments } from "../registry/validate.js";
-import type { Logger } from "../util/logger.js";
-import type { ElicitationHandler, ElicitationResponse } from "./types.js";
+import { validateArguments } from "../../registry/validate.js";
+import { definedOnly } from "../../util/defined.js";
+import type { Logger } from "../../util/logger.js";
+import type { ElicitationHandler, ElicitationRequest, ElicitationResponse } from "../types.js";
+
+/**
+ * Default without a host handler: decline. Nobody is there to answer, and a server's own schema
+ * defaults are not the user's consent (a server could "ask" for an API key and supply the answer).
+ */
+export const declineElicitation: ElicitationHandler = (): ElicitationResponse => ({ action: "decline" });
 
 /**
  * Answers `elicitation/create` in both modes with the host's handler, under the server's config name:
@@ -31,22 +38,27 @@ export function registerElicitationModes(
       elicitationId?: string;
     };
     if (params.mode === "url") {
-      const answer = await handler({
-        server,
-        mode: "url",
-        message: params.message ?? "",
-        ...(typeof params.url === "string" ? { url: params.url } : {}),
-        ...(typeof params.elicitationId === "string" ? { elicitationId: params.elicitationId } : {}),
-      });
+      // The host's handler sees absent fields as absent (`"url" in request`), as the server sent them.
+      const answer = await handler(
+        definedOnly({
+          server,
+          mode: "url" as const,
+          message: params.message ?? "",
+          url: typeof params.url === "string" ? params.url : undefined,
+          elicitationId: typeof params.elicitationId === "string" ? params.elicitationId : undefined,
+        }) as ElicitationRequest,
+      );
       // URL mode carries no content: accepting means the user agreed to open the link.
       return { action: answer.action };
     }
-    const answer: ElicitationResponse = await handler({
-      server,
-      mode: "form",
-      message: params.message ?? "",
-      ...(params.requestedSchema ? { requestedSchema: params.requestedSchema } : {}),
-    });
+    const answer: ElicitationResponse = await handler(
+      definedOnly({
+        server,
+        mode: "form" as const,
+        message: params.message ?? "",
+        requestedSchema: params.requestedSchema ? params.requestedSchema : undefined,
+      }) as ElicitationRequest,
+    );
     if (answer.action !== "accept") return { action: answer.action };
     const issues = params.requestedSchema ? validateArguments(params.requestedSchema, answer.content) : [];
     if (issues.length > 0) {
