@@ -37,6 +37,23 @@ export {
 } from "./adapters/openai-sampling.js";
 // --- auth (the `auth` option of BridgeOptions) ---
 export type { AuthOptions } from "./auth/index.js";
+export type {
+  Bridge,
+  BridgeEventMap,
+  BridgeOptions,
+  BridgeStats,
+  CallOptions,
+  ElicitationHandler,
+  ElicitationRequest,
+  ElicitationResponse,
+  LatencyStats,
+  Progress,
+  RawServers,
+  ReloadSummary,
+  ResultOptions,
+  ToolEntry,
+  ToolsChangedEvent,
+} from "./bridge/api.js";
 // --- bridge ---
 export { McpBridge, startBridge } from "./bridge/bridge.js";
 export type { CompleteRef, CompletionResult } from "./bridge/completions.js";
@@ -59,23 +76,6 @@ export type {
 export type { CompleteOptions } from "./bridge/surface.js";
 export type { RequestOptions } from "./bridge/surface-host.js";
 export type { SurfaceMethods } from "./bridge/surface-methods.js";
-export type {
-  Bridge,
-  BridgeEventMap,
-  BridgeOptions,
-  BridgeStats,
-  CallOptions,
-  ElicitationHandler,
-  ElicitationRequest,
-  ElicitationResponse,
-  LatencyStats,
-  Progress,
-  RawServers,
-  ReloadSummary,
-  ResultOptions,
-  ToolEntry,
-  ToolsChangedEvent,
-} from "./bridge/types.js";
 // --- config: reading the config without starting anything, and the shapes BridgeOptions uses ---
 export type { InputRequest, ResolveInput } from "./config/inputs.js";
 export { configSearchPaths, type LoadConfigOptions, loadConfig, type SearchPath } from "./config/load.js";
@@ -99,7 +99,7 @@ export type {
   TransportKind,
 } from "./config/model.js";
 // --- connection ---
-export type { ServerInfo, ServerState, ServerStatus } from "./connection/status.js";
+export type { ServerInfo, ServerState, ServerStatus } from "./connection/server-status.js";
 // --- errors ---
 export {
   AbortError,

@@ -1,4 +1,4 @@
-import type { Bridge, CallOptions, ToolEntry } from "../bridge/types.js";
+import type { Bridge, CallOptions, ToolEntry } from "../bridge/api.js";
 import { errorMessages, InvalidArgumentsError, ToolNotFoundError } from "../errors/index.js";
 import type { ToolDefinition } from "../registry/types.js";
 import { errorToolResult, textForModel } from "../results/convert.js";

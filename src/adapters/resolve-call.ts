@@ -1,5 +1,5 @@
+import type { Bridge, ToolEntry } from "../bridge/api.js";
 import { unknownToolError } from "../bridge/diagnostics.js";
-import type { Bridge, ToolEntry } from "../bridge/types.js";
 import type { McpBridgeError } from "../errors/index.js";
 import { errorMessages, ToolNotFoundError } from "../errors/index.js";
 

@@ -1,11 +1,11 @@
 import type { BridgeSettings, ResolvedConfig, ServerDefinition } from "../config/model.js";
 import type { Logger } from "../util/logger.js";
+import type { ReloadSummary } from "./api.js";
+import type { ToolCatalog } from "./published-tools.js";
 import { planReload, reloadSummary } from "./reload.js";
 import { type ServerRecord, stillConnecting } from "./server-record.js";
 import type { ServerTable } from "./server-table.js";
 import { closedError } from "./surface-host.js";
-import type { ToolCatalog } from "./tool-catalog.js";
-import type { ReloadSummary } from "./types.js";
 
 /** What applying a new config needs of its bridge. */
 export interface ReloadHost {

@@ -1,7 +1,7 @@
 import { loadConfig } from "../config/load.js";
 import type { BridgeSettings, ResolvedConfig, ServerDefinition } from "../config/model.js";
 import { secretsOf } from "../config/secrets.js";
-import type { ServerStatus } from "../connection/status.js";
+import type { ServerStatus } from "../connection/server-status.js";
 import { ErrorCode, errorMessages, ServerConnectionError } from "../errors/index.js";
 import { CallStats } from "../registry/stats.js";
 import type { ToolDefinition } from "../registry/types.js";
@@ -13,23 +13,6 @@ import { createTelemetry } from "../telemetry/telemetry.js";
 import { TypedEmitter } from "../util/events.js";
 import type { Logger } from "../util/logger.js";
 import { errorText } from "../util/text-of.js";
-import { applyReload } from "./apply-reload.js";
-import { CachedCatalogs } from "./cached-catalogs.js";
-import { type CallContext, ToolEntries } from "./call.js";
-import { CallRouter } from "./call-router.js";
-import { invalidStatus, notStartedStatus, requiredServersError, restartRefusal } from "./diagnostics.js";
-import { type ResolvedBridgeOptions, resolveBridgeOptions, resultPolicy } from "./options.js";
-import { SerialQueue, watchConfigFile } from "./reload.js";
-import { callResourceTool } from "./resource-tools.js";
-import { ServerRestarts } from "./restarts.js";
-import { ServerRecord } from "./server-record.js";
-import { ServerTable } from "./server-table.js";
-import { ClientSurface } from "./surface.js";
-import { closedError } from "./surface-host.js";
-import type { SurfaceMethods } from "./surface-methods.js";
-import { surfaceMethods } from "./surface-methods.js";
-import { declaresToolTasks } from "./tasks.js";
-import { ToolCatalog } from "./tool-catalog.js";
 import type {
   Bridge,
   BridgeEventMap,
@@ -38,7 +21,24 @@ import type {
   CallOptions,
   ReloadSummary,
   ToolEntry,
-} from "./types.js";
+} from "./api.js";
+import { applyReload } from "./apply-reload.js";
+import { type CallContext, ToolEntries } from "./call.js";
+import { CallRouter } from "./call-router.js";
+import { invalidStatus, notStartedStatus, requiredServersError, restartRefusal } from "./diagnostics.js";
+import { type ResolvedBridgeOptions, resolveBridgeOptions, resultPolicy } from "./options.js";
+import { ToolCatalog } from "./published-tools.js";
+import { SerialQueue, watchConfigFile } from "./reload.js";
+import { callResourceTool } from "./resource-tools.js";
+import { ServerRecord } from "./server-record.js";
+import { ServerRestarts } from "./server-restart.js";
+import { ServerTable } from "./server-table.js";
+import { ClientSurface } from "./surface.js";
+import { closedError } from "./surface-host.js";
+import type { SurfaceMethods } from "./surface-methods.js";
+import { surfaceMethods } from "./surface-methods.js";
+import { declaresToolTasks } from "./tasks.js";
+import { CachedCatalogs } from "./tool-list-cache.js";
 
 /**
  * Loads the config, connects every enabled server in parallel and resolves once each is connected or

@@ -3,15 +3,15 @@ import { ErrorCode, errorMessages, McpBridgeError, ServerCrashedError } from "..
 import type { ToolRegistry } from "../registry/registry.js";
 import type { ToolDefinition } from "../registry/types.js";
 import type { ToolResult } from "../results/types.js";
-import type { CachedCatalogs } from "./cached-catalogs.js";
+import type { CallOptions } from "./api.js";
 import { type CallContext, callOnRecord } from "./call.js";
 import { unknownToolError } from "./diagnostics.js";
 import type { SerialQueue } from "./reload.js";
-import type { RestartGates } from "./restarts.js";
 import type { ServerRecord } from "./server-record.js";
+import type { RestartGates } from "./server-restart.js";
 import type { ServerTable } from "./server-table.js";
 import { closedError } from "./surface-host.js";
-import type { CallOptions } from "./types.js";
+import type { CachedCatalogs } from "./tool-list-cache.js";
 
 /** What routing a call needs of its bridge; getters, because a reload replaces the registry and settings. */
 export interface CallRouterHost {

@@ -15,9 +15,9 @@ import { type ConvertOptions, toToolResult } from "../results/convert.js";
 import { OVERFLOW_BUDGET, type OverflowFiles } from "../results/overflow.js";
 import type { ToolResult } from "../results/types.js";
 import { loadTokenizer } from "../util/tokens.js";
+import type { CallOptions, ResultOptions, ToolEntry } from "./api.js";
 import type { ServerRecord } from "./server-record.js";
 import type { TaskCallOptions } from "./tasks.js";
-import type { CallOptions, ResultOptions, ToolEntry } from "./types.js";
 
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
 

@@ -1,5 +1,5 @@
 import type { ServerDefinition, SkippedServer } from "../config/model.js";
-import type { ServerStatus } from "../connection/status.js";
+import type { ServerStatus } from "../connection/server-status.js";
 import {
   ErrorCode,
   errorMessages,

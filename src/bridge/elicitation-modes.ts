@@ -1,7 +1,7 @@
 import { type Client, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/client";
 import { validateArguments } from "../registry/validate.js";
 import type { Logger } from "../util/logger.js";
-import type { ElicitationHandler, ElicitationResponse } from "./types.js";
+import type { ElicitationHandler, ElicitationResponse } from "./api.js";
 
 /**
  * Answers `elicitation/create` in both modes with the host's handler, under the server's config name:

@@ -1,4 +1,4 @@
-import type { ElicitationHandler, ElicitationResponse } from "./types.js";
+import type { ElicitationHandler, ElicitationResponse } from "./api.js";
 
 /**
  * Default without a host handler: decline. Nobody is there to answer, and a server's own schema

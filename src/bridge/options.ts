@@ -8,9 +8,9 @@ import type { Telemetry } from "../telemetry/telemetry.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { packageInfo } from "../util/package-info.js";
 import { SecretMask } from "../util/redact.js";
-import { catalogCacheDir, catalogCacheSwitchedOff } from "./catalog-cache.js";
+import type { BridgeOptions, ElicitationHandler, ResultOptions } from "./api.js";
 import { declineElicitation } from "./elicitation.js";
-import type { BridgeOptions, ElicitationHandler, ResultOptions } from "./types.js";
+import { catalogCacheDir, catalogCacheSwitchedOff } from "./tool-list-cache-files.js";
 
 /** `BridgeOptions` with every default applied, once, where the library is entered. */
 export interface ResolvedBridgeOptions {

@@ -5,7 +5,7 @@ import type { ServerDefinition } from "../config/model.js";
 import type { Logger } from "../util/logger.js";
 import { errorText } from "../util/text-of.js";
 import { waitAtMost } from "../util/wait.js";
-import type { ReloadSummary } from "./types.js";
+import type { ReloadSummary } from "./api.js";
 
 /** What a reload does to each server. */
 export interface ReloadPlan {

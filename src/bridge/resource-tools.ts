@@ -2,8 +2,8 @@ import { normalizeNamePart } from "../registry/naming.js";
 import type { ToolDefinition } from "../registry/types.js";
 import { truncateText } from "../results/truncate.js";
 import type { ToolResult } from "../results/types.js";
+import type { CallOptions } from "./api.js";
 import type { ResourceCatalog } from "./resources.js";
-import type { CallOptions } from "./types.js";
 
 /** The `server` of the built-in resource tools: they belong to the bridge, not to one server. */
 export const BRIDGE_TOOL_SERVER = "mcp-bridge";

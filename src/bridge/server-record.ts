@@ -4,7 +4,7 @@ import { STRING_CAP } from "../config/defaults.js";
 import type { BridgeSettings, ServerDefinition } from "../config/model.js";
 import { secretsOf } from "../config/secrets.js";
 import { createConnection, type ServerConnection, type ToolCallOptions } from "../connection/connection.js";
-import type { ServerStatus } from "../connection/status.js";
+import type { ServerStatus } from "../connection/server-status.js";
 import { ErrorCode, errorMessages, McpBridgeError, ServerConnectionError } from "../errors/index.js";
 import { SERVER_START_FAILED } from "../util/logger.js";
 import type { SecretMask } from "../util/redact.js";

@@ -1,9 +1,9 @@
 import type { ServerConnection } from "../connection/connection.js";
-import type { ServerStatus } from "../connection/status.js";
+import type { ServerStatus } from "../connection/server-status.js";
 import type { ToolDefinition } from "../registry/types.js";
+import type { CallOptions } from "./api.js";
 import { firstFound } from "./call.js";
 import { type ServerRecord, stillConnecting } from "./server-record.js";
-import type { CallOptions } from "./types.js";
 
 /**
  * The bridge's servers: the current record of each name, and the records a reload replaced or removed

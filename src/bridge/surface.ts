@@ -2,7 +2,7 @@ import { dirname } from "node:path";
 import type { CallToolResult, Client, Root, Tool } from "@modelcontextprotocol/client";
 import type { ResolvedConfig, ServerDefinition } from "../config/model.js";
 import type { ServerConnection } from "../connection/connection.js";
-import type { ServerStatus } from "../connection/status.js";
+import type { ServerStatus } from "../connection/server-status.js";
 import type { Logger } from "../util/logger.js";
 import type { SecretMask } from "../util/redact.js";
 import { errorText } from "../util/text-of.js";

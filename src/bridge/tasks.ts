@@ -9,7 +9,7 @@ import {
   ToolTimeoutError,
 } from "../errors/index.js";
 import { errorText } from "../util/text-of.js";
-import type { Progress } from "./types.js";
+import type { Progress } from "./api.js";
 
 /**
  * Task-augmented tool calls (MCP 2025-11-25 tasks): `tools/call` with a `task` parameter creates a

@@ -10,18 +10,28 @@ import { Semaphore } from "../util/semaphore.js";
 import { errorText } from "../util/text-of.js";
 import { incompleteModernError, isIncompleteModernResult } from "./era-fallback.js";
 import * as fail from "./failures.js";
-import { HealthCheck, IdleTimer } from "./keepalive.js";
+import { HealthCheck, IdleTimer } from "./health-check.js";
 import { MAX_LIST_PAGES, retireSession, type Session, type ToolListing } from "./open-session.js";
-import { SessionOpener } from "./opener.js";
-import { Restarts } from "./restarts.js";
+import { Restarts } from "./reconnect-backoff.js";
+import type {
+  ConnectionEvents,
+  ConnectionOptions,
+  ServerConnection,
+  ToolCallOptions,
+} from "./server-connection.js";
 import { ServerOutput } from "./server-output.js";
+import type { ServerState, ServerStatus } from "./server-status.js";
+import { SessionOpener } from "./session-opener.js";
 import { canTransition, StateWaiters } from "./state.js";
-import type { ServerState, ServerStatus } from "./status.js";
 import { acquireCallSlot, sendToolCall, ToolIndex } from "./tool-call.js";
-import type { ConnectionEvents, ConnectionOptions, ServerConnection, ToolCallOptions } from "./types.js";
 
 export { MAX_LIST_PAGES, type ToolListing } from "./open-session.js";
-export type { ConnectionEvents, ConnectionOptions, ServerConnection, ToolCallOptions } from "./types.js";
+export type {
+  ConnectionEvents,
+  ConnectionOptions,
+  ServerConnection,
+  ToolCallOptions,
+} from "./server-connection.js";
 
 export function createConnection(definition: ServerDefinition, options: ConnectionOptions): ServerConnection {
   return new Connection(definition, options);

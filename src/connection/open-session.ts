@@ -15,8 +15,8 @@ import type { Logger } from "../util/logger.js";
 import { safeJsonSchemaValidator } from "../util/schema-engine.js";
 import { endlessListing } from "./failures.js";
 import { listChangedOptions } from "./list-changed.js";
+import { type ServerInfo, serverInfoOf } from "./server-status.js";
 import { SessionClient } from "./session-client.js";
-import { type ServerInfo, serverInfoOf } from "./status.js";
 
 /**
  * Most pages one listing may take. A server whose cursors never end (or take turns) is cut off here

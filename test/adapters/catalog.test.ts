@@ -4,8 +4,8 @@ import { catalogCaller, catalogTools, definitionTokens, toolCatalog } from "../.
 import { executeOpenAIToolCalls } from "../../src/adapters/execute.js";
 import { toGeminiTools } from "../../src/adapters/gemini.js";
 import { toOpenAITools } from "../../src/adapters/openai.js";
+import type { Bridge, ToolEntry } from "../../src/bridge/api.js";
 import { startBridge } from "../../src/bridge/bridge.js";
-import type { Bridge, ToolEntry } from "../../src/bridge/types.js";
 import { flattenParameters } from "../../src/registry/flatten.js";
 import { ToolSearchIndex } from "../../src/search/index.js";
 import { realCatalog } from "../fixtures/catalogs/index.js";

@@ -17,7 +17,7 @@ import {
   catalogCacheDir,
   catalogKey,
   parseCatalogEntry,
-} from "../../src/bridge/catalog-cache.js";
+} from "../../src/bridge/tool-list-cache-files.js";
 import { CATALOG_CACHE } from "../../src/config/defaults.js";
 import type { ServerDefinition } from "../../src/config/model.js";
 import { normalizeServers } from "../../src/config/normalize.js";

@@ -12,7 +12,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CatalogCache } from "../../src/bridge/catalog-cache.js";
+import { CatalogCache } from "../../src/bridge/tool-list-cache-files.js";
 import { userCacheDir } from "../../src/util/cache-dir.js";
 import { silentLogger } from "../../src/util/logger.js";
 import {

@@ -1,4 +1,4 @@
-import { CatalogCache, catalogCacheDir } from "../../bridge/catalog-cache.js";
+import { CatalogCache, catalogCacheDir } from "../../bridge/tool-list-cache-files.js";
 import { silentLogger } from "../../util/logger.js";
 import type { Flags, ParsedArguments } from "./args.js";
 import { parseCommandArguments } from "./args.js";

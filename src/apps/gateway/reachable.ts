@@ -1,7 +1,7 @@
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
+import type { Bridge } from "../../bridge/api.js";
 import type { PromptEntry } from "../../bridge/prompts.js";
 import { type ResourceEntry, type ResourceTemplateEntry, templateMatches } from "../../bridge/resources.js";
-import type { Bridge } from "../../bridge/types.js";
 import { type GatewayProfile, surfaceAllows } from "./profile.js";
 
 /**

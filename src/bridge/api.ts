@@ -2,7 +2,7 @@ import type { AuthOptions } from "../auth/index.js";
 import type { ResolveInput } from "../config/inputs.js";
 import type { AdmitProjectServer, ResolvedConfig } from "../config/model.js";
 import type { SettingsInput } from "../config/settings.js";
-import type { ServerStatus } from "../connection/status.js";
+import type { ServerStatus } from "../connection/server-status.js";
 import type { BridgeStats, FlatParameters, ToolDefinition, ToolFilterCallback } from "../registry/types.js";
 import type { ToolResult } from "../results/types.js";
 import type { ToolSearchOptions } from "../search/index.js";

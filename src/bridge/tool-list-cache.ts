@@ -1,10 +1,10 @@
 import type { Tool } from "@modelcontextprotocol/client";
 import type { BridgeSettings } from "../config/model.js";
-import type { ServerStatus } from "../connection/status.js";
+import type { ServerStatus } from "../connection/server-status.js";
 import type { Logger } from "../util/logger.js";
-import { CatalogCache, type CatalogEntry } from "./catalog-cache.js";
 import type { ServerRecord } from "./server-record.js";
 import { declaresToolTasks } from "./tasks.js";
+import { CatalogCache, type CatalogEntry } from "./tool-list-cache-files.js";
 
 /**
  * Which servers' tools the bridge currently lists from the catalog cache, and the saving of each live

@@ -11,7 +11,7 @@ import type { Telemetry } from "../telemetry/telemetry.js";
 import type { TransportFactory } from "../transport/create.js";
 import type { Logger } from "../util/logger.js";
 import type { ToolListing } from "./open-session.js";
-import type { ServerState, ServerStatus } from "./status.js";
+import type { ServerState, ServerStatus } from "./server-status.js";
 
 export interface ConnectionOptions {
   readonly logger: Logger;

@@ -15,8 +15,8 @@ import {
   openSession,
   type ToolListing,
 } from "./open-session.js";
+import type { ConnectionOptions } from "./server-connection.js";
 import type { ServerOutput } from "./server-output.js";
-import type { ConnectionOptions } from "./types.js";
 
 /** What the opener needs of its connection. */
 export interface OpenerHost {

@@ -1,4 +1,4 @@
-import type { ServerStatus } from "../connection/status.js";
+import type { ServerStatus } from "../connection/server-status.js";
 import type { McpBridgeError } from "../errors/index.js";
 import { waitAtMost } from "../util/wait.js";
 import type { SerialQueue } from "./reload.js";
