@@ -38,7 +38,7 @@ import { closedError } from "./surface-host.js";
 import type { SurfaceMethods } from "./surface-methods.js";
 import { surfaceMethods } from "./surface-methods.js";
 import { declaresToolTasks } from "./tasks.js";
-import { CachedCatalogs } from "./tool-list-cache.js";
+import { ToolListCache } from "./tool-list-cache.js";
 
 /**
  * Loads the config, connects every enabled server in parallel and resolves once each is connected or
@@ -66,7 +66,7 @@ class BridgeRuntime implements Bridge {
   readonly #stats = new CallStats();
   readonly #overflowFiles = new OverflowFiles();
   readonly #entries = new ToolEntries();
-  readonly #catalogs: CachedCatalogs;
+  readonly #catalogs: ToolListCache;
   readonly #tools: ToolCatalog;
   #stopWatching: (() => void) | undefined;
   /** One reload changes the servers at a time. */
@@ -106,8 +106,8 @@ class BridgeRuntime implements Bridge {
       resourceTools: options.resourceTools,
       logger: this.#logger,
     });
-    this.#catalogs = new CachedCatalogs({
-      dir: options.catalogCacheDir,
+    this.#catalogs = new ToolListCache({
+      dir: options.toolListCacheDir,
       option: options.catalogCache,
       logger: this.#logger,
     });

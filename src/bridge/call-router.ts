@@ -11,7 +11,7 @@ import type { ServerRecord } from "./server-record.js";
 import type { RestartGates } from "./server-restart.js";
 import type { ServerTable } from "./server-table.js";
 import { closedError } from "./surface-host.js";
-import type { CachedCatalogs } from "./tool-list-cache.js";
+import type { ToolListCache } from "./tool-list-cache.js";
 
 /** What routing a call needs of its bridge; getters, because a reload replaces the registry and settings. */
 export interface CallRouterHost {
@@ -19,7 +19,7 @@ export interface CallRouterHost {
   readonly settings: () => BridgeSettings;
   readonly closing: () => boolean;
   readonly servers: ServerTable;
-  readonly catalogs: CachedCatalogs;
+  readonly catalogs: ToolListCache;
   readonly restarting: RestartGates;
   readonly reloads: SerialQueue;
 }
