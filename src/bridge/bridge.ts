@@ -24,7 +24,7 @@ import type {
 } from "./api.js";
 import { applyReload } from "./apply-reload.js";
 import { type CallContext, ToolEntries } from "./call.js";
-import { CallRouter } from "./call-router.js";
+import { CallRouter } from "./calls.js";
 import { invalidStatus, notStartedStatus, requiredServersError, restartRefusal } from "./diagnostics.js";
 import { type ResolvedBridgeOptions, resolveBridgeOptions, resultPolicy } from "./options.js";
 import { ToolCatalog } from "./published-tools.js";
