@@ -3,7 +3,7 @@ import type { ServerStatus } from "../connection/server-status.js";
 import {
   ErrorCode,
   errorMessages,
-  type McpBridgeError,
+  McpBridgeError,
   type PendingServer,
   ServerConnectionError,
   ToolNotFoundError,
@@ -123,4 +123,9 @@ export function restartRefusal(
     );
   }
   return undefined;
+}
+
+/** BRIDGE_CLOSED: the bridge's `close()` began before this call or change. */
+export function bridgeClosed(): McpBridgeError {
+  return new McpBridgeError(ErrorCode.BridgeClosed, errorMessages.bridgeClosed());
 }

@@ -56,7 +56,8 @@ export class ServerRecord {
     definition: ServerDefinition,
     settings: BridgeSettings,
     options: ResolvedBridgeOptions,
-    configureClient?: (client: Client) => void,
+    /** The bridge's features, registered on each new SDK client of the server (before it connects). */
+    clientSetup: (definition: ServerDefinition, client: Client) => void,
   ): Promise<ServerRecord> {
     const enabled = definition.enabled && settings.enabled;
     // One redaction for the whole bridge: a server's text may carry another server's secret too.
@@ -91,14 +92,14 @@ export class ServerRecord {
       fetch: auth?.fetch && noteTokens(auth.fetch, options.secrets),
       stringCapBytes: Math.max(STRING_CAP.minBytes, maxResultChars * STRING_CAP.bytesPerResultChar),
       telemetry: options.telemetry,
-      configureClient: (client) => {
+      clientSetup: (client) => {
         registerElicitationModes(client, {
           server: definition.name,
           handler: options.onElicitation,
           hostHandler: options.hostElicitation,
           logger: options.logger,
         });
-        configureClient?.(client);
+        clientSetup(definition, client);
       },
     });
     return new ServerRecord(definition, { connection, auth, redact });

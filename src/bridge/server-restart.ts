@@ -1,8 +1,10 @@
+import type { ServerDefinition } from "../config/model.js";
 import type { ServerStatus } from "../connection/server-status.js";
-import type { McpBridgeError } from "../errors/index.js";
 import { waitAtMost } from "../util/wait.js";
-import type { SerialQueue } from "./reload.js";
+import { bridgeClosed, restartRefusal } from "./diagnostics.js";
+import { installServer, isSelected, openServer } from "./server-lifecycle.js";
 import type { ServerRecord } from "./server-record.js";
+import type { BridgeState } from "./state.js";
 
 /**
  * Servers being restarted. While one is, a call to it waits until its new record is current (the old
@@ -35,56 +37,55 @@ export class RestartGates {
   }
 }
 
-/** What restarting a server needs of its bridge. */
-export interface RestartHost {
-  /** Why NAME cannot be restarted now (the bridge closing, an unknown or disabled server), if so. */
-  readonly refusal: (name: string) => McpBridgeError | undefined;
-  /** The bridge's reload queue: a restart changes the servers as a reload does, one at a time. */
-  readonly reloads: SerialQueue;
-  /** Opens a fresh record for NAME and makes it current, the old one closed first (runs in the queue). */
-  readonly replace: (name: string) => Promise<ServerRecord>;
-}
-
 /**
  * `bridge.restart(name)`: stops the server (its process tree is gone before the new one starts) and
- * connects it again on a fresh connection. Calls made meanwhile wait at the server's gate; a second
- * restart of the same server while one is under way shares it.
+ * connects it again on a fresh connection: a new restart budget, auth read afresh from the token
+ * store. Calls in flight on the old connection fail; calls made meanwhile wait at the server's gate.
+ * Runs in the reload queue; a second restart of the same server while one is under way shares it.
  */
-export class ServerRestarts {
-  readonly gates = new RestartGates();
-  readonly #host: RestartHost;
-  readonly #underWay = new Map<string, Promise<ServerStatus>>();
+export function restartServer(state: BridgeState, name: string): Promise<ServerStatus> {
+  const running = state.restartsUnderWay.get(name);
+  if (running) return running;
+  const restarting = restartOnce(state, name).finally(() => state.restartsUnderWay.delete(name));
+  state.restartsUnderWay.set(name, restarting);
+  return restarting;
+}
 
-  constructor(host: RestartHost) {
-    this.#host = host;
+async function restartOnce(state: BridgeState, name: string): Promise<ServerStatus> {
+  const refuse = () => {
+    const refusal = state.closing
+      ? bridgeClosed()
+      : restartRefusal(name, state.config.servers, state.config.settings.enabled, (definition) =>
+          isSelected(state, definition),
+        );
+    if (refusal) throw refusal;
+  };
+  refuse();
+  // Calls made from now on wait until the old process tree is gone and the new record is current.
+  const swapped = state.restartGates.close(name);
+  try {
+    const record = await state.reloads.run(async () => {
+      refuse(); // a reload may have changed the config meanwhile
+      return replaceServer(state, name);
+    });
+    swapped();
+    await record.connect();
+    return record.status();
+  } finally {
+    swapped();
   }
+}
 
-  restart(name: string): Promise<ServerStatus> {
-    const running = this.#underWay.get(name);
-    if (running) return running;
-    const restarting = this.#restartOnce(name).finally(() => this.#underWay.delete(name));
-    this.#underWay.set(name, restarting);
-    return restarting;
+/** A restart's swap: a fresh record for the server, current once the old process tree is gone. */
+async function replaceServer(state: BridgeState, name: string): Promise<ServerRecord> {
+  const definition = state.config.servers.find((d) => d.name === name) as ServerDefinition;
+  const fresh = await openServer(state, definition, state.config.settings);
+  if (state.closing) {
+    await fresh.close();
+    throw bridgeClosed();
   }
-
-  async #restartOnce(name: string): Promise<ServerStatus> {
-    const refuse = () => {
-      const refusal = this.#host.refusal(name);
-      if (refusal) throw refusal;
-    };
-    refuse();
-    // Calls made from now on wait until the old process tree is gone and the new record is current.
-    const swapped = this.gates.close(name);
-    try {
-      const record = await this.#host.reloads.run(async () => {
-        refuse(); // a reload may have changed the config meanwhile
-        return this.#host.replace(name);
-      });
-      swapped();
-      await record.connect();
-      return record.status();
-    } finally {
-      swapped();
-    }
-  }
+  const previous = state.servers.get(name);
+  if (previous) previous.restarted = true;
+  await installServer(state, fresh, { now: true });
+  return fresh;
 }

@@ -273,17 +273,18 @@ export class ToolListCache {
 
   /**
    * Saves the record's live listing (a connected or connecting server's; not the empty list of a
-   * failure) with the capabilities its session declared.
+   * failure) with the capabilities the session that listed it declared.
    */
-  save(record: ServerRecord, settings: BridgeSettings, capabilities: object | undefined): void {
+  save(record: ServerRecord, settings: BridgeSettings): void {
     const connection = record.connection;
     if (!connection || !this.#enabled(record, settings)) return;
     const status = connection.status();
     if (status.state === "failed" || status.state === "closed") return;
-    this.#cache?.write(record.definition, connection.listing(), {
+    const listing = connection.listing();
+    this.#cache?.write(record.definition, listing, {
       protocolVersion: status.protocolVersion,
       serverInfo: status.serverInfo,
-      capabilities: capabilities as Readonly<Record<string, unknown>> | undefined,
+      capabilities: listing.capabilities as Readonly<Record<string, unknown>> | undefined,
     });
   }
 
