@@ -38,7 +38,7 @@ export function createConnection(definition: ServerDefinition, options: Connecti
 }
 
 /**
- * The state machine of one server: connecting through open-session.ts, reconnecting with backoff
+ * The state machine of one server: connecting through session-opener.ts, reconnecting with backoff
  * after a crash, tool calls with their concurrency limit, and the waits of callers for a usable session.
  */
 class Connection implements ServerConnection {

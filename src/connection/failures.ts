@@ -168,7 +168,7 @@ export interface StartFailureDetails {
   /** How the server process ended, when it has. */
   readonly exit?: ExitInfo | undefined;
   readonly timeoutMs: number;
-  /** The page cap of a listing (see open-session.ts), for the message of a listing cut off. */
+  /** The page cap of a listing (see session.ts), for the message of a listing cut off. */
   readonly maxListPages: number;
 }
 
