@@ -2,7 +2,7 @@ import { loadConfig } from "../config/load.js";
 import type { ResolvedConfig } from "../config/model.js";
 import { secretsOf } from "../config/secrets.js";
 import type { ServerStatus } from "../connection/server-status.js";
-import { ErrorCode, errorMessages, ServerConnectionError } from "../errors/index.js";
+import { bridgeClosed, serverNotFound } from "../errors/index.js";
 import type { ToolResult } from "../results/types.js";
 import type { ToolSearchOptions } from "../search/index.js";
 import { createTelemetry } from "../telemetry/telemetry.js";
@@ -16,7 +16,7 @@ import type {
   ToolEntry,
 } from "./api.js";
 import { callTool, resolveTarget } from "./calls.js";
-import { bridgeClosed, invalidStatus, notStartedStatus, requiredServersError } from "./diagnostics.js";
+import { invalidStatus, notStartedStatus, requiredServersError } from "./diagnostics.js";
 import { type ResolvedBridgeOptions, resolveBridgeOptions } from "./options.js";
 import { reload, watchConfigFile } from "./reload.js";
 import { installServer, isSelected, openServer, publishTools, toolEntries } from "./server-lifecycle.js";
@@ -209,10 +209,8 @@ class BridgeRuntime implements Bridge {
     }
     const connection = state.servers.get(server)?.connection;
     if (!connection) {
-      const names = state.config.servers.map((definition) => definition.name);
-      throw new ServerConnectionError(ErrorCode.ServerNotFound, errorMessages.serverNotFound(server, names), {
-        server,
-      });
+      const configured = state.config.servers.map((definition) => definition.name);
+      throw serverNotFound({ server, configured });
     }
     await connection.refreshTools();
   }

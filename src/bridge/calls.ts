@@ -1,11 +1,12 @@
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import {
+  bridgeClosed,
   ErrorCode,
-  errorMessages,
-  InvalidArgumentsError,
+  invalidArguments,
   McpBridgeError,
-  ServerCrashedError,
+  restartedDuringCall,
   ToolExecutionError,
+  toolReportedError,
 } from "../errors/index.js";
 import { flattenParameters } from "../registry/flatten.js";
 import type { ToolDefinition } from "../registry/types.js";
@@ -15,7 +16,7 @@ import { OVERFLOW_BUDGET } from "../results/overflow.js";
 import type { ToolResult } from "../results/types.js";
 import { loadTokenizer } from "../util/tokens.js";
 import type { CallOptions, ToolEntry } from "./api.js";
-import { bridgeClosed, unknownToolError } from "./diagnostics.js";
+import { unknownToolError } from "./diagnostics.js";
 import { resultPolicy } from "./options.js";
 import { callResourceTool } from "./resource-tools.js";
 import type { ServerRecord } from "./server-record.js";
@@ -118,11 +119,7 @@ async function callServerTool(
       const replaced = current !== undefined && current !== record && !state.closing;
       const unsent = error instanceof McpBridgeError && error.code === ErrorCode.BridgeClosed;
       if (replaced && record.restarted && !unsent && isConnectionLoss(error)) {
-        throw new ServerCrashedError(errorMessages.restartedDuringCall(definition.server, definition.tool), {
-          server: definition.server,
-          tool: definition.tool,
-          cause: error,
-        });
+        throw restartedDuringCall({ server: definition.server, tool: definition.tool, cause: error });
       }
       if (!(replaced && unsent)) throw error;
       record = current;
@@ -186,10 +183,8 @@ async function sendCall(
   if (request.validateArguments ?? state.options.validateArguments) {
     const issues = validateArguments(definition.inputSchema, args);
     if (issues.length > 0) {
-      throw new InvalidArgumentsError(
-        errorMessages.invalidArguments(definition.server, definition.name, issues),
-        { server: definition.server, tool: definition.tool, issues },
-      );
+      const { server, tool, name } = definition;
+      throw invalidArguments({ server, tool, name, issues });
     }
   }
   const started = performance.now();
@@ -199,14 +194,8 @@ async function sendCall(
     const outcome = result.isError ? "error" : "ok";
     state.stats.record(definition.server, definition.name, performance.now() - started, outcome);
     if (result.isError && (request.onError ?? state.options.onError) === "throw") {
-      throw new ToolExecutionError(
-        errorMessages.toolReportedError(
-          definition.server,
-          definition.tool,
-          state.options.secrets.text(result.text),
-        ),
-        { server: definition.server, tool: definition.tool, result },
-      );
+      const text = state.options.secrets.text(result.text);
+      throw toolReportedError({ server: definition.server, tool: definition.tool, text, result });
     }
     return result;
   } catch (error) {

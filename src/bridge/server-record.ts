@@ -5,7 +5,12 @@ import type { BridgeSettings, ServerDefinition } from "../config/model.js";
 import { secretsOf } from "../config/secrets.js";
 import { createConnection, type ServerConnection, type ToolCallOptions } from "../connection/connection.js";
 import type { ServerStatus } from "../connection/server-status.js";
-import { ErrorCode, errorMessages, McpBridgeError, ServerConnectionError } from "../errors/index.js";
+import {
+  authSetup,
+  type McpBridgeError,
+  type ServerConnectionError,
+  serverUnavailable,
+} from "../errors/index.js";
 import { SERVER_START_FAILED } from "../util/logger.js";
 import type { SecretMask } from "../util/redact.js";
 import { errorText } from "../util/text-of.js";
@@ -69,10 +74,7 @@ export class ServerRecord {
         auth = await createAuthHandle(definition, options.auth);
       } catch (error) {
         const reason = redact(errorText(error));
-        const failure = new McpBridgeError(ErrorCode.Auth, errorMessages.authSetup(definition.name, reason), {
-          server: definition.name,
-          cause: error,
-        });
+        const failure = authSetup({ server: definition.name, reason, cause: error });
         options.logger.warn(failure.message, {
           server: definition.name,
           code: failure.code,
@@ -184,11 +186,7 @@ export class ServerRecord {
 
   #unavailable(tool: string | undefined): ServerConnectionError {
     const reason = this.#failure ? this.#redact(this.#failure.message) : undefined;
-    return new ServerConnectionError(
-      ErrorCode.ServerUnavailable,
-      errorMessages.serverUnavailable(this.name, this.status().state, reason),
-      { server: this.name, ...(tool === undefined ? {} : { tool }) },
-    );
+    return serverUnavailable({ server: this.name, state: this.status().state, reason, tool });
   }
 }
 

@@ -1,7 +1,8 @@
 import type { ServerDefinition } from "../config/model.js";
 import type { ServerStatus } from "../connection/server-status.js";
+import { bridgeClosed } from "../errors/index.js";
 import { waitAtMost } from "../util/wait.js";
-import { bridgeClosed, restartRefusal } from "./diagnostics.js";
+import { restartRefusal } from "./diagnostics.js";
 import { installServer, isSelected, openServer } from "./server-lifecycle.js";
 import type { ServerRecord } from "./server-record.js";
 import type { BridgeState } from "./state.js";
