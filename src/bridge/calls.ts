@@ -50,7 +50,7 @@ export async function callTool(
     return await routeCall(state, name, args, request);
   } catch (error) {
     if ((options.onError ?? state.options.onError) === "result") {
-      return errorToolResult(error, { ...(resolveTarget(state, name) ?? {}) });
+      return errorToolResult(error, resolveTarget(state, name) ?? {});
     }
     throw error;
   }

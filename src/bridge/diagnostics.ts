@@ -39,7 +39,7 @@ export function unknownToolError(
       {
         name: status.name,
         state: "failed",
-        ...(status.lastError ? { reason: status.lastError.message } : {}),
+        reason: status.lastError?.message,
       },
     ];
   });

@@ -306,7 +306,7 @@ class Connection implements ServerConnection {
     session.client.onclose = () => this.#onSessionClosed(session);
     session.client.onerror = (error) => this.#onSessionError(session, error);
     this.#info = {
-      ...(session.created.process ? { pid: session.created.process.pid } : {}),
+      pid: session.created.process?.pid,
       protocolVersion: opened.protocolVersion,
       serverInfo: opened.serverInfo,
       connectMs: opened.connectMs,

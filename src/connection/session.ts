@@ -124,8 +124,8 @@ export async function listTools(
 function freshnessOf(result: object): Omit<ToolListing, "tools"> {
   const { ttlMs, cacheScope } = result as { ttlMs?: unknown; cacheScope?: unknown };
   return {
-    ...(typeof ttlMs === "number" && Number.isFinite(ttlMs) ? { ttlMs } : {}),
-    ...(cacheScope === "public" || cacheScope === "private" ? { cacheScope } : {}),
+    ttlMs: typeof ttlMs === "number" && Number.isFinite(ttlMs) ? ttlMs : undefined,
+    cacheScope: cacheScope === "public" || cacheScope === "private" ? cacheScope : undefined,
   };
 }
 
