@@ -4,7 +4,7 @@
  * user would, and search latency in a 10,000-tool catalog.
  */
 import { definitionTokens, toolCatalog } from "../src/adapters/search-tools.js";
-import type { ToolEntry } from "../src/bridge/types.js";
+import type { ToolEntry } from "../src/bridge/api.js";
 import { flattenParameters } from "../src/registry/flatten.js";
 import type { ToolDefinition } from "../src/registry/tool-definition.js";
 import { ToolSearchIndex } from "../src/search/tool-search.js";

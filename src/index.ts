@@ -21,6 +21,20 @@ export type { OpenAITool, OpenAIToolOptions } from "./adapters/openai.js";
 export { toOpenAITools } from "./adapters/openai.js";
 // --- auth (the `auth` option of BridgeOptions) ---
 export type { AuthOptions } from "./auth/oauth-client.js";
+export type {
+  Bridge,
+  BridgeEventMap,
+  BridgeOptions,
+  BridgeStats,
+  CallOptions,
+  ElicitationHandler,
+  ElicitationRequest,
+  ElicitationResponse,
+  Progress,
+  ReloadSummary,
+  ToolEntry,
+  ToolsChangedEvent,
+} from "./bridge/api.js";
 // --- the bridge ---
 export { McpBridge, startBridge } from "./bridge/bridge.js";
 export type { CompleteOptions } from "./bridge/features/bridge-features.js";
@@ -36,26 +50,12 @@ export type {
 } from "./bridge/features/resources.js";
 export type { SamplingContext, SamplingHandler } from "./bridge/features/sampling.js";
 export type { LoadedSkill, LoadSkillOptions, SkillEntry } from "./bridge/features/skills.js";
-export type {
-  Bridge,
-  BridgeEventMap,
-  BridgeOptions,
-  BridgeStats,
-  CallOptions,
-  ElicitationHandler,
-  ElicitationRequest,
-  ElicitationResponse,
-  Progress,
-  ReloadSummary,
-  ToolEntry,
-  ToolsChangedEvent,
-} from "./bridge/types.js";
 export type { InputRequest } from "./config/inputs.js";
 // --- config: reading the config without starting anything ---
 export { type LoadConfigOptions, loadConfig } from "./config/load.js";
 export type { ProjectServerRequest, ResolvedConfig, ServerDefinition } from "./config/model.js";
 // --- server status ---
-export type { ServerState, ServerStatus } from "./connection/status.js";
+export type { ServerState, ServerStatus } from "./connection/server-status.js";
 // --- errors: branch on `code`; the subclasses carry the fields of their situation ---
 export {
   ConfigError,

@@ -72,9 +72,17 @@ describe("one error shape", () => {
     ];
     const files = [
       ...dirs.flatMap((dir) => sourceFiles(join(srcDir, dir))),
-      ...["bridge.ts", "call.ts", "diagnostics.ts", "server-record.ts"].map((file) =>
-        join(srcDir, "bridge", file),
-      ),
+      ...[
+        "bridge.ts",
+        "calls.ts",
+        "diagnostics.ts",
+        "server-record.ts",
+        "reload.ts",
+        "server-restart.ts",
+        "server-lifecycle.ts",
+        "state.ts",
+        "tasks.ts",
+      ].map((file) => join(srcDir, "bridge", file)),
       join(srcDir, "apps/cli/commands/call.ts"),
     ];
     // An error class constructed with its wording written in place (a string or template literal).

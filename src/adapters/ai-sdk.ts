@@ -1,5 +1,5 @@
 import { jsonSchema, type Tool, tool } from "ai";
-import type { CallOptions, ToolEntry } from "../bridge/types.js";
+import type { CallOptions, ToolEntry } from "../bridge/api.js";
 import { textForModel } from "../results/convert.js";
 import { objectSchema } from "./anthropic.js";
 

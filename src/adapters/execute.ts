@@ -1,4 +1,4 @@
-import type { Bridge, CallOptions, ToolEntry } from "../bridge/types.js";
+import type { Bridge, CallOptions, ToolEntry } from "../bridge/api.js";
 import { missingToolName, unknownTool, unreadableArguments } from "../errors/index.js";
 import type { ToolDefinition } from "../registry/tool-definition.js";
 import { errorToolResult, textForModel } from "../results/convert.js";

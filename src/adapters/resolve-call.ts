@@ -1,5 +1,5 @@
+import type { Bridge, ToolEntry } from "../bridge/api.js";
 import { unknownToolError } from "../bridge/diagnostics.js";
-import type { Bridge, ToolEntry } from "../bridge/types.js";
 import { type McpBridgeError, toolNotOffered } from "../errors/index.js";
 
 /**

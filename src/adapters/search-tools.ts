@@ -1,4 +1,4 @@
-import type { CallOptions, ToolEntry } from "../bridge/types.js";
+import type { CallOptions, ToolEntry } from "../bridge/api.js";
 import { ErrorCode, searchUnknownTool } from "../errors/index.js";
 import { flattenParameters } from "../registry/flatten.js";
 import type { JsonSchema } from "../registry/tool-definition.js";

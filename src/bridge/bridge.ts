@@ -1,35 +1,11 @@
 import { loadConfig } from "../config/load.js";
-import type { BridgeSettings, ResolvedConfig, ServerDefinition } from "../config/model.js";
+import type { ResolvedConfig } from "../config/model.js";
 import { secretsOf } from "../config/secrets.js";
-import type { ServerStatus } from "../connection/status.js";
-import { ErrorCode, errorMessages, ServerConnectionError } from "../errors/index.js";
-import { CallStats } from "../registry/stats.js";
-import type { ToolDefinition } from "../registry/tool-definition.js";
-import { errorToolResult } from "../results/convert.js";
-import { OverflowFiles } from "../results/overflow.js";
+import type { ServerStatus } from "../connection/server-status.js";
+import { bridgeClosed, serverNotFound } from "../errors/index.js";
 import type { ToolResult } from "../results/tool-result.js";
 import type { ToolSearchOptions } from "../search/tool-search.js";
 import { createTelemetry } from "../telemetry/create-telemetry.js";
-import { TypedEmitter } from "../util/events.js";
-import type { Logger } from "../util/logger.js";
-import { errorText } from "../util/text-of.js";
-import { applyReload } from "./apply-reload.js";
-import { CachedCatalogs } from "./cached-catalogs.js";
-import { type CallContext, ToolEntries } from "./call.js";
-import { CallRouter } from "./call-router.js";
-import { invalidStatus, notStartedStatus, requiredServersError, restartRefusal } from "./diagnostics.js";
-import { BridgeFeatures } from "./features/bridge-features.js";
-import { closedError, type FeatureContext } from "./features/feature-context.js";
-import type { SurfaceMethods } from "./features/feature-methods.js";
-import { callResourceTool } from "./features/resource-tools.js";
-import { type ResolvedBridgeOptions, resolveBridgeOptions, resultPolicy } from "./options.js";
-import { SerialQueue, watchConfigFile } from "./reload.js";
-import { ServerRestarts } from "./restarts.js";
-import { ServerRecord } from "./server-record.js";
-import { ServerTable } from "./server-table.js";
-import { callAsTask } from "./task-calls.js";
-import { declaresToolTasks } from "./tasks.js";
-import { ToolCatalog } from "./tool-catalog.js";
 import type {
   Bridge,
   BridgeEventMap,
@@ -38,7 +14,15 @@ import type {
   CallOptions,
   ReloadSummary,
   ToolEntry,
-} from "./types.js";
+} from "./api.js";
+import { callTool, resolveTarget } from "./calls.js";
+import { invalidStatus, notStartedStatus, requiredServersError } from "./diagnostics.js";
+import type { SurfaceMethods } from "./features/feature-methods.js";
+import { type ResolvedBridgeOptions, resolveBridgeOptions } from "./options.js";
+import { reload, watchConfigFile } from "./reload.js";
+import { installServer, isSelected, openServer, publishTools, toolEntries } from "./server-lifecycle.js";
+import { restartServer } from "./server-restart.js";
+import { type BridgeState, createBridgeState } from "./state.js";
 
 /**
  * Loads the config, connects every enabled server in parallel and resolves once each is connected or
@@ -58,29 +42,8 @@ export async function startBridge(options: BridgeOptions = {}): Promise<Bridge> 
 export const McpBridge = { start: startBridge } as const;
 
 class BridgeRuntime implements Bridge {
-  readonly #options: ResolvedBridgeOptions;
-  readonly #logger: Logger;
-  readonly #events: TypedEmitter<BridgeEventMap>;
-  readonly #servers = new ServerTable();
-  readonly #stats = new CallStats();
-  readonly #overflowFiles = new OverflowFiles();
-  readonly #entries = new ToolEntries();
-  readonly #catalogs: CachedCatalogs;
-  readonly #tools: ToolCatalog;
+  readonly #state: BridgeState;
   #stopWatching: (() => void) | undefined;
-  /** One reload changes the servers at a time. */
-  readonly #reloads = new SerialQueue();
-  readonly #restarts: ServerRestarts;
-  readonly #router: CallRouter;
-  #closing: Promise<void> | undefined;
-  /** The calls' shared context and the settings it was made from (see #callContext). */
-  #context: { readonly settings: BridgeSettings; readonly context: CallContext } | undefined;
-  /** What the MCP features read of the bridge; the one copy of the config and of "closing". */
-  readonly #state: FeatureContext;
-  readonly #features: BridgeFeatures;
-  /** Bound once: every call's context carries it. */
-  readonly #callAsTask: CallContext["callAsTask"] = (connection, args, options) =>
-    callAsTask(this.#features.sessions, connection, args, options);
   // MCP beyond tools (resources, prompts, completions, roots, skills): see features/.
   readonly resources: SurfaceMethods["resources"];
   readonly resourceTemplates: SurfaceMethods["resourceTemplates"];
@@ -94,52 +57,8 @@ class BridgeRuntime implements Bridge {
   readonly loadSkill: SurfaceMethods["loadSkill"];
 
   constructor(config: ResolvedConfig, options: ResolvedBridgeOptions) {
-    this.#options = options;
-    this.#logger = options.logger;
-    this.#events = new TypedEmitter((error) =>
-      this.#logger.error("A bridge event listener threw", { error: errorText(error) }),
-    );
-    this.#state = {
-      logger: this.#logger,
-      secrets: options.secrets,
-      events: this.#events,
-      onSampling: options.onSampling,
-      servers: this.#servers,
-      config,
-      closing: false,
-    };
-    this.#features = new BridgeFeatures(this.#state);
-    this.#tools = new ToolCatalog({
-      config: () => this.config,
-      reservedToolNames: options.reservedToolNames,
-      toolFilter: options.toolFilter,
-      resourceTools: options.resourceTools,
-      logger: this.#logger,
-    });
-    this.#catalogs = new CachedCatalogs({
-      dir: options.catalogCacheDir,
-      option: options.catalogCache,
-      logger: this.#logger,
-    });
-    this.#restarts = new ServerRestarts({
-      reloads: this.#reloads,
-      refusal: (name) => {
-        if (this.#closing) return closedError();
-        const { servers, settings } = this.config;
-        return restartRefusal(name, servers, settings.enabled, (d) => this.#selected(d));
-      },
-      replace: (name) => this.#replace(name),
-    });
-    this.#router = new CallRouter({
-      registry: () => this.#tools.registry,
-      settings: () => this.config.settings,
-      closing: () => this.#closing !== undefined,
-      servers: this.#servers,
-      catalogs: this.#catalogs,
-      restarting: this.#restarts.gates,
-      reloads: this.#reloads,
-    });
-    const surface = this.#features.methods();
+    this.#state = createBridgeState(config, options);
+    const surface = this.#state.features.methods();
     this.resources = surface.resources;
     this.resourceTemplates = surface.resourceTemplates;
     this.readResource = surface.readResource;
@@ -150,56 +69,55 @@ class BridgeRuntime implements Bridge {
     this.setRoots = surface.setRoots;
     this.skills = surface.skills;
     this.loadSkill = surface.loadSkill;
-    for (const warning of config.warnings) this.#logger.warn(warning.message, { ...warning });
+    for (const warning of config.warnings) options.logger.warn(warning.message, { ...warning });
   }
 
-  /**
-   * Starts every selected server in parallel. A server whose tools the catalog cache holds is listed
-   * from it at once and is not waited for (unless it is `required`): it connects in the background.
-   */
-  async startAll(): Promise<void> {
-    for (const definition of this.config.servers) {
-      if (this.#selected(definition)) this.#install(await this.#open(definition, this.config.settings));
-    }
-    const starting = this.#servers.records().map((record) => {
-      const cached = this.#catalogs.load(record, this.config.settings);
-      if (cached) this.#publishTools(record);
-      // A server listed from the cache is spawned after start() has handed the host its tools.
-      const started = record.start({ deferSpawn: cached !== undefined });
-      return cached && !record.definition.required ? undefined : started;
-    });
-    const file = this.config.file;
-    if (this.config.settings.autoReload && file) {
-      this.#stopWatching = watchConfigFile(file, () => this.reload(), this.#logger);
-    }
-    if (!this.#options.wait) return;
-    await Promise.all(starting);
-    await this.#enforceRequired();
-  }
-
-  /** The config in use: the features' context holds it, so a reload replaces it in one place. */
   get config(): ResolvedConfig {
     return this.#state.config;
   }
 
-  set config(next: ResolvedConfig) {
-    this.#state.config = next;
+  /**
+   * Starts every selected server in parallel. A server whose tools the tool-list cache holds is listed
+   * from it at once and is not waited for (unless it is `required`): it connects in the background.
+   */
+  async startAll(): Promise<void> {
+    const state = this.#state;
+    const { config } = state;
+    for (const definition of config.servers) {
+      if (isSelected(state, definition)) {
+        void installServer(state, await openServer(state, definition, config.settings));
+      }
+    }
+    const starting = state.servers.records().map((record) => {
+      const cached = state.toolListCache.load(record, config.settings);
+      if (cached) publishTools(state, record);
+      // A server listed from the cache is spawned after start() has handed the host its tools.
+      const started = record.start({ deferSpawn: cached !== undefined });
+      return cached && !record.definition.required ? undefined : started;
+    });
+    if (config.settings.autoReload && config.file) {
+      this.#stopWatching = watchConfigFile(config.file, () => this.reload(), state.logger);
+    }
+    if (!state.options.wait) return;
+    await Promise.all(starting);
+    await this.#enforceRequired();
   }
 
   ready(): Promise<void> {
-    return this.#servers.ready();
+    return this.#state.servers.ready();
   }
 
   servers(): ServerStatus[] {
-    const configured = this.config.servers.map((definition) => {
-      const record = this.#servers.get(definition.name);
+    const state = this.#state;
+    const configured = state.config.servers.map((definition) => {
+      const record = state.servers.get(definition.name);
       if (!record) return notStartedStatus(definition);
-      const skipped = this.#tools.registry.skipped(definition.name);
-      const status = this.#catalogs.status(record, record.status());
+      const skipped = state.tools.registry.skipped(definition.name);
+      const status = state.toolListCache.status(record, record.status());
       return skipped.length > 0 ? { ...status, skippedTools: skipped } : status;
     });
     // Entries the config could not load are listed too, so every server the user wrote is visible.
-    return [...configured, ...this.config.skipped.map(invalidStatus)];
+    return [...configured, ...state.config.skipped.map(invalidStatus)];
   }
 
   server(name: string): ServerStatus | undefined {
@@ -211,87 +129,52 @@ class BridgeRuntime implements Bridge {
    * `close()` began, as `call` does: a tool listed or resolved then could no longer be called.
    */
   #assertOpen(): void {
-    if (this.#closing) throw closedError();
+    if (this.#state.closing) throw bridgeClosed();
   }
 
   tools(filter: { server?: string } = {}): ToolEntry[] {
     this.#assertOpen();
-    return this.#listTools(filter.server);
-  }
-
-  #listTools(server: string | undefined): ToolEntry[] {
-    return this.#tools.list(server).map((definition) => this.#entryOf(definition));
+    return toolEntries(this.#state, filter.server);
   }
 
   /** The tools that best match a task described in words (or a tool's name), best first. */
   searchTools(query: string, options: ToolSearchOptions = {}): ToolEntry[] {
     this.#assertOpen();
-    return this.#tools.search(query, options).map((definition) => this.#entryOf(definition));
+    const state = this.#state;
+    return state.tools.search(query, options).map((definition) => state.entries.of(state, definition));
   }
 
   tool(name: string): ToolEntry | undefined {
     this.#assertOpen();
-    const definition = this.#tools.get(name);
-    return definition ? this.#entryOf(definition) : undefined;
+    const definition = this.#state.tools.get(name);
+    return definition ? this.#state.entries.of(this.#state, definition) : undefined;
   }
 
   resolve(name: string): { server: string; tool: string } | undefined {
     this.#assertOpen();
-    return this.#resolve(name);
+    return resolveTarget(this.#state, name);
   }
 
-  /** Unguarded: a call failing because the bridge closed still names its target in the result. */
-  #resolve(name: string): { server: string; tool: string } | undefined {
-    const definition = this.#tools.resolve(name);
-    if (definition) return { server: definition.server, tool: definition.tool };
-    return this.#servers.splitServerTool(name);
-  }
-
-  async call(
-    name: string,
-    args: Record<string, unknown> = {},
-    options: CallOptions = {},
-  ): Promise<ToolResult> {
-    const onError = options.onError ?? this.#options.onError;
-    try {
-      return await this.#call(name, args, options);
-    } catch (error) {
-      if (onError === "result") {
-        const target = this.#resolve(name);
-        return errorToolResult(error, { ...(target ?? {}) });
-      }
-      throw error;
-    }
+  call(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<ToolResult> {
+    return callTool(this.#state, name, args, options);
   }
 
   stats(): BridgeStats {
-    return this.#stats.snapshot();
+    return this.#state.stats.snapshot();
   }
 
   on<E extends keyof BridgeEventMap>(event: E, listener: (...args: BridgeEventMap[E]) => void): () => void {
-    return this.#events.on(event, listener);
+    return this.#state.events.on(event, listener);
   }
 
-  /**
-   * Reloads run one after another, so two never replace the same server twice. The queue covers only
-   * the change itself (load, auth setup, swap); waiting for new servers to connect happens outside it.
-   */
-  async reload(): Promise<ReloadSummary> {
-    this.#assertOpen();
-    const run = this.#reloads.run(() => this.#reloadOnce());
-    const { summary, starting } = await run;
-    if (this.#options.wait) await starting;
-    return summary;
+  /** See reload.ts: one reload at a time; with `wait`, resolves once the new servers are up. */
+  reload(): Promise<ReloadSummary> {
+    return reload(this.#state);
   }
 
-  /**
-   * Stops the server (its process tree is gone before the new one starts) and connects it again on a
-   * fresh connection: a new restart budget, auth read afresh from the token store. Calls in flight on
-   * the old connection fail; calls made meanwhile wait for the new one. Runs in the reload queue; a
-   * second restart of the same server while one is under way shares it.
-   */
+  /** See server-restart.ts: the server's process tree is gone before the new one starts. */
   restart(name: string): Promise<ServerStatus> {
-    return this.#restarts.restart(name);
+    return restartServer(this.#state, name);
   }
 
   /**
@@ -301,184 +184,44 @@ class BridgeRuntime implements Bridge {
    */
   async refreshTools(server?: string): Promise<void> {
     this.#assertOpen();
+    const state = this.#state;
     if (server === undefined) {
-      const live = this.#servers.records().filter((record) => record.connection?.state === "connected");
+      const live = state.servers.records().filter((record) => record.connection?.state === "connected");
       await Promise.all(live.map((record) => record.connection?.refreshTools()));
       return;
     }
-    const connection = this.#servers.get(server)?.connection;
+    const connection = state.servers.get(server)?.connection;
     if (!connection) {
-      const names = this.config.servers.map((definition) => definition.name);
-      throw new ServerConnectionError(ErrorCode.ServerNotFound, errorMessages.serverNotFound(server, names), {
-        server,
-      });
+      const configured = state.config.servers.map((definition) => definition.name);
+      throw serverNotFound({ server, configured });
     }
     await connection.refreshTools();
   }
 
-  /** A restart's swap: a fresh record for the server, current once the old process tree is gone. */
-  async #replace(name: string): Promise<ServerRecord> {
-    const definition = this.config.servers.find((d) => d.name === name) as ServerDefinition;
-    const fresh = await this.#open(definition, this.config.settings);
-    if (this.#closing) {
-      await fresh.close();
-      throw closedError();
-    }
-    const previous = this.#servers.get(name);
-    if (previous) previous.restarted = true;
-    await this.#install(fresh, { now: true });
-    return fresh;
-  }
-
   close(): Promise<void> {
-    this.#state.closing = true;
-    this.#closing ??= (async () => {
+    const state = this.#state;
+    state.closing ??= (async () => {
       this.#stopWatching?.();
       this.#stopWatching = undefined;
       // A reload under way has either swapped its servers in (they are closed here) or has not
       // started any yet: it sees the bridge closing, closes its own and rejects with BRIDGE_CLOSED.
-      await this.#servers.closeAll();
-      this.#events.clear();
-      if (!this.#options.results.keepOverflowFiles) this.#overflowFiles.removeAll();
+      await state.servers.closeAll();
+      state.events.clear();
+      if (!state.options.results.keepOverflowFiles) state.overflowFiles.removeAll();
     })();
-    return this.#closing;
+    return state.closing;
   }
 
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
 
-  // --- internals ---
-
-  #reloadOnce(): Promise<{ summary: ReloadSummary; starting: Promise<unknown> }> {
-    return applyReload({
-      load: async () => {
-        const next = await loadConfig(this.#options.load);
-        this.#options.secrets.add(next.servers.flatMap(secretsOf));
-        return next;
-      },
-      config: () => this.config,
-      setConfig: (next) => {
-        this.config = next;
-      },
-      closing: () => this.#closing !== undefined,
-      selected: (definition) => this.#selected(definition),
-      open: (definition, settings) => this.#open(definition, settings),
-      install: (record) => this.#install(record),
-      publishTools: (record) => this.#publishTools(record),
-      settingsChanged: () => {
-        this.#tools.renew();
-        this.#features.settingsChanged();
-      },
-      toolsRemoved: (server, removed) => this.#events.emit("toolsChanged", { server, tools: [], removed }),
-      servers: this.#servers,
-      tools: this.#tools,
-      logger: this.#logger,
-    });
-  }
-
-  #selected(definition: ServerDefinition): boolean {
-    return this.#options.only === undefined || this.#options.only.has(definition.name);
-  }
-
-  #open(definition: ServerDefinition, settings: BridgeSettings): Promise<ServerRecord> {
-    return ServerRecord.open(definition, settings, this.#options, (client) =>
-      this.#features.register(definition, client),
-    );
-  }
-
-  /**
-   * Makes the record the server's current one and routes its events (a replaced record's are ignored).
-   * Resolves once a record closed at once (`now`) is gone; a retired one closes in the background.
-   */
-  #install(record: ServerRecord, options: { now?: boolean } = {}): Promise<void> {
-    record.connection?.on("toolsChanged", () => {
-      // A live list: it replaces the cached one (silently when they are the same) and is saved.
-      const wasCached = this.#catalogs.end(record);
-      if (this.#servers.isCurrent(record))
-        this.#catalogs.save(record, this.config.settings, this.#features.serverCapabilities(record.name));
-      this.#publishTools(record, { quietIfSame: wasCached });
-    });
-    record.connection?.on("stateChanged", (status) => {
-      if (!this.#servers.isCurrent(record)) return;
-      if (record.connection) this.#features.stateChanged(record.connection, status);
-      // A replacement that failed lists no tools of its own: drop the ones kept from its predecessor
-      // or read from the catalog cache.
-      if (status.state === "failed" || status.state === "closed") this.#catalogs.end(record);
-      if (status.state === "failed" && this.#tools.registry.forServer(record.name).length > 0) {
-        this.#publishTools(record);
-      }
-      this.#events.emit("serverStateChanged", status);
-    });
-    const replaced = this.#servers.set(record, options);
-    return options.now ? replaced : Promise.resolve();
-  }
-
-  #publishTools(record: ServerRecord, options: { quietIfSame?: boolean } = {}): void {
-    if (!this.#servers.isCurrent(record)) return;
-    const cached = this.#catalogs.tools(record);
-    const tools = cached ?? record.connection?.tools() ?? [];
-    const previous = this.#tools.registry.forServer(record.name);
-    const before = new Set(previous.map((tool) => tool.name));
-    if (tools.length === 0) this.#tools.registry.removeServer(record.name);
-    else
-      this.#tools.registry.setServerTools(record.name, record.definition.tools, tools, {
-        toolTasks: cached
-          ? this.#catalogs.toolTasks(record)
-          : declaresToolTasks(this.#features.serverCapabilities(record.name)),
-      });
-    if (options.quietIfSame && sameDefinitions(previous, this.#tools.registry.forServer(record.name))) return;
-    const after = this.#listTools(record.name);
-    for (const tool of after) before.delete(tool.name);
-    this.#events.emit("toolsChanged", { server: record.name, tools: after, removed: [...before] });
-  }
-
-  #entryOf(definition: ToolDefinition): ToolEntry {
-    return this.#entries.of(definition, (args, options) => this.call(definition.name, args, options));
-  }
-
-  /** Not async: `call` awaits it inside its try, which also catches what this throws. */
-  #call(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolResult> {
-    this.#assertOpen();
-    const own = this.#tools.resourceTool(name);
-    if (own) {
-      return callResourceTool(this.#features.resources, own.tool, args, {
-        ...options,
-        maxResultChars: options.maxResultChars ?? this.config.settings.maxResultChars,
-      });
-    }
-    return this.#router.call(name, args, options, this.#callContext());
-  }
-
-  /** What every call shares, made again only when a reload brings new settings. */
-  #callContext(): CallContext {
-    const settings = this.config.settings;
-    if (this.#context?.settings !== settings) {
-      const context: CallContext = {
-        stats: this.#stats,
-        maxResultChars: settings.maxResultChars,
-        onError: this.#options.onError,
-        validateArguments: this.#options.validateArguments,
-        results: resultPolicy(this.#options.results, settings),
-        overflowFiles: this.#overflowFiles,
-        callAsTask: this.#callAsTask,
-        redact: this.#options.secrets.text,
-      };
-      this.#context = { settings, context };
-    }
-    return this.#context.context;
-  }
-
   async #enforceRequired(): Promise<void> {
-    if (!this.#options.enforceRequired) return;
-    const error = requiredServersError(this.config.servers, (name) => this.#servers.get(name)?.status());
+    const state = this.#state;
+    if (!state.options.enforceRequired) return;
+    const error = requiredServersError(state.config.servers, (name) => state.servers.get(name)?.status());
     if (!error) return;
     await this.close();
     throw error;
   }
-}
-
-/** The same definition objects in the same order (the registry keeps unchanged definitions' objects). */
-function sameDefinitions(a: readonly ToolDefinition[], b: readonly ToolDefinition[]): boolean {
-  return a.length === b.length && a.every((definition, index) => definition === b[index]);
 }

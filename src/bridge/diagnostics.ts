@@ -1,12 +1,17 @@
 import type { ServerDefinition, SkippedServer } from "../config/model.js";
-import type { ServerStatus } from "../connection/status.js";
+import type { ServerStatus } from "../connection/server-status.js";
 import {
   ErrorCode,
-  errorMessages,
   type McpBridgeError,
   type PendingServer,
-  ServerConnectionError,
-  ToolNotFoundError,
+  requiredServers,
+  restartDisabled,
+  restartNotSelected,
+  restartUnknown,
+  type ServerConnectionError,
+  toolNotFound,
+  toolUnavailable,
+  unknownTool,
 } from "../errors/index.js";
 import { didYouMean } from "../util/suggest.js";
 import { stillConnecting } from "./server-record.js";
@@ -21,16 +26,10 @@ export function unknownToolError(
   if (target) {
     const status = statuses.find((candidate) => candidate.name === target.server);
     if (status && status.state !== "connected") {
-      return new ServerConnectionError(
-        ErrorCode.ServerUnavailable,
-        errorMessages.serverUnavailable(target.server, status.state, status.lastError?.message, target.tool),
-        { server: target.server, tool: target.tool },
-      );
+      const { server, tool } = target;
+      return toolUnavailable({ server, tool, state: status.state, reason: status.lastError?.message });
     }
-    return new ToolNotFoundError(errorMessages.toolNotFound(target.server, target.tool), {
-      server: target.server,
-      tool: target.tool,
-    });
+    return toolNotFound(target);
   }
   // The tool may belong to a server that has not listed its tools: say which, and why.
   const pending = statuses.flatMap((status): PendingServer[] => {
@@ -40,11 +39,11 @@ export function unknownToolError(
       {
         name: status.name,
         state: "failed",
-        ...(status.lastError ? { reason: status.lastError.message } : {}),
+        reason: status.lastError?.message,
       },
     ];
   });
-  return new ToolNotFoundError(errorMessages.unknownTool(name, registered, pending), { tool: name });
+  return unknownTool({ name, registered, pending });
 }
 
 /** Pure: SERVER_REQUIRED naming every enabled `required` server that failed, or undefined when none did. */
@@ -61,9 +60,7 @@ export function requiredServersError(
     name: definition.name,
     reason: statusOf(definition.name)?.lastError?.message ?? "failed",
   }));
-  return new ServerConnectionError(ErrorCode.ServerRequired, errorMessages.requiredServers(reasons), {
-    server: down[0]?.name ?? "",
-  });
+  return requiredServers({ down: reasons });
 }
 
 /** A configured server the bridge holds no record for (not selected by `only`). */
@@ -101,26 +98,10 @@ export function restartRefusal(
   globallyEnabled: boolean,
   selected: (definition: ServerDefinition) => boolean,
 ): ServerConnectionError | undefined {
-  const names = servers.map((definition) => definition.name);
+  const configured = servers.map((definition) => definition.name);
   const definition = servers.find((candidate) => candidate.name === name);
-  const fields = { server: name };
-  if (!definition) {
-    const message = errorMessages.restartUnknown(name, names, didYouMean(name, names));
-    return new ServerConnectionError(ErrorCode.ServerNotFound, message, fields);
-  }
-  if (!definition.enabled || !globallyEnabled) {
-    return new ServerConnectionError(
-      ErrorCode.ServerUnavailable,
-      errorMessages.restartDisabled(name),
-      fields,
-    );
-  }
-  if (!selected(definition)) {
-    return new ServerConnectionError(
-      ErrorCode.ServerUnavailable,
-      errorMessages.restartNotSelected(name),
-      fields,
-    );
-  }
+  if (!definition) return restartUnknown({ server: name, configured, near: didYouMean(name, configured) });
+  if (!definition.enabled || !globallyEnabled) return restartDisabled({ server: name });
+  if (!selected(definition)) return restartNotSelected({ server: name });
   return undefined;
 }

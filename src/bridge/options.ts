@@ -8,9 +8,9 @@ import type { Telemetry } from "../telemetry/create-telemetry.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { packageInfo } from "../util/package-info.js";
 import { SecretMask } from "../util/redact.js";
-import { catalogCacheDir, catalogCacheSwitchedOff } from "./catalog-cache.js";
+import type { BridgeOptions, ElicitationHandler, ResultOptions } from "./api.js";
 import { declineElicitation } from "./features/elicitation.js";
-import type { BridgeOptions, ElicitationHandler, ResultOptions } from "./types.js";
+import { toolListCacheDir, toolListCacheSwitchedOff } from "./tool-list-cache.js";
 
 /** `BridgeOptions` with every default applied, once, where the library is entered. */
 export interface ResolvedBridgeOptions {
@@ -44,7 +44,7 @@ export interface ResolvedBridgeOptions {
   /** The host's `catalogCache` option (overrides the setting). */
   readonly catalogCache: boolean | undefined;
   /** The catalog cache's folder; undefined when the cache is off for this bridge or no folder is known. */
-  readonly catalogCacheDir: string | undefined;
+  readonly toolListCacheDir: string | undefined;
   /** Loaded by `startBridge` from `BridgeOptions.telemetry`; undefined when off or not installed. */
   readonly telemetry: Telemetry | undefined;
 }
@@ -79,10 +79,10 @@ export function resolveBridgeOptions(options: BridgeOptions, telemetry?: Telemet
     onSampling: options.onSampling,
     resourceTools: options.resourceTools,
     catalogCache: options.catalogCache,
-    catalogCacheDir:
-      options.catalogCache === false || (options.catalogCache === undefined && catalogCacheSwitchedOff(env))
+    toolListCacheDir:
+      options.catalogCache === false || (options.catalogCache === undefined && toolListCacheSwitchedOff(env))
         ? undefined
-        : (options.cacheDir ?? catalogCacheDir(env)),
+        : (options.cacheDir ?? toolListCacheDir(env)),
     auth: { ...options.auth, env },
     onElicitation: options.onElicitation ?? declineElicitation,
     hostElicitation: options.onElicitation !== undefined,

@@ -1,11 +1,85 @@
 import { type FSWatcher, watch } from "node:fs";
 import { AUTO_RELOAD_DEBOUNCE_MS } from "../config/defaults.js";
 import { diffServers } from "../config/diff.js";
+import { loadConfig } from "../config/load.js";
 import type { ServerDefinition } from "../config/model.js";
+import { secretsOf } from "../config/secrets.js";
+import { bridgeClosed } from "../errors/index.js";
 import type { Logger } from "../util/logger.js";
 import { errorText } from "../util/text-of.js";
 import { waitAtMost } from "../util/wait.js";
-import type { ReloadSummary } from "./types.js";
+import type { ReloadSummary } from "./api.js";
+import { installServer, isSelected, openServer, publishTools } from "./server-lifecycle.js";
+import { stillConnecting } from "./server-record.js";
+import type { BridgeState } from "./state.js";
+
+/**
+ * `bridge.reload()`: reloads run one after another, so two never replace the same server twice. The
+ * queue covers only the change itself (load, auth setup, swap); waiting for new servers to connect
+ * happens outside it.
+ */
+export async function reload(state: BridgeState): Promise<ReloadSummary> {
+  if (state.closing) throw bridgeClosed();
+  const { summary, starting } = await state.reloads.run(() => applyReload(state));
+  if (state.options.wait) await starting;
+  return summary;
+}
+
+/**
+ * One reload: loads the config again, opens the servers it adds or changes, then swaps everything in
+ * at once (no await between the swap's steps, so calls and events see the old or the new state, never
+ * a mix). Resolves with the summary and the new servers' start, which the caller may wait for.
+ */
+async function applyReload(
+  state: BridgeState,
+): Promise<{ summary: ReloadSummary; starting: Promise<unknown> }> {
+  if (state.closing) throw bridgeClosed();
+  const next = await loadConfig(state.options.load);
+  state.options.secrets.add(next.servers.flatMap(secretsOf));
+  const plan = planReload(state.config.servers, next.servers);
+  const fresh = await Promise.all(
+    [...plan.restarted, ...plan.added]
+      .filter((definition) => isSelected(state, definition))
+      .map((definition) => openServer(state, definition, next.settings)),
+  );
+  if (state.closing) {
+    await Promise.all(fresh.map((record) => record.close()));
+    throw bridgeClosed();
+  }
+  // From here on nothing awaits: the swap is atomic for calls and events.
+  for (const warning of next.warnings) state.logger.warn(warning.message, { ...warning });
+  const settingsChanged = JSON.stringify(next.settings) !== JSON.stringify(state.config.settings);
+  state.config = next;
+  for (const definition of [...plan.refiltered, ...plan.unchanged]) {
+    const record = state.servers.get(definition.name);
+    if (record) record.definition = definition;
+  }
+  if (settingsChanged) {
+    // Everything derived from the settings (names, surface caches) is rebuilt.
+    state.tools.renew(next);
+    state.features.settingsChanged();
+    for (const record of state.servers.records()) publishTools(state, record);
+  } else {
+    state.tools.registry.declareServers(next.servers.map((server) => server.name));
+    for (const definition of plan.refiltered) {
+      const record = state.servers.get(definition.name);
+      if (record) publishTools(state, record);
+    }
+  }
+  for (const definition of plan.removed) {
+    state.servers.delete(definition.name);
+    const removed = state.tools.remove(definition.name);
+    state.events.emit("toolsChanged", { server: definition.name, tools: [], removed });
+  }
+  // A replaced server's last tools stay listed until its new connection lists its own, so a call
+  // made meanwhile finds the new record and waits for it instead of failing with TOOL_NOT_FOUND.
+  // The old process runs until its calls in flight have ended.
+  for (const record of fresh) void installServer(state, record);
+  const starting = Promise.all(fresh.map((record) => record.start()));
+  // Old tools are kept only for a replacement that is connecting now (not disabled, lazy or failed).
+  for (const record of fresh) if (!stillConnecting(record.status())) publishTools(state, record);
+  return { summary: reloadSummary(plan, next.servers), starting };
+}
 
 /** What a reload does to each server. */
 export interface ReloadPlan {

@@ -4,8 +4,13 @@ import { STRING_CAP } from "../config/defaults.js";
 import type { BridgeSettings, ServerDefinition } from "../config/model.js";
 import { secretsOf } from "../config/secrets.js";
 import { createConnection, type ServerConnection, type ToolCallOptions } from "../connection/connection.js";
-import type { ServerStatus } from "../connection/status.js";
-import { ErrorCode, errorMessages, McpBridgeError, ServerConnectionError } from "../errors/index.js";
+import type { ServerStatus } from "../connection/server-status.js";
+import {
+  authSetup,
+  type McpBridgeError,
+  type ServerConnectionError,
+  serverUnavailable,
+} from "../errors/index.js";
 import { SERVER_START_FAILED } from "../util/logger.js";
 import type { SecretMask } from "../util/redact.js";
 import { errorText } from "../util/text-of.js";
@@ -56,7 +61,8 @@ export class ServerRecord {
     definition: ServerDefinition,
     settings: BridgeSettings,
     options: ResolvedBridgeOptions,
-    configureClient?: (client: Client) => void,
+    /** The bridge's features, registered on each new SDK client of the server (before it connects). */
+    clientSetup: (definition: ServerDefinition, client: Client) => void,
   ): Promise<ServerRecord> {
     const enabled = definition.enabled && settings.enabled;
     // One redaction for the whole bridge: a server's text may carry another server's secret too.
@@ -68,10 +74,7 @@ export class ServerRecord {
         auth = await createAuthHandle(definition, options.auth);
       } catch (error) {
         const reason = redact(errorText(error));
-        const failure = new McpBridgeError(ErrorCode.Auth, errorMessages.authSetup(definition.name, reason), {
-          server: definition.name,
-          cause: error,
-        });
+        const failure = authSetup({ server: definition.name, reason, cause: error });
         options.logger.warn(failure.message, {
           server: definition.name,
           code: failure.code,
@@ -91,14 +94,14 @@ export class ServerRecord {
       fetch: auth?.fetch && noteTokens(auth.fetch, options.secrets),
       stringCapBytes: Math.max(STRING_CAP.minBytes, maxResultChars * STRING_CAP.bytesPerResultChar),
       telemetry: options.telemetry,
-      configureClient: (client) => {
+      clientSetup: (client) => {
         registerElicitationModes(client, {
           server: definition.name,
           handler: options.onElicitation,
           hostHandler: options.hostElicitation,
           logger: options.logger,
         });
-        configureClient?.(client);
+        clientSetup(definition, client);
       },
     });
     return new ServerRecord(definition, { connection, auth, redact });
@@ -183,11 +186,7 @@ export class ServerRecord {
 
   #unavailable(tool: string | undefined): ServerConnectionError {
     const reason = this.#failure ? this.#redact(this.#failure.message) : undefined;
-    return new ServerConnectionError(
-      ErrorCode.ServerUnavailable,
-      errorMessages.serverUnavailable(this.name, this.status().state, reason),
-      { server: this.name, ...(tool === undefined ? {} : { tool }) },
-    );
+    return serverUnavailable({ server: this.name, state: this.status().state, reason, tool });
   }
 }
 

@@ -1,9 +1,8 @@
 import type { ServerConnection } from "../connection/connection.js";
-import type { ServerStatus } from "../connection/status.js";
+import type { ServerStatus } from "../connection/server-status.js";
 import type { ToolDefinition } from "../registry/tool-definition.js";
-import { firstFound } from "./call.js";
+import { firstFound } from "./calls.js";
 import { type ServerRecord, stillConnecting } from "./server-record.js";
-import type { CallOptions } from "./types.js";
 
 /**
  * The bridge's servers: the current record of each name, and the records a reload replaced or removed
@@ -94,14 +93,14 @@ export class ServerTable {
    */
   async awaitTool(
     name: string,
-    options: CallOptions,
+    options: { readonly signal?: AbortSignal; readonly timeoutMs: number | undefined },
     resolve: () => ToolDefinition | undefined,
   ): Promise<void> {
     const wait = (record: ServerRecord) =>
       record
         .ensureConnected({
           signal: options.signal,
-          timeoutMs: options.timeout ?? record.definition.callTimeoutMs,
+          timeoutMs: options.timeoutMs ?? record.definition.callTimeoutMs,
         })
         .then(resolve);
     const target = this.splitServerTool(name);

@@ -4,12 +4,16 @@ import * as z from "zod";
 import {
   AbortError,
   McpBridgeError,
-  ServerCrashedError,
-  ToolExecutionError,
   ToolTimeoutError,
+  taskAborted,
+  taskCallFailed,
+  taskCancelledByServer,
+  taskServerStopped,
+  taskTimeout,
 } from "../errors/index.js";
+import { definedOnly } from "../util/defined.js";
 import { errorText } from "../util/text-of.js";
-import type { Progress } from "./types.js";
+import type { Progress } from "./api.js";
 
 /**
  * Task-augmented tool calls (MCP 2025-11-25 tasks): `tools/call` with a `task` parameter creates a
@@ -77,13 +81,14 @@ export async function callToolAsTask(
   const { server, tool, timeoutMs, signal } = options;
   const deadline = Date.now() + timeoutMs;
   const remaining = () => Math.max(1, deadline - Date.now());
-  const requestOptions = () => ({ timeout: remaining(), ...(signal ? { signal } : {}) });
+  const requestOptions = () => ({ timeout: remaining(), signal });
   let taskId: string | undefined;
   try {
     const created = await client.request(
       {
         method: "tools/call",
-        params: { name: tool, ...(args === undefined ? {} : { arguments: args }), task: {} },
+        // A wire message: an absent `arguments` stays absent.
+        params: definedOnly({ name: tool, arguments: args, task: {} }),
       },
       CREATE_TASK_RESULT,
       requestOptions(),
@@ -102,7 +107,7 @@ export async function callToolAsTask(
     while (task.status === "working" || task.status === "submitted") {
       const interval = Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, task.pollInterval ?? DEFAULT_POLL_MS));
       await sleep(Math.min(interval, remaining()), signal);
-      if (Date.now() >= deadline) throw timeoutError(server, tool, timeoutMs, taskId);
+      if (Date.now() >= deadline) throw taskTimeout({ server, tool, timeoutMs, taskId });
       task = await client.request(
         { method: "tasks/get", params: { taskId } },
         GET_TASK_RESULT,
@@ -111,10 +116,7 @@ export async function callToolAsTask(
       report();
     }
     if (task.status === "cancelled") {
-      throw new ToolExecutionError(
-        `Task ${taskId} of tool "${tool}" on server "${server}" was cancelled by the server${task.statusMessage ? `: ${task.statusMessage}` : "."}`,
-        { server, tool },
-      );
+      throw taskCancelledByServer({ server, tool, taskId, statusMessage: task.statusMessage });
     }
     const result = await client.request(
       { method: "tasks/result", params: { taskId } },
@@ -149,50 +151,19 @@ function classify(
 ): McpBridgeError {
   const { server, tool, timeoutMs, signal } = options;
   if (error instanceof McpBridgeError) return error;
-  const task = taskId === undefined ? "" : ` (task ${taskId})`;
-  if (signal?.aborted) {
-    return new AbortError(
-      `Call to tool "${tool}" on server "${server}"${task} was aborted by the caller; the task was cancelled.`,
-      { server, tool, cause: error },
-    );
-  }
+  if (signal?.aborted) return taskAborted({ server, tool, taskId, cause: error });
   if (SdkError.isInstance(error) && error.code === SdkErrorCode.RequestTimeout) {
-    return timeoutError(server, tool, timeoutMs, taskId);
+    return taskTimeout({ server, tool, timeoutMs, taskId });
   }
   // Between two polls the session may end: the SDK then refuses the next request as "not connected".
   const closed =
     sessionClosed ||
     (SdkError.isInstance(error) &&
       (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected));
-  if (closed) {
-    return new ServerCrashedError(
-      `Server "${server}" stopped while tool "${tool}" was running${task}. mcp-bridge restarts it automatically; retry the call.`,
-      { server, tool, cause: error },
-    );
-  }
-  const message = errorText(error);
-  const rpcCode = (error as { code?: unknown } | null)?.code;
-  return new ToolExecutionError(
-    `Task call to tool "${tool}" on server "${server}"${task} failed: ${message}`,
-    {
-      server,
-      tool,
-      cause: error,
-      ...(typeof rpcCode === "number" ? { rpcCode } : {}),
-    },
-  );
-}
-
-function timeoutError(
-  server: string,
-  tool: string,
-  timeoutMs: number,
-  taskId: string | undefined,
-): ToolTimeoutError {
-  return new ToolTimeoutError(
-    `Tool "${tool}" on server "${server}" did not finish within ${timeoutMs} ms${taskId === undefined ? "" : ` (task ${taskId})`}; the task was cancelled. Raise the call timeout if the tool is just slow.`,
-    { server, tool, timeoutMs },
-  );
+  if (closed) return taskServerStopped({ server, tool, taskId, cause: error });
+  const code = (error as { code?: unknown } | null)?.code;
+  const rpcCode = typeof code === "number" ? code : undefined;
+  return taskCallFailed({ server, tool, taskId, detail: errorText(error), rpcCode, cause: error });
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {

@@ -10,25 +10,35 @@ import { Semaphore } from "../util/semaphore.js";
 import { errorText } from "../util/text-of.js";
 import { incompleteModernError, isIncompleteModernResult } from "./era-fallback.js";
 import * as fail from "./failures.js";
-import { HealthCheck, IdleTimer } from "./keepalive.js";
-import { MAX_LIST_PAGES, retireSession, type Session, type ToolListing } from "./open-session.js";
-import { SessionOpener } from "./opener.js";
-import { Restarts } from "./restarts.js";
+import { HealthCheck, IdleTimer } from "./health-check.js";
+import { Restarts } from "./reconnect-backoff.js";
+import type {
+  ConnectionEvents,
+  ConnectionOptions,
+  ServerConnection,
+  ToolCallOptions,
+} from "./server-connection.js";
 import { ServerOutput } from "./server-output.js";
+import type { ServerState, ServerStatus } from "./server-status.js";
+import { retireSession, type Session, type ToolListing } from "./session.js";
+import { type OpenerInput, openSession, relistTools, startError } from "./session-opener.js";
 import { canTransition, StateWaiters } from "./state.js";
-import type { ServerState, ServerStatus } from "./status.js";
 import { acquireCallSlot, sendToolCall, ToolIndex } from "./tool-call.js";
-import type { ConnectionEvents, ConnectionOptions, ServerConnection, ToolCallOptions } from "./types.js";
 
-export { MAX_LIST_PAGES, type ToolListing } from "./open-session.js";
-export type { ConnectionEvents, ConnectionOptions, ServerConnection, ToolCallOptions } from "./types.js";
+export type {
+  ConnectionEvents,
+  ConnectionOptions,
+  ServerConnection,
+  ToolCallOptions,
+} from "./server-connection.js";
+export { MAX_LIST_PAGES, type ToolListing } from "./session.js";
 
 export function createConnection(definition: ServerDefinition, options: ConnectionOptions): ServerConnection {
   return new Connection(definition, options);
 }
 
 /**
- * The state machine of one server: connecting through open-session.ts, reconnecting with backoff
+ * The state machine of one server: connecting through session-opener.ts, reconnecting with backoff
  * after a crash, tool calls with their concurrency limit, and the waits of callers for a usable session.
  */
 class Connection implements ServerConnection {
@@ -43,7 +53,8 @@ class Connection implements ServerConnection {
   readonly #health = new HealthCheck();
   readonly #idle = new IdleTimer();
   readonly #restarts: Restarts;
-  readonly #opener: SessionOpener;
+  /** What each session is opened with (plain data, fixed for the connection's life). */
+  readonly #opener: OpenerInput;
   /** Aborted by close(): ends a start or a listing that is still waiting, whatever it waits for. */
   readonly #stop = new AbortController();
 
@@ -72,20 +83,14 @@ class Connection implements ServerConnection {
     );
     this.#output = new ServerOutput(this.name, options.logger, options.redact);
     this.#restarts = new Restarts(definition.restart, options.random);
-    this.#opener = new SessionOpener({
+    this.#opener = {
       name: this.name,
       definition,
       options,
       output: this.#output,
       stop: this.#stop.signal,
-      isCurrent: (client) => client === this.#session?.client,
-      setTools: (listing) => this.#setTools(listing),
-      authorizationFailed: (error) => {
-        this.#lastError = error;
-      },
-      startError: (error, exit, timeoutMs) => this.#startError(error, exit, timeoutMs),
-      negotiation: () => (this.#legacyOnly ? "legacy" : definition.negotiation),
-    });
+      onToolsChanged: (client) => this.#toolsAnnounced(client),
+    };
     this.#state = definition.enabled ? "idle" : "disabled";
     this.#semaphore = definition.maxConcurrency ? new Semaphore(definition.maxConcurrency) : undefined;
   }
@@ -145,7 +150,7 @@ class Connection implements ServerConnection {
     await this.connect();
     const client = this.#session?.client;
     if (!client) throw fail.closedError(this.name, undefined);
-    await this.#opener.relist(client);
+    await this.#relist(client);
   }
 
   sessionClient(): Client | undefined {
@@ -296,18 +301,35 @@ class Connection implements ServerConnection {
   }
 
   async #open(): Promise<Session> {
-    const opened = await this.#opener.open();
+    const opened = await openSession(this.#opener, this.#legacyOnly ? "legacy" : this.definition.negotiation);
     const { session } = opened;
     session.client.onclose = () => this.#onSessionClosed(session);
     session.client.onerror = (error) => this.#onSessionError(session, error);
     this.#info = {
-      ...(session.created.process ? { pid: session.created.process.pid } : {}),
+      pid: session.created.process?.pid,
       protocolVersion: opened.protocolVersion,
       serverInfo: opened.serverInfo,
       connectMs: opened.connectMs,
     };
     this.#setTools(opened.listing);
     return session;
+  }
+
+  /** Lists the tools again and puts the list in place if the client is still the live session's. */
+  async #relist(client: Client): Promise<void> {
+    const listing = await relistTools(this.#opener, client);
+    if (client === this.#session?.client) this.#setTools(listing);
+  }
+
+  /** A list_changed notification: list again; a failure is only a warning (the old list stays). */
+  #toolsAnnounced(client: Client): void {
+    if (client !== this.#session?.client) return;
+    this.#relist(client).catch((error: unknown) =>
+      this.#options.logger.warn(`Server "${this.name}" announced new tools, but listing them failed`, {
+        server: this.name,
+        error: fail.describeError(error, this.#options.redact),
+      }),
+    );
   }
 
   #setTools(listing: ToolListing): void {
@@ -470,11 +492,7 @@ class Connection implements ServerConnection {
   }
 
   #startError(error: unknown, exit: ExitInfo | undefined, timeoutMs = this.definition.startupTimeoutMs) {
-    return fail.startFailure(error, this.#failureContext(), {
-      exit,
-      timeoutMs,
-      maxListPages: MAX_LIST_PAGES,
-    });
+    return startError(this.#opener, error, exit, timeoutMs);
   }
 
   #unavailableError(tool: string | undefined) {

@@ -1,14 +1,12 @@
 import { ProtocolError, SdkError, SdkErrorCode, UnauthorizedError } from "@modelcontextprotocol/client";
 import type { ServerDefinition, TransportKind } from "../config/model.js";
+import * as errors from "../errors/index.js";
 import {
-  AbortError,
-  ErrorCode,
-  errorMessages,
+  type AbortError,
   McpBridgeError,
-  ServerConnectionError,
-  ServerCrashedError,
-  ToolExecutionError,
-  ToolTimeoutError,
+  type ServerConnectionError,
+  type ServerCrashedError,
+  type ToolTimeoutError,
 } from "../errors/index.js";
 import { httpStatusOf } from "../transport/create.js";
 import type { ExitInfo } from "../transport/process-transport.js";
@@ -136,11 +134,7 @@ export function exitWording(exit: ExitInfo): string {
 }
 
 export function endlessListing(server: string, what: string): McpBridgeError {
-  return new ServerConnectionError(
-    ErrorCode.ServerStartFailed,
-    `Server "${server}": tools/list pagination does not end (the server ${what}); the listing was stopped. Fix the server's cursors.`,
-    { server },
-  );
+  return errors.endlessListing({ server, what });
 }
 
 export function authorizationFailed(
@@ -148,27 +142,18 @@ export function authorizationFailed(
   error: unknown,
   redact: (text: string) => string,
 ): McpBridgeError {
-  return new McpBridgeError(
-    ErrorCode.Auth,
-    `Server "${server}": authorization failed: ${describeError(error, redact)}`,
-    {
-      server,
-      cause: error,
-    },
-  );
+  return errors.authorizationFailed({ server, detail: describeError(error, redact), cause: error });
 }
 
 export function closedWhileStarting(server: string): McpBridgeError {
-  return new McpBridgeError(ErrorCode.BridgeClosed, `Server "${server}" was closed while it was starting.`, {
-    server,
-  });
+  return errors.closedWhileStarting({ server });
 }
 
 export interface StartFailureDetails {
   /** How the server process ended, when it has. */
   readonly exit?: ExitInfo | undefined;
   readonly timeoutMs: number;
-  /** The page cap of a listing (see open-session.ts), for the message of a listing cut off. */
+  /** The page cap of a listing (see session.ts), for the message of a listing cut off. */
   readonly maxListPages: number;
 }
 
@@ -183,100 +168,67 @@ export function startFailure(
   const fields = { server, cause: error, stderrTail: context.stderr.map(context.redact) };
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (context.transport === "stdio" && (code === "ENOENT" || code === "EACCES")) {
-    return new ServerConnectionError(
-      ErrorCode.ServerStartFailed,
-      `Server "${server}": cannot run command "${context.command ?? ""}" (${code}). Check the command and PATH in the config.`,
-      fields,
-    );
+    return errors.commandNotRunnable({ ...fields, command: context.command ?? "", errno: code });
   }
   if (SdkError.isInstance(error) && error.code === SdkErrorCode.ListPaginationExceeded) {
     return endlessListing(server, `sent more than ${details.maxListPages} pages`);
   }
   if (SdkError.isInstance(error) && error.code === SdkErrorCode.RequestTimeout) {
-    return new ServerConnectionError(
-      ErrorCode.ServerStartTimeout,
-      `Server "${server}" did not complete the MCP handshake within ${details.timeoutMs} ms; it was stopped. Raise startupTimeout if it is just slow.${stderrHint(context)}`,
-      fields,
-    );
+    return errors.handshakeTimeout({
+      ...fields,
+      timeoutMs: details.timeoutMs,
+      stderrHint: stderrHint(context),
+    });
   }
   if (details.exit) {
-    return new ServerConnectionError(
-      ErrorCode.ServerStartFailed,
-      `Server "${server}" ${exitWording(details.exit)} before completing the MCP handshake.${stderrHint(context) || " It wrote nothing to stderr."}`,
-      fields,
-    );
+    const exit = exitWording(details.exit);
+    return errors.exitedBeforeHandshake({ ...fields, exit, stderrHint: stderrHint(context) });
   }
   const status = httpStatusOf(error);
   if (status === 401 || UnauthorizedError.isInstance(error)) {
-    return new ServerConnectionError(
-      ErrorCode.ServerStartFailed,
-      `Server "${server}"${where(context)} requires authorization: run \`mcp-bridge auth login ${server}\`, or configure its oauth settings or an Authorization header.`,
-      fields,
-    );
+    return errors.authorizationRequired({ ...fields, at: where(context) });
   }
   const network = context.transport === "stdio" ? undefined : networkErrorCode(error);
   const wording = network ? NETWORK_WORDING[network] : undefined;
   if (wording) {
-    return new ServerConnectionError(
-      ErrorCode.ServerStartFailed,
-      `Server "${server}"${where(context)} could not be connected (${wording}).`,
-      fields,
-    );
+    return errors.networkUnreachable({ ...fields, at: where(context), wording });
   }
-  return new ServerConnectionError(
-    ErrorCode.ServerStartFailed,
-    `Server "${server}"${where(context)} could not be connected${status ? ` (HTTP ${status})` : ""}: ${describeError(error, context.redact)}${stderrHint(context)}`,
-    fields,
-  );
+  const detail = describeError(error, context.redact);
+  return errors.connectFailed({
+    ...fields,
+    at: where(context),
+    status,
+    detail,
+    stderrHint: stderrHint(context),
+  });
 }
 
 /** A session that ended without us closing it. */
 export function unexpectedStop(context: FailureContext, exit: ExitInfo | undefined): ServerCrashedError {
   const how = exit ? (exit.signal ? ` (killed by ${exit.signal})` : ` (exit code ${exit.code})`) : "";
-  return new ServerCrashedError(
-    `Server "${context.server}" stopped unexpectedly${how}.${stderrHint(context)}`,
-    {
-      server: context.server,
-    },
-  );
+  return errors.unexpectedStop({ server: context.server, how, stderrHint: stderrHint(context) });
 }
 
 export function becameUnreachable(context: FailureContext, error: unknown): ServerCrashedError {
-  return new ServerCrashedError(
-    `Server "${context.server}"${where(context)} became unreachable (${describeError(error, context.redact)}); reconnecting.`,
-    { server: context.server, cause: error },
-  );
+  const detail = describeError(error, context.redact);
+  return errors.becameUnreachable({ server: context.server, at: where(context), detail, cause: error });
 }
 
 export function staleSession(server: string, cause: unknown): ServerConnectionError {
-  return new ServerConnectionError(
-    ErrorCode.ServerUnavailable,
-    `Server "${server}" no longer knows this session (HTTP 404); reconnecting.`,
-    { server, cause },
-  );
+  return errors.staleSession({ server, cause });
 }
 
 export function healthCheckFailed(context: FailureContext, error: unknown): ServerConnectionError {
-  return new ServerConnectionError(
-    ErrorCode.ServerUnavailable,
-    `Server "${context.server}" did not answer a health-check ping (${describeError(error, context.redact)}); reconnecting.`,
-    { server: context.server, cause: error },
-  );
+  const detail = describeError(error, context.redact);
+  return errors.healthCheckFailed({ server: context.server, detail, cause: error });
 }
 
 export function timeoutError(server: string, tool: string, timeoutMs: number, detail = ""): ToolTimeoutError {
-  return new ToolTimeoutError(
-    `Tool "${tool}" on server "${server}" did not finish within ${timeoutMs} ms${detail ? ` ${detail}` : ""}; the request was cancelled. Raise the call timeout if the tool is just slow.`,
-    { server, tool, timeoutMs },
-  );
+  return errors.toolTimeout({ server, tool, timeoutMs, detail });
 }
 
 export function abortError(server: string, tool: string | undefined, cause?: unknown): AbortError {
-  return new AbortError(errorMessages.aborted(server, tool), {
-    server,
-    ...(tool === undefined ? {} : { tool }),
-    ...(cause === undefined ? {} : { cause }),
-  });
+  return errors.aborted({ server, tool, cause });
 }
 
 export function unavailableError(
@@ -287,25 +239,15 @@ export function unavailableError(
 ): ServerConnectionError {
   const reason = lastError ? context.redact(lastError.message) : undefined;
   // The message names the server only: the caller's error already says which tool was called.
-  return new ServerConnectionError(
-    ErrorCode.ServerUnavailable,
-    errorMessages.serverUnavailable(context.server, state, reason),
-    { server: context.server, ...(tool === undefined ? {} : { tool }) },
-  );
+  return errors.serverUnavailable({ server: context.server, state, reason, tool });
 }
 
 export function closedError(server: string, tool: string | undefined): McpBridgeError {
-  return new McpBridgeError(ErrorCode.BridgeClosed, errorMessages.serverClosed(server), {
-    server,
-    ...(tool === undefined ? {} : { tool }),
-  });
+  return errors.serverClosed({ server, tool });
 }
 
 export function disabledError(server: string, tool: string | undefined): ServerConnectionError {
-  return new ServerConnectionError(ErrorCode.ServerUnavailable, errorMessages.serverDisabled(server, tool), {
-    server,
-    ...(tool === undefined ? {} : { tool }),
-  });
+  return errors.serverDisabled({ server, tool });
 }
 
 export interface CallFailureDetails {
@@ -331,18 +273,12 @@ export function crashError(
   cause: unknown,
 ): ServerCrashedError {
   const { server } = context;
-  const fields = { server, tool: details.tool, cause };
+  const { tool } = details;
   if (context.transport !== "stdio") {
-    return new ServerCrashedError(
-      `Server "${server}"${where(context)} became unreachable while tool "${details.tool}" was running (${describeError(cause, context.redact)}). mcp-bridge reconnects automatically; retry the call.`,
-      fields,
-    );
+    const detail = describeError(cause, context.redact);
+    return errors.unreachableDuringCall({ server, tool, at: where(context), detail, cause });
   }
-  const exit = details.exitReason;
-  return new ServerCrashedError(
-    `Server "${server}" stopped while tool "${details.tool}" was running${exit ? `: ${exit}` : "."} mcp-bridge restarts it automatically; retry the call.`,
-    fields,
-  );
+  return errors.stoppedDuringCall({ server, tool, exit: details.exitReason, cause });
 }
 
 export function callFailure(
@@ -373,29 +309,14 @@ export function callFailure(
   if (ProtocolError.isInstance?.(error) || error instanceof ProtocolError) {
     const protocolError = error as ProtocolError;
     if (protocolError.code === RESULT_TOO_LARGE_RPC_CODE) {
-      return kept(
-        new McpBridgeError(
-          ErrorCode.ResultTooLarge,
-          `Tool "${tool}" on server "${server}": ${protocolError.message}`,
-          fields,
-        ),
-      );
+      return kept(errors.resultTooLarge({ ...fields, detail: protocolError.message }));
     }
-    return kept(
-      new ToolExecutionError(
-        `Server "${server}" rejected the call to tool "${tool}": ${describeError(protocolError, context.redact)} (JSON-RPC ${protocolError.code})`,
-        { ...fields, rpcCode: protocolError.code },
-      ),
-    );
+    const detail = describeError(protocolError, context.redact);
+    return kept(errors.toolRejected({ ...fields, detail, rpcCode: protocolError.code }));
   }
   if (details.sessionDead) return kept(crashError(context, details, error));
   if (context.transport !== "stdio" && (isNetworkFailure(error) || (httpStatusOf(error) ?? 0) >= 500)) {
     return { error: crashError(context, details, error), abandon: true };
   }
-  return kept(
-    new ToolExecutionError(
-      `Call to tool "${tool}" on server "${server}" failed: ${describeError(error, context.redact)}`,
-      fields,
-    ),
-  );
+  return kept(errors.toolFailed({ ...fields, detail: describeError(error, context.redact) }));
 }

@@ -1,4 +1,4 @@
-import type { ServerState } from "./status.js";
+import type { ServerState } from "./server-status.js";
 
 /** Allowed state transitions of one server connection; anything else is a bug. */
 const transitions: Readonly<Record<ServerState, readonly ServerState[]>> = {

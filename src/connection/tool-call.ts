@@ -2,9 +2,9 @@ import type { CallToolRequestOptions, CallToolResult, Tool } from "@modelcontext
 import { linkAbort } from "../util/linked-abort.js";
 import type { Semaphore } from "../util/semaphore.js";
 import * as fail from "./failures.js";
-import type { Session } from "./open-session.js";
+import type { ToolCallOptions } from "./server-connection.js";
+import type { Session } from "./session.js";
 import { SessionClient } from "./session-client.js";
-import type { ToolCallOptions } from "./types.js";
 
 /**
  * A server's listed tools by name (the first of a name wins), built on the first call after the list

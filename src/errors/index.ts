@@ -13,5 +13,6 @@ export * from "./requests.js";
 export * from "./sampling.js";
 export * from "./servers.js";
 export * from "./skills.js";
+export * from "./tasks.js";
 export * from "./telemetry.js";
 export * from "./tools.js";

@@ -2,8 +2,8 @@ import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toAiSdkTools } from "../../src/adapters/ai-sdk.js";
+import type { Bridge, CallOptions, ToolEntry } from "../../src/bridge/api.js";
 import { startBridge } from "../../src/bridge/bridge.js";
-import type { Bridge, CallOptions, ToolEntry } from "../../src/bridge/types.js";
 import type { ToolResult } from "../../src/results/tool-result.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 

@@ -9,8 +9,8 @@ import {
   definitionTokens,
   toolCatalog,
 } from "../../src/adapters/search-tools.js";
+import type { Bridge, ToolEntry } from "../../src/bridge/api.js";
 import { startBridge } from "../../src/bridge/bridge.js";
-import type { Bridge, ToolEntry } from "../../src/bridge/types.js";
 import { flattenParameters } from "../../src/registry/flatten.js";
 import { ToolSearchIndex } from "../../src/search/tool-search.js";
 import { realCatalog } from "../fixtures/catalogs/index.js";

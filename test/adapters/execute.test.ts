@@ -5,7 +5,7 @@ import {
   executeOpenAIToolCalls,
   executeToolCalls,
 } from "../../src/adapters/execute.js";
-import type { CallOptions } from "../../src/bridge/types.js";
+import type { CallOptions } from "../../src/bridge/api.js";
 import { ToolNotFoundError } from "../../src/errors/index.js";
 import type { ToolDefinition } from "../../src/registry/tool-definition.js";
 import type { ToolResult } from "../../src/results/tool-result.js";

@@ -4,8 +4,8 @@ import { createAnthropicProvider } from "../../src/apps/agent/providers/anthropi
 import { createOpenAIProvider } from "../../src/apps/agent/providers/openai.js";
 import { providerFromEnvironment } from "../../src/apps/agent/select.js";
 import type { ModelProvider } from "../../src/apps/agent/types.js";
+import type { Bridge } from "../../src/bridge/api.js";
 import { startBridge } from "../../src/bridge/bridge.js";
-import type { Bridge } from "../../src/bridge/types.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import {
   type ScriptedEndpoint,

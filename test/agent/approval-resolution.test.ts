@@ -3,8 +3,8 @@ import { executeOpenAIToolCalls } from "../../src/adapters/execute.js";
 import { findTool } from "../../src/adapters/resolve-call.js";
 import { Agent } from "../../src/apps/agent/agent.js";
 import { createOpenAIProvider } from "../../src/apps/agent/providers/openai.js";
+import type { Bridge, ToolEntry } from "../../src/bridge/api.js";
 import { startBridge } from "../../src/bridge/bridge.js";
-import type { Bridge, ToolEntry } from "../../src/bridge/types.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { type ScriptedEndpoint, startScriptedOpenAI } from "../helpers/model-endpoints.js";
 

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import type { ServerDefinition } from "../../src/config/model.js";
 import { createConnection, type ServerConnection } from "../../src/connection/connection.js";
-import type { ServerState } from "../../src/connection/status.js";
+import type { ServerState } from "../../src/connection/server-status.js";
 import type { CreatedTransport, TransportFactory } from "../../src/transport/create.js";
 import { silentLogger } from "../../src/util/logger.js";
 

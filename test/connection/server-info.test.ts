@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { serverInfoOf } from "../../src/connection/status.js";
+import { serverInfoOf } from "../../src/connection/server-status.js";
 
 describe("serverInfoOf (a server's self-description, untrusted)", () => {
   it("keeps the Implementation fields of the right type and drops the rest", () => {

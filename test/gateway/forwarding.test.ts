@@ -6,7 +6,7 @@ import {
   RequestForwarder,
   startGateway,
 } from "../../src/apps/gateway/index.js";
-import type { RawServers } from "../../src/bridge/types.js";
+import type { RawServers } from "../../src/bridge/api.js";
 import { type Bridge, startBridge } from "../../src/index.js";
 import type { Logger } from "../../src/util/logger.js";
 import { stdioEntry } from "../fixtures/servers/index.js";

@@ -13,11 +13,11 @@ import type { Tool } from "@modelcontextprotocol/client";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  CatalogCache,
-  catalogCacheDir,
-  catalogKey,
-  parseCatalogEntry,
-} from "../../src/bridge/catalog-cache.js";
+  parseCachedToolList,
+  ToolListFiles,
+  toolListCacheDir,
+  toolListKey,
+} from "../../src/bridge/tool-list-cache.js";
 import { CATALOG_CACHE } from "../../src/config/defaults.js";
 import type { ServerDefinition } from "../../src/config/model.js";
 import { normalizeServers } from "../../src/config/normalize.js";
@@ -59,10 +59,10 @@ const tools: Tool[] = [
 describe("catalog cache file", () => {
   it("reads back what it wrote, for the same definition only", () => {
     const dir = tempDir();
-    const cache = new CatalogCache(dir, recordingLogger());
+    const cache = new ToolListFiles(dir, recordingLogger());
     const base = definition({});
     cache.write(base, { tools }, { protocolVersion: "2025-06-18", serverInfo: { name: "x", version: "1" } });
-    expect(new CatalogCache(dir, recordingLogger()).read(base)).toMatchObject({
+    expect(new ToolListFiles(dir, recordingLogger()).read(base)).toMatchObject({
       tools,
       protocolVersion: "2025-06-18",
       serverInfo: { name: "x", version: "1" },
@@ -70,14 +70,14 @@ describe("catalog cache file", () => {
     // Any change of the definition is another key: args, env, and so on.
     expect(cache.read(definition({ args: ["other.js"] }))).toBeUndefined();
     expect(cache.read(definition({ env: { MODE: "b" } }))).toBeUndefined();
-    expect(catalogKey(definition({ env: { A: "1", B: "2" } }))).toBe(
-      catalogKey(definition({ env: { B: "2", A: "1" } })),
+    expect(toolListKey(definition({ env: { A: "1", B: "2" } }))).toBe(
+      toolListKey(definition({ env: { B: "2", A: "1" } })),
     );
   });
 
   it("keeps no secret of the definition in the file, and writes it 0600", () => {
     const dir = tempDir();
-    const cache = new CatalogCache(dir, recordingLogger());
+    const cache = new ToolListFiles(dir, recordingLogger());
     const secret = definition({
       env: { API_TOKEN: "sk-live-very-secret-4711" },
       args: ["--key=hunter2-arg"],
@@ -99,13 +99,13 @@ describe("catalog cache file", () => {
     const dir = tempDir();
     const logger = recordingLogger();
     const base = definition({});
-    const file = new CatalogCache(dir, logger).fileOf(base);
+    const file = new ToolListFiles(dir, logger).fileOf(base);
     const damaged = [
       "{not json",
       "[]",
       JSON.stringify({
         format: CATALOG_CACHE.format + 1,
-        key: catalogKey(base),
+        key: toolListKey(base),
         savedAt: 1,
         expiresAt: 2e13,
         tools,
@@ -119,23 +119,23 @@ describe("catalog cache file", () => {
       }),
       JSON.stringify({
         format: CATALOG_CACHE.format,
-        key: catalogKey(base),
+        key: toolListKey(base),
         savedAt: 1,
         expiresAt: 2e13,
         tools: [1],
       }),
-      JSON.stringify({ format: CATALOG_CACHE.format, key: catalogKey(base), tools }),
+      JSON.stringify({ format: CATALOG_CACHE.format, key: toolListKey(base), tools }),
     ];
     for (const text of damaged) {
       writeFileSync(file, text, { mode: 0o600 });
-      const cache = new CatalogCache(dir, logger);
+      const cache = new ToolListFiles(dir, logger);
       expect(cache.read(base)).toBeUndefined();
       cache.write(base, { tools }, {});
-      expect(new CatalogCache(dir, logger).read(base)?.tools).toEqual(tools);
+      expect(new ToolListFiles(dir, logger).read(base)?.tools).toEqual(tools);
     }
     expect(logger.lines.filter((line) => line.includes("ignored")).length).toBe(damaged.length);
 
-    const small = new CatalogCache(dir, logger, { maxFileBytes: 64 });
+    const small = new ToolListFiles(dir, logger, { maxFileBytes: 64 });
     expect(small.read(base)).toBeUndefined();
     expect(logger.lines.at(-1)).toMatch(/too large/);
 
@@ -144,14 +144,14 @@ describe("catalog cache file", () => {
       writeFileSync(target, readFileSync(file));
       rmSync(file);
       symlinkSync(target, file);
-      expect(new CatalogCache(dir, logger).read(base)).toBeUndefined();
+      expect(new ToolListFiles(dir, logger).read(base)).toBeUndefined();
     }
   });
 
   it("honours the server's ttlMs: stale after it, at once for 0; without one the cache's own limit", () => {
     const dir = tempDir();
     let now = 1_000_000;
-    const cache = new CatalogCache(dir, recordingLogger(), { now: () => now });
+    const cache = new ToolListFiles(dir, recordingLogger(), { now: () => now });
     const base = definition({});
     cache.write(base, { tools, ttlMs: 60_000 }, {});
     now += 59_000;
@@ -171,7 +171,7 @@ describe("catalog cache file", () => {
 
   it("does not keep a private list of a server whose OAuth account is not part of its definition", () => {
     const dir = tempDir();
-    const cache = new CatalogCache(dir, recordingLogger());
+    const cache = new ToolListFiles(dir, recordingLogger());
     const remote = definition({
       command: undefined,
       args: undefined,
@@ -189,26 +189,26 @@ describe("catalog cache file", () => {
     const base = definition({});
     const text = JSON.stringify({
       format: CATALOG_CACHE.format,
-      key: catalogKey(base),
+      key: toolListKey(base),
       savedAt: 5000,
       expiresAt: 9000,
       tools,
     });
-    expect(parseCatalogEntry(text, catalogKey(base), 4000)).toBe("stale");
-    expect(parseCatalogEntry(text, catalogKey(base), 6000)).toMatchObject({ tools });
+    expect(parseCachedToolList(text, toolListKey(base), 4000)).toBe("stale");
+    expect(parseCachedToolList(text, toolListKey(base), 6000)).toMatchObject({ tools });
   });
 
   it("finds the user's cache folder per platform, and none without one in the environment", () => {
-    expect(catalogCacheDir({ MCP_BRIDGE_CACHE_DIR: "/x", HOME: "/h" }, "linux")).toBe("/x");
-    expect(catalogCacheDir({ XDG_CACHE_HOME: "/c", HOME: "/h" }, "linux")).toBe(join("/c", "mcp-bridge"));
-    expect(catalogCacheDir({ HOME: "/h" }, "linux")).toBe(join("/h", ".cache", "mcp-bridge"));
-    expect(catalogCacheDir({ HOME: "/h" }, "darwin")).toBe(join("/h", "Library", "Caches", "mcp-bridge"));
-    expect(catalogCacheDir({ LOCALAPPDATA: "C:\\L" }, "win32")).toBe(join("C:\\L", "mcp-bridge", "Cache"));
-    expect(catalogCacheDir({}, "linux")).toBeUndefined();
+    expect(toolListCacheDir({ MCP_BRIDGE_CACHE_DIR: "/x", HOME: "/h" }, "linux")).toBe("/x");
+    expect(toolListCacheDir({ XDG_CACHE_HOME: "/c", HOME: "/h" }, "linux")).toBe(join("/c", "mcp-bridge"));
+    expect(toolListCacheDir({ HOME: "/h" }, "linux")).toBe(join("/h", ".cache", "mcp-bridge"));
+    expect(toolListCacheDir({ HOME: "/h" }, "darwin")).toBe(join("/h", "Library", "Caches", "mcp-bridge"));
+    expect(toolListCacheDir({ LOCALAPPDATA: "C:\\L" }, "win32")).toBe(join("C:\\L", "mcp-bridge", "Cache"));
+    expect(toolListCacheDir({}, "linux")).toBeUndefined();
   });
 
   it("property: any file text is either a usable entry or a reason, never an exception", () => {
-    const key = catalogKey(definition({}));
+    const key = toolListKey(definition({}));
     const text = fc.oneof(
       fc.string(),
       fc.json(),
@@ -226,7 +226,7 @@ describe("catalog cache file", () => {
     );
     fc.assert(
       fc.property(text, (value) => {
-        const entry = parseCatalogEntry(value, key, 1000);
+        const entry = parseCachedToolList(value, key, 1000);
         if (typeof entry === "string") return;
         expect(Array.isArray(entry.tools)).toBe(true);
         expect(entry.expiresAt).toBeGreaterThan(1000);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Bridge } from "../../src/bridge/api.js";
 import { startBridge } from "../../src/bridge/bridge.js";
-import type { Bridge } from "../../src/bridge/types.js";
 import { validateArguments } from "../../src/registry/validate.js";
 import { safeJsonSchemaValidator } from "../../src/util/schema-engine.js";
 import { stdioEntry } from "../fixtures/servers/index.js";

@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
+import type { Bridge } from "../../src/bridge/api.js";
 import { startBridge } from "../../src/bridge/bridge.js";
-import type { Bridge } from "../../src/bridge/types.js";
 import { alive, stdioEntry, waitForExit } from "../fixtures/servers/index.js";
 import { descendants } from "../helpers/tmux.js";
 

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Bridge } from "../../src/bridge/api.js";
 import { startBridge } from "../../src/bridge/bridge.js";
-import type { Bridge } from "../../src/bridge/types.js";
 import { loadTokenizer } from "../../src/util/token-count.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { tempDirs } from "../helpers/wait.js";

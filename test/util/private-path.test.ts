@@ -12,7 +12,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CatalogCache } from "../../src/bridge/catalog-cache.js";
+import { ToolListFiles } from "../../src/bridge/tool-list-cache.js";
 import { userCacheDir } from "../../src/util/cache-dir.js";
 import { silentLogger } from "../../src/util/logger.js";
 import {
@@ -111,7 +111,7 @@ describe.skipIf(!unix)("a shared folder gets a per-user subfolder and is left as
     const dir = userCacheDir({ MCP_BRIDGE_CACHE_DIR: shared }) as string;
     expect(dir).toBe(join(shared, `mcp-bridge-${process.getuid?.()}`));
     // The catalog cache given the shared folder itself (a host's cacheDir option) does the same.
-    const cache = new CatalogCache(shared, silentLogger);
+    const cache = new ToolListFiles(shared, silentLogger);
     cache.write(
       { name: "s", transport: "stdio", command: "x", args: [] } as never,
       { tools: [{ name: "t", inputSchema: { type: "object" } }] } as never,

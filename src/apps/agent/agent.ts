@@ -1,6 +1,6 @@
 import { declinedResult, executeEntry } from "../../adapters/execute.js";
 import { resolveToolCall } from "../../adapters/resolve-call.js";
-import type { Bridge, Progress, ToolEntry } from "../../bridge/types.js";
+import type { Bridge, Progress, ToolEntry } from "../../bridge/api.js";
 import { AbortError, errorMessages, type McpBridgeError, ToolNotFoundError } from "../../errors/index.js";
 import { errorToolResult } from "../../results/convert.js";
 import type { ToolResult } from "../../results/tool-result.js";

@@ -1,4 +1,4 @@
-import type { ToolEntry } from "../../bridge/types.js";
+import type { ToolEntry } from "../../bridge/api.js";
 
 /** A conversation in a provider-neutral shape; each provider maps it to its own wire format. */
 export type AgentMessage =

@@ -1,4 +1,4 @@
-import { CatalogCache, catalogCacheDir } from "../../bridge/catalog-cache.js";
+import { ToolListFiles, toolListCacheDir } from "../../bridge/tool-list-cache.js";
 import { silentLogger } from "../../util/logger.js";
 import type { Flags, ParsedArguments } from "./args.js";
 import { parseCommandArguments } from "./args.js";
@@ -24,9 +24,9 @@ export async function printCompletionNames(argv: readonly string[], io: CliIO): 
       io.stdout.write(servers.map((server) => `${server.name}\n`).join(""));
       return 0;
     }
-    const dir = catalogCacheDir(io.env);
+    const dir = toolListCacheDir(io.env);
     if (!dir) return 0;
-    const cache = new CatalogCache(dir, silentLogger);
+    const cache = new ToolListFiles(dir, silentLogger);
     const names = servers.flatMap((server) =>
       (cache.read(server)?.tools ?? []).map((tool) => `${server.name}.${tool.name}`),
     );

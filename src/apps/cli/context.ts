@@ -1,6 +1,6 @@
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Bridge, BridgeOptions } from "../../bridge/types.js";
+import type { Bridge, BridgeOptions } from "../../bridge/api.js";
 import {
   configSearchPaths,
   hostConfigsFound,
@@ -8,7 +8,7 @@ import {
   loadConfig,
 } from "../../config/load.js";
 import type { AdmitProjectServer, ResolvedConfig } from "../../config/model.js";
-import type { ServerStatus } from "../../connection/status.js";
+import type { ServerStatus } from "../../connection/server-status.js";
 import { type Logger, SERVER_START_FAILED } from "../../util/logger.js";
 import type { Envelope } from "../daemon/protocol.js";
 import { adHocServers } from "./ad-hoc.js";

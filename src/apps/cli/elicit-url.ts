@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import type { ElicitationHandler, ElicitationResponse } from "../../bridge/types.js";
+import type { ElicitationHandler, ElicitationResponse } from "../../bridge/api.js";
 import { plainText } from "../../util/plain-text.js";
 import type { CliIO } from "./io.js";
 

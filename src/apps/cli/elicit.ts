@@ -1,4 +1,4 @@
-import type { ElicitationHandler, ElicitationResponse } from "../../bridge/types.js";
+import type { ElicitationHandler, ElicitationResponse } from "../../bridge/api.js";
 import type { CliIO } from "./io.js";
 import { ask, canAsk, clean } from "./prompt.js";
 

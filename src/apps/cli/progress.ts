@@ -1,4 +1,4 @@
-import type { ServerStatus } from "../../connection/status.js";
+import type { ServerStatus } from "../../connection/server-status.js";
 
 export interface StartProgress {
   /** Connected servers; a failed one is never counted as ready. */

@@ -1,4 +1,4 @@
-import type { ServerInfo } from "../../connection/status.js";
+import type { ServerInfo } from "../../connection/server-status.js";
 import { ErrorCode, isMcpBridgeError } from "../../errors/index.js";
 import { parseDuration } from "../../util/duration.js";
 import { parseKeyValues } from "../../util/key-values.js";

@@ -1,6 +1,6 @@
 import { toAnthropicTools } from "../../adapters/anthropic.js";
 import { toOpenAITools } from "../../adapters/openai.js";
-import type { Bridge, Progress } from "../../bridge/types.js";
+import type { Bridge, Progress } from "../../bridge/api.js";
 import {
   ErrorCode,
   errorMessages,

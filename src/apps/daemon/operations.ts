@@ -1,4 +1,4 @@
-import type { Bridge } from "../../bridge/types.js";
+import type { Bridge } from "../../bridge/api.js";
 import { ErrorCode, McpBridgeError } from "../../errors/index.js";
 import { callArguments } from "../../util/key-values.js";
 import {

@@ -1,6 +1,6 @@
 import { chmodSync, unlinkSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { Bridge } from "../../bridge/types.js";
+import type { Bridge } from "../../bridge/api.js";
 import { ErrorCode, isMcpBridgeError, McpBridgeError } from "../../errors/index.js";
 import type { Logger } from "../../util/logger.js";
 import { errorText } from "../../util/text-of.js";

@@ -9,7 +9,7 @@ import {
   localhostAllowedOrigins,
   originValidationResponse,
 } from "@modelcontextprotocol/server";
-import type { Bridge } from "../../bridge/types.js";
+import type { Bridge } from "../../bridge/api.js";
 import { identityOf } from "./authenticate.js";
 import { UnreadBacklog } from "./backlog.js";
 import type { RequestForwarder } from "./forward.js";

@@ -6,10 +6,10 @@ import {
   ProtocolError,
   ProtocolErrorCode,
 } from "@modelcontextprotocol/server";
+import type { ElicitationHandler, ElicitationRequest, ElicitationResponse } from "../../bridge/api.js";
 import { declineElicitation } from "../../bridge/features/elicitation.js";
 import type { ServerLogMessage } from "../../bridge/features/logging.js";
 import type { SamplingHandler, SamplingResult } from "../../bridge/features/sampling.js";
-import type { ElicitationHandler, ElicitationRequest, ElicitationResponse } from "../../bridge/types.js";
 import { errorText } from "../../util/text-of.js";
 import { InputRounds } from "./input-rounds.js";
 

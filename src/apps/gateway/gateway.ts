@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AuthInfo } from "@modelcontextprotocol/server";
-import type { Bridge } from "../../bridge/types.js";
+import type { Bridge } from "../../bridge/api.js";
 import { ConfigError, ErrorCode } from "../../errors/index.js";
 import type { Telemetry } from "../../telemetry/create-telemetry.js";
 import { packageInfo } from "../../util/package-info.js";

@@ -6,7 +6,7 @@ import {
   Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import type { Bridge } from "../../bridge/types.js";
+import type { Bridge } from "../../bridge/api.js";
 import { useIdTables } from "../../util/id-table.js";
 import { errorText } from "../../util/text-of.js";
 import {

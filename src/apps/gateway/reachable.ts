@@ -1,11 +1,11 @@
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
+import type { Bridge } from "../../bridge/api.js";
 import type { PromptEntry } from "../../bridge/features/prompts.js";
 import {
   type ResourceEntry,
   type ResourceTemplateEntry,
   templateMatches,
 } from "../../bridge/features/resources.js";
-import type { Bridge } from "../../bridge/types.js";
 import { type GatewayProfile, surfaceAllows } from "./profile.js";
 
 /**

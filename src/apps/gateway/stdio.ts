@@ -1,6 +1,6 @@
 import type { Readable, Writable } from "node:stream";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import type { Bridge } from "../../bridge/types.js";
+import type { Bridge } from "../../bridge/api.js";
 import type { Telemetry } from "../../telemetry/create-telemetry.js";
 import { packageInfo } from "../../util/package-info.js";
 import type { RequestForwarder } from "./forward.js";

@@ -1,5 +1,5 @@
 import type { Server } from "@modelcontextprotocol/server";
-import type { Bridge } from "../../bridge/types.js";
+import type { Bridge } from "../../bridge/api.js";
 import type { RequestForwarder } from "./forward.js";
 import type { RequestTracker } from "./handle.js";
 import type { GatewayProfile } from "./profile.js";

@@ -1,6 +1,6 @@
 import { ProtocolError, ProtocolErrorCode, type Server } from "@modelcontextprotocol/server";
+import type { Bridge } from "../../bridge/api.js";
 import type { CompleteRef } from "../../bridge/features/completions.js";
-import type { Bridge } from "../../bridge/types.js";
 import { ErrorCode, McpBridgeError } from "../../errors/index.js";
 import { errorText } from "../../util/text-of.js";
 import type { RequestForwarder } from "./forward.js";

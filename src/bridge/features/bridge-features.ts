@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/client";
 import type { ServerDefinition } from "../../config/model.js";
 import type { ServerConnection } from "../../connection/connection.js";
-import type { ServerStatus } from "../../connection/status.js";
+import type { ServerStatus } from "../../connection/server-status.js";
 import type { CompleteOptions } from "./completions.js";
 import type { FeatureContext } from "./feature-context.js";
 import type { SurfaceMethods } from "./feature-methods.js";
@@ -32,7 +32,7 @@ export class BridgeFeatures {
 
   constructor(context: FeatureContext) {
     this.context = context;
-    this.sessions = new SessionClients(context.secrets.text, (name) =>
+    this.sessions = new SessionClients(context.options.secrets.text, (name) =>
       context.servers.connections().get(name),
     );
     this.resources = new ResourceCatalog(context, this.sessions);

@@ -2,7 +2,7 @@ import { type Client, ProtocolError, ProtocolErrorCode } from "@modelcontextprot
 import { validateArguments } from "../../registry/validate.js";
 import { definedOnly } from "../../util/defined.js";
 import type { Logger } from "../../util/logger.js";
-import type { ElicitationHandler, ElicitationRequest, ElicitationResponse } from "../types.js";
+import type { ElicitationHandler, ElicitationRequest, ElicitationResponse } from "../api.js";
 
 /**
  * Default without a host handler: decline. Nobody is there to answer, and a server's own schema

@@ -4,7 +4,7 @@ import { bridgeClosed, type McpBridgeError, serverNotFound } from "../../errors/
 import type { TypedEmitter } from "../../util/events.js";
 import type { Logger } from "../../util/logger.js";
 import type { SecretMask } from "../../util/redact.js";
-import type { BridgeEventMap } from "../types.js";
+import type { BridgeEventMap } from "../api.js";
 import type { SamplingHandler } from "./sampling.js";
 import type { SessionRequestOptions } from "./session-clients.js";
 
@@ -15,20 +15,23 @@ export interface ServerSource {
 
 /**
  * What the MCP features read of the bridge: one live object the bridge builds once and keeps current
- * (it assigns `config` on reload and `closing` on close). Read by property at the moment of use, so
+ * (the bridge's own state: a reload replaces `config`, `close()` sets `closing`). Read by property at the moment of use, so
  * a feature never holds a stale copy and never calls back into the bridge.
  */
 export interface FeatureContext {
   readonly logger: Logger;
-  /** The bridge's secrets, masked in server log messages and server error text. */
-  readonly secrets: SecretMask;
+  readonly options: {
+    /** The bridge's secrets, masked in server log messages and server error text. */
+    readonly secrets: SecretMask;
+    /** The host's sampling handler; without one, no server is told the bridge can sample. */
+    readonly onSampling?: SamplingHandler | undefined;
+  };
   /** The bridge's emitter: `resourcesChanged`, `promptsChanged`, `serverLog`. */
   readonly events: Pick<TypedEmitter<BridgeEventMap>, "emit">;
-  /** The host's sampling handler; without one, no server is told the bridge can sample. */
-  readonly onSampling: SamplingHandler | undefined;
   readonly servers: ServerSource;
-  config: ResolvedConfig;
-  closing: boolean;
+  readonly config: ResolvedConfig;
+  /** Set once the bridge began closing. */
+  readonly closing: Promise<void> | undefined;
 }
 
 /** Per-request options shared by resources, prompts and completions. */

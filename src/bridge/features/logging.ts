@@ -39,7 +39,7 @@ export interface ServerLogMessage {
  * so every consumer (logger, event, CLI, daemon log, gateway clients) gets it masked.
  */
 export function registerLogging(client: Client, server: string, context: FeatureContext): void {
-  const { secrets } = context;
+  const { secrets } = context.options;
   client.setNotificationHandler("notifications/message", (notification) => {
     const params = notification.params;
     const level = (params.level in LEVELS ? params.level : "info") as LoggingLevel;

@@ -3,7 +3,7 @@ import type { ToolDefinition } from "../../registry/tool-definition.js";
 import type { ToolResult } from "../../results/tool-result.js";
 import { truncateText } from "../../results/truncate.js";
 import { definedOnly } from "../../util/defined.js";
-import type { CallOptions } from "../types.js";
+import type { CallOptions } from "../api.js";
 import type { ResourceCatalog } from "./resources.js";
 
 /** The `server` of the built-in resource tools: they belong to the bridge, not to one server. */

@@ -56,7 +56,7 @@ export function registerSampling(
   definition: ServerDefinition,
   context: FeatureContext,
 ): void {
-  const handler = context.onSampling;
+  const handler = context.options.onSampling;
   if (!handler) return;
   const server = definition.name;
   const policy = samplingPolicyOf(definition.sampling, context.config.settings.sampling);

@@ -3,7 +3,7 @@
  * and says which protocol revision a bridge should negotiate with it. A case a transport fails for a
  * known reason is listed in its `defects` (run as `it.fails`, so the day it passes the suite says so).
  */
-import type { RawServers } from "../../../src/bridge/types.js";
+import type { RawServers } from "../../../src/bridge/api.js";
 import { type HttpFixture, startHttpFixture, stdioEntry } from "../../fixtures/servers/index.js";
 
 /** The server a transport serves for one bridge, as the `contract` entry of its `servers`. */

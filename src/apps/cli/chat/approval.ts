@@ -1,4 +1,4 @@
-import type { ToolEntry } from "../../../bridge/types.js";
+import type { ToolEntry } from "../../../bridge/api.js";
 
 /**
  * Whether a tool call the model made may run at once or needs the person's yes. The tool's

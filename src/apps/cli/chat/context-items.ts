@@ -1,4 +1,4 @@
-import type { Bridge } from "../../../bridge/types.js";
+import type { Bridge } from "../../../bridge/api.js";
 import { errorText } from "../../../util/text-of.js";
 import type { AgentMessage } from "../../agent/types.js";
 import { shorten } from "../output.js";

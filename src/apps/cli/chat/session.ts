@@ -1,4 +1,4 @@
-import type { Bridge, ToolEntry } from "../../../bridge/types.js";
+import type { Bridge, ToolEntry } from "../../../bridge/api.js";
 import type { RemoteServerDefinition } from "../../../config/model.js";
 import { isMcpBridgeError } from "../../../errors/index.js";
 import { errorText } from "../../../util/text-of.js";

@@ -1,4 +1,4 @@
-import type { ToolEntry } from "../../../bridge/types.js";
+import type { ToolEntry } from "../../../bridge/api.js";
 import type { ToolResult } from "../../../results/tool-result.js";
 import type { AgentEvent } from "../../agent/agent.js";
 import type { AgentToolCall } from "../../agent/types.js";

@@ -1,4 +1,4 @@
-import type { BridgeOptions } from "../../../bridge/types.js";
+import type { BridgeOptions } from "../../../bridge/api.js";
 import { loadConfig } from "../../../config/load.js";
 import { callArguments } from "../../../util/key-values.js";
 import {

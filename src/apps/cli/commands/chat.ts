@@ -1,8 +1,8 @@
 import { createInterface, type Interface } from "node:readline";
 import { defaultAuthDir } from "../../../auth/store.js";
-import type { Bridge, ElicitationHandler } from "../../../bridge/types.js";
+import type { Bridge, ElicitationHandler } from "../../../bridge/api.js";
 import type { RemoteServerDefinition } from "../../../config/model.js";
-import type { ServerStatus } from "../../../connection/status.js";
+import type { ServerStatus } from "../../../connection/server-status.js";
 import { errorText } from "../../../util/text-of.js";
 import { chooseProvider } from "../../agent/select.js";
 import type { ModelProvider } from "../../agent/types.js";

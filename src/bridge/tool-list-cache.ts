@@ -3,15 +3,18 @@ import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import type { Tool } from "@modelcontextprotocol/client";
 import { CATALOG_CACHE } from "../config/defaults.js";
-import type { ServerDefinition } from "../config/model.js";
+import type { BridgeSettings, ServerDefinition } from "../config/model.js";
 import type { ToolListing } from "../connection/connection.js";
+import type { ServerStatus } from "../connection/server-status.js";
 import type { Logger } from "../util/logger.js";
 import { readPrivateFile, writePrivateFile } from "../util/private-file.js";
 import { userDirIn } from "../util/private-path.js";
 import { errorText } from "../util/text-of.js";
+import type { ServerRecord } from "./server-record.js";
+import { declaresToolTasks } from "./tasks.js";
 
 /**
- * The catalog cache: each server's last live tool list, so a start can hand the host every tool at
+ * The tool-list cache: each server's last live tool list, so a start can hand the host every tool at
  * once while the connections come up behind it. One file per exact server definition (a hash of the
  * whole definition, so any change of command, args, env, URL or headers is a miss), 0600 in the
  * user's cache folder. A file holds the hash, the tool list and when it goes stale, never the
@@ -19,7 +22,7 @@ import { errorText } from "../util/text-of.js";
  */
 
 /** What a start reads back: the tools and what the server said about itself when they were listed. */
-export interface CatalogEntry {
+export interface CachedToolList {
   readonly tools: readonly Tool[];
   readonly savedAt: number;
   readonly expiresAt: number;
@@ -34,10 +37,10 @@ export interface CatalogEntry {
 }
 
 /** The cache folder (see util/cache-dir.ts). */
-export { userCacheDir as catalogCacheDir } from "../util/cache-dir.js";
+export { userCacheDir as toolListCacheDir } from "../util/cache-dir.js";
 
 /** `MCP_BRIDGE_CATALOG_CACHE=0|false|off` turns the cache off for a whole environment (CI, tests). */
-export function catalogCacheSwitchedOff(env: Readonly<Record<string, string | undefined>>): boolean {
+export function toolListCacheSwitchedOff(env: Readonly<Record<string, string | undefined>>): boolean {
   const value = env.MCP_BRIDGE_CATALOG_CACHE?.trim().toLowerCase();
   return value === "0" || value === "false" || value === "off" || value === "no";
 }
@@ -53,7 +56,7 @@ function stableJson(value: unknown): string {
 }
 
 /** The cache key of a definition: sha256 over the format version and the whole definition. */
-export function catalogKey(definition: ServerDefinition): string {
+export function toolListKey(definition: ServerDefinition): string {
   return createHash("sha256")
     .update(`mcp-bridge catalog ${CATALOG_CACHE.format}\0`)
     .update(stableJson(definition))
@@ -71,7 +74,7 @@ export function expiryOf(savedAt: number, ttlMs: number | undefined): number {
 }
 
 /** A cache file's text as an entry, or why it cannot be used (stale, another format, damaged). */
-export function parseCatalogEntry(text: string, key: string, now: number): CatalogEntry | string {
+export function parseCachedToolList(text: string, key: string, now: number): CachedToolList | string {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -108,7 +111,7 @@ export function parseCatalogEntry(text: string, key: string, now: number): Catal
 }
 
 /** The cache files of one folder. Never throws: a cache that cannot be read or written is only slower. */
-export class CatalogCache {
+export class ToolListFiles {
   readonly #dir: string;
   readonly #logger: Logger;
   readonly #now: () => number;
@@ -135,10 +138,10 @@ export class CatalogCache {
   }
 
   fileOf(definition: ServerDefinition): string {
-    return join(this.#dir, `tools-${catalogKey(definition).slice(0, 32)}.json`);
+    return join(this.#dir, `tools-${toolListKey(definition).slice(0, 32)}.json`);
   }
 
-  read(definition: ServerDefinition): CatalogEntry | undefined {
+  read(definition: ServerDefinition): CachedToolList | undefined {
     const file = this.fileOf(definition);
     const ignored = (reason: string) => {
       this.#logger.debug(`Catalog cache of server "${definition.name}" ignored: ${reason}`, {
@@ -154,8 +157,8 @@ export class CatalogCache {
     }
     const text = readPrivateFile(file);
     if (text === undefined) return ignored("the file cannot be read");
-    const key = catalogKey(definition);
-    const entry = parseCatalogEntry(text, key, this.#now());
+    const key = toolListKey(definition);
+    const entry = parseCachedToolList(text, key, this.#now());
     if (typeof entry === "string") return ignored(entry);
     this.#known.set(key, {
       tools: `${JSON.stringify(entry.tools)}\0${JSON.stringify(entry.capabilities ?? null)}`,
@@ -169,12 +172,12 @@ export class CatalogCache {
   write(
     definition: ServerDefinition,
     listing: ToolListing,
-    about: Pick<CatalogEntry, "protocolVersion" | "serverInfo" | "capabilities">,
+    about: Pick<CachedToolList, "protocolVersion" | "serverInfo" | "capabilities">,
   ): void {
     // A list the server scopes to one authorization context is not kept for a server whose context
     // (its OAuth account) is not part of the definition: another account must not see it.
     if (listing.cacheScope === "private" && definition.transport !== "stdio" && definition.oauth) return;
-    const key = catalogKey(definition);
+    const key = toolListKey(definition);
     const toolsJson = JSON.stringify(listing.tools);
     const capabilitiesJson = JSON.stringify(about.capabilities ?? null);
     // The capabilities are part of what must match: a server that gains task support is saved again.
@@ -207,5 +210,87 @@ export class CatalogCache {
         server: definition.name,
       });
     }
+  }
+}
+
+/**
+ * Which servers' tools the bridge currently lists from the catalog cache, and the saving of each live
+ * list. A server is "served from cache" from the start until its first live list arrives or it fails;
+ * meanwhile its status says `catalog: "cache"` and a call to one of its tools waits for it.
+ */
+export class ToolListCache {
+  readonly #cache: ToolListFiles | undefined;
+  /** The host's `catalogCache` option, which overrides the config's setting. */
+  readonly #option: boolean | undefined;
+  readonly #served = new Map<ServerRecord, CachedToolList>();
+
+  constructor(options: { dir: string | undefined; option: boolean | undefined; logger: Logger }) {
+    this.#cache = options.dir === undefined ? undefined : new ToolListFiles(options.dir, options.logger);
+    this.#option = options.option;
+  }
+
+  #enabled(record: ServerRecord, settings: BridgeSettings): boolean {
+    if (!this.#cache || record.connection === undefined) return false;
+    if (!(this.#option ?? settings.catalogCache ?? true)) return false;
+    return record.definition.catalogCache ?? true;
+  }
+
+  /**
+   * For a record about to start: its cached tools, if there is a fresh entry for its exact definition
+   * (it is then served from cache until its live list arrives). Disabled servers get none.
+   */
+  load(record: ServerRecord, settings: BridgeSettings): readonly Tool[] | undefined {
+    if (!this.#enabled(record, settings) || !record.definition.enabled || !settings.enabled) return undefined;
+    const entry = this.#cache?.read(record.definition);
+    if (!entry) return undefined;
+    this.#served.set(record, entry);
+    return entry.tools;
+  }
+
+  /** The cached tools while the record is served from cache. */
+  tools(record: ServerRecord): readonly Tool[] | undefined {
+    return this.#served.get(record)?.tools;
+  }
+
+  /**
+   * Task support while served from cache: what the server declared when the cached tools were listed
+   * (there is no live handshake yet). A file from before capabilities were kept cannot say: its tools
+   * are not hidden then (a call waits for the live connection, whose list then decides).
+   */
+  toolTasks(record: ServerRecord): boolean {
+    const capabilities = this.#served.get(record)?.capabilities;
+    return capabilities === undefined || declaresToolTasks(capabilities);
+  }
+
+  served(record: ServerRecord): boolean {
+    return this.#served.has(record);
+  }
+
+  /** The record's live list arrived (or it failed): no longer served from cache. Returns whether it was. */
+  end(record: ServerRecord): boolean {
+    return this.#served.delete(record);
+  }
+
+  /**
+   * Saves the record's live listing (a connected or connecting server's; not the empty list of a
+   * failure) with the capabilities the session that listed it declared.
+   */
+  save(record: ServerRecord, settings: BridgeSettings): void {
+    const connection = record.connection;
+    if (!connection || !this.#enabled(record, settings)) return;
+    const status = connection.status();
+    if (status.state === "failed" || status.state === "closed") return;
+    const listing = connection.listing();
+    this.#cache?.write(record.definition, listing, {
+      protocolVersion: status.protocolVersion,
+      serverInfo: status.serverInfo,
+      capabilities: listing.capabilities as Readonly<Record<string, unknown>> | undefined,
+    });
+  }
+
+  /** The record's status, marked while its tools come from the cache. */
+  status(record: ServerRecord, status: ServerStatus): ServerStatus {
+    const cached = this.#served.get(record);
+    return cached ? { ...status, catalog: "cache", toolCount: cached.tools.length } : status;
   }
 }

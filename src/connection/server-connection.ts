@@ -10,8 +10,8 @@ import type { ServerDefinition } from "../config/model.js";
 import type { Telemetry } from "../telemetry/create-telemetry.js";
 import type { TransportFactory } from "../transport/create.js";
 import type { Logger } from "../util/logger.js";
-import type { ToolListing } from "./open-session.js";
-import type { ServerState, ServerStatus } from "./status.js";
+import type { ServerState, ServerStatus } from "./server-status.js";
+import type { ToolListing } from "./session.js";
 
 export interface ConnectionOptions {
   readonly logger: Logger;
@@ -27,8 +27,11 @@ export interface ConnectionOptions {
   readonly fetch?: FetchLike;
   /** Bytes kept of each string of an oversized stdio message (see transport/framing.ts). */
   readonly stringCapBytes?: number;
-  /** Registers client-side handlers (elicitation, roots, ...) on every new SDK Client. */
-  readonly configureClient?: (client: Client) => void;
+  /**
+   * Registers the client-side features (elicitation, roots, sampling, ...) on every new SDK Client of
+   * this server, before it connects; given once, when the connection is created.
+   */
+  readonly clientSetup?: (client: Client) => void;
   readonly random?: () => number;
   /** Makes the transport of each connect attempt; the real one by default, the SDK's InMemoryTransport in tests. */
   readonly createTransport?: TransportFactory;

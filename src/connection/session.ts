@@ -1,22 +1,14 @@
-import type { Tool } from "@modelcontextprotocol/client";
-import { type Client, SdkError, SdkErrorCode, UnauthorizedError } from "@modelcontextprotocol/client";
+import type { ServerCapabilities, Tool } from "@modelcontextprotocol/client";
+import { type Client, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import * as z from "zod";
 import type { ServerDefinition } from "../config/model.js";
-import type { McpBridgeError } from "../errors/index.js";
-import {
-  type CreatedTransport,
-  looksLikeLegacySseServer,
-  type TransportContext,
-  type TransportFactory,
-  transportAttempts,
-} from "../transport/create.js";
-import type { ExitInfo } from "../transport/process-transport.js";
+import type { CreatedTransport } from "../transport/create.js";
 import type { Logger } from "../util/logger.js";
 import { safeJsonSchemaValidator } from "../util/schema-engine.js";
 import { endlessListing } from "./failures.js";
 import { listChangedOptions } from "./list-changed.js";
+import type { ServerInfo } from "./server-status.js";
 import { SessionClient } from "./session-client.js";
-import { type ServerInfo, serverInfoOf } from "./status.js";
 
 /**
  * Most pages one listing may take. A server whose cursors never end (or take turns) is cut off here
@@ -34,27 +26,17 @@ export interface Session {
   dead: boolean;
 }
 
-/** What one connect attempt needs; passed in so the attempt has no other way to reach the connection. */
-export interface OpenSessionDeps {
-  readonly name: string;
-  readonly definition: ServerDefinition;
-  readonly logger: Logger;
-  readonly createTransport: TransportFactory;
-  readonly transportContext: TransportContext;
-  readonly newClient: () => Client;
-  /** Runs `work` until the deadline or the connection's close(), whichever comes first. */
-  readonly bounded: <T>(deadline: number, work: () => Promise<T>) => Promise<T>;
-  readonly startError: (error: unknown, exit: ExitInfo | undefined, timeoutMs: number) => McpBridgeError;
-  /** The result of the user's authorization step, when the SDK asked for one; undefined when there is none. */
-  readonly authorizationResult: () => Promise<URLSearchParams | undefined>;
-}
-
 /**
  * One complete tool listing, with the freshness a 2026-07-28 server may give it (`ttlMs`: how long it
  * may be reused; `cacheScope`: whether it may be shared across authorization contexts).
  */
 export interface ToolListing {
   readonly tools: readonly Tool[];
+  /**
+   * What the session that listed the tools declared in its handshake: how its tools may be called
+   * (task support) depends on it. Absent for the empty listing of a server that is down.
+   */
+  readonly capabilities?: ServerCapabilities;
   readonly ttlMs?: number;
   readonly cacheScope?: "public" | "private";
 }
@@ -65,80 +47,6 @@ export interface OpenedSession {
   readonly protocolVersion: string | undefined;
   readonly serverInfo: ServerInfo | undefined;
   readonly connectMs: number;
-}
-
-/**
- * One connect attempt: transport, handshake and version negotiation, the first tools listing, the
- * fallback from Streamable HTTP to legacy SSE, and one retry after an OAuth authorization. The
- * startup deadline bounds the whole attempt (spawn, handshake, the SSE endpoint wait, every listing
- * page), not each request on its own.
- */
-export async function openSession(deps: OpenSessionDeps): Promise<OpenedSession> {
-  const started = performance.now();
-  const timeoutMs = deps.definition.startupTimeoutMs;
-  const deadline = Date.now() + timeoutMs;
-  const attempts = transportAttempts(deps.definition);
-  let lastError: unknown;
-  let authorizations = 0;
-  for (let index = 0; index < attempts.length; index++) {
-    const attempt = attempts[index] as (typeof attempts)[number];
-    const remaining = deadline - Date.now();
-    if (remaining <= 0) break;
-    const created = deps.createTransport(deps.definition, attempt, deps.transportContext);
-    const client = deps.newClient();
-    const session: Session = { client, created, retired: false, dead: false };
-    try {
-      const listing = await deps.bounded(deadline, async () => {
-        await client.connect(created.transport, { timeout: remaining });
-        return listTools(client, deps, Math.max(1, deadline - Date.now()));
-      });
-      const info = client.getServerVersion();
-      return {
-        session,
-        listing,
-        protocolVersion: client.getNegotiatedProtocolVersion(),
-        serverInfo: serverInfoOf(info),
-        connectMs: Math.round(performance.now() - started),
-      };
-    } catch (error) {
-      if (
-        UnauthorizedError.isInstance(error) &&
-        authorizations < 2 &&
-        (await finishAuthorization(deps, created))
-      ) {
-        authorizations++;
-        session.retired = true;
-        await client.close().catch(() => {});
-        // The same transport kind again, now with a token.
-        index--;
-        continue;
-      }
-      lastError = deps.startError(error, created.process?.exitInfo, timeoutMs);
-      session.retired = true;
-      await client.close().catch(() => {});
-      await created.transport.close().catch(() => {});
-      const next = attempts[index + 1];
-      if (next === "sse" && looksLikeLegacySseServer(error)) {
-        deps.logger.debug(`Server "${deps.name}" is not Streamable HTTP; trying legacy SSE`, {
-          server: deps.name,
-        });
-        continue;
-      }
-      throw lastError;
-    }
-  }
-  throw (
-    lastError ??
-    deps.startError(new SdkError(SdkErrorCode.RequestTimeout, "startup timeout"), undefined, timeoutMs)
-  );
-}
-
-/** Completes an OAuth authorization the SDK started during connect; true when there is a new token. */
-async function finishAuthorization(deps: OpenSessionDeps, created: CreatedTransport): Promise<boolean> {
-  const params = await deps.authorizationResult();
-  if (!params || !created.finishAuth) return false;
-  await created.finishAuth(params);
-  return true;
 }
 
 /** A new SDK client for one connect attempt; `onToolsChanged` runs (debounced) on tools/list_changed. */
@@ -177,13 +85,14 @@ const LENIENT_TOOL_PAGE = z.looseObject({ tools: z.array(z.unknown()), nextCurso
  */
 export async function listTools(
   client: Client,
-  deps: Pick<OpenSessionDeps, "name" | "logger">,
+  deps: { readonly name: string; readonly logger: Logger },
   timeoutMs: number,
 ): Promise<ToolListing> {
-  if (!client.getServerCapabilities()?.tools) return { tools: [] };
+  const capabilities = client.getServerCapabilities();
+  if (!capabilities?.tools) return { tools: [], capabilities };
   try {
     const result = await client.listTools(undefined, { timeout: timeoutMs });
-    return { tools: result.tools, ...freshnessOf(result) };
+    return { tools: result.tools, capabilities, ...freshnessOf(result) };
   } catch (error) {
     if (!(SdkError.isInstance(error) && error.code === SdkErrorCode.InvalidResult)) throw error;
   }
@@ -208,15 +117,15 @@ export async function listTools(
     if (page >= MAX_LIST_PAGES) throw endlessListing(deps.name, `sent more than ${MAX_LIST_PAGES} pages`);
     seen.add(cursor);
   }
-  return { tools: tools as Tool[], ...freshness };
+  return { tools: tools as Tool[], capabilities, ...freshness };
 }
 
 /** `ttlMs` and `cacheScope` of a list result, when the server sent well-formed ones (page 1 carries them). */
 function freshnessOf(result: object): Omit<ToolListing, "tools"> {
   const { ttlMs, cacheScope } = result as { ttlMs?: unknown; cacheScope?: unknown };
   return {
-    ...(typeof ttlMs === "number" && Number.isFinite(ttlMs) ? { ttlMs } : {}),
-    ...(cacheScope === "public" || cacheScope === "private" ? { cacheScope } : {}),
+    ttlMs: typeof ttlMs === "number" && Number.isFinite(ttlMs) ? ttlMs : undefined,
+    cacheScope: cacheScope === "public" || cacheScope === "private" ? cacheScope : undefined,
   };
 }
 

@@ -2,7 +2,7 @@ import type { AuthOptions } from "../auth/oauth-client.js";
 import type { ResolveInput } from "../config/inputs.js";
 import type { AdmitProjectServer, ResolvedConfig } from "../config/model.js";
 import type { SettingsInput } from "../config/settings.js";
-import type { ServerStatus } from "../connection/status.js";
+import type { ServerStatus } from "../connection/server-status.js";
 import type {
   BridgeStats,
   FlatParameters,

@@ -1,13 +1,13 @@
-import type { ResolvedConfig } from "../config/model.js";
+import type { Tool } from "@modelcontextprotocol/client";
+import type { BridgeSettings, ResolvedConfig, ToolFilter } from "../config/model.js";
 import { ToolRegistry } from "../registry/registry.js";
 import type { ToolDefinition, ToolFilterCallback } from "../registry/tool-definition.js";
 import { ToolSearchIndex, type ToolSearchOptions } from "../search/tool-search.js";
 import type { Logger } from "../util/logger.js";
 import { BRIDGE_TOOL_SERVER, resourceToolDefinitions } from "./features/resource-tools.js";
+import { taskSupportOf } from "./tasks.js";
 
-export interface ToolCatalogOptions {
-  /** The bridge's current config: a reload replaces it, and the catalog follows its settings. */
-  readonly config: () => ResolvedConfig;
+export interface PublishedToolsOptions {
   readonly reservedToolNames: readonly string[];
   readonly toolFilter: ToolFilterCallback | undefined;
   /** The host's `resourceTools` option; undefined defers to the config's setting. */
@@ -18,17 +18,23 @@ export interface ToolCatalogOptions {
 /**
  * The merged tool list the host sees: the registry of every server's tools (named by the settings'
  * format), the bridge's own opt-in resource tools, and the search index over them, rebuilt only when
- * the tools change.
+ * the tools change. Publishing a server's tools also decides, once per listing, which of them are
+ * called as tasks, so a call reads that decision instead of working it out again.
  */
-export class ToolCatalog {
-  readonly #options: ToolCatalogOptions;
+export class PublishedTools {
+  readonly #options: PublishedToolsOptions;
+  /** The settings the names are made from (a reload with other settings renews the registry). */
+  #settings: BridgeSettings;
   #registry: ToolRegistry;
+  /** Per server, the (original) names of the tools that run as tasks. */
+  readonly #taskTools = new Map<string, ReadonlySet<string>>();
   #searchIndex: { list: readonly ToolDefinition[]; index: ToolSearchIndex<ToolDefinition> } | undefined;
   #resourceToolCache: { format: string; definitions: ToolDefinition[] } | undefined;
 
-  constructor(options: ToolCatalogOptions) {
+  constructor(options: PublishedToolsOptions, config: ResolvedConfig) {
     this.#options = options;
-    this.#registry = this.#newRegistry();
+    this.#settings = config.settings;
+    this.#registry = this.#newRegistry(config);
   }
 
   get registry(): ToolRegistry {
@@ -36,8 +42,41 @@ export class ToolCatalog {
   }
 
   /** Settings changed (name format, description prefix): every server's tools are named afresh. */
-  renew(): void {
-    this.#registry = this.#newRegistry();
+  renew(config: ResolvedConfig): void {
+    this.#settings = config.settings;
+    this.#registry = this.#newRegistry(config);
+  }
+
+  /**
+   * Publishes a server's listing (an empty one removes the server's tools). `toolTasks`: whether the
+   * server runs tool calls as tasks (its capabilities when it listed them); a tool then runs as a task
+   * when it requires it, or allows it and the server can.
+   */
+  publish(server: string, filter: ToolFilter, tools: readonly Tool[], toolTasks: boolean): void {
+    if (tools.length === 0) {
+      this.remove(server);
+      return;
+    }
+    this.#registry.setServerTools(server, filter, tools, { toolTasks });
+    const asTask = new Set<string>();
+    for (const tool of tools) {
+      const support = taskSupportOf(tool);
+      if (support === "required" || (support === "optional" && toolTasks)) asTask.add(tool.name);
+    }
+    this.#taskTools.set(server, asTask);
+  }
+
+  /** Removes a server's tools; returns the exposed names it had. */
+  remove(server: string): string[] {
+    const removed = this.#registry.forServer(server).map((tool) => tool.name);
+    this.#registry.removeServer(server);
+    this.#taskTools.delete(server);
+    return removed;
+  }
+
+  /** Whether a call of this tool is sent as a task (decided when its server's tools were published). */
+  runsAsTask(definition: ToolDefinition): boolean {
+    return this.#taskTools.get(definition.server)?.has(definition.tool) === true;
   }
 
   /** The servers' tools (of one server with `server`), then the bridge's own. */
@@ -78,7 +117,7 @@ export class ToolCatalog {
 
   /** The opt-in resource tools (`resourceTools`), named by the configured format. */
   #resourceTools(): ToolDefinition[] {
-    const settings = this.#options.config().settings;
+    const settings = this.#settings;
     if (!(this.#options.resourceTools ?? settings.resourceTools ?? false)) return [];
     const format = settings.toolNameFormat;
     if (this.#resourceToolCache?.format !== format) {
@@ -87,8 +126,7 @@ export class ToolCatalog {
     return this.#resourceToolCache.definitions;
   }
 
-  #newRegistry(): ToolRegistry {
-    const config = this.#options.config();
+  #newRegistry(config: ResolvedConfig): ToolRegistry {
     const registry = new ToolRegistry({
       toolNameFormat: config.settings.toolNameFormat,
       descriptionPrefix: config.settings.descriptionPrefix,

@@ -1,6 +1,6 @@
 import type { RestartPolicy } from "../config/model.js";
 import { backoffDelay } from "../util/backoff.js";
-import { Countdown } from "./keepalive.js";
+import { Countdown } from "./health-check.js";
 
 /**
  * When to try a server again. After a crash each restart waits longer (exponential backoff with

@@ -1,0 +1,86 @@
+import type { Client } from "@modelcontextprotocol/client";
+import type { ResolvedConfig, ServerDefinition } from "../config/model.js";
+import type { ServerStatus } from "../connection/server-status.js";
+import { CallStats } from "../registry/stats.js";
+import { OverflowFiles } from "../results/overflow.js";
+import { TypedEmitter } from "../util/events.js";
+import type { Logger } from "../util/logger.js";
+import { errorText } from "../util/text-of.js";
+import type { BridgeEventMap } from "./api.js";
+import { ToolEntries } from "./calls.js";
+import { BridgeFeatures } from "./features/bridge-features.js";
+import type { ResolvedBridgeOptions } from "./options.js";
+import { PublishedTools } from "./published-tools.js";
+import { SerialQueue } from "./reload.js";
+import { RestartGates } from "./server-restart.js";
+import { ServerTable } from "./server-table.js";
+import { ToolListCache } from "./tool-list-cache.js";
+
+/**
+ * The live state of one bridge. The runtime's modules (calls.ts, reload.ts, server-restart.ts and the
+ * server lifecycle below) are functions over it that read what they need by property: a reload
+ * replaces `config` and the next call reads the new one; nothing hands out getters or callbacks.
+ */
+export interface BridgeState {
+  /** The config in force (a reload replaces it whole, atomically). */
+  config: ResolvedConfig;
+  readonly options: ResolvedBridgeOptions;
+  readonly logger: Logger;
+  readonly events: TypedEmitter<BridgeEventMap>;
+  /** The current record of each server, and the replaced ones until they have closed. */
+  readonly servers: ServerTable;
+  /** The tools the host sees, and which of them run as tasks. */
+  readonly tools: PublishedTools;
+  readonly toolListCache: ToolListCache;
+  readonly stats: CallStats;
+  /** The bridge's overflow files (written within the budget, removed on close). */
+  readonly overflowFiles: OverflowFiles;
+  /** The callable `ToolEntry` of each tool definition. */
+  readonly entries: ToolEntries;
+  /** One reload (or restart) changes the servers at a time. */
+  readonly reloads: SerialQueue;
+  /** Servers being restarted: a call to one waits at its gate. */
+  readonly restartGates: RestartGates;
+  /** Restarts under way, by server: a second restart of the same server shares the first. */
+  readonly restartsUnderWay: Map<string, Promise<ServerStatus>>;
+  /** Set once `close()` began: every call and reload from then on fails with BRIDGE_CLOSED. */
+  closing: Promise<void> | undefined;
+  /** Registers the client-side features on each new SDK client of a server (before it connects). */
+  readonly clientSetup: (definition: ServerDefinition, client: Client) => void;
+  /** MCP beyond tools (resources, prompts, ...): told of state changes and settings changes. */
+  readonly features: BridgeFeatures;
+}
+
+/** The state of a new bridge, with the MCP features built over it (they read it by property too). */
+export function createBridgeState(config: ResolvedConfig, options: ResolvedBridgeOptions): BridgeState {
+  const logger = options.logger;
+  const state: Omit<BridgeState, "features"> & { features?: BridgeFeatures } = {
+    config,
+    options,
+    logger,
+    events: new TypedEmitter((error) =>
+      logger.error("A bridge event listener threw", { error: errorText(error) }),
+    ),
+    servers: new ServerTable(),
+    tools: new PublishedTools(
+      {
+        reservedToolNames: options.reservedToolNames,
+        toolFilter: options.toolFilter,
+        resourceTools: options.resourceTools,
+        logger,
+      },
+      config,
+    ),
+    toolListCache: new ToolListCache({ dir: options.toolListCacheDir, option: options.catalogCache, logger }),
+    stats: new CallStats(),
+    overflowFiles: new OverflowFiles(),
+    entries: new ToolEntries(),
+    reloads: new SerialQueue(),
+    restartGates: new RestartGates(),
+    restartsUnderWay: new Map(),
+    closing: undefined,
+    clientSetup: (definition, client) => state.features?.register(definition, client),
+  };
+  state.features = new BridgeFeatures(state as BridgeState);
+  return state as BridgeState;
+}
