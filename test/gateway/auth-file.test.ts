@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readAuthFile, tokensFromEnv } from "../../src/apps/gateway/auth-file.js";
-import { bearerOf, tokenMatcher } from "../../src/apps/gateway/tokens.js";
+import { bearerOf, tokenMatcher } from "../../src/apps/gateway/static-tokens.js";
 import { tempDirs } from "../helpers/wait.js";
 
 const dir = tempDirs("gateway-auth-");

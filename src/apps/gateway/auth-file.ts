@@ -2,8 +2,8 @@ import { readFile } from "node:fs/promises";
 import * as z from "zod";
 import { ConfigError, ErrorCode } from "../../errors/index.js";
 import { errorText } from "../../util/text-of.js";
-import type { GatewayOAuth } from "./oauth.js";
-import type { GatewayToken } from "./tokens.js";
+import type { GatewayOAuth } from "./jwt-auth.js";
+import type { GatewayToken } from "./static-tokens.js";
 
 const profileSchema = z.strictObject({
   servers: z.array(z.string()).optional(),

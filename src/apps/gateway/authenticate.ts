@@ -1,8 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import type { AuthInfo } from "@modelcontextprotocol/server";
-import { type GatewayOAuth, jwtVerifier } from "./oauth.js";
+import { type GatewayOAuth, jwtVerifier } from "./jwt-auth.js";
 import type { GatewayProfile } from "./profile.js";
-import { bearerOf, type GatewayToken, tokenMatcher } from "./tokens.js";
+import { bearerOf, type GatewayToken, tokenMatcher } from "./static-tokens.js";
 
 type AuthOutcome =
   | { ok: true; client: string; identity: string; profile: GatewayProfile | undefined; expiresAt?: number }

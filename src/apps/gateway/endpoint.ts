@@ -12,12 +12,12 @@ import {
 import type { Bridge } from "../../bridge/types.js";
 import { identityOf } from "./authenticate.js";
 import { UnreadBacklog } from "./backlog.js";
+import { ClientLimiter, type GatewayLimits } from "./client-limits.js";
 import type { RequestForwarder } from "./forward.js";
-import type { RequestTracker } from "./handle.js";
 import { LegacySessions } from "./legacy-sessions.js";
-import { ClientLimiter, type GatewayLimits } from "./limits.js";
 import { gatewayServer } from "./mcp-server.js";
 import type { GatewayProfile } from "./profile.js";
+import type { RequestTracker } from "./request-tracker.js";
 
 /** Host and Origin names a loopback gateway answers to. */
 const LOOPBACK_NAMES = [...new Set([...localhostAllowedHostnames(), ...localhostAllowedOrigins()])];

@@ -7,12 +7,12 @@ import type { Telemetry } from "../../telemetry/telemetry.js";
 import { packageInfo } from "../../util/package-info.js";
 import { errorText } from "../../util/text-of.js";
 import { gatewayAuthenticator, identityOf } from "./authenticate.js";
+import type { GatewayLimits } from "./client-limits.js";
 import { mcpEndpoint } from "./endpoint.js";
 import type { RequestForwarder } from "./forward.js";
-import { type RequestTracker, requestTracker } from "./handle.js";
-import type { GatewayLimits } from "./limits.js";
-import { type GatewayOAuth, protectedResourceMetadata } from "./oauth.js";
-import type { GatewayToken } from "./tokens.js";
+import { type GatewayOAuth, protectedResourceMetadata } from "./jwt-auth.js";
+import { type RequestTracker, requestTracker } from "./request-tracker.js";
+import type { GatewayToken } from "./static-tokens.js";
 
 export interface GatewayOptions {
   readonly bridge: Bridge;

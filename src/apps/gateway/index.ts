@@ -1,10 +1,10 @@
+export type { GatewayLimits } from "./client-limits.js";
 export { type DownstreamCall, FORWARD_TIMEOUT_MS, RequestForwarder } from "./forward.js";
 export type { Gateway, GatewayOptions } from "./gateway.js";
 export { startGateway } from "./gateway.js";
-export type { RequestTracker } from "./handle.js";
-export { requestTracker } from "./handle.js";
-export type { GatewayLimits } from "./limits.js";
-export type { GatewayOAuth } from "./oauth.js";
+export type { GatewayOAuth } from "./jwt-auth.js";
 export type { GatewayProfile } from "./profile.js";
-export { serveGatewayStdio } from "./stdio.js";
-export type { GatewayToken } from "./tokens.js";
+export type { RequestTracker } from "./request-tracker.js";
+export { requestTracker } from "./request-tracker.js";
+export type { GatewayToken } from "./static-tokens.js";
+export { serveGatewayStdio } from "./stdio-server.js";

@@ -16,13 +16,13 @@ import {
   type UnreadBacklog,
   undeliveredMessage,
 } from "./backlog.js";
+import type { ClientLimiter } from "./client-limits.js";
 import { type DownstreamCall, FORWARD_TIMEOUT_MS, type RequestForwarder } from "./forward.js";
-import type { RequestTracker } from "./handle.js";
+import { registerSurface } from "./forwarded-features.js";
 import { InputRounds } from "./input-rounds.js";
-import type { ClientLimiter } from "./limits.js";
 import { type GatewayProfile, profileAllows } from "./profile.js";
+import type { RequestTracker } from "./request-tracker.js";
 import { registerSubscriptions } from "./subscriptions.js";
-import { registerSurface } from "./surface.js";
 
 export const GATEWAY_NAME = "mcp-bridge";
 

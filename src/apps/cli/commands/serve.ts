@@ -58,7 +58,7 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
       import("../../../bridge/bridge.js"),
       import("../../gateway/auth-file.js"),
       import("../../gateway/index.js"),
-      import("../../gateway/telemetry.js"),
+      import("../../gateway/telemetry-setup.js"),
     ],
   );
   const { RequestForwarder, serveGatewayStdio, startGateway } = gateway;

@@ -3,10 +3,10 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Bridge } from "../../bridge/types.js";
 import type { Telemetry } from "../../telemetry/telemetry.js";
 import { packageInfo } from "../../util/package-info.js";
+import { ClientLimiter } from "./client-limits.js";
 import type { RequestForwarder } from "./forward.js";
-import { requestTracker } from "./handle.js";
-import { ClientLimiter } from "./limits.js";
 import { gatewayServer } from "./mcp-server.js";
+import { requestTracker } from "./request-tracker.js";
 import { GatewayStdioWire, type StdioWireOptions } from "./stdio-wire.js";
 
 /** Serves the bridge's merged catalog as one MCP server on this process's stdin/stdout. */

@@ -4,7 +4,6 @@ import type { Bridge } from "../../bridge/types.js";
 import { ErrorCode, McpBridgeError } from "../../errors/index.js";
 import { errorText } from "../../util/text-of.js";
 import type { RequestForwarder } from "./forward.js";
-import type { RequestTracker } from "./handle.js";
 import type { GatewayProfile } from "./profile.js";
 import {
   notReachable,
@@ -14,6 +13,7 @@ import {
   reachableTemplates,
   resourceOwner,
 } from "./reachable.js";
+import type { RequestTracker } from "./request-tracker.js";
 
 const CLIENT_ERRORS = new Set<string>([
   ErrorCode.ResourceNotFound,

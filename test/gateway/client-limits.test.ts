@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { ClientLimiter } from "../../src/apps/gateway/client-limits.js";
 import { startGateway } from "../../src/apps/gateway/index.js";
-import { ClientLimiter } from "../../src/apps/gateway/limits.js";
 import { startBridge } from "../../src/index.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { until } from "../helpers/wait.js";
