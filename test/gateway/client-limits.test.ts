@@ -8,7 +8,7 @@ import { connect, textOf } from "./client.js";
 
 describe("per-client limits", () => {
   it("counts concurrent calls per client and releases them", () => {
-    const limiter = new ClientLimiter({ maxConcurrentCalls: 2 });
+    const limiter = new ClientLimiter({ maxConcurrentCalls: 2, callsPerMinute: undefined });
     const a1 = limiter.admit("a");
     const a2 = limiter.admit("a");
     expect(a1.ok && a2.ok).toBe(true);

@@ -1,17 +1,10 @@
-/**
+/*
  * Bounds on what the gateway holds for a client that does not read what it is sent: a host that stops
  * reading stdout, an HTTP client that stops reading its response. Without them such a client makes the
  * gateway hold every result, log message and progress notification it is sent until memory runs out.
+ * The bound is `maxUnreadBytes` (see GatewayOptions): past it, notifications (log messages, progress)
+ * are dropped and a response other than the first is replaced by a short error.
  */
-export interface BacklogLimits {
-  /**
-   * Bytes a client may leave unread. Past it, notifications (log messages, progress) are dropped and a
-   * response other than the first is replaced by a short error. Default 32 MiB.
-   */
-  readonly maxUnreadBytes?: number;
-}
-
-export const DEFAULT_MAX_UNREAD_BYTES = 32 * 1024 * 1024;
 
 /** JSON-RPC error code of a response replaced because its client left too much unread. */
 export const UNDELIVERED_RPC_CODE = -32030;
@@ -62,7 +55,7 @@ export class UnreadBacklog {
   readonly limit: number;
   readonly #unread = new Map<string, number>();
 
-  constructor(limit = DEFAULT_MAX_UNREAD_BYTES) {
+  constructor(limit: number) {
     this.limit = limit;
   }
 

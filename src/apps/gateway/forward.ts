@@ -11,13 +11,14 @@ import type { ServerLogMessage } from "../../bridge/logging.js";
 import type { SamplingHandler, SamplingResult } from "../../bridge/sampling.js";
 import type { ElicitationHandler, ElicitationRequest, ElicitationResponse } from "../../bridge/types.js";
 import { errorText } from "../../util/text-of.js";
+import { GATEWAY_DEFAULTS } from "./gateway-options.js";
 import { InputRounds } from "./input-rounds.js";
 
 /**
  * A person may answer an elicitation: longer than an ordinary request, but bounded, because a client
  * that never answers must not hold the upstream call (and its slot) forever.
  */
-export const FORWARD_TIMEOUT_MS = 10 * 60_000;
+export const FORWARD_TIMEOUT_MS = GATEWAY_DEFAULTS.forwardTimeoutMs;
 
 /** What a downstream call in flight can ask or tell its own client (through the SDK's request context). */
 export interface DownstreamCall {

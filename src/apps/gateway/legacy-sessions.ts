@@ -43,7 +43,7 @@ export class LegacySessions {
    * so clients that vanished without a DELETE do not hold their slot and server instance forever. Its
    * client's next request gets 404 and initializes again, as the protocol prescribes.
    */
-  constructor(maxSessions: number, idleMs = 0) {
+  constructor(maxSessions: number, idleMs: number) {
     this.#maxSessions = maxSessions;
     this.#idleMs = idleMs;
   }

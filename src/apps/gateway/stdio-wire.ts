@@ -10,23 +10,14 @@ import {
   type Transport,
 } from "@modelcontextprotocol/server";
 import { LineFramer, type OversizedLine } from "../../transport/framing.js";
-import {
-  DEFAULT_MAX_UNREAD_BYTES,
-  MESSAGE_TOO_LARGE_RPC_CODE,
-  UNDELIVERED_RPC_CODE,
-  undeliveredMessage,
-} from "./backlog.js";
+import { MESSAGE_TOO_LARGE_RPC_CODE, UNDELIVERED_RPC_CODE, undeliveredMessage } from "./backlog.js";
+import type { ResolvedStdioGatewayOptions } from "./gateway-options.js";
 
-export interface StdioWireOptions {
-  /** Longest message line read from stdin; a longer one is answered with an error and skipped. Default 10 MiB. */
-  readonly maxMessageBytes?: number;
-  /** See BacklogLimits.maxUnreadBytes; twice as much unread closes the channel. */
-  readonly maxUnreadBytes?: number;
-  /** A problem worth telling the operator (never a message's content). */
-  readonly onProblem?: (message: string) => void;
-}
-
-export const DEFAULT_MAX_STDIO_MESSAGE_BYTES = 10 * 1024 * 1024;
+/** See StdioGatewayOptions: already defaulted and checked by resolveStdioGatewayOptions. */
+export type StdioWireOptions = Pick<
+  ResolvedStdioGatewayOptions,
+  "maxMessageBytes" | "maxUnreadBytes" | "onProblem"
+>;
 
 /**
  * The gateway's stdio channel, in place of the SDK's StdioServerTransport, which on a line over 10 MiB
@@ -60,12 +51,12 @@ export class GatewayStdioWire implements Transport {
   #markClosed: () => void = () => {};
   #dropped = 0;
 
-  constructor(stdin: Readable, stdout: Writable, options: StdioWireOptions = {}) {
+  constructor(stdin: Readable, stdout: Writable, options: StdioWireOptions) {
     this.#stdin = stdin;
     this.#stdout = stdout;
-    this.#maxMessage = options.maxMessageBytes ?? DEFAULT_MAX_STDIO_MESSAGE_BYTES;
-    this.#maxUnread = options.maxUnreadBytes ?? DEFAULT_MAX_UNREAD_BYTES;
-    this.#onProblem = options.onProblem ?? (() => {});
+    this.#maxMessage = options.maxMessageBytes;
+    this.#maxUnread = options.maxUnreadBytes;
+    this.#onProblem = options.onProblem;
     this.closed = new Promise((resolve) => {
       this.#markClosed = resolve;
     });
