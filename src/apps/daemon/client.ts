@@ -1,5 +1,6 @@
 import { request } from "node:http";
 import { ErrorCode, McpBridgeError } from "../../errors/index.js";
+import { definedOnly } from "../../util/defined.js";
 import { packageInfo } from "../../util/package-info.js";
 import { DAEMON_SILENCE_MS, type Envelope, type ResponseLine } from "./protocol.js";
 
@@ -61,13 +62,14 @@ export function daemonRequest(
       method: "POST",
       path: `/${operation}`,
       agent: false,
-      headers: {
+      // Node refuses a header whose value is undefined: an absent config is stripped here, once.
+      headers: definedOnly({
         "content-type": "application/json",
         "content-length": Buffer.byteLength(payload),
         [VERSION_HEADER]: PACKAGE_VERSION,
         // Percent-encoded: a header value cannot carry every character a path can.
-        ...(options.config === undefined ? {} : { [CONFIG_HEADER]: encodeURIComponent(options.config) }),
-      },
+        [CONFIG_HEADER]: options.config === undefined ? undefined : encodeURIComponent(options.config),
+      }),
     });
     const onAbort = () => {
       req.destroy();

@@ -60,7 +60,8 @@ export function statusDocument(bridge: Bridge, request: StatusRequest = {}): Env
         serverInfo: s.serverInfo ?? null,
         startMs: s.connectMs ?? null,
         error: s.lastError ? { code: s.lastError.code, message: s.lastError.message } : null,
-        ...(request.verbose ? { stderr: s.stderrTail, skippedTools: s.skippedTools ?? [] } : {}),
+        stderr: request.verbose ? s.stderrTail : undefined,
+        skippedTools: request.verbose ? (s.skippedTools ?? []) : undefined,
       })),
     },
     exitCode: servers.some((s) => s.state === "failed" || s.state === "invalid") ? 1 : 0,
@@ -71,7 +72,7 @@ export function statusDocument(bridge: Bridge, request: StatusRequest = {}): Env
 /** `tools` in every format, or one tool described. */
 export function toolsDocument(bridge: Bridge, request: ToolsRequest): Envelope {
   checkServer(bridge, request.server);
-  const tools = bridge.tools(request.server ? { server: request.server } : {});
+  const tools = bridge.tools({ server: request.server || undefined });
   const warnings = failedServers(bridge);
   if (request.tool !== undefined) {
     const wanted = request.tool;
@@ -105,7 +106,7 @@ export function toolsDocument(bridge: Bridge, request: ToolsRequest): Envelope {
     },
     exitCode,
     warnings,
-    ...(request.format === "table" ? { complete: tools.map((t) => t.flatParameters().complete) } : {}),
+    complete: request.format === "table" ? tools.map((t) => t.flatParameters().complete) : undefined,
   };
 }
 
@@ -274,10 +275,10 @@ export async function callDocument(bridge: Bridge, input: CallInput, owners: Own
   try {
     const result = await bridge.call(callName, args, {
       onError: "throw",
-      ...(input.onProgress ? { onProgress: input.onProgress } : {}),
-      ...(input.timeout === undefined ? {} : { timeout: input.timeout }),
-      ...(input.maxResultChars === undefined ? {} : { maxResultChars: input.maxResultChars }),
-      ...(input.signal ? { signal: input.signal } : {}),
+      onProgress: input.onProgress,
+      timeout: input.timeout,
+      maxResultChars: input.maxResultChars,
+      signal: input.signal,
     });
     return callResult(name, target, result);
   } catch (error) {
@@ -291,7 +292,7 @@ export async function callDocument(bridge: Bridge, input: CallInput, owners: Own
 
 export async function resourcesDocument(bridge: Bridge, request: ServerFilterRequest): Promise<Envelope> {
   checkServer(bridge, request.server);
-  const filter = request.server ? { server: request.server } : {};
+  const filter = { server: request.server || undefined };
   const [resources, templates] = await Promise.all([
     bridge.resources(filter),
     bridge.resourceTemplates(filter),
@@ -307,10 +308,10 @@ export async function readDocument(
 ): Promise<Envelope> {
   checkServer(bridge, request.server);
   const content = await bridge.readResource(request.uri, {
-    ...(request.server ? { server: request.server } : {}),
-    ...(request.timeout === undefined ? {} : { timeout: request.timeout }),
-    ...(request.maxResultChars === undefined ? {} : { maxResultChars: request.maxResultChars }),
-    ...(signal ? { signal } : {}),
+    server: request.server || undefined,
+    timeout: request.timeout,
+    maxResultChars: request.maxResultChars,
+    signal,
   });
   return {
     document: {
@@ -318,7 +319,7 @@ export async function readDocument(
       uri: content.uri,
       text: content.text,
       parts: content.parts.map(({ bytes: _bytes, ...part }) => part),
-      ...(content.truncated ? { truncated: content.truncated } : {}),
+      truncated: content.truncated || undefined,
     },
     exitCode: 0,
     warnings: [],
@@ -327,7 +328,7 @@ export async function readDocument(
 
 export async function promptsDocument(bridge: Bridge, request: ServerFilterRequest): Promise<Envelope> {
   checkServer(bridge, request.server);
-  const prompts = await bridge.prompts(request.server ? { server: request.server } : {});
+  const prompts = await bridge.prompts({ server: request.server || undefined });
   const warnings = failedServers(bridge);
   return { document: { prompts }, exitCode: warnings.length > 0 ? 1 : 0, warnings };
 }
@@ -338,10 +339,10 @@ export async function promptDocument(
   signal?: AbortSignal,
 ): Promise<Envelope> {
   const messages = await bridge.getPrompt(request.name, request.args, {
-    ...(request.server ? { server: request.server } : {}),
-    ...(request.timeout === undefined ? {} : { timeout: request.timeout }),
-    ...(request.maxResultChars === undefined ? {} : { maxResultChars: request.maxResultChars }),
-    ...(signal ? { signal } : {}),
+    server: request.server || undefined,
+    timeout: request.timeout,
+    maxResultChars: request.maxResultChars,
+    signal,
   });
   return { document: messages, exitCode: 0, warnings: [] };
 }

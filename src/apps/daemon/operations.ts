@@ -60,10 +60,10 @@ export async function answerOperation(
         {
           name: request.name,
           args: (schema, tool) => callArguments(request.args, request.pairs, schema, tool),
-          ...(request.timeout === undefined ? {} : { timeout: request.timeout }),
-          ...(request.maxResultChars === undefined ? {} : { maxResultChars: request.maxResultChars }),
+          timeout: request.timeout,
+          maxResultChars: request.maxResultChars,
           signal,
-          ...(request.progress ? { onProgress: progress } : {}),
+          onProgress: request.progress ? progress : undefined,
         },
         owners,
       );

@@ -77,27 +77,9 @@ export async function readAuthFile(
         { file },
       );
     }
-    return {
-      token,
-      ...(entry.client === undefined ? {} : { client: entry.client }),
-      ...(entry.profile === undefined ? {} : { profile: entry.profile }),
-    };
+    return { token, client: entry.client, profile: entry.profile };
   });
-  const oauth = parsed.data.oauth;
-  return {
-    tokens,
-    ...(oauth
-      ? {
-          oauth: {
-            issuer: oauth.issuer,
-            jwksUrl: oauth.jwksUrl,
-            ...(oauth.audience === undefined ? {} : { audience: oauth.audience }),
-            ...(oauth.profiles === undefined ? {} : { profiles: oauth.profiles }),
-            ...(oauth.defaultProfile === undefined ? {} : { defaultProfile: oauth.defaultProfile }),
-          },
-        }
-      : {}),
-  };
+  return { tokens, oauth: parsed.data.oauth };
 }
 
 /** Tokens from an environment variable: comma-separated, each plain or `sha256:HEX`, every profile open. */

@@ -57,7 +57,7 @@ export function gatewayAuthenticator(tokens: readonly GatewayToken[], oauth: Gat
         token: presented ?? "",
         clientId: outcome.client,
         scopes: [],
-        ...(outcome.expiresAt === undefined ? {} : { expiresAt: outcome.expiresAt }),
+        expiresAt: outcome.expiresAt,
         extra: { profile: outcome.profile, identity: outcome.identity },
       };
       return undefined;

@@ -73,10 +73,7 @@ export function registerSurface(
     tracker.handle("resources/list", request.params, () =>
       guarded(async () => ({
         resources: (await reachableResources(bridge, profile)).map(
-          ({ server: _server, icons, ...resource }) => ({
-            ...resource,
-            ...(icons ? { icons: [...icons] } : {}),
-          }),
+          ({ server: _server, icons, ...resource }) => ({ ...resource, icons: icons && [...icons] }),
         ),
       })),
     ),
@@ -85,10 +82,7 @@ export function registerSurface(
     tracker.handle("resources/templates/list", request.params, () =>
       guarded(async () => ({
         resourceTemplates: (await reachableTemplates(bridge, profile)).map(
-          ({ server: _server, icons, ...template }) => ({
-            ...template,
-            ...(icons ? { icons: [...icons] } : {}),
-          }),
+          ({ server: _server, icons, ...template }) => ({ ...template, icons: icons && [...icons] }),
         ),
       })),
     ),
@@ -108,12 +102,12 @@ export function registerSurface(
               ? {
                   uri: part.uri,
                   blob: Buffer.from(part.bytes).toString("base64"),
-                  ...(part.mimeType ? { mimeType: part.mimeType } : {}),
+                  mimeType: part.mimeType || undefined,
                 }
               : {
                   uri: part.uri,
                   text: part.text ?? "",
-                  ...(part.mimeType ? { mimeType: part.mimeType } : {}),
+                  mimeType: part.mimeType || undefined,
                 },
           ),
         };
@@ -126,8 +120,8 @@ export function registerSurface(
         prompts: (await reachablePrompts(bridge, profile)).map((p) => ({
           name: p.name,
           arguments: [...p.arguments],
-          ...(p.title === undefined ? {} : { title: p.title }),
-          ...(p.description === undefined ? {} : { description: p.description }),
+          title: p.title,
+          description: p.description,
         })),
       })),
     ),
@@ -142,7 +136,7 @@ export function registerSurface(
         );
         return {
           messages: result.messages.map((m) => ({ role: m.role, content: m.content })),
-          ...(result.description === undefined ? {} : { description: result.description }),
+          description: result.description,
         };
       }),
     ),
@@ -153,15 +147,15 @@ export function registerSurface(
         const { ref, argument } = request.params;
         const options = {
           signal: ctx.mcpReq.signal,
-          ...(request.params.context?.arguments ? { context: request.params.context.arguments } : {}),
+          context: request.params.context?.arguments,
         };
         const { target, owner } = await completionTarget(bridge, profile, ref);
         const result = await onServer(forwarder, owner, () => bridge.complete(target, argument, options));
         return {
           completion: {
             values: [...result.values],
-            ...(result.total === undefined ? {} : { total: result.total }),
-            ...(result.hasMore === undefined ? {} : { hasMore: result.hasMore }),
+            total: result.total,
+            hasMore: result.hasMore,
           },
         };
       }),

@@ -70,7 +70,7 @@ export function jwtVerifier(oauth: GatewayOAuth, audience: string): (token: stri
         // Its own namespace: no static token's identity (`token:...`) can equal it, whatever the names.
         identity: `oauth:${JSON.stringify([oauth.issuer, subject])}`,
         profile: oauth.profiles?.[client] ?? oauth.defaultProfile,
-        ...(payload.exp === undefined ? {} : { expiresAt: payload.exp }),
+        expiresAt: payload.exp,
       };
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) return { ok: false, reason: "the token has expired" };

@@ -68,7 +68,7 @@ export class LegacySessions {
       // Another credential's session is answered exactly as one that does not exist.
       if (!session || session.identity !== identityOf(authInfo)) return notFound();
       this.#touch(id, session);
-      return session.transport.handleRequest(request, authInfo ? { authInfo } : {});
+      return session.transport.handleRequest(request, { authInfo });
     }
     if (request.method !== "POST") return undefined;
     let body: unknown;
@@ -102,7 +102,7 @@ export class LegacySessions {
       if (transport.sessionId) this.#forget(transport.sessionId);
     };
     await server.connect(transport);
-    return transport.handleRequest(request, { parsedBody: body, ...(authInfo ? { authInfo } : {}) });
+    return transport.handleRequest(request, { parsedBody: body, authInfo });
   }
 
   /**

@@ -76,9 +76,9 @@ export function gatewayServer(
         name: t.name,
         description: t.description,
         inputSchema: t.inputSchema as { type: "object" },
-        ...(t.title === undefined ? {} : { title: t.title }),
-        ...(t.outputSchema === undefined ? {} : { outputSchema: t.outputSchema as { type: "object" } }),
-        ...(t.annotations === undefined ? {} : { annotations: t.annotations }),
+        title: t.title,
+        outputSchema: t.outputSchema as { type: "object" } | undefined,
+        annotations: t.annotations,
       })),
     })),
   );
