@@ -6,30 +6,6 @@
  * are dropped and a response other than the first is replaced by a short error.
  */
 
-/** JSON-RPC error code of a response replaced because its client left too much unread. */
-export const UNDELIVERED_RPC_CODE = -32030;
-
-/** JSON-RPC error code of a request line over the stdio message limit. */
-export const MESSAGE_TOO_LARGE_RPC_CODE = -32600;
-
-const MiB = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
-
-/** What a client is told in place of a response it would not have read. */
-export function undeliveredMessage(what: string, size: number, unread: number, limit: number): string {
-  return (
-    `The ${what} (${MiB(size)}) was not sent: this client has ${MiB(unread)} of earlier messages it has ` +
-    `not read (limit ${MiB(limit)}). Read the pending responses, then retry.`
-  );
-}
-
-/** Why a call is refused before it starts: its client already left its whole backlog unread. */
-export function backlogFullMessage(tool: string, unread: number, limit: number): string {
-  return (
-    `Call to ${tool} refused: this client has ${MiB(unread)} of earlier messages it has not read ` +
-    `(limit ${MiB(limit)}). Read the pending responses, then retry.`
-  );
-}
-
 /** Rough size of a message once serialized: string lengths dominate, everything else is small. */
 export function approximateSize(value: unknown, depth = 0): number {
   if (typeof value === "string") return value.length + 2;

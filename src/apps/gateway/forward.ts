@@ -1,10 +1,8 @@
-import {
-  type CreateMessageRequest,
-  type ElicitRequestFormParams,
-  type ElicitRequestURLParams,
-  type ElicitResult,
-  ProtocolError,
-  ProtocolErrorCode,
+import type {
+  CreateMessageRequest,
+  ElicitRequestFormParams,
+  ElicitRequestURLParams,
+  ElicitResult,
 } from "@modelcontextprotocol/server";
 import { declineElicitation } from "../../bridge/elicitation.js";
 import type { ServerLogMessage } from "../../bridge/logging.js";
@@ -13,6 +11,7 @@ import type { ElicitationHandler, ElicitationRequest, ElicitationResponse } from
 import { errorText } from "../../util/text-of.js";
 import { GATEWAY_DEFAULTS } from "./gateway-options.js";
 import { InputRounds } from "./input-rounds.js";
+import { questionRefused, samplingNotForwarded } from "./wire-errors.js";
 
 /**
  * A person may answer an elicitation: longer than an ordinary request, but bounded, because a client
@@ -70,7 +69,7 @@ export class RequestForwarder {
    * never tied to another client's call. Such a request cannot be asked itself: the default answers.
    */
   occupy(server: string): () => void {
-    const cannotAsk = () => Promise.reject(new Error("this request cannot be asked a question"));
+    const cannotAsk = () => Promise.reject(questionRefused.notAskable());
     return this.track(server, { elicit: cannotAsk, sample: cannotAsk });
   }
 
@@ -98,10 +97,7 @@ export class RequestForwarder {
       }
     }
     if (this.#samplingFallback) return this.#samplingFallback(request, context);
-    throw new ProtocolError(
-      ProtocolErrorCode.InternalError,
-      `Sampling for server "${context.server}" failed: ${cause}`,
-    );
+    throw samplingNotForwarded({ server: context.server, cause });
   };
 
   /**

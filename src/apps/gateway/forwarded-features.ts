@@ -1,12 +1,9 @@
-import { ProtocolError, ProtocolErrorCode, type Server } from "@modelcontextprotocol/server";
+import type { Server } from "@modelcontextprotocol/server";
 import type { CompleteRef } from "../../bridge/completions.js";
 import type { Bridge } from "../../bridge/types.js";
-import { ErrorCode, McpBridgeError } from "../../errors/index.js";
-import { errorText } from "../../util/text-of.js";
 import type { RequestForwarder } from "./forward.js";
 import type { GatewayProfile } from "./profile.js";
 import {
-  notReachable,
   reachablePrompt,
   reachablePrompts,
   reachableResources,
@@ -14,33 +11,14 @@ import {
   resourceOwner,
 } from "./reachable.js";
 import type { RequestTracker } from "./request-tracker.js";
-
-const CLIENT_ERRORS = new Set<string>([
-  ErrorCode.ResourceNotFound,
-  ErrorCode.PromptNotFound,
-  ErrorCode.InvalidArguments,
-  ErrorCode.ToolNotFound,
-]);
-
-/**
- * A bridge error becomes a JSON-RPC error the client can act on: invalid params for what the client
- * got wrong (unknown resource or prompt, missing arguments), internal error for upstream failures.
- */
-function protocolError(error: unknown): ProtocolError {
-  if (error instanceof ProtocolError) return error;
-  const clientSide = error instanceof McpBridgeError && CLIENT_ERRORS.has(error.code);
-  return new ProtocolError(
-    clientSide ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError,
-    errorText(error),
-  );
-}
+import { notReachable, protocolErrorOf } from "./wire-errors.js";
 
 /** Runs a handler, turning a bridge error into the JSON-RPC error the client can act on. */
 export async function guarded<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
-    throw protocolError(error);
+    throw protocolErrorOf(error);
   }
 }
 

@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AuthInfo } from "@modelcontextprotocol/server";
-import { errorText } from "../../util/text-of.js";
 import { gatewayAuthenticator, identityOf } from "./authenticate.js";
 import { mcpEndpoint } from "./endpoint.js";
 import { type GatewayOptions, resolveGatewayOptions } from "./gateway-options.js";
 import { protectedResourceMetadata } from "./jwt-auth.js";
 import { type RequestTracker, requestTracker } from "./request-tracker.js";
+import { type HttpAnswer, httpAnswers } from "./wire-errors.js";
 
 export type { GatewayOptions } from "./gateway-options.js";
 
@@ -52,6 +52,8 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
     res.writeHead(status, { "content-type": "application/json", ...headers });
     res.end(JSON.stringify(body));
   };
+  const answer = (res: ServerResponse, { status, body, headers }: HttpAnswer) =>
+    respond(res, status, body, headers);
   const route = async (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse) => {
     const path = new URL(req.url ?? "/", "http://gateway").pathname;
     if (path === "/healthz") return respond(res, 200, { status: "ok" });
@@ -63,10 +65,10 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
     if (options.oauth && (path === METADATA_PATH || path === `${METADATA_PATH}/mcp`)) {
       return respond(res, 200, protectedResourceMetadata(options.oauth, url));
     }
-    if (path !== "/mcp") return respond(res, 404, { error: "not found" });
-    if (draining) return respond(res, 503, { error: "draining" }, { connection: "close" });
+    if (path !== "/mcp") return answer(res, httpAnswers.notFound());
+    if (draining) return answer(res, httpAnswers.draining());
     const refusal = await auth.authorize(req);
-    if (refusal) return respond(res, refusal.status, { error: "unauthorized" }, refusal.headers);
+    if (refusal) return answer(res, httpAnswers.unauthorized(refusal.headers));
     // A response stays "active" until written out: a call's result is written just after its handler
     // returns, so drain waits for these too before closing connections.
     active.add(res);
@@ -87,7 +89,7 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
   };
   const http = createServer((req, res) => {
     route(req, res).catch((error) => {
-      if (!res.headersSent) respond(res, 500, { error: errorText(error) });
+      if (!res.headersSent) answer(res, httpAnswers.internal(error));
       else res.destroy();
     });
   });

@@ -5,6 +5,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import { identityOf } from "./authenticate.js";
+import { sessionNotFound, tooManySessions } from "./wire-errors.js";
 
 interface Session {
   readonly transport: WebStandardStreamableHTTPServerTransport;
@@ -18,12 +19,6 @@ interface Session {
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
-
-const notFound = () =>
-  Response.json(
-    { jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found: initialize again" } },
-    { status: 404 },
-  );
 
 const isInitialize = (body: unknown) =>
   typeof body === "object" && body !== null && (body as { method?: unknown }).method === "initialize";
@@ -66,7 +61,7 @@ export class LegacySessions {
     if (id) {
       const session = this.#sessions.get(id);
       // Another credential's session is answered exactly as one that does not exist.
-      if (!session || session.identity !== identityOf(authInfo)) return notFound();
+      if (!session || session.identity !== identityOf(authInfo)) return sessionNotFound();
       this.#touch(id, session);
       return session.transport.handleRequest(request, { authInfo });
     }
@@ -79,14 +74,7 @@ export class LegacySessions {
     }
     if (!isInitialize(body)) return undefined;
     if (this.#sessions.size >= this.#maxSessions) {
-      return Response.json(
-        {
-          jsonrpc: "2.0",
-          id: null,
-          error: { code: -32000, message: "Too many open sessions; try again later" },
-        },
-        { status: 503 },
-      );
+      return tooManySessions();
     }
     const server = newServer();
     const transport = new WebStandardStreamableHTTPServerTransport({

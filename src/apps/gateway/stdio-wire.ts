@@ -10,8 +10,14 @@ import {
   type Transport,
 } from "@modelcontextprotocol/server";
 import { LineFramer, type OversizedLine } from "../../transport/framing.js";
-import { MESSAGE_TOO_LARGE_RPC_CODE, UNDELIVERED_RPC_CODE, undeliveredMessage } from "./backlog.js";
 import type { ResolvedStdioGatewayOptions } from "./gateway-options.js";
+import {
+  MESSAGE_TOO_LARGE_RPC_CODE,
+  oversizedLineMessage,
+  stdioChannel,
+  UNDELIVERED_RPC_CODE,
+  undeliveredMessage,
+} from "./wire-errors.js";
 
 /** See StdioGatewayOptions: already defaulted and checked by resolveStdioGatewayOptions. */
 export type StdioWireOptions = Pick<
@@ -91,7 +97,7 @@ export class GatewayStdioWire implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    if (this.#isClosed) return Promise.reject(new Error("The stdio channel to the client is closed"));
+    if (this.#isClosed) return Promise.reject(stdioChannel.closed());
     const unread = this.#stdout.writableLength;
     const response = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message);
     let json = serializeMessage(message);
@@ -99,7 +105,7 @@ export class GatewayStdioWire implements Transport {
       if (unread > 2 * this.#maxUnread) {
         this.#onProblem(`closing the stdio channel: the client left ${unread} bytes unread`);
         void this.close();
-        return Promise.reject(new Error("The client stopped reading; the stdio channel was closed"));
+        return Promise.reject(stdioChannel.notReading());
       }
       if (response) {
         const id = message.id;
@@ -116,7 +122,7 @@ export class GatewayStdioWire implements Transport {
         } as JSONRPCMessage);
       } else if (isJSONRPCRequest(message)) {
         return Promise.reject(
-          new Error(undeliveredMessage(`request ${message.method}`, json.length, unread, this.#maxUnread)),
+          stdioChannel.requestUndelivered(message.method, json.length, unread, this.#maxUnread),
         );
       } else {
         // A notification (log message, progress) nobody is reading: dropped, and counted once per episode.
@@ -184,7 +190,7 @@ export class GatewayStdioWire implements Transport {
   }
 
   #onOversized(info: OversizedLine): void {
-    const text = `A message of ${info.bytes} bytes is over the gateway's stdio limit of ${this.#maxMessage} bytes; it was dropped`;
+    const text = oversizedLineMessage(info.bytes, this.#maxMessage);
     this.#onProblem(text);
     if (info.id !== undefined) this.#reply(info.id, MESSAGE_TOO_LARGE_RPC_CODE, text);
   }
