@@ -43,6 +43,14 @@ export const authFileUnreadable = ({
     cause,
   });
 
+/** Deliberately without the parser's message: V8 quotes the file's text around the fault. */
+export const authFileNotJson = ({ file }: { file: string }) =>
+  new ConfigError(
+    ErrorCode.ConfigInvalid,
+    `The gateway auth file ${file} is not valid JSON: check its syntax (the parser's own message is not shown: it quotes the file, which may hold tokens).`,
+    { file },
+  );
+
 export const authFileInvalid = ({ file, detail }: { file: string; detail: string }) =>
   new ConfigError(ErrorCode.ConfigInvalid, `The gateway auth file ${file} is invalid: ${detail}`, { file });
 

@@ -45,6 +45,21 @@ describe("gateway auth file and tokens", () => {
     await expect(readAuthFile(join(dir(), "missing.json"), {})).rejects.toThrow(/Cannot read/);
   });
 
+  it("a malformed file is refused without quoting it: the parser's message would show a token", async () => {
+    const file = join(dir(), "auth.json");
+    for (const text of ['{"tokens":[{"token":s3cret-gateway-token"}]}', "s3cret-gateway-token"]) {
+      writeFileSync(file, text);
+      const error = await readAuthFile(file, {}).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toMatchObject({ code: "CONFIG_INVALID", file });
+      const shown = `${String(error)} ${JSON.stringify(error)} ${String((error as Error).cause)}`;
+      expect(shown).toContain("is not valid JSON");
+      expect(shown).not.toContain("s3cret");
+    }
+  });
+
   it("refuses two tokens under one client name: they could not be told apart", async () => {
     const file = join(dir(), "auth.json");
     writeFileSync(
