@@ -1,10 +1,10 @@
 import { toAnthropicTools } from "../../adapters/anthropic.js";
 import { toOpenAITools } from "../../adapters/openai.js";
 import type { Bridge, Progress } from "../../bridge/types.js";
+import { daemonUnknownServer } from "../../errors/daemon.js";
 import {
   ErrorCode,
   errorMessages,
-  McpBridgeError,
   ServerConnectionError,
   ToolExecutionError,
   ToolNotFoundError,
@@ -28,12 +28,8 @@ import {
  * CLI in-process and through the daemon, so both print the same thing.
  */
 
-function usage(message: string): McpBridgeError {
-  return new McpBridgeError(ErrorCode.Usage, message);
-}
-
 function checkServer(bridge: Bridge, server: string | undefined): void {
-  if (server && !bridge.server(server)) throw usage(`No server named "${server}" in the config`);
+  if (server && !bridge.server(server)) throw daemonUnknownServer({ server });
 }
 
 /** `Server "x" is not connected: ...` for each failed server: the commands' warnings. */

@@ -1,5 +1,5 @@
 import type { Bridge } from "../../bridge/types.js";
-import { ErrorCode, McpBridgeError } from "../../errors/index.js";
+import { daemonUnknownOperation } from "../../errors/daemon.js";
 import { callArguments } from "../../util/key-values.js";
 import {
   callDocument,
@@ -69,6 +69,6 @@ export async function answerOperation(
       );
     }
     default:
-      throw new McpBridgeError(ErrorCode.Usage, `The daemon has no operation ${JSON.stringify(operation)}`);
+      throw daemonUnknownOperation({ operation });
   }
 }
