@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { duplicateGatewayToken } from "../../errors/gateway.js";
+import { authorizationCredential } from "../../util/authorization.js";
 import type { GatewayProfile } from "./profile.js";
 
 /** A static bearer token: the token itself, or its SHA-256 (`sha256:HEX`) so a config need not hold it. */
@@ -67,9 +68,6 @@ function unnamed(named: Set<string>, index: number): string {
   return name;
 }
 
-/** The `Authorization: Bearer X` token of a request, if any. */
-export function bearerOf(header: string | string[] | undefined): string | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
-  const match = value ? /^Bearer\s+(\S+)\s*$/i.exec(value) : null;
-  return match?.[1];
-}
+/** The `Authorization: Bearer X` token of a request, if any (kept under its old name for callers). */
+export const bearerOf = (header: string | readonly string[] | undefined): string | undefined =>
+  authorizationCredential(header, ["Bearer"]);
