@@ -2,13 +2,9 @@ import { toAnthropicTools } from "../../adapters/anthropic.js";
 import { toOpenAITools } from "../../adapters/openai.js";
 import type { Bridge, Progress } from "../../bridge/types.js";
 import { daemonUnknownServer } from "../../errors/daemon.js";
-import {
-  ErrorCode,
-  errorMessages,
-  ServerConnectionError,
-  ToolExecutionError,
-  ToolNotFoundError,
-} from "../../errors/index.js";
+import { ToolExecutionError } from "../../errors/index.js";
+import { ownerUnavailable, serverNotFound } from "../../errors/servers.js";
+import { ambiguousToolName, noConnectedTool } from "../../errors/tools.js";
 import { MIN_SERVER_PART_LENGTH, normalizeServerPart } from "../../registry/naming.js";
 import type { ToolResult } from "../../results/types.js";
 import { suggest } from "../../util/suggest.js";
@@ -78,7 +74,7 @@ export function toolsDocument(bridge: Bridge, request: ToolsRequest): Envelope {
         wanted,
         tools.map((t) => t.name),
       );
-      throw new ToolNotFoundError(errorMessages.noConnectedTool(wanted, near), { tool: wanted });
+      throw noConnectedTool({ name: wanted, near });
     }
     const { name, server, tool: original, description, inputSchema } = tool;
     return {
@@ -190,14 +186,7 @@ function callResult(
 /** `server/tool` naming a server the config does not have: the call fails before anything starts. */
 export function unknownServerFailure(name: string, owners: Owners): Envelope | undefined {
   if (owners.unknownServer === undefined) return undefined;
-  return callFailure(
-    name,
-    new ServerConnectionError(
-      ErrorCode.ServerNotFound,
-      errorMessages.serverNotFound(owners.unknownServer, owners.servers),
-      { server: owners.unknownServer },
-    ),
-  );
+  return callFailure(name, serverNotFound({ server: owners.unknownServer, configured: owners.servers }));
 }
 
 /** Calls TOOL on a bridge that runs (at least) the servers in `owners.only`. */
@@ -214,13 +203,11 @@ export async function callDocument(bridge: Bridge, input: CallInput, owners: Own
     if (same.length > 1)
       return callFailure(
         name,
-        new ToolNotFoundError(
-          errorMessages.ambiguousToolName(
-            callName,
-            same.map((tool) => `${tool.server}/${tool.tool}`),
-          ),
-          { tool: name },
-        ),
+        ambiguousToolName({
+          name: callName,
+          candidates: same.map((tool) => `${tool.server}/${tool.tool}`),
+          tool: name,
+        }),
       );
     const [only] = same;
     if (only) {
@@ -236,11 +223,7 @@ export async function callDocument(bridge: Bridge, input: CallInput, owners: Own
     if (down)
       return callFailure(
         name,
-        new ServerConnectionError(
-          ErrorCode.ServerUnavailable,
-          errorMessages.ownerUnavailable(down.name, name, down.lastError?.message),
-          { server: down.name },
-        ),
+        ownerUnavailable({ server: down.name, name, reason: down.lastError?.message }),
       );
   }
   const tools = bridge.tools();
@@ -252,11 +235,7 @@ export async function callDocument(bridge: Bridge, input: CallInput, owners: Own
       ...tools.map((tool) => `${tool.server}/${tool.tool}`),
       ...new Set(tools.map((tool) => tool.tool)),
     ]);
-    if (near !== undefined)
-      return callFailure(
-        name,
-        new ToolNotFoundError(errorMessages.noConnectedTool(name, near), { tool: name }),
-      );
+    if (near !== undefined) return callFailure(name, noConnectedTool({ name, near }));
   }
   const found = target;
   const schema = found
