@@ -14,9 +14,11 @@ import type { ResolvedStdioGatewayOptions } from "./gateway-options.js";
 import {
   MESSAGE_TOO_LARGE_RPC_CODE,
   oversizedLineMessage,
+  PARSE_ERROR_RPC_CODE,
   stdioChannel,
   UNDELIVERED_RPC_CODE,
   undeliveredMessage,
+  unparsableLineMessage,
 } from "./wire-errors.js";
 
 /** See StdioGatewayOptions: already defaulted and checked by resolveStdioGatewayOptions. */
@@ -176,8 +178,9 @@ export class GatewayStdioWire implements Transport {
     try {
       message = deserializeMessage(line);
     } catch (error) {
+      // The transport contract's onerror wants an Error; a non-Error thrown by the parser is wrapped as is.
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
-      if (error instanceof SyntaxError) this.#reply(null, -32700, "Parse error: the line is not JSON");
+      if (error instanceof SyntaxError) this.#reply(null, PARSE_ERROR_RPC_CODE, unparsableLineMessage);
       return;
     }
     // A cancelled request is never answered: whoever waits for its response stops waiting.

@@ -173,6 +173,14 @@ export const parkedCallEnd = {
   noAnswerInTime: "the client did not answer in time",
 } as const;
 
+/** The issuer's signing keys could not be fetched: the reason a token is refused (in its 401). */
+export const jwksUnreadable = ({ url, cause }: { url: string; cause: unknown }) =>
+  new Error(`the JWKS at ${url} could not be read (${errorText(cause)})`, { cause });
+
+/** A line of the stdio channel that is not JSON-RPC: the answer to its sender (id unknown). */
+export const PARSE_ERROR_RPC_CODE = -32700;
+export const unparsableLineMessage = "Parse error: the line is not JSON";
+
 // The stdio channel's own failures to send (the SDK's transport contract wants an Error).
 
 export const stdioChannel = {
