@@ -1,4 +1,5 @@
 import type { FetchLike } from "@modelcontextprotocol/client";
+import { authorizationCredential } from "../util/authorization.js";
 import { withFileLock } from "../util/file-lock.js";
 import type { AuthStore, StoredAuth } from "./store.js";
 
@@ -115,6 +116,5 @@ function refreshTokenOf(body: unknown): string | undefined {
 
 /** The access token a request presents (`Authorization: Bearer …` or `DPoP …`), if any. */
 export function presentedToken(headers: HeadersInit | undefined): string | undefined {
-  const value = new Headers(headers).get("authorization");
-  return value === null ? undefined : /^\s*(?:Bearer|DPoP)\s+(\S+)/i.exec(value)?.[1];
+  return authorizationCredential(new Headers(headers).get("authorization"), ["Bearer", "DPoP"]);
 }

@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readAuthFile, tokensFromEnv } from "../../src/apps/gateway/auth-file.js";
-import { bearerOf, tokenMatcher } from "../../src/apps/gateway/tokens.js";
+import { bearerOf, tokenMatcher } from "../../src/apps/gateway/static-tokens.js";
 import { tempDirs } from "../helpers/wait.js";
 
 const dir = tempDirs("gateway-auth-");
@@ -43,6 +43,21 @@ describe("gateway auth file and tokens", () => {
     writeFileSync(file, JSON.stringify({ tokens: [{ tokenEnv: "UNSET_VAR" }] }));
     await expect(readAuthFile(file, {})).rejects.toThrow(/Token 1 .* has no value/);
     await expect(readAuthFile(join(dir(), "missing.json"), {})).rejects.toThrow(/Cannot read/);
+  });
+
+  it("a malformed file is refused without quoting it: the parser's message would show a token", async () => {
+    const file = join(dir(), "auth.json");
+    for (const text of ['{"tokens":[{"token":s3cret-gateway-token"}]}', "s3cret-gateway-token"]) {
+      writeFileSync(file, text);
+      const error = await readAuthFile(file, {}).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toMatchObject({ code: "CONFIG_INVALID", file });
+      const shown = `${String(error)} ${JSON.stringify(error)} ${String((error as Error).cause)}`;
+      expect(shown).toContain("is not valid JSON");
+      expect(shown).not.toContain("s3cret");
+    }
   });
 
   it("refuses two tokens under one client name: they could not be told apart", async () => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Gateway, RequestForwarder, startGateway } from "../../src/apps/gateway/index.js";
-import { tokenMatcher } from "../../src/apps/gateway/tokens.js";
+import { tokenMatcher } from "../../src/apps/gateway/static-tokens.js";
 import { type Bridge, startBridge } from "../../src/index.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { connect, textOf } from "./client.js";

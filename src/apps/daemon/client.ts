@@ -1,5 +1,6 @@
 import { request } from "node:http";
-import { ErrorCode, McpBridgeError } from "../../errors/index.js";
+import { daemonAnswered, daemonLost } from "../../errors/daemon.js";
+import { definedOnly } from "../../util/defined.js";
 import { packageInfo } from "../../util/package-info.js";
 import { DAEMON_SILENCE_MS, type Envelope, type ResponseLine } from "./protocol.js";
 
@@ -25,13 +26,6 @@ export interface DaemonRequestOptions {
   readonly onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
   /** Give up when the daemon sends nothing (not even its heartbeat) for this long. */
   readonly silenceMs?: number;
-}
-
-function lost(socket: string, detail: string): McpBridgeError {
-  return new McpBridgeError(
-    ErrorCode.DaemonUnavailable,
-    `The mcp-bridge daemon at ${socket} stopped answering (${detail}); the request may have been partly done. Run the command again (it runs without a daemon when none is running), or add --no-daemon.`,
-  );
 }
 
 /**
@@ -61,16 +55,18 @@ export function daemonRequest(
       method: "POST",
       path: `/${operation}`,
       agent: false,
-      headers: {
+      // Node refuses a header whose value is undefined: an absent config is stripped here, once.
+      headers: definedOnly({
         "content-type": "application/json",
         "content-length": Buffer.byteLength(payload),
         [VERSION_HEADER]: PACKAGE_VERSION,
         // Percent-encoded: a header value cannot carry every character a path can.
-        ...(options.config === undefined ? {} : { [CONFIG_HEADER]: encodeURIComponent(options.config) }),
-      },
+        [CONFIG_HEADER]: options.config === undefined ? undefined : encodeURIComponent(options.config),
+      }),
     });
     const onAbort = () => {
       req.destroy();
+      // The caller's own abort reason; the bare Error only stands in for a signal aborted without one.
       finish(() => reject(options.signal?.reason ?? new Error("aborted")));
     };
     if (options.signal?.aborted) return onAbort();
@@ -79,12 +75,18 @@ export function daemonRequest(
     const silenceMs = options.silenceMs ?? DAEMON_SILENCE_MS;
     req.setTimeout(silenceMs, () => {
       req.destroy();
-      finish(() => reject(lost(socket, `it sent nothing for ${Math.round(silenceMs / 1000)} s`)));
+      finish(() =>
+        reject(daemonLost({ socket, detail: `it sent nothing for ${Math.round(silenceMs / 1000)} s` })),
+      );
     });
     options.signal?.addEventListener("abort", onAbort, { once: true });
     req.on("error", (error: NodeJS.ErrnoException) => {
       const absent = !answered && (error.code === "ECONNREFUSED" || error.code === "ENOENT");
-      finish(() => reject(absent ? new NoDaemon(error.code) : lost(socket, error.code ?? error.message)));
+      finish(() =>
+        reject(
+          absent ? new NoDaemon(error.code) : daemonLost({ socket, detail: error.code ?? error.message }),
+        ),
+      );
     });
     req.on("response", (res) => {
       answered = true;
@@ -103,22 +105,20 @@ export function daemonRequest(
           parsed = JSON.parse(text) as ResponseLine;
         } catch {
           req.destroy();
-          return finish(() => reject(lost(socket, "it sent a line that is not JSON")));
+          return finish(() => reject(daemonLost({ socket, detail: "it sent a line that is not JSON" })));
         }
         if ("progress" in parsed) options.onProgress?.(parsed.progress);
         else if ("result" in parsed) finish(() => resolve(parsed.result));
         else if ("error" in parsed) {
-          const code = Object.values(ErrorCode).includes(parsed.error.code as ErrorCode)
-            ? (parsed.error.code as ErrorCode)
-            : ErrorCode.DaemonUnavailable;
-          finish(() => reject(new McpBridgeError(code, String(parsed.error.message))));
+          const { code, message } = parsed.error;
+          finish(() => reject(daemonAnswered({ code, message })));
         }
       };
       res.on("data", (chunk: string) => {
         size += chunk.length;
         if (size > MAX_RESPONSE_BYTES) {
           req.destroy();
-          return finish(() => reject(lost(socket, "its answer was too large")));
+          return finish(() => reject(daemonLost({ socket, detail: "its answer was too large" })));
         }
         buffer += chunk;
         let newline = buffer.indexOf("\n");
@@ -130,10 +130,10 @@ export function daemonRequest(
       });
       res.on("end", () => {
         line(buffer);
-        finish(() => reject(lost(socket, "the connection closed before the answer")));
+        finish(() => reject(daemonLost({ socket, detail: "the connection closed before the answer" })));
       });
-      res.on("aborted", () => finish(() => reject(lost(socket, "the connection was cut"))));
-      res.on("error", (error) => finish(() => reject(lost(socket, error.message))));
+      res.on("aborted", () => finish(() => reject(daemonLost({ socket, detail: "the connection was cut" }))));
+      res.on("error", (error) => finish(() => reject(daemonLost({ socket, detail: error.message }))));
     });
     req.end(payload);
   });

@@ -1,14 +1,10 @@
 import { toAnthropicTools } from "../../adapters/anthropic.js";
 import { toOpenAITools } from "../../adapters/openai.js";
 import type { Bridge, Progress } from "../../bridge/api.js";
-import {
-  ErrorCode,
-  errorMessages,
-  McpBridgeError,
-  ServerConnectionError,
-  ToolExecutionError,
-  ToolNotFoundError,
-} from "../../errors/index.js";
+import { daemonUnknownServer } from "../../errors/daemon.js";
+import { ToolExecutionError } from "../../errors/index.js";
+import { ownerUnavailable, serverNotFound } from "../../errors/servers.js";
+import { ambiguousToolName, noConnectedTool } from "../../errors/tools.js";
 import { MIN_SERVER_PART_LENGTH, normalizeServerPart } from "../../registry/naming.js";
 import type { ToolResult } from "../../results/tool-result.js";
 import { suggest } from "../../util/suggest.js";
@@ -28,12 +24,8 @@ import {
  * CLI in-process and through the daemon, so both print the same thing.
  */
 
-function usage(message: string): McpBridgeError {
-  return new McpBridgeError(ErrorCode.Usage, message);
-}
-
 function checkServer(bridge: Bridge, server: string | undefined): void {
-  if (server && !bridge.server(server)) throw usage(`No server named "${server}" in the config`);
+  if (server && !bridge.server(server)) throw daemonUnknownServer({ server });
 }
 
 /** `Server "x" is not connected: ...` for each failed server: the commands' warnings. */
@@ -60,7 +52,8 @@ export function statusDocument(bridge: Bridge, request: StatusRequest = {}): Env
         serverInfo: s.serverInfo ?? null,
         startMs: s.connectMs ?? null,
         error: s.lastError ? { code: s.lastError.code, message: s.lastError.message } : null,
-        ...(request.verbose ? { stderr: s.stderrTail, skippedTools: s.skippedTools ?? [] } : {}),
+        stderr: request.verbose ? s.stderrTail : undefined,
+        skippedTools: request.verbose ? (s.skippedTools ?? []) : undefined,
       })),
     },
     exitCode: servers.some((s) => s.state === "failed" || s.state === "invalid") ? 1 : 0,
@@ -71,7 +64,7 @@ export function statusDocument(bridge: Bridge, request: StatusRequest = {}): Env
 /** `tools` in every format, or one tool described. */
 export function toolsDocument(bridge: Bridge, request: ToolsRequest): Envelope {
   checkServer(bridge, request.server);
-  const tools = bridge.tools(request.server ? { server: request.server } : {});
+  const tools = bridge.tools({ server: request.server || undefined });
   const warnings = failedServers(bridge);
   if (request.tool !== undefined) {
     const wanted = request.tool;
@@ -81,7 +74,7 @@ export function toolsDocument(bridge: Bridge, request: ToolsRequest): Envelope {
         wanted,
         tools.map((t) => t.name),
       );
-      throw new ToolNotFoundError(errorMessages.noConnectedTool(wanted, near), { tool: wanted });
+      throw noConnectedTool({ name: wanted, near });
     }
     const { name, server, tool: original, description, inputSchema } = tool;
     return {
@@ -105,7 +98,7 @@ export function toolsDocument(bridge: Bridge, request: ToolsRequest): Envelope {
     },
     exitCode,
     warnings,
-    ...(request.format === "table" ? { complete: tools.map((t) => t.flatParameters().complete) } : {}),
+    complete: request.format === "table" ? tools.map((t) => t.flatParameters().complete) : undefined,
   };
 }
 
@@ -193,14 +186,7 @@ function callResult(
 /** `server/tool` naming a server the config does not have: the call fails before anything starts. */
 export function unknownServerFailure(name: string, owners: Owners): Envelope | undefined {
   if (owners.unknownServer === undefined) return undefined;
-  return callFailure(
-    name,
-    new ServerConnectionError(
-      ErrorCode.ServerNotFound,
-      errorMessages.serverNotFound(owners.unknownServer, owners.servers),
-      { server: owners.unknownServer },
-    ),
-  );
+  return callFailure(name, serverNotFound({ server: owners.unknownServer, configured: owners.servers }));
 }
 
 /** Calls TOOL on a bridge that runs (at least) the servers in `owners.only`. */
@@ -217,13 +203,11 @@ export async function callDocument(bridge: Bridge, input: CallInput, owners: Own
     if (same.length > 1)
       return callFailure(
         name,
-        new ToolNotFoundError(
-          errorMessages.ambiguousToolName(
-            callName,
-            same.map((tool) => `${tool.server}/${tool.tool}`),
-          ),
-          { tool: name },
-        ),
+        ambiguousToolName({
+          name: callName,
+          candidates: same.map((tool) => `${tool.server}/${tool.tool}`),
+          tool: name,
+        }),
       );
     const [only] = same;
     if (only) {
@@ -239,11 +223,7 @@ export async function callDocument(bridge: Bridge, input: CallInput, owners: Own
     if (down)
       return callFailure(
         name,
-        new ServerConnectionError(
-          ErrorCode.ServerUnavailable,
-          errorMessages.ownerUnavailable(down.name, name, down.lastError?.message),
-          { server: down.name },
-        ),
+        ownerUnavailable({ server: down.name, name, reason: down.lastError?.message }),
       );
   }
   const tools = bridge.tools();
@@ -255,11 +235,7 @@ export async function callDocument(bridge: Bridge, input: CallInput, owners: Own
       ...tools.map((tool) => `${tool.server}/${tool.tool}`),
       ...new Set(tools.map((tool) => tool.tool)),
     ]);
-    if (near !== undefined)
-      return callFailure(
-        name,
-        new ToolNotFoundError(errorMessages.noConnectedTool(name, near), { tool: name }),
-      );
+    if (near !== undefined) return callFailure(name, noConnectedTool({ name, near }));
   }
   const found = target;
   const schema = found
@@ -274,10 +250,10 @@ export async function callDocument(bridge: Bridge, input: CallInput, owners: Own
   try {
     const result = await bridge.call(callName, args, {
       onError: "throw",
-      ...(input.onProgress ? { onProgress: input.onProgress } : {}),
-      ...(input.timeout === undefined ? {} : { timeout: input.timeout }),
-      ...(input.maxResultChars === undefined ? {} : { maxResultChars: input.maxResultChars }),
-      ...(input.signal ? { signal: input.signal } : {}),
+      onProgress: input.onProgress,
+      timeout: input.timeout,
+      maxResultChars: input.maxResultChars,
+      signal: input.signal,
     });
     return callResult(name, target, result);
   } catch (error) {
@@ -291,7 +267,7 @@ export async function callDocument(bridge: Bridge, input: CallInput, owners: Own
 
 export async function resourcesDocument(bridge: Bridge, request: ServerFilterRequest): Promise<Envelope> {
   checkServer(bridge, request.server);
-  const filter = request.server ? { server: request.server } : {};
+  const filter = { server: request.server || undefined };
   const [resources, templates] = await Promise.all([
     bridge.resources(filter),
     bridge.resourceTemplates(filter),
@@ -307,10 +283,10 @@ export async function readDocument(
 ): Promise<Envelope> {
   checkServer(bridge, request.server);
   const content = await bridge.readResource(request.uri, {
-    ...(request.server ? { server: request.server } : {}),
-    ...(request.timeout === undefined ? {} : { timeout: request.timeout }),
-    ...(request.maxResultChars === undefined ? {} : { maxResultChars: request.maxResultChars }),
-    ...(signal ? { signal } : {}),
+    server: request.server || undefined,
+    timeout: request.timeout,
+    maxResultChars: request.maxResultChars,
+    signal,
   });
   return {
     document: {
@@ -318,7 +294,7 @@ export async function readDocument(
       uri: content.uri,
       text: content.text,
       parts: content.parts.map(({ bytes: _bytes, ...part }) => part),
-      ...(content.truncated ? { truncated: content.truncated } : {}),
+      truncated: content.truncated || undefined,
     },
     exitCode: 0,
     warnings: [],
@@ -327,7 +303,7 @@ export async function readDocument(
 
 export async function promptsDocument(bridge: Bridge, request: ServerFilterRequest): Promise<Envelope> {
   checkServer(bridge, request.server);
-  const prompts = await bridge.prompts(request.server ? { server: request.server } : {});
+  const prompts = await bridge.prompts({ server: request.server || undefined });
   const warnings = failedServers(bridge);
   return { document: { prompts }, exitCode: warnings.length > 0 ? 1 : 0, warnings };
 }
@@ -338,10 +314,10 @@ export async function promptDocument(
   signal?: AbortSignal,
 ): Promise<Envelope> {
   const messages = await bridge.getPrompt(request.name, request.args, {
-    ...(request.server ? { server: request.server } : {}),
-    ...(request.timeout === undefined ? {} : { timeout: request.timeout }),
-    ...(request.maxResultChars === undefined ? {} : { maxResultChars: request.maxResultChars }),
-    ...(signal ? { signal } : {}),
+    server: request.server || undefined,
+    timeout: request.timeout,
+    maxResultChars: request.maxResultChars,
+    signal,
   });
   return { document: messages, exitCode: 0, warnings: [] };
 }

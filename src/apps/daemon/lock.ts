@@ -1,4 +1,5 @@
 import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { daemonLockChurn } from "../../errors/daemon.js";
 
 /** Whether a process with this pid exists (EPERM: it exists but is not ours). */
 export function processAlive(pid: number): boolean {
@@ -59,7 +60,7 @@ export function acquirePidLock(file: string, pid = process.pid): LockResult {
     if (owner === pid) return { acquired: true };
     if (owner !== undefined && processAlive(owner)) return { acquired: false, pid: owner };
   }
-  throw new Error(`Could not take the daemon lock ${file}: it keeps changing`);
+  throw daemonLockChurn({ file });
 }
 
 /** Removes the pid file if it is still ours. */

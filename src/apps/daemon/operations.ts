@@ -1,5 +1,5 @@
 import type { Bridge } from "../../bridge/api.js";
-import { ErrorCode, McpBridgeError } from "../../errors/index.js";
+import { daemonUnknownOperation } from "../../errors/daemon.js";
 import { callArguments } from "../../util/key-values.js";
 import {
   callDocument,
@@ -60,15 +60,15 @@ export async function answerOperation(
         {
           name: request.name,
           args: (schema, tool) => callArguments(request.args, request.pairs, schema, tool),
-          ...(request.timeout === undefined ? {} : { timeout: request.timeout }),
-          ...(request.maxResultChars === undefined ? {} : { maxResultChars: request.maxResultChars }),
+          timeout: request.timeout,
+          maxResultChars: request.maxResultChars,
           signal,
-          ...(request.progress ? { onProgress: progress } : {}),
+          onProgress: request.progress ? progress : undefined,
         },
         owners,
       );
     }
     default:
-      throw new McpBridgeError(ErrorCode.Usage, `The daemon has no operation ${JSON.stringify(operation)}`);
+      throw daemonUnknownOperation({ operation });
   }
 }

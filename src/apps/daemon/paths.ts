@@ -1,7 +1,7 @@
 import { lstatSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { ErrorCode, McpBridgeError } from "../../errors/index.js";
+import { daemonFolderUnsafe } from "../../errors/daemon.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -41,19 +41,12 @@ export function unsafeFolderReason(folder: string): string | undefined {
   return undefined;
 }
 
-function refuse(folder: string, reason: string): McpBridgeError {
-  return new McpBridgeError(
-    ErrorCode.Usage,
-    `Refusing the daemon folder ${folder}: ${reason}. Remove it (or fix it with \`chmod 700\`) and try again.`,
-  );
-}
-
 /** Creates the runtime folder (0700) when missing; throws when it exists but is not safely ours. */
 export function ensureRuntimeFolder(env: Env): string {
   const folder = runtimeFolder(env);
   mkdirSync(folder, { recursive: true, mode: 0o700 });
   const reason = unsafeFolderReason(folder);
-  if (reason) throw refuse(folder, reason);
+  if (reason) throw daemonFolderUnsafe({ folder, reason });
   return folder;
 }
 

@@ -1,9 +1,15 @@
 import { readFile } from "node:fs/promises";
 import * as z from "zod";
-import { ConfigError, ErrorCode } from "../../errors/index.js";
+import {
+  authFileInvalid,
+  authFileNotJson,
+  authFileRepeatedName,
+  authFileTokenWithoutValue,
+  authFileUnreadable,
+} from "../../errors/gateway.js";
 import { errorText } from "../../util/text-of.js";
-import type { GatewayOAuth } from "./oauth.js";
-import type { GatewayToken } from "./tokens.js";
+import type { GatewayOAuth } from "./jwt-auth.js";
+import type { GatewayToken } from "./static-tokens.js";
 
 const profileSchema = z.strictObject({
   servers: z.array(z.string()).optional(),
@@ -40,64 +46,35 @@ export async function readAuthFile(
   file: string,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<{ tokens: GatewayToken[]; oauth?: GatewayOAuth }> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw authFileUnreadable({ file, cause: error, detail: errorText(error) });
+  }
   let raw: unknown;
   try {
-    raw = JSON.parse(await readFile(file, "utf8"));
-  } catch (error) {
-    throw new ConfigError(
-      ErrorCode.ConfigInvalid,
-      `Cannot read the gateway auth file ${file}: ${errorText(error)}`,
-      { file },
-    );
+    raw = JSON.parse(text);
+  } catch {
+    // Never JSON.parse's own message: V8 quotes the text around the fault, which may be a token.
+    throw authFileNotJson({ file });
   }
   const parsed = authFileSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new ConfigError(
-      ErrorCode.ConfigInvalid,
-      `The gateway auth file ${file} is invalid: ${z.prettifyError(parsed.error)}`,
-      { file },
-    );
+    throw authFileInvalid({ file, detail: z.prettifyError(parsed.error) });
   }
   // A name says who a caller is in logs and metrics: two tokens under one name could not be told apart.
   const names = parsed.data.tokens.flatMap((entry) => (entry.client === undefined ? [] : [entry.client]));
   const repeated = names.find((name, i) => names.indexOf(name) !== i);
   if (repeated !== undefined) {
-    throw new ConfigError(
-      ErrorCode.ConfigInvalid,
-      `The gateway auth file ${file} names two tokens "${repeated}": give each token its own client name.`,
-      { file },
-    );
+    throw authFileRepeatedName({ file, name: repeated });
   }
   const tokens = parsed.data.tokens.map((entry, i) => {
     const token = entry.token ?? (entry.tokenEnv ? env[entry.tokenEnv] : undefined);
-    if (!token) {
-      throw new ConfigError(
-        ErrorCode.ConfigInvalid,
-        `Token ${i + 1} of ${file} has no value: give "token", or "tokenEnv" naming a set environment variable.`,
-        { file },
-      );
-    }
-    return {
-      token,
-      ...(entry.client === undefined ? {} : { client: entry.client }),
-      ...(entry.profile === undefined ? {} : { profile: entry.profile }),
-    };
+    if (!token) throw authFileTokenWithoutValue({ file, index: i });
+    return { token, client: entry.client, profile: entry.profile };
   });
-  const oauth = parsed.data.oauth;
-  return {
-    tokens,
-    ...(oauth
-      ? {
-          oauth: {
-            issuer: oauth.issuer,
-            jwksUrl: oauth.jwksUrl,
-            ...(oauth.audience === undefined ? {} : { audience: oauth.audience }),
-            ...(oauth.profiles === undefined ? {} : { profiles: oauth.profiles }),
-            ...(oauth.defaultProfile === undefined ? {} : { defaultProfile: oauth.defaultProfile }),
-          },
-        }
-      : {}),
-  };
+  return { tokens, oauth: parsed.data.oauth };
 }
 
 /** Tokens from an environment variable: comma-separated, each plain or `sha256:HEX`, every profile open. */

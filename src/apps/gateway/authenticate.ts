@@ -1,8 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import type { AuthInfo } from "@modelcontextprotocol/server";
-import { type GatewayOAuth, jwtVerifier } from "./oauth.js";
+import { type GatewayOAuth, jwtVerifier } from "./jwt-auth.js";
 import type { GatewayProfile } from "./profile.js";
-import { bearerOf, type GatewayToken, tokenMatcher } from "./tokens.js";
+import { bearerOf, type GatewayToken, tokenMatcher } from "./static-tokens.js";
 
 type AuthOutcome =
   | { ok: true; client: string; identity: string; profile: GatewayProfile | undefined; expiresAt?: number }
@@ -57,7 +57,7 @@ export function gatewayAuthenticator(tokens: readonly GatewayToken[], oauth: Gat
         token: presented ?? "",
         clientId: outcome.client,
         scopes: [],
-        ...(outcome.expiresAt === undefined ? {} : { expiresAt: outcome.expiresAt }),
+        expiresAt: outcome.expiresAt,
         extra: { profile: outcome.profile, identity: outcome.identity },
       };
       return undefined;

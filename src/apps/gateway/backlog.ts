@@ -1,41 +1,10 @@
-/**
+/*
  * Bounds on what the gateway holds for a client that does not read what it is sent: a host that stops
  * reading stdout, an HTTP client that stops reading its response. Without them such a client makes the
  * gateway hold every result, log message and progress notification it is sent until memory runs out.
+ * The bound is `maxUnreadBytes` (see GatewayOptions): past it, notifications (log messages, progress)
+ * are dropped and a response other than the first is replaced by a short error.
  */
-export interface BacklogLimits {
-  /**
-   * Bytes a client may leave unread. Past it, notifications (log messages, progress) are dropped and a
-   * response other than the first is replaced by a short error. Default 32 MiB.
-   */
-  readonly maxUnreadBytes?: number;
-}
-
-export const DEFAULT_MAX_UNREAD_BYTES = 32 * 1024 * 1024;
-
-/** JSON-RPC error code of a response replaced because its client left too much unread. */
-export const UNDELIVERED_RPC_CODE = -32030;
-
-/** JSON-RPC error code of a request line over the stdio message limit. */
-export const MESSAGE_TOO_LARGE_RPC_CODE = -32600;
-
-const MiB = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
-
-/** What a client is told in place of a response it would not have read. */
-export function undeliveredMessage(what: string, size: number, unread: number, limit: number): string {
-  return (
-    `The ${what} (${MiB(size)}) was not sent: this client has ${MiB(unread)} of earlier messages it has ` +
-    `not read (limit ${MiB(limit)}). Read the pending responses, then retry.`
-  );
-}
-
-/** Why a call is refused before it starts: its client already left its whole backlog unread. */
-export function backlogFullMessage(tool: string, unread: number, limit: number): string {
-  return (
-    `Call to ${tool} refused: this client has ${MiB(unread)} of earlier messages it has not read ` +
-    `(limit ${MiB(limit)}). Read the pending responses, then retry.`
-  );
-}
 
 /** Rough size of a message once serialized: string lengths dominate, everything else is small. */
 export function approximateSize(value: unknown, depth = 0): number {
@@ -62,7 +31,7 @@ export class UnreadBacklog {
   readonly limit: number;
   readonly #unread = new Map<string, number>();
 
-  constructor(limit = DEFAULT_MAX_UNREAD_BYTES) {
+  constructor(limit: number) {
     this.limit = limit;
   }
 

@@ -9,40 +9,25 @@ import {
   localhostAllowedOrigins,
   originValidationResponse,
 } from "@modelcontextprotocol/server";
-import type { Bridge } from "../../bridge/api.js";
 import { identityOf } from "./authenticate.js";
 import { UnreadBacklog } from "./backlog.js";
-import type { RequestForwarder } from "./forward.js";
-import type { RequestTracker } from "./handle.js";
+import { ClientLimiter } from "./client-limits.js";
+import type { ResolvedGatewayOptions } from "./gateway-options.js";
 import { LegacySessions } from "./legacy-sessions.js";
-import { ClientLimiter, type GatewayLimits } from "./limits.js";
 import { gatewayServer } from "./mcp-server.js";
 import type { GatewayProfile } from "./profile.js";
+import type { RequestTracker } from "./request-tracker.js";
 
 /** Host and Origin names a loopback gateway answers to. */
 const LOOPBACK_NAMES = [...new Set([...localhostAllowedHostnames(), ...localhostAllowedOrigins()])];
-
-export interface EndpointOptions {
-  readonly bridge: Bridge;
-  readonly tracker: RequestTracker;
-  readonly version: string;
-  readonly loopback: boolean;
-  readonly limits: GatewayLimits | undefined;
-  readonly maxBodyBytes: number;
-  readonly maxSessions: number;
-  readonly sessionIdleMs: number;
-  /** See BacklogLimits.maxUnreadBytes. */
-  readonly maxUnreadBytes: number | undefined;
-  readonly forwarder: RequestForwarder | undefined;
-}
 
 /**
  * The `/mcp` endpoint: the stateless 2026-07-28 handler and the 2025-11-25 sessions over the bridge,
  * each request served by a server instance limited to its client's profile, list changes and log
  * messages passed on, and DNS rebinding refused on a loopback bind.
  */
-export function mcpEndpoint(options: EndpointOptions) {
-  const { bridge, tracker, version, forwarder } = options;
+export function mcpEndpoint(options: ResolvedGatewayOptions, tracker: RequestTracker) {
+  const { bridge, version, forwarder } = options;
   const limiter = new ClientLimiter(options.limits);
   const backlog = new UnreadBacklog(options.maxUnreadBytes);
   // Without auth every caller is one client: the limits then bound the whole gateway.

@@ -1,23 +1,23 @@
-import {
-  type CreateMessageRequest,
-  type ElicitRequestFormParams,
-  type ElicitRequestURLParams,
-  type ElicitResult,
-  ProtocolError,
-  ProtocolErrorCode,
+import type {
+  CreateMessageRequest,
+  ElicitRequestFormParams,
+  ElicitRequestURLParams,
+  ElicitResult,
 } from "@modelcontextprotocol/server";
 import type { ElicitationHandler, ElicitationRequest, ElicitationResponse } from "../../bridge/api.js";
 import { declineElicitation } from "../../bridge/features/elicitation.js";
 import type { ServerLogMessage } from "../../bridge/features/logging.js";
 import type { SamplingHandler, SamplingResult } from "../../bridge/features/sampling.js";
 import { errorText } from "../../util/text-of.js";
+import { GATEWAY_DEFAULTS } from "./gateway-options.js";
 import { InputRounds } from "./input-rounds.js";
+import { questionRefused, samplingNotForwarded } from "./wire-errors.js";
 
 /**
  * A person may answer an elicitation: longer than an ordinary request, but bounded, because a client
  * that never answers must not hold the upstream call (and its slot) forever.
  */
-export const FORWARD_TIMEOUT_MS = 10 * 60_000;
+export const FORWARD_TIMEOUT_MS = GATEWAY_DEFAULTS.forwardTimeoutMs;
 
 /** What a downstream call in flight can ask or tell its own client (through the SDK's request context). */
 export interface DownstreamCall {
@@ -73,7 +73,7 @@ export class RequestForwarder {
    * @internal Called by the gateway's request handlers, not by programs.
    */
   occupy(server: string): () => void {
-    const cannotAsk = () => Promise.reject(new Error("this request cannot be asked a question"));
+    const cannotAsk = () => Promise.reject(questionRefused.notAskable());
     return this.track(server, { elicit: cannotAsk, sample: cannotAsk });
   }
 
@@ -101,10 +101,7 @@ export class RequestForwarder {
       }
     }
     if (this.#samplingFallback) return this.#samplingFallback(request, context);
-    throw new ProtocolError(
-      ProtocolErrorCode.InternalError,
-      `Sampling for server "${context.server}" failed: ${cause}`,
-    );
+    throw samplingNotForwarded({ server: context.server, cause });
   };
 
   /**

@@ -5,12 +5,11 @@ import {
   type ElicitResult,
   type InputRequest,
   type InputRequiredResult,
-  ProtocolError,
-  ProtocolErrorCode,
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import type { SamplingResult } from "../../bridge/features/sampling.js";
 import type { DownstreamCall } from "./forward.js";
+import { parkedCallEnd, questionRefused, unknownRequestState } from "./wire-errors.js";
 
 /** One question of an upstream server that the downstream client must answer in its next round. */
 interface Question {
@@ -56,9 +55,7 @@ export class InputRounds {
     const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
     const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as Record<string, unknown> | undefined;
     if (!capabilities) return false;
-    return method === "elicitation/create"
-      ? capabilities["elicitation"] != null
-      : capabilities["sampling"] != null;
+    return method === "elicitation/create" ? capabilities.elicitation != null : capabilities.sampling != null;
   }
 
   /** Whether the request carries a `requestState` (a retry), which `resume` must take. */
@@ -88,10 +85,10 @@ export class InputRounds {
     };
     const ask = <T>(request: InputRequest, method: "elicitation/create" | "sampling/createMessage") => {
       if (!InputRounds.canAsk(ctx, method)) {
-        return Promise.reject(new Error(`the client did not declare ${method}`));
+        return Promise.reject(questionRefused.notDeclared(method));
       }
       // One question per round: a second one asked before the first is answered gets the default.
-      if (parked.pending) return Promise.reject(new Error("another question of this call is open"));
+      if (parked.pending) return Promise.reject(questionRefused.anotherOpen());
       return new Promise<T>((answer, fail) => {
         const question: Question = { request, answer: (r) => answer(r as T), fail };
         parked.pending = question;
@@ -119,10 +116,7 @@ export class InputRounds {
     const parked = typeof token === "string" ? this.#parked.get(token) : undefined;
     // Another client's token is treated exactly like an unknown one.
     if (!parked || parked.owner !== owner || typeof token !== "string") {
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        "Unknown or expired requestState: the call it belonged to has ended (or runs on another gateway replica); call the tool again",
-      );
+      throw unknownRequestState();
     }
     this.#parked.delete(token);
     clearTimeout(parked.timer);
@@ -131,14 +125,14 @@ export class InputRounds {
     const response = ctx.mcpReq.inputResponses?.[KEY];
     if (question) {
       if (response && typeof response === "object") question.answer(response);
-      else question.fail(new Error("the client's retry carried no answer"));
+      else question.fail(questionRefused.noAnswer());
     }
     return this.#round(parked, ctx);
   }
 
   /** Closes every parked call (gateway shutdown). */
   close(): void {
-    for (const [token, parked] of this.#parked) this.#expire(token, parked, "the gateway is closing");
+    for (const [token, parked] of this.#parked) this.#expire(token, parked, parkedCallEnd.closing);
   }
 
   async #round(parked: Parked, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
@@ -151,7 +145,7 @@ export class InputRounds {
       const token = randomUUID();
       this.#parked.set(token, parked);
       parked.timer = setTimeout(
-        () => this.#expire(token, parked, "the client did not answer in time"),
+        () => this.#expire(token, parked, parkedCallEnd.noAnswerInTime),
         this.#timeoutMs,
       );
       parked.timer.unref();
@@ -169,9 +163,9 @@ export class InputRounds {
     if (this.#parked.get(token) !== parked) return;
     this.#parked.delete(token);
     clearTimeout(parked.timer);
-    parked.pending?.fail(new Error(why));
+    parked.pending?.fail(questionRefused.ended(why));
     parked.pending = undefined;
-    parked.stop.abort(new Error(why));
+    parked.stop.abort(questionRefused.ended(why));
     parked.result.catch(() => undefined);
   }
 }

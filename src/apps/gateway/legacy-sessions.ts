@@ -5,6 +5,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import { identityOf } from "./authenticate.js";
+import { sessionNotFound, tooManySessions } from "./wire-errors.js";
 
 interface Session {
   readonly transport: WebStandardStreamableHTTPServerTransport;
@@ -18,12 +19,6 @@ interface Session {
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
-
-const notFound = () =>
-  Response.json(
-    { jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found: initialize again" } },
-    { status: 404 },
-  );
 
 const isInitialize = (body: unknown) =>
   typeof body === "object" && body !== null && (body as { method?: unknown }).method === "initialize";
@@ -43,7 +38,7 @@ export class LegacySessions {
    * so clients that vanished without a DELETE do not hold their slot and server instance forever. Its
    * client's next request gets 404 and initializes again, as the protocol prescribes.
    */
-  constructor(maxSessions: number, idleMs = 0) {
+  constructor(maxSessions: number, idleMs: number) {
     this.#maxSessions = maxSessions;
     this.#idleMs = idleMs;
   }
@@ -66,9 +61,9 @@ export class LegacySessions {
     if (id) {
       const session = this.#sessions.get(id);
       // Another credential's session is answered exactly as one that does not exist.
-      if (!session || session.identity !== identityOf(authInfo)) return notFound();
+      if (!session || session.identity !== identityOf(authInfo)) return sessionNotFound();
       this.#touch(id, session);
-      return session.transport.handleRequest(request, authInfo ? { authInfo } : {});
+      return session.transport.handleRequest(request, { authInfo });
     }
     if (request.method !== "POST") return undefined;
     let body: unknown;
@@ -79,14 +74,7 @@ export class LegacySessions {
     }
     if (!isInitialize(body)) return undefined;
     if (this.#sessions.size >= this.#maxSessions) {
-      return Response.json(
-        {
-          jsonrpc: "2.0",
-          id: null,
-          error: { code: -32000, message: "Too many open sessions; try again later" },
-        },
-        { status: 503 },
-      );
+      return tooManySessions();
     }
     const server = newServer();
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -102,7 +90,7 @@ export class LegacySessions {
       if (transport.sessionId) this.#forget(transport.sessionId);
     };
     await server.connect(transport);
-    return transport.handleRequest(request, { parsedBody: body, ...(authInfo ? { authInfo } : {}) });
+    return transport.handleRequest(request, { parsedBody: body, authInfo });
   }
 
   /**

@@ -1,7 +1,5 @@
 import {
   type CallToolResult,
-  ProtocolError,
-  ProtocolErrorCode,
   type RequestId,
   Server,
   type ServerContext,
@@ -9,25 +7,17 @@ import {
 import type { Bridge } from "../../bridge/api.js";
 import { useIdTables } from "../../util/id-table.js";
 import { errorText } from "../../util/text-of.js";
-import {
-  approximateSize,
-  backlogFullMessage,
-  UNDELIVERED_RPC_CODE,
-  type UnreadBacklog,
-  undeliveredMessage,
-} from "./backlog.js";
+import { approximateSize, type UnreadBacklog } from "./backlog.js";
+import type { ClientLimiter } from "./client-limits.js";
 import { type DownstreamCall, FORWARD_TIMEOUT_MS, type RequestForwarder } from "./forward.js";
-import type { RequestTracker } from "./handle.js";
+import { registerSurface } from "./forwarded-features.js";
 import { InputRounds } from "./input-rounds.js";
-import type { ClientLimiter } from "./limits.js";
 import { type GatewayProfile, profileAllows } from "./profile.js";
+import type { RequestTracker } from "./request-tracker.js";
 import { registerSubscriptions } from "./subscriptions.js";
-import { registerSurface } from "./surface.js";
+import { backlogFull, rateLimited, resultUndelivered, unknownTool } from "./wire-errors.js";
 
 export const GATEWAY_NAME = "mcp-bridge";
-
-/** JSON-RPC server error for a call refused by a per-client limit. */
-const RATE_LIMITED = -32029;
 
 /** The client a server instance serves, and what bounds it. */
 export interface GatewayClient {
@@ -76,9 +66,9 @@ export function gatewayServer(
         name: t.name,
         description: t.description,
         inputSchema: t.inputSchema as { type: "object" },
-        ...(t.title === undefined ? {} : { title: t.title }),
-        ...(t.outputSchema === undefined ? {} : { outputSchema: t.outputSchema as { type: "object" } }),
-        ...(t.annotations === undefined ? {} : { annotations: t.annotations }),
+        title: t.title,
+        outputSchema: t.outputSchema as { type: "object" } | undefined,
+        annotations: t.annotations,
       })),
     })),
   );
@@ -90,15 +80,15 @@ export function gatewayServer(
       const tool = bridge.tool(name);
       // A tool outside the profile is answered exactly like a tool that does not exist.
       if (!tool || !profileAllows(profile, tool.server, tool.name)) {
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+        throw unknownTool(name);
       }
       const unread = client.backlog?.unread(client.id) ?? 0;
       if (client.backlog && unread >= client.backlog.limit) {
-        throw new ProtocolError(UNDELIVERED_RPC_CODE, backlogFullMessage(name, unread, client.backlog.limit));
+        throw backlogFull({ tool: name, unread, limit: client.backlog.limit });
       }
       const admitted = client.limiter.admit(client.id);
       if (!admitted.ok) {
-        throw new ProtocolError(RATE_LIMITED, `Call to ${name} refused: ${admitted.reason}; retry later`);
+        throw rateLimited({ tool: name, reason: admitted.reason });
       }
       // While the call runs, its upstream server's elicitation and sampling requests may be asked of
       // this client (see forward.ts): pushed to a 2025-11-25 client within the call, bounded by its
@@ -164,10 +154,7 @@ function heldUntilSent(
   }
   // The result is abandoned (a short error goes instead): nothing of it is held.
   release();
-  throw new ProtocolError(
-    UNDELIVERED_RPC_CODE,
-    undeliveredMessage(`result of ${name}`, size, unread, backlog.limit),
-  );
+  throw resultUndelivered({ tool: name, size, unread, limit: backlog.limit });
 }
 
 /** Requests whose notifications are counted in their client's backlog: bytes counted so far. */

@@ -1,4 +1,3 @@
-import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import type { Bridge } from "../../bridge/api.js";
 import type { PromptEntry } from "../../bridge/features/prompts.js";
 import {
@@ -7,20 +6,13 @@ import {
   templateMatches,
 } from "../../bridge/features/resources.js";
 import { type GatewayProfile, surfaceAllows } from "./profile.js";
+import { notReachable, resourceAmbiguous } from "./wire-errors.js";
 
 /**
  * What a profile lets a client reach beyond tools, decided before any upstream request: lists ask only
  * the servers the profile names, and a resource, template or prompt of another server is answered with
  * the same error, word for word, as one that does not exist (never with that server's own error text).
  */
-
-/** The answers for something the client cannot reach: the same whether it exists elsewhere or not. */
-export const notReachable = {
-  resource: (uri: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource not found: ${uri}`),
-  prompt: (name: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${name}`),
-  template: (uri: string) =>
-    new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource template: ${uri}`),
-};
 
 /**
  * One of the bridge's surface lists, from the servers the profile lets the client reach only. A
@@ -69,10 +61,7 @@ export async function resourceOwner(
   const [owner, ...others] = owners;
   if (owner === undefined) throw notReachable.resource(uri);
   if (others.length > 0) {
-    throw new ProtocolError(
-      ProtocolErrorCode.InvalidParams,
-      `Resource ${uri} is served by several servers (${owners.join(", ")}); the gateway cannot tell which one you mean.`,
-    );
+    throw resourceAmbiguous({ uri, servers: owners });
   }
   return owner;
 }

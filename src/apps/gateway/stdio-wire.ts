@@ -10,23 +10,22 @@ import {
   type Transport,
 } from "@modelcontextprotocol/server";
 import { LineFramer, type OversizedLine } from "../../transport/framing.js";
+import type { ResolvedStdioGatewayOptions } from "./gateway-options.js";
 import {
-  DEFAULT_MAX_UNREAD_BYTES,
   MESSAGE_TOO_LARGE_RPC_CODE,
+  oversizedLineMessage,
+  PARSE_ERROR_RPC_CODE,
+  stdioChannel,
   UNDELIVERED_RPC_CODE,
   undeliveredMessage,
-} from "./backlog.js";
+  unparsableLineMessage,
+} from "./wire-errors.js";
 
-export interface StdioWireOptions {
-  /** Longest message line read from stdin; a longer one is answered with an error and skipped. Default 10 MiB. */
-  readonly maxMessageBytes?: number;
-  /** See BacklogLimits.maxUnreadBytes; twice as much unread closes the channel. */
-  readonly maxUnreadBytes?: number;
-  /** A problem worth telling the operator (never a message's content). */
-  readonly onProblem?: (message: string) => void;
-}
-
-export const DEFAULT_MAX_STDIO_MESSAGE_BYTES = 10 * 1024 * 1024;
+/** See StdioGatewayOptions: already defaulted and checked by resolveStdioGatewayOptions. */
+export type StdioWireOptions = Pick<
+  ResolvedStdioGatewayOptions,
+  "maxMessageBytes" | "maxUnreadBytes" | "onProblem"
+>;
 
 /**
  * The gateway's stdio channel, in place of the SDK's StdioServerTransport, which on a line over 10 MiB
@@ -60,12 +59,12 @@ export class GatewayStdioWire implements Transport {
   #markClosed: () => void = () => {};
   #dropped = 0;
 
-  constructor(stdin: Readable, stdout: Writable, options: StdioWireOptions = {}) {
+  constructor(stdin: Readable, stdout: Writable, options: StdioWireOptions) {
     this.#stdin = stdin;
     this.#stdout = stdout;
-    this.#maxMessage = options.maxMessageBytes ?? DEFAULT_MAX_STDIO_MESSAGE_BYTES;
-    this.#maxUnread = options.maxUnreadBytes ?? DEFAULT_MAX_UNREAD_BYTES;
-    this.#onProblem = options.onProblem ?? (() => {});
+    this.#maxMessage = options.maxMessageBytes;
+    this.#maxUnread = options.maxUnreadBytes;
+    this.#onProblem = options.onProblem;
     this.closed = new Promise((resolve) => {
       this.#markClosed = resolve;
     });
@@ -100,7 +99,7 @@ export class GatewayStdioWire implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    if (this.#isClosed) return Promise.reject(new Error("The stdio channel to the client is closed"));
+    if (this.#isClosed) return Promise.reject(stdioChannel.closed());
     const unread = this.#stdout.writableLength;
     const response = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message);
     let json = serializeMessage(message);
@@ -108,7 +107,7 @@ export class GatewayStdioWire implements Transport {
       if (unread > 2 * this.#maxUnread) {
         this.#onProblem(`closing the stdio channel: the client left ${unread} bytes unread`);
         void this.close();
-        return Promise.reject(new Error("The client stopped reading; the stdio channel was closed"));
+        return Promise.reject(stdioChannel.notReading());
       }
       if (response) {
         const id = message.id;
@@ -125,7 +124,7 @@ export class GatewayStdioWire implements Transport {
         } as JSONRPCMessage);
       } else if (isJSONRPCRequest(message)) {
         return Promise.reject(
-          new Error(undeliveredMessage(`request ${message.method}`, json.length, unread, this.#maxUnread)),
+          stdioChannel.requestUndelivered(message.method, json.length, unread, this.#maxUnread),
         );
       } else {
         // A notification (log message, progress) nobody is reading: dropped, and counted once per episode.
@@ -179,8 +178,9 @@ export class GatewayStdioWire implements Transport {
     try {
       message = deserializeMessage(line);
     } catch (error) {
+      // The transport contract's onerror wants an Error; a non-Error thrown by the parser is wrapped as is.
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
-      if (error instanceof SyntaxError) this.#reply(null, -32700, "Parse error: the line is not JSON");
+      if (error instanceof SyntaxError) this.#reply(null, PARSE_ERROR_RPC_CODE, unparsableLineMessage);
       return;
     }
     // A cancelled request is never answered: whoever waits for its response stops waiting.
@@ -193,7 +193,7 @@ export class GatewayStdioWire implements Transport {
   }
 
   #onOversized(info: OversizedLine): void {
-    const text = `A message of ${info.bytes} bytes is over the gateway's stdio limit of ${this.#maxMessage} bytes; it was dropped`;
+    const text = oversizedLineMessage(info.bytes, this.#maxMessage);
     this.#onProblem(text);
     if (info.id !== undefined) this.#reply(info.id, MESSAGE_TOO_LARGE_RPC_CODE, text);
   }

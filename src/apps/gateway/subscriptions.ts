@@ -1,10 +1,10 @@
 import type { Server } from "@modelcontextprotocol/server";
 import type { Bridge } from "../../bridge/api.js";
 import type { RequestForwarder } from "./forward.js";
-import type { RequestTracker } from "./handle.js";
+import { guarded, onServer } from "./forwarded-features.js";
 import type { GatewayProfile } from "./profile.js";
 import { resourceOwner } from "./reachable.js";
-import { guarded, onServer } from "./surface.js";
+import type { RequestTracker } from "./request-tracker.js";
 
 /**
  * `resources/subscribe` and `resources/unsubscribe` of one downstream server instance (a stdio client

@@ -202,7 +202,7 @@ async function run(context: CommandContext): Promise<number> {
     // Loaded here, not imported: `daemon start|stop|status` and every other command skip the bridge.
     const [{ startBridge }, { serveDaemon }] = await Promise.all([
       import("../../../bridge/bridge.js"),
-      import("../../daemon/server.js"),
+      import("../../daemon/socket-server.js"),
     ]);
     const bridge = await startBridge({ ...options, settings: { ...options.settings, autoReload: true } });
     const daemon = await serveDaemon({

@@ -58,7 +58,7 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
       import("../../../bridge/bridge.js"),
       import("../../gateway/auth-file.js"),
       import("../../gateway/index.js"),
-      import("../../gateway/telemetry.js"),
+      import("../../gateway/telemetry-setup.js"),
     ],
   );
   const { RequestForwarder, serveGatewayStdio, startGateway } = gateway;
@@ -114,15 +114,12 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
       host: listen.host,
       port: listen.port,
       tokens,
-      ...(file?.oauth ? { oauth: file.oauth } : {}),
-      limits: {
-        ...(maxConcurrentCalls === undefined ? {} : { maxConcurrentCalls }),
-        ...(callsPerMinute === undefined ? {} : { callsPerMinute }),
-      },
-      ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
-      ...(drainTimeoutMs === undefined ? {} : { drainTimeoutMs }),
-      ...(sessionIdleMs === undefined ? {} : { sessionIdleMs }),
-      ...(telemetry ? { telemetry } : {}),
+      oauth: file?.oauth,
+      limits: { maxConcurrentCalls, callsPerMinute },
+      maxBodyBytes,
+      drainTimeoutMs,
+      sessionIdleMs,
+      telemetry,
     });
     io.stderr.write(`mcp-bridge gateway listening on ${gateway.url}\n`);
     if (context.global.json) io.stdout.write(`${JSON.stringify({ url: gateway.url })}\n`);

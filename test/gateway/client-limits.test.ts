@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { ClientLimiter } from "../../src/apps/gateway/client-limits.js";
 import { startGateway } from "../../src/apps/gateway/index.js";
-import { ClientLimiter } from "../../src/apps/gateway/limits.js";
 import { startBridge } from "../../src/index.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { until } from "../helpers/wait.js";
@@ -8,7 +8,7 @@ import { connect, textOf } from "./client.js";
 
 describe("per-client limits", () => {
   it("counts concurrent calls per client and releases them", () => {
-    const limiter = new ClientLimiter({ maxConcurrentCalls: 2 });
+    const limiter = new ClientLimiter({ maxConcurrentCalls: 2, callsPerMinute: undefined });
     const a1 = limiter.admit("a");
     const a2 = limiter.admit("a");
     expect(a1.ok && a2.ok).toBe(true);

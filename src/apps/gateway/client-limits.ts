@@ -1,3 +1,5 @@
+import type { ResolvedLimits } from "./gateway-options.js";
+
 /** Per-client limits on tool calls. */
 export interface GatewayLimits {
   /** Tool calls one client may have running at once. Default 16. */
@@ -22,8 +24,8 @@ export class ClientLimiter {
   readonly #perMinute: number | undefined;
   readonly #now: () => number;
 
-  constructor(limits: GatewayLimits = {}, now: () => number = Date.now) {
-    this.#maxConcurrent = limits.maxConcurrentCalls ?? 16;
+  constructor(limits: ResolvedLimits, now: () => number = Date.now) {
+    this.#maxConcurrent = limits.maxConcurrentCalls;
     this.#perMinute = limits.callsPerMinute;
     this.#now = now;
   }

@@ -1,42 +1,26 @@
-import type { Readable, Writable } from "node:stream";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Bridge } from "../../bridge/api.js";
-import type { Telemetry } from "../../telemetry/create-telemetry.js";
-import { packageInfo } from "../../util/package-info.js";
-import type { RequestForwarder } from "./forward.js";
-import { requestTracker } from "./handle.js";
-import { ClientLimiter } from "./limits.js";
+import { ClientLimiter } from "./client-limits.js";
+import { resolveStdioGatewayOptions, type StdioGatewayOptions } from "./gateway-options.js";
 import { gatewayServer } from "./mcp-server.js";
-import { GatewayStdioWire, type StdioWireOptions } from "./stdio-wire.js";
+import { requestTracker } from "./request-tracker.js";
+import { GatewayStdioWire } from "./stdio-wire.js";
 
 /** Serves the bridge's merged catalog as one MCP server on this process's stdin/stdout. */
 export function serveGatewayStdio(
   bridge: Bridge,
-  options: {
-    /** Version reported in `serverInfo`; default this package's. */
-    readonly version?: string;
-    readonly telemetry?: Telemetry;
-    /** Routes upstream elicitation and sampling to the client (see GatewayOptions.forwarder). */
-    readonly forwarder?: RequestForwarder;
-    /** Default this process's stdin and stdout. */
-    readonly stdin?: Readable;
-    readonly stdout?: Writable;
-  } & StdioWireOptions = {},
+  given: StdioGatewayOptions = {},
 ): {
   /** Resolves when the channel ended, however (stdin's end, stdout's failure, a client not reading). */
   readonly closed: Promise<void>;
   close(): Promise<void>;
 } {
-  const { telemetry, forwarder } = options;
-  const version = options.version ?? packageInfo().version;
+  const options = resolveStdioGatewayOptions(given);
+  const { telemetry, forwarder, version } = options;
   const tracker = requestTracker(telemetry, { "network.transport": "pipe" });
-  const limiter = new ClientLimiter();
+  const limiter = new ClientLimiter(options.limits);
   const servers = new Set<ReturnType<typeof gatewayServer>>();
-  const wire = new GatewayStdioWire(
-    options.stdin ?? process.stdin,
-    options.stdout ?? process.stdout,
-    options,
-  );
+  const wire = new GatewayStdioWire(options.stdin, options.stdout, options);
   // A call keeps its limiter slot until its response was written out: a host that stops reading cannot
   // have more results waiting than it may have calls running.
   const client = { id: "stdio", limiter, delivered: (id: string | number) => wire.delivered(id) };

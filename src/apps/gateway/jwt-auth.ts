@@ -2,6 +2,7 @@ import { createRemoteJWKSet, customFetch, errors as joseErrors, jwtVerify } from
 import { boundedFetch } from "../../transport/bounded-fetch.js";
 import { errorText } from "../../util/text-of.js";
 import type { GatewayProfile } from "./profile.js";
+import { jwksUnreadable } from "./wire-errors.js";
 
 /** OAuth 2.1 resource-server mode: JWT access tokens from one authorization server. */
 export interface GatewayOAuth {
@@ -42,7 +43,7 @@ async function fetchJwks(url: string, init: RequestInit): Promise<Response> {
     const body = await response.text();
     return new Response(body, { status: response.status, headers: response.headers });
   } catch (error) {
-    throw new Error(`the JWKS at ${url} could not be read (${errorText(error)})`, { cause: error });
+    throw jwksUnreadable({ url, cause: error });
   }
 }
 
@@ -59,7 +60,7 @@ export function jwtVerifier(oauth: GatewayOAuth, audience: string): (token: stri
         audience,
         requiredClaims: ["exp"],
       });
-      const claim = payload["client_id"] ?? payload["azp"] ?? payload.sub;
+      const claim = payload.client_id ?? payload.azp ?? payload.sub;
       const client = typeof claim === "string" ? claim : "unknown";
       // The subject is who acts; a token without one (some client-credentials grants) acts as its client.
       const subject = payload.sub ?? (typeof claim === "string" ? claim : undefined);
@@ -70,7 +71,7 @@ export function jwtVerifier(oauth: GatewayOAuth, audience: string): (token: stri
         // Its own namespace: no static token's identity (`token:...`) can equal it, whatever the names.
         identity: `oauth:${JSON.stringify([oauth.issuer, subject])}`,
         profile: oauth.profiles?.[client] ?? oauth.defaultProfile,
-        ...(payload.exp === undefined ? {} : { expiresAt: payload.exp }),
+        expiresAt: payload.exp,
       };
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) return { ok: false, reason: "the token has expired" };

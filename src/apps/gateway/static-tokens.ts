@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { ConfigError, ErrorCode } from "../../errors/index.js";
+import { duplicateGatewayToken } from "../../errors/gateway.js";
+import { authorizationCredential } from "../../util/authorization.js";
 import type { GatewayProfile } from "./profile.js";
 
 /** A static bearer token: the token itself, or its SHA-256 (`sha256:HEX`) so a config need not hold it. */
@@ -37,14 +38,14 @@ export function tokenMatcher(tokens: readonly GatewayToken[]): (presented: strin
   const named = new Set<string>();
   for (const t of tokens) {
     if (t.client === undefined) continue;
-    if (named.has(t.client)) throw duplicateToken(`client name "${t.client}"`);
+    if (named.has(t.client)) throw duplicateGatewayToken({ what: `client name "${t.client}"` });
     named.add(t.client);
   }
   const digests = new Set<string>();
   const stored = tokens.map((t, i) => {
     const value = storedDigest(t.token);
     const hex = value.toString("hex");
-    if (digests.has(hex)) throw duplicateToken(`token (entry ${i + 1})`);
+    if (digests.has(hex)) throw duplicateGatewayToken({ what: `token (entry ${i + 1})` });
     digests.add(hex);
     return {
       digest: value,
@@ -67,15 +68,6 @@ function unnamed(named: Set<string>, index: number): string {
   return name;
 }
 
-const duplicateToken = (what: string) =>
-  new ConfigError(
-    ErrorCode.ConfigInvalid,
-    `Two gateway tokens have the same ${what}: give each token its own value and client name.`,
-  );
-
-/** The `Authorization: Bearer X` token of a request, if any. */
-export function bearerOf(header: string | string[] | undefined): string | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
-  const match = value ? /^Bearer\s+(\S+)\s*$/i.exec(value) : null;
-  return match?.[1];
-}
+/** The `Authorization: Bearer X` token of a request, if any (kept under its old name for callers). */
+export const bearerOf = (header: string | readonly string[] | undefined): string | undefined =>
+  authorizationCredential(header, ["Bearer"]);

@@ -1,46 +1,24 @@
-import { ProtocolError, ProtocolErrorCode, type Server } from "@modelcontextprotocol/server";
+import type { Server } from "@modelcontextprotocol/server";
 import type { Bridge } from "../../bridge/api.js";
 import type { CompleteRef } from "../../bridge/features/completions.js";
-import { ErrorCode, McpBridgeError } from "../../errors/index.js";
-import { errorText } from "../../util/text-of.js";
 import type { RequestForwarder } from "./forward.js";
-import type { RequestTracker } from "./handle.js";
 import type { GatewayProfile } from "./profile.js";
 import {
-  notReachable,
   reachablePrompt,
   reachablePrompts,
   reachableResources,
   reachableTemplates,
   resourceOwner,
 } from "./reachable.js";
-
-const CLIENT_ERRORS = new Set<string>([
-  ErrorCode.ResourceNotFound,
-  ErrorCode.PromptNotFound,
-  ErrorCode.InvalidArguments,
-  ErrorCode.ToolNotFound,
-]);
-
-/**
- * A bridge error becomes a JSON-RPC error the client can act on: invalid params for what the client
- * got wrong (unknown resource or prompt, missing arguments), internal error for upstream failures.
- */
-function protocolError(error: unknown): ProtocolError {
-  if (error instanceof ProtocolError) return error;
-  const clientSide = error instanceof McpBridgeError && CLIENT_ERRORS.has(error.code);
-  return new ProtocolError(
-    clientSide ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError,
-    errorText(error),
-  );
-}
+import type { RequestTracker } from "./request-tracker.js";
+import { notReachable, protocolErrorOf } from "./wire-errors.js";
 
 /** Runs a handler, turning a bridge error into the JSON-RPC error the client can act on. */
 export async function guarded<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
-    throw protocolError(error);
+    throw protocolErrorOf(error);
   }
 }
 
@@ -73,10 +51,7 @@ export function registerSurface(
     tracker.handle("resources/list", request.params, () =>
       guarded(async () => ({
         resources: (await reachableResources(bridge, profile)).map(
-          ({ server: _server, icons, ...resource }) => ({
-            ...resource,
-            ...(icons ? { icons: [...icons] } : {}),
-          }),
+          ({ server: _server, icons, ...resource }) => ({ ...resource, icons: icons && [...icons] }),
         ),
       })),
     ),
@@ -85,10 +60,7 @@ export function registerSurface(
     tracker.handle("resources/templates/list", request.params, () =>
       guarded(async () => ({
         resourceTemplates: (await reachableTemplates(bridge, profile)).map(
-          ({ server: _server, icons, ...template }) => ({
-            ...template,
-            ...(icons ? { icons: [...icons] } : {}),
-          }),
+          ({ server: _server, icons, ...template }) => ({ ...template, icons: icons && [...icons] }),
         ),
       })),
     ),
@@ -108,12 +80,12 @@ export function registerSurface(
               ? {
                   uri: part.uri,
                   blob: Buffer.from(part.bytes).toString("base64"),
-                  ...(part.mimeType ? { mimeType: part.mimeType } : {}),
+                  mimeType: part.mimeType || undefined,
                 }
               : {
                   uri: part.uri,
                   text: part.text ?? "",
-                  ...(part.mimeType ? { mimeType: part.mimeType } : {}),
+                  mimeType: part.mimeType || undefined,
                 },
           ),
         };
@@ -126,8 +98,8 @@ export function registerSurface(
         prompts: (await reachablePrompts(bridge, profile)).map((p) => ({
           name: p.name,
           arguments: [...p.arguments],
-          ...(p.title === undefined ? {} : { title: p.title }),
-          ...(p.description === undefined ? {} : { description: p.description }),
+          title: p.title,
+          description: p.description,
         })),
       })),
     ),
@@ -142,7 +114,7 @@ export function registerSurface(
         );
         return {
           messages: result.messages.map((m) => ({ role: m.role, content: m.content })),
-          ...(result.description === undefined ? {} : { description: result.description }),
+          description: result.description,
         };
       }),
     ),
@@ -153,15 +125,15 @@ export function registerSurface(
         const { ref, argument } = request.params;
         const options = {
           signal: ctx.mcpReq.signal,
-          ...(request.params.context?.arguments ? { context: request.params.context.arguments } : {}),
+          context: request.params.context?.arguments,
         };
         const { target, owner } = await completionTarget(bridge, profile, ref);
         const result = await onServer(forwarder, owner, () => bridge.complete(target, argument, options));
         return {
           completion: {
             values: [...result.values],
-            ...(result.total === undefined ? {} : { total: result.total }),
-            ...(result.hasMore === undefined ? {} : { hasMore: result.hasMore }),
+            total: result.total,
+            hasMore: result.hasMore,
           },
         };
       }),

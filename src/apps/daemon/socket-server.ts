@@ -1,7 +1,8 @@
 import { chmodSync, unlinkSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Bridge } from "../../bridge/api.js";
-import { ErrorCode, isMcpBridgeError, McpBridgeError } from "../../errors/index.js";
+import { daemonRequestNotJson, daemonRequestTooLarge } from "../../errors/daemon.js";
+import { ErrorCode, isMcpBridgeError } from "../../errors/index.js";
 import type { Logger } from "../../util/logger.js";
 import { errorText } from "../../util/text-of.js";
 import { statusDocument } from "./documents.js";
@@ -42,7 +43,7 @@ function readBody(req: IncomingMessage): Promise<unknown> {
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
-        reject(new McpBridgeError(ErrorCode.Usage, "The request to the daemon is too large"));
+        reject(daemonRequestTooLarge());
         req.destroy();
         return;
       }
@@ -53,7 +54,7 @@ function readBody(req: IncomingMessage): Promise<unknown> {
         const text = Buffer.concat(chunks).toString("utf8");
         resolve(text ? JSON.parse(text) : {});
       } catch {
-        reject(new McpBridgeError(ErrorCode.Usage, "The request to the daemon is not JSON"));
+        reject(daemonRequestNotJson());
       }
     });
     req.on("error", reject);
@@ -152,6 +153,7 @@ export async function serveDaemon(options: DaemonOptions): Promise<RunningDaemon
     const controller = new AbortController();
     // The client went away before its answer (Ctrl-C, a crash): cancel what it asked for.
     res.on("close", () => {
+      // An abort reason for the operation's own signal: nobody is left to be told.
       if (!res.writableFinished) controller.abort(new Error("the client disconnected"));
       inflight--;
       armIdle();

@@ -1,0 +1,78 @@
+import { ConfigError, ErrorCode } from "./index.js";
+
+/**
+ * The gateway's own failures (its options, its auth file, its tokens), one factory per situation: the
+ * code, the wording and the fields are composed here, so a throw site is one statement with no words.
+ * Wire answers to a client (JSON-RPC errors, HTTP bodies) are not errors of ours: see the gateway's
+ * wire-errors.ts.
+ */
+
+/** `startGateway` asked to listen beyond loopback with no way to tell callers apart. */
+export const gatewayNeedsAuth = ({ host }: { host: string }) =>
+  new ConfigError(
+    ErrorCode.ConfigInvalid,
+    `The gateway will not listen on ${host} without auth: configure bearer tokens or OAuth, or bind 127.0.0.1.`,
+  );
+
+/** An option of `startGateway` or `serveGatewayStdio` out of its range. */
+export const gatewayOptionInvalid = ({
+  option,
+  value,
+  expected,
+}: {
+  option: string;
+  value: unknown;
+  expected: string;
+}) =>
+  new ConfigError(
+    ErrorCode.ConfigInvalid,
+    `Gateway option ${option} must be ${expected}, got ${JSON.stringify(value) ?? String(value)}.`,
+  );
+
+export const authFileUnreadable = ({
+  file,
+  cause,
+  detail,
+}: {
+  file: string;
+  cause: unknown;
+  detail: string;
+}) =>
+  new ConfigError(ErrorCode.ConfigInvalid, `Cannot read the gateway auth file ${file}: ${detail}`, {
+    file,
+    cause,
+  });
+
+/** Deliberately without the parser's message: V8 quotes the file's text around the fault. */
+export const authFileNotJson = ({ file }: { file: string }) =>
+  new ConfigError(
+    ErrorCode.ConfigInvalid,
+    `The gateway auth file ${file} is not valid JSON: check its syntax (the parser's own message is not shown: it quotes the file, which may hold tokens).`,
+    { file },
+  );
+
+export const authFileInvalid = ({ file, detail }: { file: string; detail: string }) =>
+  new ConfigError(ErrorCode.ConfigInvalid, `The gateway auth file ${file} is invalid: ${detail}`, { file });
+
+/** A name says who a caller is in logs and metrics: two tokens under one name could not be told apart. */
+export const authFileRepeatedName = ({ file, name }: { file: string; name: string }) =>
+  new ConfigError(
+    ErrorCode.ConfigInvalid,
+    `The gateway auth file ${file} names two tokens "${name}": give each token its own client name.`,
+    { file },
+  );
+
+/** `index` counts from 0; the message counts from 1, as a reader of the file does. */
+export const authFileTokenWithoutValue = ({ file, index }: { file: string; index: number }) =>
+  new ConfigError(
+    ErrorCode.ConfigInvalid,
+    `Token ${index + 1} of ${file} has no value: give "token", or "tokenEnv" naming a set environment variable.`,
+    { file },
+  );
+
+/** `what` names the shared part, e.g. `client name "ci"` or `token (entry 2)`; never the token itself. */
+export const duplicateGatewayToken = ({ what }: { what: string }) =>
+  new ConfigError(
+    ErrorCode.ConfigInvalid,
+    `Two gateway tokens have the same ${what}: give each token its own value and client name.`,
+  );

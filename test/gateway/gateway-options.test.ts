@@ -1,0 +1,149 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  GATEWAY_DEFAULTS,
+  type GatewayOptions,
+  resolveGatewayOptions,
+  resolveStdioGatewayOptions,
+} from "../../src/apps/gateway/gateway-options.js";
+import type { Bridge } from "../../src/bridge/api.js";
+import { ErrorCode, McpBridgeError } from "../../src/errors/index.js";
+import { packageInfo } from "../../src/util/package-info.js";
+
+// The resolver never touches the bridge: it is carried through as given.
+const bridge = {} as Bridge;
+
+const OPTIONAL = [
+  "host",
+  "port",
+  "tokens",
+  "oauth",
+  "limits",
+  "maxBodyBytes",
+  "maxUnreadBytes",
+  "drainTimeoutMs",
+  "maxSessions",
+  "sessionIdleMs",
+  "version",
+  "forwarder",
+  "telemetry",
+] as const;
+
+function refusal(fn: () => unknown): McpBridgeError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof McpBridgeError) return error;
+    throw error;
+  }
+  throw new Error("expected a refusal");
+}
+
+describe("resolveGatewayOptions", () => {
+  it("applies every default from the one table", () => {
+    expect(resolveGatewayOptions({ bridge })).toStrictEqual({
+      bridge,
+      host: "127.0.0.1",
+      loopback: true,
+      port: 0,
+      tokens: [],
+      oauth: undefined,
+      limits: { maxConcurrentCalls: 16, callsPerMinute: undefined },
+      maxBodyBytes: 4 * 1024 * 1024,
+      maxUnreadBytes: 32 * 1024 * 1024,
+      drainTimeoutMs: 30_000,
+      maxSessions: 1000,
+      sessionIdleMs: 30 * 60_000,
+      version: packageInfo().version,
+      forwarder: undefined,
+      telemetry: undefined,
+    });
+  });
+
+  it("an option given as undefined is the same as one left out (what `serve` passes for a flag not typed)", () => {
+    fc.assert(
+      fc.property(fc.subarray([...OPTIONAL]), (keys) => {
+        const given: Record<string, unknown> = { bridge };
+        for (const key of keys) given[key] = undefined;
+        expect(resolveGatewayOptions(given as unknown as GatewayOptions)).toStrictEqual(
+          resolveGatewayOptions({ bridge }),
+        );
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("keeps every value given within range", () => {
+    const resolved = resolveGatewayOptions({
+      bridge,
+      host: "::1",
+      port: 8080,
+      limits: { maxConcurrentCalls: 2, callsPerMinute: 0.5 },
+      maxBodyBytes: 1,
+      maxUnreadBytes: 1,
+      drainTimeoutMs: 0,
+      maxSessions: 1,
+      sessionIdleMs: 0,
+      version: "9.9.9",
+    });
+    expect(resolved).toMatchObject({
+      host: "::1",
+      loopback: true,
+      port: 8080,
+      limits: { maxConcurrentCalls: 2, callsPerMinute: 0.5 },
+      maxBodyBytes: 1,
+      maxUnreadBytes: 1,
+      drainTimeoutMs: 0,
+      maxSessions: 1,
+      sessionIdleMs: 0,
+      version: "9.9.9",
+    });
+  });
+
+  it.each([
+    ["port", { port: 70_000 }],
+    ["port", { port: -1 }],
+    ["maxBodyBytes", { maxBodyBytes: 0 }],
+    ["maxBodyBytes", { maxBodyBytes: 1.5 }],
+    ["maxUnreadBytes", { maxUnreadBytes: -1 }],
+    ["maxSessions", { maxSessions: Number.NaN }],
+    ["drainTimeoutMs", { drainTimeoutMs: -5 }],
+    ["sessionIdleMs", { sessionIdleMs: Number.NaN }],
+    ["limits.maxConcurrentCalls", { limits: { maxConcurrentCalls: 0 } }],
+    ["limits.callsPerMinute", { limits: { callsPerMinute: 0 } }],
+  ] as const)("refuses %s out of range (%j) as CONFIG_INVALID naming the option", (option, given) => {
+    const error = refusal(() => resolveGatewayOptions({ bridge, ...given }));
+    expect(error.code).toBe(ErrorCode.ConfigInvalid);
+    expect(error.message).toContain(`Gateway option ${option} must be`);
+  });
+
+  it("refuses a non-loopback address without tokens or OAuth", () => {
+    const error = refusal(() => resolveGatewayOptions({ bridge, host: "0.0.0.0" }));
+    expect(error.code).toBe(ErrorCode.ConfigInvalid);
+    expect(error.message).toContain("will not listen on 0.0.0.0 without auth");
+    expect(resolveGatewayOptions({ bridge, host: "0.0.0.0", tokens: [{ token: "t" }] }).loopback).toBe(false);
+  });
+});
+
+describe("resolveStdioGatewayOptions", () => {
+  it("applies the same table's defaults", () => {
+    const resolved = resolveStdioGatewayOptions({});
+    expect(resolved).toMatchObject({
+      version: packageInfo().version,
+      maxMessageBytes: GATEWAY_DEFAULTS.maxMessageBytes,
+      maxUnreadBytes: GATEWAY_DEFAULTS.maxUnreadBytes,
+      limits: { maxConcurrentCalls: GATEWAY_DEFAULTS.maxConcurrentCalls, callsPerMinute: undefined },
+    });
+    expect(resolved.stdin).toBe(process.stdin);
+    expect(resolved.stdout).toBe(process.stdout);
+    expect(resolveStdioGatewayOptions({ maxMessageBytes: undefined, onProblem: undefined })).toMatchObject({
+      maxMessageBytes: GATEWAY_DEFAULTS.maxMessageBytes,
+    });
+  });
+
+  it("refuses a message bound that is not a positive whole number", () => {
+    expect(refusal(() => resolveStdioGatewayOptions({ maxMessageBytes: 0 })).code).toBe(
+      ErrorCode.ConfigInvalid,
+    );
+  });
+});
