@@ -50,7 +50,7 @@ describe("one error shape", () => {
       ...["bridge.ts", "call.ts", "diagnostics.ts", "server-record.ts"].map((file) =>
         join(srcDir, "bridge", file),
       ),
-      join(srcDir, "cli/commands/call.ts"),
+      join(srcDir, "apps/cli/commands/call-command.ts"),
     ];
     // An error class constructed with its wording written in place (a string or template literal).
     const literal = /new (?:McpBridgeError|[A-Z]\w*Error)\(\s*(?:ErrorCode\.\w+,\s*)?[`"']/g;

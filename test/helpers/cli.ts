@@ -81,7 +81,7 @@ export async function runCliInProcess(
   args: readonly string[],
   options: { cwd: string; env: Record<string, string>; tty?: boolean },
 ): Promise<CliRun> {
-  const { runCli: run } = await import("../../src/apps/cli/main.js");
+  const { runCli: run } = await import("../../src/apps/cli/run-cli.js");
   const stdout = new CapturedOutput(options.tty === true);
   const stderr = new CapturedOutput(options.tty === true);
   const code = await run(args, { stdout, stderr, env: options.env, cwd: options.cwd });

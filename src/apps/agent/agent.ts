@@ -4,7 +4,7 @@ import type { Bridge, Progress, ToolEntry } from "../../bridge/types.js";
 import { AbortError, errorMessages, type McpBridgeError, ToolNotFoundError } from "../../errors/index.js";
 import { errorToolResult } from "../../results/convert.js";
 import type { ToolResult } from "../../results/types.js";
-import type { AgentMessage, AgentToolCall, ModelProvider, TokenUsage } from "./types.js";
+import type { AgentMessage, AgentToolCall, ModelProvider, TokenUsage } from "./model-provider.js";
 
 /**
  * The turn loop every agent host writes: send the conversation and the tools to the model, stream

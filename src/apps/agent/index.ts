@@ -1,10 +1,5 @@
 export type { AgentEvent, AgentOptions, ApproveToolCall, TurnResult } from "./agent.js";
 export { Agent, DEFAULT_MAX_STEPS } from "./agent.js";
-export { createAnthropicProvider } from "./providers/anthropic.js";
-export { createOpenAIProvider } from "./providers/openai.js";
-export { chooseProvider, type ProviderChoice, providerFromEnvironment } from "./select.js";
-export type { SseEvent } from "./sse.js";
-export { readSse, SseParser } from "./sse.js";
 export type {
   AgentMessage,
   AgentToolCall,
@@ -13,4 +8,9 @@ export type {
   ModelRequest,
   ProviderOptions,
   TokenUsage,
-} from "./types.js";
+} from "./model-provider.js";
+export { createAnthropicProvider } from "./providers/anthropic-provider.js";
+export { createOpenAIProvider } from "./providers/openai-provider.js";
+export { chooseProvider, type ProviderChoice, providerFromEnvironment } from "./select-provider.js";
+export type { SseEvent } from "./sse-events.js";
+export { readSse, SseParser } from "./sse-events.js";

@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import { usageError } from "./args.js";
+import { usageError } from "./parse-arguments.js";
 
 /**
  * Servers given on the command line instead of (or besides) a config file: `--stdio "CMD ARGS"` and

@@ -1,6 +1,6 @@
 import type { ServerSpec } from "../../config/server-entry.js";
 import { splitCommandLine } from "./ad-hoc.js";
-import { usageError } from "./args.js";
+import { usageError } from "./parse-arguments.js";
 
 /**
  * The server an `mcp-bridge add` command line describes, in the forms users of other hosts type:

@@ -1,4 +1,4 @@
-import { usageError } from "./args.js";
+import { usageError } from "./parse-arguments.js";
 
 /**
  * mcporter's call syntax: `'server.tool(a: 1, b: "x")'`, a tool name with its arguments in

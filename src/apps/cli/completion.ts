@@ -1,5 +1,5 @@
-import { type Flags, GLOBAL_FLAGS } from "./args.js";
-import type { CommandSpec } from "./command.js";
+import type { CommandSpec } from "./command-spec.js";
+import { type Flags, GLOBAL_FLAGS } from "./parse-arguments.js";
 
 export const SHELLS = ["bash", "zsh", "fish"] as const;
 export type Shell = (typeof SHELLS)[number];

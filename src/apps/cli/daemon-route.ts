@@ -4,7 +4,16 @@ import { daemonRequest, NoDaemon } from "../daemon/client.js";
 import { processAlive, readPid } from "../daemon/lock.js";
 import { type DaemonPaths, daemonPaths, unsafeFolderReason } from "../daemon/paths.js";
 import { callFailure, callInterrupted } from "../daemon/protocol.js";
-import { commandWord, type Flags, type PositionalSpec, parseCommandArguments } from "./args.js";
+import type { CliIO } from "./cli-io.js";
+import {
+  askedBy,
+  type DaemonCommand,
+  progressPrinter,
+  renderAnswer,
+  reportError,
+} from "./command-answers.js";
+import { type AnyOptions, type CommandContext, createContext } from "./command-context.js";
+import { surprisingConfig } from "./config-notice.js";
 import {
   CALL_FLAGS,
   CALL_POSITIONALS,
@@ -20,12 +29,9 @@ import {
   STATUS_POSITIONALS,
   TOOLS_FLAGS,
   TOOLS_POSITIONALS,
-} from "./command-flags.js";
-import { surprisingConfig } from "./config-notice.js";
-import { type AnyOptions, type CommandContext, createContext } from "./context-base.js";
-import type { CliIO } from "./io.js";
+} from "./daemon-command-flags.js";
+import { commandWord, type Flags, type PositionalSpec, parseCommandArguments } from "./parse-arguments.js";
 import { terminalText } from "./terminal.js";
-import { askedBy, type DaemonCommand, progressPrinter, renderAnswer, reportError } from "./views.js";
 
 /**
  * The CLI's daemon path: when a daemon serves the config a bridge command would use, the command is

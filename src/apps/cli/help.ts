@@ -1,5 +1,5 @@
-import { type FlagSpec, type Flags, GLOBAL_FLAGS } from "./args.js";
-import type { CommandSpec } from "./command.js";
+import type { CommandSpec } from "./command-spec.js";
+import { type FlagSpec, type Flags, GLOBAL_FLAGS } from "./parse-arguments.js";
 
 const INTRO = "mcp-bridge: the tools of any MCP server as native tools of an LLM agent";
 const EXIT_CODES =

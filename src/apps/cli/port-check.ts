@@ -1,5 +1,5 @@
 import { createServer } from "node:net";
-import { usageError } from "./args.js";
+import { usageError } from "./parse-arguments.js";
 
 /**
  * Fails when HOST:PORT cannot be listened on (in use, not an address of this machine), before any

@@ -1,7 +1,7 @@
 import { ErrorCode, ServerConnectionError } from "../../errors/index.js";
 import { didYouMean } from "../../util/suggest.js";
-import { openBridge } from "./context.js";
-import type { CommandContext } from "./context-base.js";
+import { openBridge } from "./bridge-commands.js";
+import type { CommandContext } from "./command-context.js";
 import { writeJson } from "./output.js";
 import { terminalText } from "./terminal.js";
 import { outputWidth, signatureOf } from "./tools-view.js";

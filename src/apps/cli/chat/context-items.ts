@@ -1,6 +1,6 @@
 import type { Bridge } from "../../../bridge/types.js";
 import { errorText } from "../../../util/text-of.js";
-import type { AgentMessage } from "../../agent/types.js";
+import type { AgentMessage } from "../../agent/model-provider.js";
 import { shorten } from "../output.js";
 import { terminalText } from "../terminal.js";
 

@@ -1,5 +1,5 @@
 import { AbortError, ErrorCode, errorMessages, McpBridgeError } from "../../../errors/index.js";
-import { readSse, type SseEvent } from "../sse.js";
+import { readSse, type SseEvent } from "../sse-events.js";
 
 /**
  * POSTs a streaming request to a model endpoint and yields its events. Every failure is a

@@ -4,19 +4,19 @@ import type { Bridge, ElicitationHandler } from "../../../bridge/types.js";
 import type { RemoteServerDefinition } from "../../../config/model.js";
 import type { ServerStatus } from "../../../connection/status.js";
 import { errorText } from "../../../util/text-of.js";
-import { chooseProvider } from "../../agent/select.js";
-import type { ModelProvider } from "../../agent/types.js";
-import { usageError } from "../args.js";
+import type { ModelProvider } from "../../agent/model-provider.js";
+import { chooseProvider } from "../../agent/select-provider.js";
+import { type CommandContext, cliBridgeOptions } from "../bridge-commands.js";
+import { chatSampling, type SamplingPrompt } from "../chat/chat-sampling.js";
 import { HISTORY_SIZE, historyFile, loadHistory, saveHistory } from "../chat/history.js";
-import { chatSampling, type SamplingPrompt } from "../chat/sampling.js";
 import { ChatSession, type ChatSession as Session } from "../chat/session.js";
 import { ChatView, counted, tokenCounts } from "../chat/view.js";
-import { defineCommand } from "../command.js";
-import { type CommandContext, cliBridgeOptions } from "../context.js";
-import { type AskLine, terminalElicitation } from "../elicit.js";
-import { urlElicitation } from "../elicit-url.js";
+import { defineCommand } from "../command-spec.js";
 import { writeJson } from "../output.js";
+import { usageError } from "../parse-arguments.js";
 import { terminalText } from "../terminal.js";
+import { type AskLine, terminalElicitation } from "../terminal-elicitation.js";
+import { urlElicitation } from "../url-elicitation.js";
 
 /**
  * `mcp-bridge chat [--model M] [--provider openai|anthropic] [--base-url URL] [--system TEXT] [--yes]`
@@ -213,7 +213,7 @@ async function interactive(
   };
   if (tty) shareAsk(ask);
   const login = async (server: RemoteServerDefinition, signal?: AbortSignal) => {
-    const { loginToServer, openBrowser } = await import("../login.js");
+    const { loginToServer, openBrowser } = await import("../oauth-login.js");
     return loginToServer(server, {
       settings: bridge.config.settings,
       storageDir: defaultAuthDir(io.env),

@@ -1,7 +1,13 @@
 import { toAnthropicTools } from "../../../adapters/anthropic.js";
 import { ErrorCode, McpBridgeError } from "../../../errors/index.js";
-import type { AgentMessage, ModelEvent, ModelProvider, ModelRequest, ProviderOptions } from "../types.js";
-import { parseEventJson, postForEvents } from "./http.js";
+import type {
+  AgentMessage,
+  ModelEvent,
+  ModelProvider,
+  ModelRequest,
+  ProviderOptions,
+} from "../model-provider.js";
+import { parseEventJson, postForEvents } from "./model-http.js";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 

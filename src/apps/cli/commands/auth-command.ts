@@ -1,12 +1,12 @@
 import { AuthStore, defaultAuthDir } from "../../../auth/store.js";
 import type { RemoteServerDefinition } from "../../../config/model.js";
 import { ErrorCode } from "../../../errors/index.js";
-import { usageError } from "../args.js";
-import { defineCommand } from "../command.js";
-import type { CommandContext } from "../context.js";
-import { loadCliConfig } from "../context.js";
+import type { CommandContext } from "../bridge-commands.js";
+import { loadCliConfig } from "../bridge-commands.js";
+import { defineCommand } from "../command-spec.js";
 import { defaultInputsDir, InputStore } from "../input-store.js";
 import { table, writeJson } from "../output.js";
+import { usageError } from "../parse-arguments.js";
 import { terminalText } from "../terminal.js";
 
 /**
@@ -21,7 +21,7 @@ async function runAuth(context: CommandContext): Promise<number> {
   const remotes = config.servers.filter((s): s is RemoteServerDefinition => s.transport !== "stdio");
   const storageDir = defaultAuthDir(context.io.env);
   // The OAuth client (the SDK's auth module) is loaded here: every other command and `--help` skip it.
-  const { loginToServer, openBrowser } = await import("../login.js");
+  const { loginToServer, openBrowser } = await import("../oauth-login.js");
   const find = (): RemoteServerDefinition => {
     if (!name) throw usageError(`Usage: mcp-bridge auth ${sub} SERVER`);
     const server = remotes.find((s) => s.name === name);

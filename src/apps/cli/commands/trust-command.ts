@@ -10,11 +10,11 @@ import {
   TrustStore,
 } from "../../../config/trust.js";
 import { ErrorCode, McpBridgeError } from "../../../errors/index.js";
-import { usageError } from "../args.js";
-import { defineCommand } from "../command.js";
-import type { CommandContext } from "../context.js";
+import type { CommandContext } from "../bridge-commands.js";
+import { defineCommand } from "../command-spec.js";
 import { writeJson } from "../output.js";
-import { canAsk, clean, confirm } from "../prompt.js";
+import { usageError } from "../parse-arguments.js";
+import { canAsk, clean, confirm } from "../terminal-ask.js";
 
 /** Set to 1/true in CI to start project-level servers without asking (like --trust-project). */
 export const TRUST_ENV = "MCP_BRIDGE_TRUST_PROJECT";

@@ -32,7 +32,7 @@ const io = {
   signal: controller.signal,
 };
 // A running daemon answers first; only without one is the full CLI (bridge, SDK) loaded.
-const code = (await runViaDaemon(argv, io)) ?? (await (await import("./main.js")).runCli(argv, io));
+const code = (await runViaDaemon(argv, io)) ?? (await (await import("./run-cli.js")).runCli(argv, io));
 process.exitCode = controller.signal.aborted ? signalExitCode : code;
 // Let stdout drain, then leave even if a misbehaving server keeps a handle open.
 setTimeout(() => process.exit(process.exitCode), 100).unref();

@@ -1,8 +1,8 @@
 import type { InputRequest, ResolveInput } from "../../config/inputs.js";
 import { errorText } from "../../util/text-of.js";
+import type { CliIO } from "./cli-io.js";
 import { defaultInputsDir, InputStore } from "./input-store.js";
-import type { CliIO } from "./io.js";
-import { ask, canAsk, clean } from "./prompt.js";
+import { ask, canAsk, clean } from "./terminal-ask.js";
 
 /**
  * Answers `${input:id}` as VS Code does: an answer given once for a config file is remembered (see

@@ -6,11 +6,11 @@ import { plainText } from "../../util/plain-text.js";
 import { withoutStderrHint } from "../../util/stderr-hint.js";
 import { errorText } from "../../util/text-of.js";
 import type { Envelope } from "../daemon/protocol.js";
-import { usageError } from "./args.js";
 import { splitCallExpression } from "./call-syntax.js";
-import type { CommandContext } from "./context-base.js";
-import type { CliIO } from "./io.js";
+import type { CliIO } from "./cli-io.js";
+import type { CommandContext } from "./command-context.js";
 import { shorten, table, writeJson } from "./output.js";
+import { usageError } from "./parse-arguments.js";
 import { terminalText } from "./terminal.js";
 import { renderTools } from "./tools-view.js";
 

@@ -1,7 +1,7 @@
 import type { SamplingHandler, SamplingRequest, SamplingResult } from "../../../bridge/sampling.js";
 import { ErrorCode, McpBridgeError } from "../../../errors/index.js";
 import { textOf } from "../../../util/text-of.js";
-import type { AgentMessage, ModelProvider } from "../../agent/types.js";
+import type { AgentMessage, ModelProvider } from "../../agent/model-provider.js";
 import { shorten } from "../output.js";
 import { terminalText } from "../terminal.js";
 import type { ChatView } from "./view.js";

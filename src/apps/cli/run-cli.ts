@@ -1,28 +1,28 @@
 import { ErrorCode, McpBridgeError } from "../../errors/index.js";
 import { packageInfo } from "../../util/package-info.js";
 import { suggest } from "../../util/suggest.js";
-import { commandWord, parseCommandArguments } from "./args.js";
-import { type CommandSpec, defineCommand } from "./command.js";
-import { authCommand } from "./commands/auth.js";
-import { callCommand } from "./commands/call.js";
-import { chatCommand } from "./commands/chat.js";
-import { configCommand } from "./commands/config.js";
-import { daemonCommand } from "./commands/daemon.js";
-import { addCommand, removeCommand } from "./commands/edit.js";
-import { listCommand } from "./commands/list.js";
-import { promptCommand, promptsCommand } from "./commands/prompts.js";
-import { readCommand, resourcesCommand } from "./commands/resources.js";
-import { serveCommand } from "./commands/serve.js";
-import { statusCommand } from "./commands/status.js";
-import { toolsCommand } from "./commands/tools.js";
-import { trustCommand } from "./commands/trust.js";
+import { createContext } from "./bridge-commands.js";
+import type { CliIO } from "./cli-io.js";
+import { reportError } from "./command-answers.js";
+import { type CommandSpec, defineCommand } from "./command-spec.js";
+import { addCommand, removeCommand } from "./commands/add-remove-command.js";
+import { authCommand } from "./commands/auth-command.js";
+import { callCommand } from "./commands/call-command.js";
+import { chatCommand } from "./commands/chat-command.js";
+import { configCommand } from "./commands/config-command.js";
+import { daemonCommand } from "./commands/daemon-command.js";
+import { listCommand } from "./commands/list-command.js";
+import { promptCommand, promptsCommand } from "./commands/prompts-command.js";
+import { readCommand, resourcesCommand } from "./commands/resources-command.js";
+import { serveCommand } from "./commands/serve-command.js";
+import { statusCommand } from "./commands/status-command.js";
+import { toolsCommand } from "./commands/tools-command.js";
+import { trustCommand } from "./commands/trust-command.js";
 import { printCompletionNames } from "./complete-names.js";
 import { completionScript, SHELLS, type Shell } from "./completion.js";
-import { createContext } from "./context.js";
 import { commandHelp, overviewHelp } from "./help.js";
-import type { CliIO } from "./io.js";
 import { writeJson } from "./output.js";
-import { reportError } from "./views.js";
+import { commandWord, parseCommandArguments } from "./parse-arguments.js";
 
 const BASE_COMMANDS: readonly CommandSpec[] = [
   listCommand,

@@ -1,6 +1,6 @@
 import type { ElicitationHandler, ElicitationResponse } from "../../bridge/types.js";
-import type { CliIO } from "./io.js";
-import { ask, canAsk, clean } from "./prompt.js";
+import type { CliIO } from "./cli-io.js";
+import { ask, canAsk, clean } from "./terminal-ask.js";
 
 interface FieldSchema {
   readonly type?: string;

@@ -1,5 +1,5 @@
-import type { Flags, FlagValues, PositionalSpec } from "./args.js";
-import type { CommandContext } from "./context.js";
+import type { CommandContext } from "./bridge-commands.js";
+import type { Flags, FlagValues, PositionalSpec } from "./parse-arguments.js";
 
 /**
  * One CLI command, declared in its own file: its flags (typed), positionals, help text and examples.

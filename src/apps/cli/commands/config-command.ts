@@ -8,10 +8,10 @@ import {
 } from "../../../config/model.js";
 import { redactConfig, redactServer } from "../../../config/redact.js";
 import { configJsonSchema } from "../../../config/schema.js";
-import { usageError } from "../args.js";
-import { defineCommand } from "../command.js";
-import { type CommandContext, loadCliConfig } from "../context.js";
+import { type CommandContext, loadCliConfig } from "../bridge-commands.js";
+import { defineCommand } from "../command-spec.js";
 import { table, writeJson } from "../output.js";
+import { usageError } from "../parse-arguments.js";
 import { terminalText } from "../terminal.js";
 
 const SOURCES: readonly ImportSourceName[] = IMPORT_SOURCES;

@@ -1,8 +1,13 @@
 import { readDocument, resourcesDocument } from "../../daemon/documents.js";
 import type { ReadRequest, ServerFilterRequest } from "../../daemon/protocol.js";
-import { defineCommand } from "../command.js";
-import { READ_FLAGS, READ_POSITIONALS, RESOURCES_FLAGS, RESOURCES_POSITIONALS } from "../command-flags.js";
-import { answerInProcess, type CommandContext } from "../context.js";
+import { answerInProcess, type CommandContext } from "../bridge-commands.js";
+import { defineCommand } from "../command-spec.js";
+import {
+  READ_FLAGS,
+  READ_POSITIONALS,
+  RESOURCES_FLAGS,
+  RESOURCES_POSITIONALS,
+} from "../daemon-command-flags.js";
 
 /** `mcp-bridge resources [--server S]`: resources and resource templates of every connected server. */
 function runResources(context: CommandContext): Promise<number> {

@@ -9,10 +9,15 @@ import {
   writtenServerNames,
 } from "../../daemon/documents.js";
 import type { CallRequest } from "../../daemon/protocol.js";
-import { defineCommand } from "../command.js";
-import { CALL_FLAGS, CALL_POSITIONALS } from "../command-flags.js";
-import { type CommandContext, cliBridgeOptions, loadOptionsFor, startWithProgress } from "../context.js";
-import { askedBy, progressPrinter, renderAnswer } from "../views.js";
+import {
+  type CommandContext,
+  cliBridgeOptions,
+  loadOptionsFor,
+  startWithProgress,
+} from "../bridge-commands.js";
+import { askedBy, progressPrinter, renderAnswer } from "../command-answers.js";
+import { defineCommand } from "../command-spec.js";
+import { CALL_FLAGS, CALL_POSITIONALS } from "../daemon-command-flags.js";
 
 /** `mcp-bridge call TOOL [key=value ...]`: starts only the server that owns TOOL. */
 async function runCall(context: CommandContext): Promise<number> {

@@ -1,8 +1,8 @@
 import { resolve } from "node:path";
 import { parseDuration } from "../../../util/duration.js";
-import { usageError } from "../args.js";
-import { defineCommand } from "../command.js";
-import { type CommandContext, cliBridgeOptions } from "../context.js";
+import { type CommandContext, cliBridgeOptions } from "../bridge-commands.js";
+import { defineCommand } from "../command-spec.js";
+import { usageError } from "../parse-arguments.js";
 import { checkPortFree } from "../port-check.js";
 
 /** The environment variable holding static bearer tokens (comma-separated) for `serve --http`. */

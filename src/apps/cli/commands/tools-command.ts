@@ -1,9 +1,9 @@
 import { toolsDocument } from "../../daemon/documents.js";
 import type { ToolsRequest } from "../../daemon/protocol.js";
-import { defineCommand } from "../command.js";
-import { TOOLS_FLAGS, TOOLS_POSITIONALS } from "../command-flags.js";
-import { type CommandContext, openBridge } from "../context.js";
-import { askedBy, renderAnswer } from "../views.js";
+import { type CommandContext, openBridge } from "../bridge-commands.js";
+import { askedBy, renderAnswer } from "../command-answers.js";
+import { defineCommand } from "../command-spec.js";
+import { TOOLS_FLAGS, TOOLS_POSITIONALS } from "../daemon-command-flags.js";
 
 /** `mcp-bridge tools`: the registry as the LLM will see it; `tools NAME`: one tool in full. */
 async function runTools(context: CommandContext): Promise<number> {

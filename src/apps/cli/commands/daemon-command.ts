@@ -7,13 +7,13 @@ import { daemonRequest, NoDaemon, PACKAGE_VERSION } from "../../daemon/client.js
 import { acquirePidLock, processAlive, releasePidLock } from "../../daemon/lock.js";
 import { type DaemonPaths, daemonPaths, ensureRuntimeFolder } from "../../daemon/paths.js";
 import type { DaemonInfo } from "../../daemon/protocol.js";
-import { usageError } from "../args.js";
-import { defineCommand } from "../command.js";
-import { type CommandContext, cliBridgeOptions, cliConfigSource } from "../context.js";
+import { type CommandContext, cliBridgeOptions, cliConfigSource } from "../bridge-commands.js";
+import { renderStatus, type StatusRow } from "../command-answers.js";
+import { defineCommand } from "../command-spec.js";
 import { configFileFor } from "../daemon-route.js";
 import { writeJson } from "../output.js";
+import { usageError } from "../parse-arguments.js";
 import { terminalText } from "../terminal.js";
-import { renderStatus, type StatusRow } from "../views.js";
 
 const DEFAULT_IDLE = "10m";
 /** How long `daemon start` waits for the daemon to answer (servers keep starting after that). */

@@ -7,8 +7,8 @@ import type {
   ModelProvider,
   ModelRequest,
   ProviderOptions,
-} from "../types.js";
-import { parseEventJson, postForEvents } from "./http.js";
+} from "../model-provider.js";
+import { parseEventJson, postForEvents } from "./model-http.js";
 
 /**
  * OpenAI-compatible Chat Completions with `stream: true` (OpenAI, Azure OpenAI, Ollama, LM Studio,

@@ -1,8 +1,8 @@
 import type { LogFields, Logger } from "../../util/logger.js";
 import { withoutStderrHint } from "../../util/stderr-hint.js";
-import type { Flags, GlobalOptions, ParsedArguments } from "./args.js";
-import type { CliIO } from "./io.js";
+import type { CliIO } from "./cli-io.js";
 import { type Style, styleFor } from "./output.js";
+import type { Flags, GlobalOptions, ParsedArguments } from "./parse-arguments.js";
 import { terminalText } from "./terminal.js";
 
 export type AnyOptions = Record<string, string | boolean | string[] | undefined>;

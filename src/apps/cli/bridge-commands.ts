@@ -12,18 +12,18 @@ import type { ServerStatus } from "../../connection/status.js";
 import { type Logger, SERVER_START_FAILED } from "../../util/logger.js";
 import type { Envelope } from "../daemon/protocol.js";
 import { adHocServers } from "./ad-hoc.js";
-import { projectConsent } from "./commands/trust.js";
+import { askedBy, type DaemonCommand, renderAnswer } from "./command-answers.js";
+import type { CommandContext } from "./command-context.js";
+import { projectConsent } from "./commands/trust-command.js";
 import { surprisingConfig } from "./config-notice.js";
-import type { CommandContext } from "./context-base.js";
-import { terminalElicitation } from "./elicit.js";
-import { urlElicitation } from "./elicit-url.js";
-import { rememberedInputs } from "./input.js";
-import { progressText, startProgress } from "./progress.js";
-import { stopAsking } from "./prompt.js";
+import { rememberedInputs } from "./remembered-inputs.js";
+import { progressText, startProgress } from "./start-progress.js";
 import { terminalText } from "./terminal.js";
-import { askedBy, type DaemonCommand, renderAnswer } from "./views.js";
+import { stopAsking } from "./terminal-ask.js";
+import { terminalElicitation } from "./terminal-elicitation.js";
+import { urlElicitation } from "./url-elicitation.js";
 
-export { type AnyOptions, type CommandContext, createContext } from "./context-base.js";
+export { type AnyOptions, type CommandContext, createContext } from "./command-context.js";
 
 /** The example config shipped with the package (examples/mcp.json beside dist/). */
 export function bundledExampleConfig(): string {

@@ -1,5 +1,5 @@
 import { createInterface, type Interface } from "node:readline";
-import type { CliIO } from "./io.js";
+import type { CliIO } from "./cli-io.js";
 
 import { terminalText } from "./terminal.js";
 

@@ -1,8 +1,8 @@
 import { statusDocument } from "../../daemon/documents.js";
-import { defineCommand } from "../command.js";
-import { STATUS_FLAGS, STATUS_POSITIONALS } from "../command-flags.js";
-import { type CommandContext, openBridge } from "../context.js";
-import { askedBy, renderAnswer } from "../views.js";
+import { type CommandContext, openBridge } from "../bridge-commands.js";
+import { askedBy, renderAnswer } from "../command-answers.js";
+import { defineCommand } from "../command-spec.js";
+import { STATUS_FLAGS, STATUS_POSITIONALS } from "../daemon-command-flags.js";
 
 /**
  * `mcp-bridge status`: start every enabled server, one row each, plus a row in state `invalid` for each

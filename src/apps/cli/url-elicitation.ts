@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import type { ElicitationHandler, ElicitationResponse } from "../../bridge/types.js";
 import { plainText } from "../../util/plain-text.js";
-import type { CliIO } from "./io.js";
+import type { CliIO } from "./cli-io.js";
 
 /** How to open a URL in the default browser per platform: a program and its arguments, never a shell. */
 export function browserCommand(platform: NodeJS.Platform, url: string): { command: string; args: string[] } {

@@ -1,8 +1,13 @@
 import { promptDocument, promptsDocument } from "../../daemon/documents.js";
 import type { PromptRequest, ServerFilterRequest } from "../../daemon/protocol.js";
-import { defineCommand } from "../command.js";
-import { PROMPT_FLAGS, PROMPT_POSITIONALS, PROMPTS_FLAGS, PROMPTS_POSITIONALS } from "../command-flags.js";
-import { answerInProcess, type CommandContext } from "../context.js";
+import { answerInProcess, type CommandContext } from "../bridge-commands.js";
+import { defineCommand } from "../command-spec.js";
+import {
+  PROMPT_FLAGS,
+  PROMPT_POSITIONALS,
+  PROMPTS_FLAGS,
+  PROMPTS_POSITIONALS,
+} from "../daemon-command-flags.js";
 
 /** `mcp-bridge prompts [--server S]`: every connected server's prompts under their exposed names. */
 function runPrompts(context: CommandContext): Promise<number> {

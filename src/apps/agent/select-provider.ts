@@ -1,7 +1,7 @@
 import { ErrorCode, McpBridgeError } from "../../errors/index.js";
-import { createAnthropicProvider } from "./providers/anthropic.js";
-import { createOpenAIProvider } from "./providers/openai.js";
-import type { ModelProvider } from "./types.js";
+import type { ModelProvider } from "./model-provider.js";
+import { createAnthropicProvider } from "./providers/anthropic-provider.js";
+import { createOpenAIProvider } from "./providers/openai-provider.js";
 
 /** What picks the model: flags or config first, then the usual environment variables. */
 export interface ProviderChoice {

@@ -11,10 +11,10 @@ import { replaceFileAtomic, writeFileExclusive } from "../../../util/private-pat
 import { redactUrl } from "../../../util/redact.js";
 import { didYouMean } from "../../../util/suggest.js";
 import { type AddOptions, addedServer } from "../add-arguments.js";
-import { usageError } from "../args.js";
-import { defineCommand } from "../command.js";
-import type { CommandContext } from "../context.js";
+import type { CommandContext } from "../bridge-commands.js";
+import { defineCommand } from "../command-spec.js";
 import { writeJson } from "../output.js";
+import { usageError } from "../parse-arguments.js";
 import { terminalText } from "../terminal.js";
 
 /**

@@ -1,8 +1,8 @@
 import { redactServer } from "../../../config/redact.js";
 import { writtenServerNames } from "../../daemon/documents.js";
-import { defineCommand } from "../command.js";
-import { AD_HOC_FLAGS } from "../command-flags.js";
-import { type CommandContext, loadCliConfig } from "../context.js";
+import { type CommandContext, loadCliConfig } from "../bridge-commands.js";
+import { defineCommand } from "../command-spec.js";
+import { AD_HOC_FLAGS } from "../daemon-command-flags.js";
 import { table, writeJson } from "../output.js";
 import { listServerTools } from "../server-tools-view.js";
 import { terminalText } from "../terminal.js";

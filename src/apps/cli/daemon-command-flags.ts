@@ -1,5 +1,5 @@
-import type { Flags, PositionalSpec } from "./args.js";
-import { SERVER_FLAG, TIMEOUT_FLAG } from "./command.js";
+import { SERVER_FLAG, TIMEOUT_FLAG } from "./command-spec.js";
+import type { Flags, PositionalSpec } from "./parse-arguments.js";
 
 /**
  * The flags and positionals of the commands a daemon can answer, apart from their implementations:
