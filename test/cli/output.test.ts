@@ -59,7 +59,7 @@ describe("command line", () => {
     expect(parsed).toMatchObject({
       positionals: ["calc/add", "a=1"],
       global: { config: "x.json", json: true, quiet: false, verbose: false },
-      options: { timeout: "2s" },
+      options: { timeout: 2000 },
     });
     const status = (argv: string[]) =>
       parseCommandArguments(argv, "status", statusCommand.flags, statusCommand.positionals);

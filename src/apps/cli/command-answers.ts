@@ -1,133 +1,20 @@
 import type { ServerInfo } from "../../connection/status.js";
 import { ErrorCode, isMcpBridgeError } from "../../errors/index.js";
-import { parseDuration } from "../../util/duration.js";
-import { parseKeyValues } from "../../util/key-values.js";
 import { plainText } from "../../util/plain-text.js";
 import { withoutStderrHint } from "../../util/stderr-hint.js";
 import { errorText } from "../../util/text-of.js";
 import type { Envelope } from "../daemon/protocol.js";
-import { splitCallExpression } from "./call-syntax.js";
 import type { CliIO } from "./cli-io.js";
 import type { CommandContext } from "./command-context.js";
+import type { Asked } from "./command-requests.js";
 import { shorten, table, writeJson } from "./output.js";
-import { usageError } from "./parse-arguments.js";
 import { terminalText } from "./terminal.js";
 import { renderTools } from "./tools-view.js";
 
 /**
- * What the bridge commands ask (from their command line) and how they print the answer (from the
- * `--json` document): shared by the in-process path and the daemon path, so both print the same.
- * Loads nothing of the bridge.
+ * How the bridge commands print an answer (from the `--json` document the in-process path or the
+ * daemon made), so both paths print the same. Loads nothing of the bridge.
  */
-
-export type DaemonCommand = "call" | "tools" | "status" | "resources" | "read" | "prompts" | "prompt";
-
-export interface Asked {
-  readonly operation: DaemonCommand;
-  readonly body: Record<string, unknown>;
-}
-
-const FORMATS = ["table", "json", "openai", "anthropic"] as const;
-
-export function timeoutOption(context: CommandContext): number | undefined {
-  if (context.options.timeout === undefined) return undefined;
-  try {
-    return parseDuration(String(context.options.timeout), "s");
-  } catch (error) {
-    throw usageError(`--timeout ${(error as Error).message}`);
-  }
-}
-
-/** --max-chars N (a positive integer) or --full (no limit); undefined: the config's limit. */
-function maxCharsOption(value: unknown, full: unknown): number | undefined {
-  if (full === true) {
-    if (value !== undefined) throw usageError("Give --max-chars or --full, not both");
-    return Number.MAX_SAFE_INTEGER;
-  }
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 1)
-    throw usageError(
-      `--max-chars must be a whole number of characters (1 or more), got ${JSON.stringify(value)}`,
-    );
-  return n;
-}
-
-function parseJsonArgs(value: unknown): Record<string, unknown> {
-  if (typeof value !== "string") return {};
-  try {
-    const parsed: unknown = JSON.parse(value);
-    if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
-      return parsed as Record<string, unknown>;
-  } catch {
-    // reported below
-  }
-  throw usageError(`--args must be a JSON object, got: ${value}`);
-}
-
-const defined = (entries: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined));
-
-/** The request a command line makes; usage errors are thrown here, before anything starts. */
-export function askedBy(command: DaemonCommand, context: CommandContext): Asked {
-  const server = context.options.server as string | undefined;
-  switch (command) {
-    case "call": {
-      const [word, ...typed] = context.positionals;
-      if (!word)
-        throw usageError("Usage: mcp-bridge call TOOL [key=value ...] [--args JSON] [--timeout DURATION]");
-      // `server.tool(a: 1, b: "x")`: the arguments in parentheses come before those typed after it.
-      const { name, pairs: inline } = splitCallExpression(word);
-      const pairs = [...inline, ...typed];
-      const args = parseJsonArgs(context.options.args);
-      // Checked before anything starts; converted by the tool's schema once it is known.
-      parseKeyValues(pairs);
-      const maxResultChars = maxCharsOption(context.options["max-chars"], context.options.full);
-      const timeout = timeoutOption(context);
-      return {
-        operation: command,
-        body: defined({ name, pairs, args, timeout, maxResultChars, progress: !context.global.quiet }),
-      };
-    }
-    case "tools": {
-      const format =
-        (context.options.format as string | undefined) ?? (context.global.json ? "json" : "table");
-      if (!FORMATS.includes(format as (typeof FORMATS)[number]))
-        throw usageError(`Unknown --format "${format}"; use ${FORMATS.join(", ")}`);
-      return { operation: command, body: defined({ server, format, tool: context.positionals[0] }) };
-    }
-    case "status":
-      return { operation: command, body: { verbose: context.global.verbose } };
-    case "resources":
-    case "prompts":
-      return { operation: command, body: defined({ server }) };
-    case "read": {
-      const [uri] = context.positionals;
-      if (!uri) throw usageError("Usage: mcp-bridge read URI [--server NAME] [--timeout DURATION]");
-      const maxResultChars = maxCharsOption(context.options["max-chars"], context.options.full);
-      return {
-        operation: command,
-        body: defined({ uri, server, timeout: timeoutOption(context), maxResultChars }),
-      };
-    }
-    case "prompt": {
-      const [name, ...pairs] = context.positionals;
-      if (!name) throw usageError("Usage: mcp-bridge prompt NAME [key=value ...] [--server NAME]");
-      // Prompt arguments are strings: `n=5` stays "5".
-      const args = Object.fromEntries(
-        Object.entries(parseKeyValues(pairs)).map(([key, value]) => [
-          key,
-          typeof value === "string" ? value : JSON.stringify(value),
-        ]),
-      );
-      const maxResultChars = maxCharsOption(context.options["max-chars"], context.options.full);
-      return {
-        operation: command,
-        body: defined({ name, args, server, timeout: timeoutOption(context), maxResultChars }),
-      };
-    }
-  }
-}
 
 /** A call's progress on stderr: messages always; bare counters only on a terminal, where they are live feedback. */
 export function progressPrinter(

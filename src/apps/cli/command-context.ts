@@ -2,10 +2,11 @@ import type { LogFields, Logger } from "../../util/logger.js";
 import { withoutStderrHint } from "../../util/stderr-hint.js";
 import type { CliIO } from "./cli-io.js";
 import { type Style, styleFor } from "./output.js";
-import type { Flags, GlobalOptions, ParsedArguments } from "./parse-arguments.js";
+import type { AnyFlagValue, Flags, GlobalOptions, ParsedArguments } from "./parse-arguments.js";
 import { terminalText } from "./terminal.js";
 
-export type AnyOptions = Record<string, string | boolean | string[] | undefined>;
+/** A command's flag values when its declaration's types are not at hand. */
+export type AnyOptions = Record<string, AnyFlagValue | undefined>;
 
 export interface CommandContext<O = AnyOptions> {
   readonly io: CliIO;
@@ -30,7 +31,7 @@ export function createContext<O>(
     global,
     options: parsed.options,
     positionals: parsed.positionals,
-    ...(parsed.terminatorAt === undefined ? {} : { terminatorAt: parsed.terminatorAt }),
+    terminatorAt: parsed.terminatorAt,
     style: styleFor(io.stdout, io.env, global.color),
     errStyle: styleFor(io.stderr, io.env, global.color),
     logger: stderrLogger(io, global),

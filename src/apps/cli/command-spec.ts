@@ -36,7 +36,7 @@ export const SERVER_FLAG = {
 
 /** The common `--timeout DURATION` flag. */
 export const TIMEOUT_FLAG = {
-  type: "string",
+  type: "duration",
   short: "t",
   value: "DURATION",
   description: "give up after this long (30s, 2m, 500ms; a bare number is seconds)",

@@ -41,7 +41,7 @@ export const AD_HOC_FLAGS = {
 /** `--max-chars N` / `--full`: how much of a result, resource or prompt to print. */
 export const LENGTH_FLAGS = {
   "max-chars": {
-    type: "string",
+    type: "int",
     value: "N",
     description: "print up to N characters of the result (default: the config's maxResultChars)",
   },
@@ -68,7 +68,8 @@ export const CALL_POSITIONALS: PositionalSpec = {
 export const TOOLS_FLAGS = {
   server: SERVER_FLAG,
   format: {
-    type: "string",
+    type: "choice",
+    choices: ["table", "json", "openai", "anthropic"],
     short: "f",
     value: "FORMAT",
     description: "table (default), json, openai or anthropic",

@@ -5,14 +5,9 @@ import { processAlive, readPid } from "../daemon/lock.js";
 import { type DaemonPaths, daemonPaths, unsafeFolderReason } from "../daemon/paths.js";
 import { callFailure, callInterrupted } from "../daemon/protocol.js";
 import type { CliIO } from "./cli-io.js";
-import {
-  askedBy,
-  type DaemonCommand,
-  progressPrinter,
-  renderAnswer,
-  reportError,
-} from "./command-answers.js";
+import { progressPrinter, renderAnswer, reportError } from "./command-answers.js";
 import { type AnyOptions, type CommandContext, createContext } from "./command-context.js";
+import { askedBy, type DaemonCommand } from "./command-requests.js";
 import { surprisingConfig } from "./config-notice.js";
 import {
   CALL_FLAGS,

@@ -1,4 +1,3 @@
-import { ErrorCode, McpBridgeError } from "../../errors/index.js";
 import { packageInfo } from "../../util/package-info.js";
 import { suggest } from "../../util/suggest.js";
 import { createContext } from "./bridge-commands.js";
@@ -23,6 +22,7 @@ import { completionScript, SHELLS, type Shell } from "./completion.js";
 import { commandHelp, overviewHelp } from "./help.js";
 import { writeJson } from "./output.js";
 import { commandWord, parseCommandArguments } from "./parse-arguments.js";
+import { unknownCommand } from "./usage-errors.js";
 
 const BASE_COMMANDS: readonly CommandSpec[] = [
   listCommand,
@@ -75,12 +75,10 @@ export function findCommand(name: string): CommandSpec | undefined {
   return COMMANDS.find((command) => command.name === name || command.aliases?.includes(name));
 }
 
-function unknownCommand(name: string): McpBridgeError {
+/** An unknown command word, with the nearest command as a suggestion. */
+function noSuchCommand(name: string) {
   const near = suggest(name, [...COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]), "help"]);
-  return new McpBridgeError(
-    ErrorCode.Usage,
-    `Unknown command ${JSON.stringify(name)}.${near ? ` Did you mean "${near}"?` : ""} Run \`mcp-bridge --help\` for the commands.`,
-  );
+  return unknownCommand({ name, near });
 }
 
 /** `--version`: the version, or with --json `{ "name": ..., "version": ... }`. */
@@ -104,7 +102,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       const [topic] = parsed.positionals;
       if (topic !== undefined) {
         const spec = findCommand(topic);
-        if (!spec) throw unknownCommand(topic);
+        if (!spec) throw noSuchCommand(topic);
         io.stdout.write(commandHelp(spec));
         return 0;
       }
@@ -112,7 +110,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       return word === "help" || parsed.global.help ? 0 : 2;
     }
     const spec = findCommand(word);
-    if (!spec) throw unknownCommand(word);
+    if (!spec) throw noSuchCommand(word);
     const parsed = parseCommandArguments(argv, word, spec.flags, spec.positionals);
     json = parsed.global.json;
     if (parsed.global.help) {

@@ -5,7 +5,7 @@ import { addServer, editFormatOf, notEditable, removeServer } from "../../../con
 import { loadConfig } from "../../../config/load.js";
 import { configSearchPaths } from "../../../config/search-paths.js";
 import { dialectOf, serverEntry } from "../../../config/server-entry.js";
-import { ConfigError, ErrorCode, McpBridgeError, ServerConnectionError } from "../../../errors/index.js";
+import { ConfigError, ErrorCode, ServerConnectionError } from "../../../errors/index.js";
 import { withFileLock } from "../../../util/file-lock.js";
 import { replaceFileAtomic, writeFileExclusive } from "../../../util/private-path.js";
 import { redactUrl } from "../../../util/redact.js";
@@ -14,8 +14,13 @@ import { type AddOptions, addedServer } from "../add-arguments.js";
 import type { CommandContext } from "../bridge-commands.js";
 import { defineCommand } from "../command-spec.js";
 import { writeJson } from "../output.js";
-import { usageError } from "../parse-arguments.js";
 import { terminalText } from "../terminal.js";
+import {
+  addCodexMixedHeader,
+  addNameInvalid,
+  addServerExists,
+  addWordsBeforeTerminator,
+} from "../usage-errors.js";
 
 /**
  * `mcp-bridge add NAME -- CMD ARGS` / `add NAME --url URL` and `remove NAME`: edit the config file in
@@ -110,14 +115,11 @@ function shownEntry(entry: Record<string, unknown>): Record<string, unknown> {
 async function runAdd(context: CommandContext): Promise<number> {
   const [name, ...rest] = context.positionals;
   const options = context.options as AddOptions & { force?: boolean };
-  if (!name || !/^[A-Za-z0-9_.-]{1,64}$/.test(name))
-    throw usageError("add needs a server NAME of letters, digits, '.', '_' or '-' (at most 64)");
+  if (!name || !/^[A-Za-z0-9_.-]{1,64}$/.test(name)) throw addNameInvalid();
   // Before `--`, the positionals after NAME; `terminatorAt` counts NAME too.
   const terminatorAt = context.terminatorAt === undefined ? undefined : context.terminatorAt - 1;
   if (terminatorAt !== undefined && terminatorAt > 0)
-    throw usageError(
-      `add takes NAME before "--" and the command after it; unexpected ${JSON.stringify(rest[0])} before "--"`,
-    );
+    throw addWordsBeforeTerminator({ word: rest[0] as string });
   const spec = addedServer(rest, terminatorAt, options);
   const { file } = targetFile(context, true);
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
@@ -126,16 +128,9 @@ async function runAdd(context: CommandContext): Promise<number> {
     const text = exists ? readFileSync(file, "utf8") : "";
     const format = editFormatOf(file);
     const { entry, unwritableHeader } = serverEntry(spec, dialectOf(text, format));
-    if (unwritableHeader !== undefined)
-      throw usageError(
-        `${file} is in Codex's form, which takes a header from the environment only whole ('${unwritableHeader}: \${VAR}', or 'Authorization: Bearer \${VAR}'); header "${unwritableHeader}" mixes text with a variable.`,
-      );
+    if (unwritableHeader !== undefined) throw addCodexMixedHeader({ file, header: unwritableHeader });
     const before = exists ? await serverNames(file, context) : [];
-    if (before.includes(name) && !options.force)
-      throw new McpBridgeError(
-        ErrorCode.Usage,
-        `Server "${name}" is already in ${file}; pass --force to replace it, or choose another name.`,
-      );
+    if (before.includes(name) && !options.force) throw addServerExists({ name, file });
     const base = before.includes(name) ? (removeServer(text, format, name) ?? text) : text;
     await checkedWrite(context, file, addServer(base, format, name, entry), [...new Set([...before, name])]);
     return { exists, entry };

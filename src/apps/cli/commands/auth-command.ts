@@ -6,8 +6,8 @@ import { loadCliConfig } from "../bridge-commands.js";
 import { defineCommand } from "../command-spec.js";
 import { defaultInputsDir, InputStore } from "../input-store.js";
 import { table, writeJson } from "../output.js";
-import { usageError } from "../parse-arguments.js";
 import { terminalText } from "../terminal.js";
+import { commandUsage, noRemoteServer } from "../usage-errors.js";
 
 /**
  * `mcp-bridge auth login|logout|status [SERVER]`: OAuth logins for remote servers; `auth
@@ -23,9 +23,9 @@ async function runAuth(context: CommandContext): Promise<number> {
   // The OAuth client (the SDK's auth module) is loaded here: every other command and `--help` skip it.
   const { loginToServer, openBrowser } = await import("../oauth-login.js");
   const find = (): RemoteServerDefinition => {
-    if (!name) throw usageError(`Usage: mcp-bridge auth ${sub} SERVER`);
+    if (!name) throw commandUsage(`auth ${sub} SERVER`);
     const server = remotes.find((s) => s.name === name);
-    if (!server) throw usageError(`No remote (HTTP or SSE) server named "${name}" in the config`);
+    if (!server) throw noRemoteServer({ name });
     return server;
   };
   switch (sub) {
@@ -90,7 +90,7 @@ async function runAuth(context: CommandContext): Promise<number> {
       return 0;
     }
     default:
-      throw usageError("Usage: mcp-bridge auth login|logout|status [SERVER] | forget-inputs");
+      throw commandUsage("auth login|logout|status [SERVER] | forget-inputs");
   }
 }
 

@@ -15,7 +15,8 @@ import {
   loadOptionsFor,
   startWithProgress,
 } from "../bridge-commands.js";
-import { askedBy, progressPrinter, renderAnswer } from "../command-answers.js";
+import { progressPrinter, renderAnswer } from "../command-answers.js";
+import { askedBy } from "../command-requests.js";
 import { defineCommand } from "../command-spec.js";
 import { CALL_FLAGS, CALL_POSITIONALS } from "../daemon-command-flags.js";
 

@@ -13,10 +13,10 @@ import { ChatSession, type ChatSession as Session } from "../chat/session.js";
 import { ChatView, counted, tokenCounts } from "../chat/view.js";
 import { defineCommand } from "../command-spec.js";
 import { writeJson } from "../output.js";
-import { usageError } from "../parse-arguments.js";
 import { terminalText } from "../terminal.js";
 import { type AskLine, terminalElicitation } from "../terminal-elicitation.js";
 import { urlElicitation } from "../url-elicitation.js";
+import { chatNeedsInput } from "../usage-errors.js";
 
 /**
  * `mcp-bridge chat [--model M] [--provider openai|anthropic] [--base-url URL] [--system TEXT] [--yes]`
@@ -27,14 +27,13 @@ import { urlElicitation } from "../url-elicitation.js";
 async function runChat(context: CommandContext): Promise<number> {
   const { io, options } = context;
   const str = (key: string) => (typeof options[key] === "string" ? (options[key] as string) : undefined);
-  const kind = str("provider");
-  if (kind !== undefined && kind !== "openai" && kind !== "anthropic") {
-    throw usageError(`--provider must be openai or anthropic, not "${kind}"`);
-  }
-  const baseUrl = str("base-url");
-  const model = str("model");
+  // An empty --base-url or --model is as good as none: the environment's is used.
   const provider = await chooseProvider(
-    { ...(kind ? { provider: kind } : {}), ...(baseUrl ? { baseUrl } : {}), ...(model ? { model } : {}) },
+    {
+      provider: options.provider as "openai" | "anthropic" | undefined,
+      baseUrl: str("base-url") || undefined,
+      model: str("model") || undefined,
+    },
     io.env,
   );
   const question = str("print");
@@ -143,7 +142,7 @@ async function interactive(
 ): Promise<number> {
   const { io, style } = context;
   const input = io.stdin;
-  if (!input) throw usageError("chat needs a standard input (or use -p QUESTION)");
+  if (!input) throw chatNeedsInput();
   const tty = Boolean(input.isTTY && io.stdout.isTTY);
   const historyAt = tty ? historyFile(io.env) : undefined;
   const rl: Interface = createInterface({
@@ -354,7 +353,8 @@ export const chatCommand = defineCommand({
       description: "the model (default: from the environment)",
     },
     provider: {
-      type: "string",
+      type: "choice",
+      choices: ["openai", "anthropic"],
       value: "NAME",
       description: "openai or anthropic (default: from the API key found)",
     },

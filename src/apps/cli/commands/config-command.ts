@@ -11,8 +11,8 @@ import { configJsonSchema } from "../../../config/schema.js";
 import { type CommandContext, loadCliConfig } from "../bridge-commands.js";
 import { defineCommand } from "../command-spec.js";
 import { table, writeJson } from "../output.js";
-import { usageError } from "../parse-arguments.js";
 import { terminalText } from "../terminal.js";
+import { commandUsage } from "../usage-errors.js";
 
 const SOURCES: readonly ImportSourceName[] = IMPORT_SOURCES;
 
@@ -32,9 +32,7 @@ async function runConfig(context: CommandContext): Promise<number> {
     case "import":
       return importFrom(context);
     default:
-      throw usageError(
-        `Usage: mcp-bridge config show|paths|schema|validate|import --from ${SOURCES.join("|")}`,
-      );
+      throw commandUsage(`config show|paths|schema|validate|import --from ${SOURCES.join("|")}`);
   }
 }
 
@@ -157,7 +155,7 @@ async function validate(context: CommandContext): Promise<number> {
 async function importFrom(context: CommandContext): Promise<number> {
   const from = context.options.from as string | undefined;
   if (!from || !SOURCES.includes(from as ImportSourceName))
-    throw usageError(`Usage: mcp-bridge config import --from ${SOURCES.join("|")}`);
+    throw commandUsage(`config import --from ${SOURCES.join("|")}`);
   const home = context.io.env.HOME ?? "";
   const result = await importServers(from as ImportSourceName, {
     cwd: context.io.cwd,

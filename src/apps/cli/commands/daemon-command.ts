@@ -12,7 +12,6 @@ import { renderStatus, type StatusRow } from "../command-answers.js";
 import { defineCommand } from "../command-spec.js";
 import { configFileFor } from "../daemon-route.js";
 import { writeJson } from "../output.js";
-import { usageError } from "../parse-arguments.js";
 import { terminalText } from "../terminal.js";
 
 const DEFAULT_IDLE = "10m";
@@ -20,13 +19,9 @@ const DEFAULT_IDLE = "10m";
 const START_WAIT_MS = 30_000;
 const STOP_WAIT_MS = 15_000;
 
+/** --idle (milliseconds, parsed from its DURATION by the flag's declaration), else the default. */
 function idleMs(context: CommandContext): number {
-  const text = String(context.options.idle ?? DEFAULT_IDLE);
-  try {
-    return parseDuration(text, "s");
-  } catch (error) {
-    throw usageError(`--idle ${(error as Error).message}`);
-  }
+  return (context.options.idle as number | undefined) ?? parseDuration(DEFAULT_IDLE);
 }
 
 /** The config the daemon serves: the file the bridge commands would load here. */
@@ -225,7 +220,7 @@ export const daemonCommand = defineCommand({
   summary: "keep the config's servers running so bridge commands answer at once",
   flags: {
     idle: {
-      type: "string",
+      type: "duration",
       value: "DURATION",
       description: `stop after this long without a request (default ${DEFAULT_IDLE}; 0: never)`,
     },

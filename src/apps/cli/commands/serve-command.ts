@@ -1,42 +1,57 @@
 import { resolve } from "node:path";
-import { parseDuration } from "../../../util/duration.js";
 import { type CommandContext, cliBridgeOptions } from "../bridge-commands.js";
 import { defineCommand } from "../command-spec.js";
-import { usageError } from "../parse-arguments.js";
+import type { Flags, FlagValues } from "../parse-arguments.js";
 import { checkPortFree } from "../port-check.js";
+import { exactlyOneFlag } from "../usage-errors.js";
 
 /** The environment variable holding static bearer tokens (comma-separated) for `serve --http`. */
 export const TOKENS_ENV = "MCP_BRIDGE_GATEWAY_TOKENS";
 
-type ServeOptions = {
-  stdio?: boolean;
-  http?: string;
-  auth?: string;
-  "max-body"?: string;
-  drain?: string;
-  "session-idle"?: string;
-  "max-calls"?: string;
-  "calls-per-minute"?: string;
-  metrics?: string;
-};
-
-/** A positive integer flag, or undefined when not given. */
-function positive(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!(Number.isInteger(n) && n > 0))
-    throw usageError(`--${flag} wants a positive whole number, got "${value}"`);
-  return n;
-}
-
-/** `[HOST:]PORT` -> host and port; a bare port binds 127.0.0.1. */
-export function parseListen(value: string): { host: string; port: number } {
-  const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/.exec(value);
-  const port = Number(match?.[2]);
-  if (!match || port > 65535)
-    throw usageError(`--http wants [HOST:]PORT (like 8080 or 0.0.0.0:8080), got "${value}"`);
-  return { host: (match[1] ?? "127.0.0.1").replace(/^\[|\]$/g, ""), port };
-}
+const SERVE_FLAGS = {
+  stdio: { type: "boolean", description: "serve MCP on stdin/stdout" },
+  http: {
+    type: "address",
+    value: "[HOST:]PORT",
+    description: "serve Streamable HTTP at /mcp (host 127.0.0.1 unless given)",
+  },
+  auth: {
+    type: "string",
+    value: "FILE",
+    description: "JSON file of bearer tokens, OAuth (JWT) settings and profiles",
+  },
+  "max-body": {
+    type: "int",
+    value: "BYTES",
+    description: "largest request body (default 4194304; 413 above)",
+  },
+  "max-calls": {
+    type: "int",
+    value: "N",
+    description: "tool calls one client may run at once (default 16)",
+  },
+  "calls-per-minute": {
+    type: "int",
+    value: "N",
+    description: "tool calls one client may start per minute",
+  },
+  drain: {
+    type: "duration",
+    value: "DURATION",
+    description: "on SIGTERM, how long in-flight calls may finish (default 30s)",
+  },
+  "session-idle": {
+    type: "duration",
+    value: "DURATION",
+    description: "close a 2025-11-25 session after this long without a request (default 30m; 0 never)",
+  },
+  metrics: {
+    type: "address",
+    value: "[HOST:]PORT",
+    description:
+      "serve Prometheus metrics at /metrics (host 127.0.0.1 unless given; needs the OpenTelemetry SDK packages)",
+  },
+} as const satisfies Flags;
 
 const untilAborted = (signal: AbortSignal | undefined) =>
   new Promise<void>((done) => {
@@ -45,11 +60,11 @@ const untilAborted = (signal: AbortSignal | undefined) =>
     signal.addEventListener("abort", () => done(), { once: true });
   });
 
-async function runServe(context: CommandContext<ServeOptions>): Promise<number> {
+async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>): Promise<number> {
   const { options, io } = context;
   if (Boolean(options.stdio) === (options.http !== undefined))
-    throw usageError("Give exactly one of --stdio and --http [HOST:]PORT");
-  const listen = options.http === undefined ? undefined : parseListen(options.http);
+    throw exactlyOneFlag({ flags: ["--stdio", "--http [HOST:]PORT"] });
+  const listen = options.http;
   // Before anything starts: a taken port is found now, not after every upstream server started.
   if (listen) await checkPortFree(listen);
   // Loaded once the command line is known to be good: every other command and `--help` skip them.
@@ -64,20 +79,14 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
   const { RequestForwarder, serveGatewayStdio, startGateway } = gateway;
   const file = options.auth ? await readAuthFile(resolve(io.cwd, options.auth), io.env) : undefined;
   const tokens = [...tokensFromEnv(io.env[TOKENS_ENV]), ...(file?.tokens ?? [])];
-  const maxBodyBytes = options["max-body"] === undefined ? undefined : Number(options["max-body"]);
-  if (maxBodyBytes !== undefined && !(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0)) {
-    throw usageError(`--max-body wants a positive number of bytes, got "${options["max-body"]}"`);
-  }
-  const maxConcurrentCalls = positive(options["max-calls"], "max-calls");
-  const callsPerMinute = positive(options["calls-per-minute"], "calls-per-minute");
-  const drainTimeoutMs = options.drain === undefined ? undefined : parseDuration(options.drain);
-  const sessionIdleMs =
-    options["session-idle"] === undefined ? undefined : parseDuration(options["session-idle"]);
+  const maxBodyBytes = options["max-body"];
+  const maxConcurrentCalls = options["max-calls"];
+  const callsPerMinute = options["calls-per-minute"];
+  const drainTimeoutMs = options.drain;
+  const sessionIdleMs = options["session-idle"];
   // Spans and histograms of the gateway and of its bridge: to the process's global OpenTelemetry
   // providers, or with --metrics to a Prometheus endpoint of our own.
-  const observed = await gatewayTelemetry(
-    options.metrics === undefined ? undefined : parseListen(options.metrics),
-  );
+  const observed = await gatewayTelemetry(options.metrics);
   const telemetry = observed.telemetry;
   if (observed.metricsUrl) io.stderr.write(`Prometheus metrics at ${observed.metricsUrl}\n`);
   // Not openBridge: that closes the bridge as soon as SIGTERM arrives, and a drain needs the upstream
@@ -141,50 +150,7 @@ export const serveCommand = defineCommand({
   name: "serve",
   summary: "serve every configured server's tools as one MCP server (stdio or Streamable HTTP)",
   description: `Bearer tokens: ${TOKENS_ENV} (comma-separated) and/or --auth FILE. Binding other than 127.0.0.1 requires a token.`,
-  flags: {
-    stdio: { type: "boolean", description: "serve MCP on stdin/stdout" },
-    http: {
-      type: "string",
-      value: "[HOST:]PORT",
-      description: "serve Streamable HTTP at /mcp (host 127.0.0.1 unless given)",
-    },
-    auth: {
-      type: "string",
-      value: "FILE",
-      description: "JSON file of bearer tokens, OAuth (JWT) settings and profiles",
-    },
-    "max-body": {
-      type: "string",
-      value: "BYTES",
-      description: "largest request body (default 4194304; 413 above)",
-    },
-    "max-calls": {
-      type: "string",
-      value: "N",
-      description: "tool calls one client may run at once (default 16)",
-    },
-    "calls-per-minute": {
-      type: "string",
-      value: "N",
-      description: "tool calls one client may start per minute",
-    },
-    drain: {
-      type: "string",
-      value: "DURATION",
-      description: "on SIGTERM, how long in-flight calls may finish (default 30s)",
-    },
-    "session-idle": {
-      type: "string",
-      value: "DURATION",
-      description: "close a 2025-11-25 session after this long without a request (default 30m; 0 never)",
-    },
-    metrics: {
-      type: "string",
-      value: "[HOST:]PORT",
-      description:
-        "serve Prometheus metrics at /metrics (host 127.0.0.1 unless given; needs the OpenTelemetry SDK packages)",
-    },
-  },
+  flags: SERVE_FLAGS,
   positionals: { usage: "", min: 0, max: 0 },
   examples: [
     "serve --stdio",

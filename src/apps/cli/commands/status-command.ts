@@ -1,6 +1,7 @@
 import { statusDocument } from "../../daemon/documents.js";
 import { type CommandContext, openBridge } from "../bridge-commands.js";
-import { askedBy, renderAnswer } from "../command-answers.js";
+import { renderAnswer } from "../command-answers.js";
+import { askedBy } from "../command-requests.js";
 import { defineCommand } from "../command-spec.js";
 import { STATUS_FLAGS, STATUS_POSITIONALS } from "../daemon-command-flags.js";
 

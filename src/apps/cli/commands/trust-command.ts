@@ -13,8 +13,8 @@ import { ErrorCode, McpBridgeError } from "../../../errors/index.js";
 import type { CommandContext } from "../bridge-commands.js";
 import { defineCommand } from "../command-spec.js";
 import { writeJson } from "../output.js";
-import { usageError } from "../parse-arguments.js";
 import { canAsk, clean, confirm } from "../terminal-ask.js";
+import { commandUsage } from "../usage-errors.js";
 
 /** Set to 1/true in CI to start project-level servers without asking (like --trust-project). */
 export const TRUST_ENV = "MCP_BRIDGE_TRUST_PROJECT";
@@ -106,7 +106,7 @@ async function runTrust(context: CommandContext): Promise<number> {
       return 0;
     }
     default:
-      throw usageError("Usage: mcp-bridge trust [approve|list|revoke]");
+      throw commandUsage("trust [approve|list|revoke]");
   }
 }
 
