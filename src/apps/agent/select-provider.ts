@@ -35,7 +35,7 @@ export function providerFromEnvironment(
       baseUrl: choice.baseUrl ?? env.ANTHROPIC_BASE_URL ?? "https://api.anthropic.com",
       apiKey,
       model,
-      ...(choice.maxTokens ? { maxTokens: choice.maxTokens } : {}),
+      maxTokens: choice.maxTokens || undefined,
     });
   }
   const baseUrl = choice.baseUrl ?? env.OPENAI_BASE_URL ?? "https://api.openai.com/v1";
@@ -46,9 +46,9 @@ export function providerFromEnvironment(
   if (!model) throw usage("Name the model with --model or OPENAI_MODEL.");
   return createOpenAIProvider({
     baseUrl,
-    ...(apiKey ? { apiKey } : {}),
+    apiKey: apiKey || undefined,
     model,
-    ...(choice.maxTokens ? { maxTokens: choice.maxTokens } : {}),
+    maxTokens: choice.maxTokens || undefined,
   });
 }
 

@@ -63,10 +63,7 @@ export class SseParser {
   #line(line: string, events: SseEvent[]): void {
     if (line.length === 0) {
       if (this.#data.length > 0) {
-        events.push({
-          ...(this.#event === undefined ? {} : { event: this.#event }),
-          data: this.#data.join("\n"),
-        });
+        events.push({ event: this.#event, data: this.#data.join("\n") });
       }
       this.#data = [];
       this.#dataBytes = 0;

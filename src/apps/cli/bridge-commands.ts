@@ -1,147 +1,33 @@
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Bridge, BridgeOptions } from "../../bridge/types.js";
-import {
-  configSearchPaths,
-  hostConfigsFound,
-  type LoadConfigOptions,
-  loadConfig,
-} from "../../config/load.js";
-import type { AdmitProjectServer, ResolvedConfig } from "../../config/model.js";
 import type { ServerStatus } from "../../connection/status.js";
 import { type Logger, SERVER_START_FAILED } from "../../util/logger.js";
 import type { Envelope } from "../daemon/protocol.js";
-import { adHocServers } from "./ad-hoc.js";
 import { renderAnswer } from "./command-answers.js";
 import type { CommandContext } from "./command-context.js";
 import { askedBy, type DaemonCommand } from "./command-requests.js";
-import { projectConsent } from "./commands/trust-command.js";
-import { surprisingConfig } from "./config-notice.js";
+import { type CliConfigSource, cliConfigSource } from "./config-choice.js";
 import { rememberedInputs } from "./remembered-inputs.js";
 import { progressText, startProgress } from "./start-progress.js";
-import { terminalText } from "./terminal.js";
 import { stopAsking } from "./terminal-ask.js";
 import { terminalElicitation } from "./terminal-elicitation.js";
 import { urlElicitation } from "./url-elicitation.js";
 
-export { type AnyOptions, type CommandContext, createContext } from "./command-context.js";
-
-/** The example config shipped with the package (examples/mcp.json beside dist/). */
-export function bundledExampleConfig(): string {
-  return resolve(dirname(fileURLToPath(import.meta.url)), "../../../../examples/mcp.json");
-}
+/**
+ * The bridge of a command that starts servers: its options (made here once), its start with live
+ * progress on a terminal, and the in-process answer of the commands a daemon can also answer.
+ */
 
 /**
- * The config to use: --config, else the search order (naming on stderr a file the user would not
- * expect, see `surprisingConfig`, or any with --verbose),
- * else the bundled example, unless another host's config exists: then no servers, and the files found.
+ * What every command's bridge gets, built here only: the chosen config (`source`, else chosen now with
+ * consent for project-level servers), the terminal's elicitation prompt, and a start that does not
+ * wait (commands show progress or go on).
  */
-export function chooseConfig(context: CommandContext): string | undefined {
-  if (context.global.config) return context.global.config;
-  const where = { cwd: context.io.cwd, env: context.io.env };
-  const candidates = configSearchPaths(where);
-  const used = candidates.find((candidate) => candidate.used);
-  const say = (text: string) => {
-    if (!context.global.quiet) context.io.stderr.write(`${text}\n`);
-  };
-  if (used) {
-    if (context.global.verbose || surprisingConfig(used, context.io))
-      say(`Using config ${terminalText(used.path)}`);
-    return undefined;
-  }
-  const hosts = hostConfigsFound(where);
-  if (hosts.length > 0) {
-    const list = hosts.map((host) => `${terminalText(host.file)} (${host.source})`).join(", ");
-    const sources = [...new Set(hosts.map((host) => `"${host.source}"`))].join(", ");
-    say(
-      `No mcp-bridge config found, so no servers are started (the bundled examples are not used when other hosts' configs exist). Found: ${list}. Use one with --config FILE, or put { "settings": { "imports": [${sources}] } } in ./mcp.json.`,
-    );
-    return undefined;
-  }
-  const userConfig = candidates.find((c) => c.origin === "user");
-  say(
-    `No config found; using the bundled example servers. Put your own in ./mcp.json or ${userConfig?.path ?? "~/.config/mcp-bridge/mcp.json"} (see \`mcp-bridge config paths\`).`,
-  );
-  return bundledExampleConfig();
-}
-
-/** Where the CLI's config comes from, and which project-level servers may start. */
-export interface CliConfigSource {
-  /** The file (--config, or the bundled example); undefined: the loader's search order. */
-  readonly path?: string;
-  /** `--stdio`/`--http` servers without --config: the only servers (no file is read). */
-  readonly servers?: Record<string, Record<string, unknown>>;
-  /** `--stdio`/`--http` servers besides --config's. */
-  readonly extraServers?: Record<string, Record<string, unknown>>;
-  readonly admitProjectServer?: AdmitProjectServer;
-}
-
-/**
- * The one way the CLI picks its config: --config, else the search order, else the bundled example
- * (see `chooseConfig`), with consent for project-level servers when `consent` is set (anything that
- * starts or contacts a server needs it; showing the config does not).
- */
-export async function cliConfigSource(
+export async function cliBridgeOptions(
   context: CommandContext,
-  { consent }: { consent: boolean },
-): Promise<CliConfigSource> {
-  // Ad-hoc servers are repeatable flags (arrays); `serve` has its own --stdio and --http (a switch
-  // and an address), which are not servers.
-  const list = (value: unknown) => (Array.isArray(value) ? (value as string[]) : undefined);
-  const stdio = list(context.options.stdio);
-  // `--http-url` is mcporter's spelling of --http: both lists, in that order.
-  const httpUrls = [...(list(context.options.http) ?? []), ...(list(context.options["http-url"]) ?? [])];
-  const http = httpUrls.length > 0 ? httpUrls : undefined;
-  const name = list(context.options.name);
-  const adHoc = adHocServers({
-    ...(stdio ? { stdio } : {}),
-    ...(http ? { http } : {}),
-    ...(name ? { name } : {}),
-  });
-  if (adHoc && !context.global.config) return { servers: adHoc };
-  const path = chooseConfig(context);
-  const admitProjectServer = consent ? await projectConsent(context, path) : undefined;
-  return {
-    ...(path === undefined ? {} : { path }),
-    ...(admitProjectServer ? { admitProjectServer } : {}),
-    ...(adHoc ? { extraServers: adHoc } : {}),
-  };
-}
-
-/** The options for `loadConfig` that match a source. */
-export function loadOptionsFor(context: CommandContext, source: CliConfigSource): LoadConfigOptions {
-  return {
-    ...(source.path === undefined ? {} : { path: source.path }),
-    ...(source.servers ? { servers: source.servers } : {}),
-    ...(source.extraServers ? { extraServers: source.extraServers } : {}),
-    cwd: context.io.cwd,
-    env: context.io.env,
-    ...(source.admitProjectServer ? { admitProjectServer: source.admitProjectServer } : {}),
-  };
-}
-
-/** Loads the config the way every command sees it (`cliConfigSource`). */
-export async function loadCliConfig(
-  context: CommandContext,
-  { consent }: { consent: boolean },
-): Promise<ResolvedConfig & { readonly source: CliConfigSource }> {
-  const source = await cliConfigSource(context, { consent });
-  return { ...(await loadConfig(loadOptionsFor(context, source))), source };
-}
-
-/**
- * What every command's bridge gets: the chosen config, consent for project-level servers, the
- * terminal's elicitation prompt, and a start that does not wait (commands show progress or go on).
- */
-export async function cliBridgeOptions(context: CommandContext): Promise<BridgeOptions> {
-  const {
-    path: config,
-    admitProjectServer,
-    servers,
-    extraServers,
-  } = await cliConfigSource(context, {
-    consent: true,
-  });
+  source?: CliConfigSource,
+): Promise<BridgeOptions> {
+  const { path, admitProjectServer, servers, extraServers } =
+    source ?? (await cliConfigSource(context, { consent: true }));
   // Let go of the terminal: the next reader (an elicitation prompt, chat's own) starts afresh.
   stopAsking(context.io);
   // Forms are asked field by field on a terminal; URL requests are printed (and offered to a browser
@@ -152,10 +38,10 @@ export async function cliBridgeOptions(context: CommandContext): Promise<BridgeO
   );
   return {
     resolveInput: rememberedInputs(context.io),
-    ...(config === undefined ? {} : { config }),
-    ...(servers ? { servers } : {}),
-    ...(extraServers ? { extraServers } : {}),
-    ...(admitProjectServer ? { admitProjectServer } : {}),
+    config: path,
+    servers,
+    extraServers,
+    admitProjectServer,
     onElicitation,
     cwd: context.io.cwd,
     env: context.io.env,
@@ -268,7 +154,7 @@ export async function answerInProcess<R extends { server?: string }>(
 ): Promise<number> {
   const asked = askedBy(command, context);
   const request = asked.body as unknown as R;
-  const bridge = await openBridge(context, request.server ? { only: [request.server] } : {});
+  const bridge = await openBridge(context, { only: request.server ? [request.server] : undefined });
   try {
     return renderAnswer(context, asked, await document(bridge, request));
   } finally {

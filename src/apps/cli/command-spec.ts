@@ -1,4 +1,4 @@
-import type { CommandContext } from "./bridge-commands.js";
+import type { CommandContext } from "./command-context.js";
 import type { Flags, FlagValues, PositionalSpec } from "./parse-arguments.js";
 
 /**

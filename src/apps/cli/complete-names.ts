@@ -1,7 +1,8 @@
 import { CatalogCache, catalogCacheDir } from "../../bridge/catalog-cache.js";
 import { silentLogger } from "../../util/logger.js";
-import { createContext, loadCliConfig } from "./bridge-commands.js";
 import type { CliIO } from "./cli-io.js";
+import { createContext } from "./command-context.js";
+import { loadCliConfig } from "./config-choice.js";
 import type { Flags, ParsedArguments } from "./parse-arguments.js";
 import { parseCommandArguments } from "./parse-arguments.js";
 

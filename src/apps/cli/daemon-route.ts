@@ -57,7 +57,7 @@ export function configFileFor(
   config: string | undefined,
 ): { readonly path: string; readonly named: boolean; readonly surprising: boolean } | undefined {
   const chosen = configSearchPaths({
-    ...(config === undefined ? {} : { path: config }),
+    path: config,
     cwd: io.cwd,
     env: io.env,
   }).find((candidate) => candidate.used);
@@ -128,7 +128,7 @@ export async function runViaDaemon(argv: readonly string[], io: CliIO): Promise<
   try {
     const envelope = await daemonRequest(paths.socket, asked.operation, asked.body, {
       config: paths.config,
-      ...(io.signal ? { signal: io.signal } : {}),
+      signal: io.signal,
       onProgress: (progress) => {
         announce();
         printProgress(progress);

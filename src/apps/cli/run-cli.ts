@@ -1,8 +1,8 @@
 import { packageInfo } from "../../util/package-info.js";
 import { suggest } from "../../util/suggest.js";
-import { createContext } from "./bridge-commands.js";
 import type { CliIO } from "./cli-io.js";
 import { reportError } from "./command-answers.js";
+import { createContext } from "./command-context.js";
 import { type CommandSpec, defineCommand } from "./command-spec.js";
 import { addCommand, removeCommand } from "./commands/add-remove-command.js";
 import { authCommand } from "./commands/auth-command.js";

@@ -22,18 +22,16 @@ export function createAnthropicProvider(options: ProviderOptions): ModelProvider
     model: options.model,
     async *stream(request: ModelRequest): AsyncGenerator<ModelEvent> {
       const tools = toAnthropicTools(request.tools);
+      // Sent as JSON: a field left undefined is absent on the wire.
       const body = {
         model: options.model,
         max_tokens: request.maxTokens ?? options.maxTokens ?? 4096,
         stream: true,
-        ...(request.system ? { system: request.system } : {}),
+        system: request.system || undefined,
         messages: toAnthropicMessages(request.messages),
-        ...(tools.length > 0 ? { tools } : {}),
+        tools: tools.length > 0 ? tools : undefined,
       };
-      const headers: Record<string, string> = {
-        "anthropic-version": ANTHROPIC_VERSION,
-        ...(options.headers ?? {}),
-      };
+      const headers: Record<string, string> = { "anthropic-version": ANTHROPIC_VERSION, ...options.headers };
       if (options.apiKey) headers["x-api-key"] = options.apiKey;
       const blocks = new Map<number, { id: string; name: string; json: string }>();
       let stopReason = "end_turn";
@@ -44,8 +42,8 @@ export function createAnthropicProvider(options: ProviderOptions): ModelProvider
       for await (const event of postForEvents("Anthropic", `${base}/v1/messages`, {
         headers,
         body,
-        ...(request.signal ? { signal: request.signal } : {}),
-        ...(options.fetch ? { fetch: options.fetch } : {}),
+        signal: request.signal,
+        fetch: options.fetch,
       })) {
         const data = parseEventJson("Anthropic", event.data);
         switch (data.type) {

@@ -17,7 +17,7 @@ export async function* postForEvents(
       method: "POST",
       headers: { "content-type": "application/json", accept: "text/event-stream", ...init.headers },
       body: JSON.stringify(init.body),
-      ...(init.signal ? { signal: init.signal } : {}),
+      signal: init.signal,
     });
   } catch (error) {
     if (init.signal?.aborted) throw new AbortError(errorMessages.modelRequestCancelled());

@@ -28,12 +28,11 @@ export function createOpenAIProvider(options: ProviderOptions): ModelProvider {
         // The token counts come in a last chunk of their own (choices empty) before [DONE].
         stream_options: { include_usage: true },
         messages: toOpenAIMessages(request.system, request.messages),
-        ...(tools.length > 0 ? { tools } : {}),
-        ...((request.maxTokens ?? options.maxTokens)
-          ? { max_tokens: request.maxTokens ?? options.maxTokens }
-          : {}),
+        // Sent as JSON: a field left undefined is absent on the wire.
+        tools: tools.length > 0 ? tools : undefined,
+        max_tokens: request.maxTokens || options.maxTokens || undefined,
       };
-      const headers: Record<string, string> = { ...(options.headers ?? {}) };
+      const headers: Record<string, string> = { ...options.headers };
       if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
       const calls = new Map<number, { id: string; name: string; arguments: string }>();
       let stopReason = "stop";
@@ -41,8 +40,8 @@ export function createOpenAIProvider(options: ProviderOptions): ModelProvider {
       for await (const event of postForEvents("OpenAI-compatible", `${base}/chat/completions`, {
         headers,
         body,
-        ...(request.signal ? { signal: request.signal } : {}),
-        ...(options.fetch ? { fetch: options.fetch } : {}),
+        signal: request.signal,
+        fetch: options.fetch,
       })) {
         if (event.data === "[DONE]") {
           finished = true;
@@ -109,15 +108,14 @@ export function toOpenAIMessages(system: string | undefined, messages: readonly 
       out.push({
         role: "assistant",
         content: message.content || null,
-        ...(message.toolCalls?.length
-          ? {
-              tool_calls: message.toolCalls.map((call) => ({
-                id: call.id,
-                type: "function",
-                function: { name: call.name, arguments: call.arguments || "{}" },
-              })),
-            }
-          : {}),
+        // Sent as JSON: no tool_calls field at all when there are none.
+        tool_calls: message.toolCalls?.length
+          ? message.toolCalls.map((call) => ({
+              id: call.id,
+              type: "function",
+              function: { name: call.name, arguments: call.arguments || "{}" },
+            }))
+          : undefined,
       });
     } else out.push({ role: "tool", tool_call_id: message.toolCallId, content: message.content });
   }

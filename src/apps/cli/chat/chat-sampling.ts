@@ -89,7 +89,7 @@ async function fulfil(
   let text = "";
   let stopReason = "endTurn";
   for await (const event of provider.stream({
-    ...(request.systemPrompt ? { system: request.systemPrompt } : {}),
+    system: request.systemPrompt || undefined,
     messages,
     tools: [],
     maxTokens: request.maxTokens,

@@ -11,7 +11,7 @@ import { replaceFileAtomic, writeFileExclusive } from "../../../util/private-pat
 import { redactUrl } from "../../../util/redact.js";
 import { didYouMean } from "../../../util/suggest.js";
 import { type AddOptions, addedServer } from "../add-arguments.js";
-import type { CommandContext } from "../bridge-commands.js";
+import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
 import { writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
@@ -36,7 +36,7 @@ function targetFile(context: CommandContext, creating: boolean): { file: string;
   const paths = configSearchPaths({
     cwd: context.io.cwd,
     env: context.io.env,
-    ...(context.global.config ? { path: context.global.config } : {}),
+    path: context.global.config || undefined,
   });
   const used = paths.find((candidate) => candidate.used);
   if (used) return { file: used.path, exists: used.exists };

@@ -1,9 +1,9 @@
 import { AuthStore, defaultAuthDir } from "../../../auth/store.js";
 import type { RemoteServerDefinition } from "../../../config/model.js";
 import { ErrorCode } from "../../../errors/index.js";
-import type { CommandContext } from "../bridge-commands.js";
-import { loadCliConfig } from "../bridge-commands.js";
+import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
+import { loadCliConfig } from "../config-choice.js";
 import { defaultInputsDir, InputStore } from "../input-store.js";
 import { table, writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
@@ -37,7 +37,7 @@ async function runAuth(context: CommandContext): Promise<number> {
         env: context.io.env,
         logger: context.logger,
         present: (url) => present(context, url, openBrowser),
-        ...(context.io.signal ? { signal: context.io.signal } : {}),
+        signal: context.io.signal,
       });
       if (outcome.ok) {
         if (context.global.json)

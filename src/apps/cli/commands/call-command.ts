@@ -9,15 +9,12 @@ import {
   writtenServerNames,
 } from "../../daemon/documents.js";
 import type { CallRequest } from "../../daemon/protocol.js";
-import {
-  type CommandContext,
-  cliBridgeOptions,
-  loadOptionsFor,
-  startWithProgress,
-} from "../bridge-commands.js";
+import { cliBridgeOptions, startWithProgress } from "../bridge-commands.js";
 import { progressPrinter, renderAnswer } from "../command-answers.js";
+import type { CommandContext } from "../command-context.js";
 import { askedBy } from "../command-requests.js";
 import { defineCommand } from "../command-spec.js";
+import { type CliConfigSource, cliConfigSource, loadOptionsFor } from "../config-choice.js";
 import { CALL_FLAGS, CALL_POSITIONALS } from "../daemon-command-flags.js";
 
 /** `mcp-bridge call TOOL [key=value ...]`: starts only the server that owns TOOL. */
@@ -25,22 +22,22 @@ async function runCall(context: CommandContext): Promise<number> {
   const asked = askedBy("call", context);
   const request = asked.body as unknown as CallRequest;
   // Consent first: even finding the owning server reads (and expands) the project's definitions.
-  const options = await cliBridgeOptions(context);
-  const owners = await ownersOf(context, request.name, options);
+  const source = await cliConfigSource(context, { consent: true });
+  const owners = await ownersOf(context, request.name, source);
   const unknown = unknownServerFailure(request.name, owners);
   if (unknown) return renderAnswer(context, asked, unknown);
-  const only = owners.only;
-  const bridge = await startWithProgress(context, { ...options, ...(only ? { only } : {}) });
+  const options = await cliBridgeOptions(context, source);
+  const bridge = await startWithProgress(context, { ...options, only: owners.only });
   try {
     const envelope = await callDocument(
       bridge,
       {
         name: request.name,
         args: (schema, tool) => callArguments(request.args, request.pairs, schema, tool),
-        ...(request.timeout === undefined ? {} : { timeout: request.timeout }),
-        ...(request.maxResultChars === undefined ? {} : { maxResultChars: request.maxResultChars }),
-        ...(context.io.signal ? { signal: context.io.signal } : {}),
-        ...(request.progress ? { onProgress: progressPrinter(context) } : {}),
+        timeout: request.timeout,
+        maxResultChars: request.maxResultChars,
+        signal: context.io.signal,
+        onProgress: request.progress ? progressPrinter(context) : undefined,
       },
       owners,
     );
@@ -54,15 +51,8 @@ async function runCall(context: CommandContext): Promise<number> {
  * The servers that can own TOOL, so only they are started (see `owningServers`), read from the config
  * before anything starts.
  */
-async function ownersOf(context: CommandContext, name: string, options: BridgeOptions): Promise<Owners> {
-  const resolved = await loadConfig(
-    loadOptionsFor(context, {
-      ...(options.config ? { path: options.config } : {}),
-      ...(options.servers ? { servers: options.servers } : {}),
-      ...(options.extraServers ? { extraServers: options.extraServers } : {}),
-      ...(options.admitProjectServer ? { admitProjectServer: options.admitProjectServer } : {}),
-    }),
-  );
+async function ownersOf(context: CommandContext, name: string, source: CliConfigSource): Promise<Owners> {
+  const resolved = await loadConfig(loadOptionsFor(context, source));
   return owningServers(name, writtenServerNames(resolved), resolved.settings.toolNameFormat);
 }
 

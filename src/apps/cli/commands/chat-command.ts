@@ -6,11 +6,12 @@ import type { ServerStatus } from "../../../connection/status.js";
 import { errorText } from "../../../util/text-of.js";
 import type { ModelProvider } from "../../agent/model-provider.js";
 import { chooseProvider } from "../../agent/select-provider.js";
-import { type CommandContext, cliBridgeOptions } from "../bridge-commands.js";
+import { cliBridgeOptions } from "../bridge-commands.js";
 import { chatSampling, type SamplingPrompt } from "../chat/chat-sampling.js";
 import { HISTORY_SIZE, historyFile, loadHistory, saveHistory } from "../chat/history.js";
 import { ChatSession, type ChatSession as Session } from "../chat/session.js";
 import { ChatView, counted, tokenCounts } from "../chat/view.js";
+import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
 import { writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
@@ -63,10 +64,8 @@ async function runChat(context: CommandContext): Promise<number> {
   const view = new ChatView(
     {
       write: (text) => io.stdout.write(text),
-      ...(io.stdout.isTTY ? { isTTY: true } : {}),
-      ...((io.stdout as { columns?: number }).columns
-        ? { columns: (io.stdout as { columns?: number }).columns }
-        : {}),
+      isTTY: io.stdout.isTTY === true || undefined,
+      columns: (io.stdout as { columns?: number }).columns || undefined,
     },
     context.style,
   );
@@ -108,11 +107,11 @@ async function printMode(
     view: json ? new ChatView({ write: () => {} }, context.style) : printed,
     style: context.style,
     yes: context.options.yes === true,
-    ...systemOf(context),
+    system: typeof context.options.system === "string" ? context.options.system : undefined,
   });
   let failed: string | undefined;
   try {
-    const turn = await session.agent.run(question, context.io.signal ? { signal: context.io.signal } : {});
+    const turn = await session.agent.run(question, { signal: context.io.signal });
     if (!json) printed.endTurn();
     if (!json && context.global.verbose)
       context.io.stderr.write(context.errStyle.dim(`(tokens: ${tokenCounts(turn.usage)})\n`));
@@ -218,7 +217,7 @@ async function interactive(
       storageDir: defaultAuthDir(io.env),
       env: io.env,
       logger: context.logger,
-      ...(signal ? { signal } : {}),
+      signal,
       present: (url) => {
         view.line(`Open this URL to log in:\n  ${terminalText(url.toString())}`);
         if (tty && !io.env.MCP_BRIDGE_NO_BROWSER) openBrowser(url);
@@ -232,8 +231,9 @@ async function interactive(
     style,
     login,
     yes: context.options.yes === true,
-    ...(tty ? { ask, askKey } : {}),
-    ...systemOf(context),
+    ask: tty ? ask : undefined,
+    askKey: tty ? askKey : undefined,
+    system: typeof context.options.system === "string" ? context.options.system : undefined,
   });
   const announce = (status: ServerStatus) => {
     if (status.state !== "connected" && status.state !== "failed") return;
@@ -335,11 +335,6 @@ async function interactive(
     });
     if (tty) rl.prompt();
   });
-}
-
-function systemOf(context: CommandContext): { system?: string } {
-  const system = context.options.system;
-  return typeof system === "string" ? { system } : {};
 }
 
 export const chatCommand = defineCommand({

@@ -8,8 +8,9 @@ import {
 } from "../../../config/model.js";
 import { redactConfig, redactServer } from "../../../config/redact.js";
 import { configJsonSchema } from "../../../config/schema.js";
-import { type CommandContext, loadCliConfig } from "../bridge-commands.js";
+import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
+import { loadCliConfig } from "../config-choice.js";
 import { table, writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
 import { commandUsage } from "../usage-errors.js";
@@ -96,7 +97,7 @@ function writeWarnings(context: CommandContext, config: ResolvedConfig): void {
 
 function paths(context: CommandContext): number {
   const candidates = configSearchPaths({
-    ...(context.global.config ? { path: context.global.config } : {}),
+    path: context.global.config || undefined,
     cwd: context.io.cwd,
     env: context.io.env,
   });

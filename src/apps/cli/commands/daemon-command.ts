@@ -7,9 +7,11 @@ import { daemonRequest, NoDaemon, PACKAGE_VERSION } from "../../daemon/client.js
 import { acquirePidLock, processAlive, releasePidLock } from "../../daemon/lock.js";
 import { type DaemonPaths, daemonPaths, ensureRuntimeFolder } from "../../daemon/paths.js";
 import type { DaemonInfo } from "../../daemon/protocol.js";
-import { type CommandContext, cliBridgeOptions, cliConfigSource } from "../bridge-commands.js";
+import { cliBridgeOptions } from "../bridge-commands.js";
 import { renderStatus, type StatusRow } from "../command-answers.js";
+import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
+import { cliConfigSource } from "../config-choice.js";
 import { configFileFor } from "../daemon-route.js";
 import { writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";

@@ -1,7 +1,8 @@
 import { redactServer } from "../../../config/redact.js";
 import { writtenServerNames } from "../../daemon/documents.js";
-import { type CommandContext, loadCliConfig } from "../bridge-commands.js";
+import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
+import { loadCliConfig } from "../config-choice.js";
 import { AD_HOC_FLAGS } from "../daemon-command-flags.js";
 import { table, writeJson } from "../output.js";
 import { listServerTools } from "../server-tools-view.js";

@@ -1,6 +1,7 @@
 import { promptDocument, promptsDocument } from "../../daemon/documents.js";
 import type { PromptRequest, ServerFilterRequest } from "../../daemon/protocol.js";
-import { answerInProcess, type CommandContext } from "../bridge-commands.js";
+import { answerInProcess } from "../bridge-commands.js";
+import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
 import {
   PROMPT_FLAGS,

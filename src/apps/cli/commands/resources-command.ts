@@ -1,6 +1,7 @@
 import { readDocument, resourcesDocument } from "../../daemon/documents.js";
 import type { ReadRequest, ServerFilterRequest } from "../../daemon/protocol.js";
-import { answerInProcess, type CommandContext } from "../bridge-commands.js";
+import { answerInProcess } from "../bridge-commands.js";
+import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
 import {
   READ_FLAGS,

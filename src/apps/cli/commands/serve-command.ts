@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
-import { type CommandContext, cliBridgeOptions } from "../bridge-commands.js";
+import { cliBridgeOptions } from "../bridge-commands.js";
+import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
 import type { Flags, FlagValues } from "../parse-arguments.js";
 import { checkPortFree } from "../port-check.js";

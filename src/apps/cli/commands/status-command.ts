@@ -1,6 +1,7 @@
 import { statusDocument } from "../../daemon/documents.js";
-import { type CommandContext, openBridge } from "../bridge-commands.js";
+import { openBridge } from "../bridge-commands.js";
 import { renderAnswer } from "../command-answers.js";
+import type { CommandContext } from "../command-context.js";
 import { askedBy } from "../command-requests.js";
 import { defineCommand } from "../command-spec.js";
 import { STATUS_FLAGS, STATUS_POSITIONALS } from "../daemon-command-flags.js";

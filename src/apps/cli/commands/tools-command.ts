@@ -1,7 +1,8 @@
 import { toolsDocument } from "../../daemon/documents.js";
 import type { ToolsRequest } from "../../daemon/protocol.js";
-import { type CommandContext, openBridge } from "../bridge-commands.js";
+import { openBridge } from "../bridge-commands.js";
 import { renderAnswer } from "../command-answers.js";
+import type { CommandContext } from "../command-context.js";
 import { askedBy } from "../command-requests.js";
 import { defineCommand } from "../command-spec.js";
 import { TOOLS_FLAGS, TOOLS_POSITIONALS } from "../daemon-command-flags.js";

@@ -10,7 +10,7 @@ import {
   TrustStore,
 } from "../../../config/trust.js";
 import { ErrorCode, McpBridgeError } from "../../../errors/index.js";
-import type { CommandContext } from "../bridge-commands.js";
+import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
 import { writeJson } from "../output.js";
 import { canAsk, clean, confirm } from "../terminal-ask.js";
@@ -24,7 +24,7 @@ const HOW =
   `pass --trust-project for this run, or set ${TRUST_ENV}=1 (CI).`;
 
 function loadOptionsOf(context: CommandContext, config: string | undefined): LoadConfigOptions {
-  return { ...(config === undefined ? {} : { path: config }), cwd: context.io.cwd, env: context.io.env };
+  return { path: config, cwd: context.io.cwd, env: context.io.env };
 }
 
 function trustedByFlag(context: CommandContext): boolean {
