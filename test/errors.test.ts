@@ -1,7 +1,22 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ErrorCode, errorMessages, ServerConnectionError, ToolNotFoundError } from "../src/errors/index.js";
+import {
+  AbortError,
+  aborted,
+  ErrorCode,
+  errorMessages,
+  requestFailed,
+  requestTimeout,
+  restartUnknown,
+  ServerConnectionError,
+  ServerRequestError,
+  serverNotFound,
+  serverUnavailable,
+  ToolNotFoundError,
+  ToolTimeoutError,
+  toolTimeout,
+} from "../src/errors/index.js";
 
 const srcDir = join(process.cwd(), "src");
 
@@ -43,8 +58,18 @@ describe("one error shape", () => {
     expect(offenders).toEqual([]);
   });
 
-  it("composes messages in errors.ts, not at the throw sites of the tool path (bridge calls, adapters, registry, results, search)", () => {
-    const dirs = ["adapters", "registry", "results", "search"];
+  it("composes messages in errors/, not at the throw sites of the tool path and the library layers below the bridge", () => {
+    const dirs = [
+      "adapters",
+      "auth",
+      "config",
+      "registry",
+      "results",
+      "search",
+      "telemetry",
+      "transport",
+      "util",
+    ];
     const files = [
       ...dirs.flatMap((dir) => sourceFiles(join(srcDir, dir))),
       ...["bridge.ts", "call.ts", "diagnostics.ts", "server-record.ts"].map((file) =>
@@ -53,7 +78,8 @@ describe("one error shape", () => {
       join(srcDir, "apps/cli/commands/call-command.ts"),
     ];
     // An error class constructed with its wording written in place (a string or template literal).
-    const literal = /new (?:McpBridgeError|[A-Z]\w*Error)\(\s*(?:ErrorCode\.\w+,\s*)?[`"']/g;
+    // (JavaScript's own TypeError/RangeError stay: transport/keepalive-fetch.ts mimics fetch's failures.)
+    const literal = /new (?:McpBridgeError|(?!Type|Range)[A-Z]\w*Error)\(\s*(?:ErrorCode\.\w+,\s*)?[`"']/g;
     const offenders = files.flatMap((file) =>
       [...readFileSync(file, "utf8").matchAll(literal)].map((m) => `${relative(srcDir, file)}: ${m[0]}`),
     );
@@ -85,5 +111,60 @@ describe("one error shape", () => {
     );
     expect(error.toJSON()).toEqual({ code: "SERVER_NOT_FOUND", message: error.message, server: "gh" });
     expect(new ToolNotFoundError(errorMessages.toolNotFound("s", "t"))).toBeInstanceOf(Error);
+  });
+});
+
+describe("one factory per situation", () => {
+  it("returns a complete error: class, code, message and fields", () => {
+    const notFound = serverNotFound({ server: "gh", configured: ["files"] });
+    expect(notFound).toBeInstanceOf(ServerConnectionError);
+    expect(notFound.toJSON()).toEqual({
+      code: "SERVER_NOT_FOUND",
+      message: 'No server named "gh" in the config (servers: files). Check `mcp-bridge status`.',
+      server: "gh",
+    });
+    const timeout = toolTimeout({ server: "s", tool: "t", timeoutMs: 500, detail: "while queued" });
+    expect(timeout).toBeInstanceOf(ToolTimeoutError);
+    expect([timeout.code, timeout.server, timeout.tool, timeout.timeoutMs]).toEqual([
+      "TOOL_TIMEOUT",
+      "s",
+      "t",
+      500,
+    ]);
+    expect(timeout.message).toMatch(/within 500 ms while queued; the request was cancelled/);
+    const cause = new Error("boom");
+    const abort = aborted({ server: "s", cause });
+    expect(abort).toBeInstanceOf(AbortError);
+    expect([abort.code, abort.cause, abort.tool]).toEqual(["ABORTED", cause, undefined]);
+    const request = requestTimeout({
+      server: "s",
+      method: "resources/read",
+      item: "file:///x",
+      timeoutMs: 9,
+    });
+    expect(request).toBeInstanceOf(ServerRequestError);
+    expect(request.toJSON()).toEqual({
+      code: "REQUEST_TIMEOUT",
+      message:
+        'Resources/read "file:///x" on server "s" did not finish within 9 ms; the request was cancelled.',
+      server: "s",
+      method: "resources/read",
+      item: "file:///x",
+    });
+  });
+
+  it("keeps absent fields absent, so JSON output has no undefined keys", () => {
+    const error = serverUnavailable({ server: "s", state: "failed", reason: undefined, tool: undefined });
+    expect(Object.keys(error.toJSON())).toEqual(["code", "message", "server"]);
+    expect(error.cause).toBeUndefined();
+  });
+
+  it("keeps the 0.x message builders equal to the factories' messages", () => {
+    expect(errorMessages.restartUnknown("gi", ["git"], '; did you mean "git"?')).toBe(
+      restartUnknown({ server: "gi", configured: ["git"], near: "git" }).message,
+    );
+    expect(errorMessages.requestFailed("s", 'prompts/get "p"', "nope")).toBe(
+      requestFailed({ server: "s", method: "prompts/get", item: "p", detail: "nope" }).message,
+    );
   });
 });

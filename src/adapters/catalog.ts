@@ -1,5 +1,5 @@
 import type { CallOptions, ToolEntry } from "../bridge/types.js";
-import { ErrorCode, errorMessages, ToolNotFoundError } from "../errors/index.js";
+import { ErrorCode, searchUnknownTool } from "../errors/index.js";
 import { flattenParameters } from "../registry/flatten.js";
 import type { JsonSchema } from "../registry/types.js";
 import type { ToolResult } from "../results/types.js";
@@ -180,9 +180,9 @@ export function catalogTools(source: ToolCatalogSource, options: CatalogOptions 
       const name = typeof args.name === "string" ? args.name : "";
       const target = source.tool(name) ?? source.tools().find((t) => `${t.server}/${t.tool}` === name);
       if (!target || target.name === searchName || target.name === callName) {
-        const message = errorMessages.catalogUnknownTool(name, searchName);
-        if (options?.onError === "throw") throw new ToolNotFoundError(message, { tool: name.slice(0, 200) });
-        return modelError(message, ErrorCode.ToolNotFound);
+        const error = searchUnknownTool({ name, searchTool: searchName });
+        if (options?.onError === "throw") throw error;
+        return modelError(error.message, error.code);
       }
       const given = args.arguments;
       if (given !== undefined && (typeof given !== "object" || given === null || Array.isArray(given))) {

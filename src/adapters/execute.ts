@@ -1,5 +1,5 @@
 import type { Bridge, CallOptions, ToolEntry } from "../bridge/types.js";
-import { errorMessages, InvalidArgumentsError, ToolNotFoundError } from "../errors/index.js";
+import { missingToolName, unknownTool, unreadableArguments } from "../errors/index.js";
 import type { ToolDefinition } from "../registry/types.js";
 import { errorToolResult, textForModel } from "../results/convert.js";
 import type { ToolResult } from "../results/types.js";
@@ -138,8 +138,7 @@ export async function executeToolCall(
   rawArgs: unknown,
   options: ExecuteOptions = {},
 ): Promise<ToolResult> {
-  if (typeof name !== "string" || name === "")
-    return errorToolResult(new ToolNotFoundError(errorMessages.missingToolName()));
+  if (typeof name !== "string" || name === "") return errorToolResult(missingToolName());
   const { tools, approve, ...rest } = options;
   if (tools === undefined) {
     return runCall(
@@ -152,8 +151,7 @@ export async function executeToolCall(
   }
   const entry = findTool(tools, name);
   if (!entry) {
-    const message = errorMessages.unknownTool(name.slice(0, 200), tools.length, []);
-    return errorToolResult(new ToolNotFoundError(message, { tool: name.slice(0, 200) }));
+    return errorToolResult(unknownTool({ name: name.slice(0, 200), registered: tools.length, pending: [] }));
   }
   if (approve && !(await approve(entry))) return declinedResult(entry);
   return executeEntry(entry, rawArgs, rest);
@@ -192,10 +190,7 @@ async function runCall(
 ): Promise<ToolResult> {
   const args = parseArguments(rawArgs);
   if (!args.ok) {
-    const message = errorMessages.unreadableArguments(name, args.error);
-    return errorToolResult(
-      new InvalidArgumentsError(message, { tool: name, issues: [{ path: "", message: args.error }] }),
-    );
+    return errorToolResult(unreadableArguments({ tool: name, problem: args.error }));
   }
   const { mapArguments, strict, tools: _tools, approve: _approve, ...callOptions } = options;
   try {

@@ -1,5 +1,12 @@
 import type { SamplingHandler, SamplingRequest, SamplingResult } from "../bridge/sampling.js";
-import { ErrorCode, errorMessages, McpBridgeError } from "../errors/index.js";
+import {
+  samplingHttp,
+  samplingNoMessage,
+  samplingNoModel,
+  samplingNotJson,
+  samplingTooLarge,
+  samplingUnreachable,
+} from "../errors/index.js";
 import { errorText, textOf } from "../util/text-of.js";
 
 export interface OpenAISamplingOptions {
@@ -33,7 +40,7 @@ export function openAISamplingHandler(options: OpenAISamplingOptions = {}): Samp
   return async (request, { server, signal }) => {
     const model = fixedModel ?? request.modelPreferences?.hints?.find((hint) => hint.name)?.name;
     if (!model) {
-      throw new McpBridgeError(ErrorCode.SamplingFailed, errorMessages.samplingNoModel(server), { server });
+      throw samplingNoModel({ server });
     }
     const body = toChatCompletionRequest(request, model);
     let response: Response;
@@ -48,25 +55,17 @@ export function openAISamplingHandler(options: OpenAISamplingOptions = {}): Samp
         signal,
       });
     } catch (error) {
-      throw new McpBridgeError(
-        ErrorCode.SamplingFailed,
-        errorMessages.samplingUnreachable(server, baseUrl, errorText(error)),
-        { server, cause: error },
-      );
+      throw samplingUnreachable({ server, baseUrl, detail: errorText(error), cause: error });
     }
     const text = await readCapped(response, maxBytes);
     if (!response.ok) {
-      throw new McpBridgeError(
-        ErrorCode.SamplingFailed,
-        errorMessages.samplingHttp(server, response.status, text),
-        { server },
-      );
+      throw samplingHttp({ server, status: response.status, body: text });
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new McpBridgeError(ErrorCode.SamplingFailed, errorMessages.samplingNotJson(server), { server });
+      throw samplingNotJson({ server });
     }
     return fromChatCompletion(parsed, model, server);
   };
@@ -83,7 +82,7 @@ async function readCapped(response: Response, maxBytes: number): Promise<string>
     size += value.byteLength;
     if (size > maxBytes) {
       await reader.cancel().catch(() => {});
-      throw new McpBridgeError(ErrorCode.SamplingFailed, errorMessages.samplingTooLarge(maxBytes));
+      throw samplingTooLarge({ maxBytes });
     }
     chunks.push(value);
   }
@@ -183,7 +182,7 @@ export function fromChatCompletion(response: unknown, model: string, server: str
     | { message?: { content?: unknown; tool_calls?: unknown[] }; finish_reason?: unknown }
     | undefined;
   if (!choice?.message) {
-    throw new McpBridgeError(ErrorCode.SamplingFailed, errorMessages.samplingNoMessage(server), { server });
+    throw samplingNoMessage({ server });
   }
   const finish = typeof choice.finish_reason === "string" ? choice.finish_reason : "stop";
   const stopReason = STOP_REASONS[finish] ?? finish;

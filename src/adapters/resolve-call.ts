@@ -1,7 +1,6 @@
 import { unknownToolError } from "../bridge/diagnostics.js";
 import type { Bridge, ToolEntry } from "../bridge/types.js";
-import type { McpBridgeError } from "../errors/index.js";
-import { errorMessages, ToolNotFoundError } from "../errors/index.js";
+import { type McpBridgeError, toolNotOffered } from "../errors/index.js";
 
 /**
  * The one step that turns a model-chosen tool name into the tool a call will run. A host asks for
@@ -107,8 +106,5 @@ function unknown(source: ResolveSource, name: string): McpBridgeError {
 }
 
 function notOffered(name: string, entry: ToolEntry): McpBridgeError {
-  return new ToolNotFoundError(errorMessages.toolNotOffered(name.slice(0, 200), entry.server), {
-    server: entry.server,
-    tool: entry.tool,
-  });
+  return toolNotOffered({ name, server: entry.server, tool: entry.tool });
 }

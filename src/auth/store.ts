@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { ErrorCode, McpBridgeError } from "../errors/index.js";
+import { tokenFileUnsafe } from "../errors/index.js";
 import { withFileLockSync } from "../util/file-lock.js";
 import { isRegularOrAbsent, readPrivateFile, writePrivateFile } from "../util/private-file.js";
 import { ensurePrivateDir } from "../util/private-path.js";
@@ -52,10 +52,7 @@ export class AuthStore {
 
   update(change: (current: StoredAuth) => StoredAuth): void {
     if (!isRegularOrAbsent(this.file)) {
-      throw new McpBridgeError(
-        ErrorCode.Auth,
-        `The OAuth token file ${this.file} is a symbolic link or not a regular file; mcp-bridge refuses to write tokens through it. Delete it and log in again (\`mcp-bridge auth login\`).`,
-      );
+      throw tokenFileUnsafe({ file: this.file });
     }
     // Under the file's lock: a login and a running bridge refreshing tokens at once must not lose either.
     ensurePrivateDir(this.dir, { what: "OAuth token folder" });

@@ -8,7 +8,7 @@ import {
   SyntaxKind,
 } from "jsonc-parser";
 import { stringify } from "smol-toml";
-import { ConfigError, ErrorCode } from "../errors/index.js";
+import { type ConfigError, notEditable as notEditableError } from "../errors/index.js";
 
 /**
  * Adding and removing one server in a config file's text, keeping everything else as it was: the
@@ -253,12 +253,7 @@ function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+/** @deprecated The CLI's edit commands move to the factory `notEditable({ file, reason })` of errors/. */
 export function notEditable(file: string, reason: string): ConfigError {
-  return new ConfigError(
-    ErrorCode.ConfigInvalid,
-    `Cannot edit ${file}: ${reason}. The file was not changed.`,
-    {
-      file,
-    },
-  );
+  return notEditableError({ file, reason });
 }

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename } from "node:path";
-import { ConfigError, ErrorCode } from "../errors/index.js";
+import { configNotFound } from "../errors/index.js";
 import { DEFAULT_SETTINGS } from "./defaults.js";
 import { claudeCodeServers, importLocations, importServers } from "./imports.js";
 import { type ResolveInput, resolveInputs } from "./inputs.js";
@@ -110,12 +110,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
   } else {
     const chosen = configSearchPaths(options).find((candidate) => candidate.used);
     if (chosen && !chosen.exists) {
-      const how = chosen.origin === "env" ? "MCP_BRIDGE_CONFIG names" : "The config file";
-      throw new ConfigError(
-        ErrorCode.ConfigNotFound,
-        `${how} ${chosen.path}, which does not exist. Check the path, or run \`mcp-bridge config paths\` to see where configs are looked for.`,
-        { file: chosen.path },
-      );
+      throw configNotFound({ file: chosen.path, origin: chosen.origin });
     }
     if (chosen && isClaudeCode(chosen)) {
       // Claude Code merges ~/.claude.json's scopes with the project .mcp.json: load what it shows here.

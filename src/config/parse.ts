@@ -1,6 +1,6 @@
 import { basename, dirname } from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
-import { ConfigError, ErrorCode } from "../errors/index.js";
+import { configNotObject, configSyntax } from "../errors/index.js";
 import { type DocumentContext, normalizeDocument, type ParsedConfig } from "./document.js";
 
 export { normalizeDocument, type ParsedConfig } from "./document.js";
@@ -37,11 +37,9 @@ export function parseDocument(text: string, file: string): Raw {
       return parseToml(text) as Raw;
     } catch (error) {
       if (error instanceof TomlError) {
-        throw new ConfigError(
-          ErrorCode.ConfigParse,
-          `${file}:${error.line}:${error.column}: invalid TOML: ${error.message.split("\n")[0]}`,
-          { file, line: error.line, column: error.column, cause: error },
-        );
+        const { line, column } = error;
+        const detail = error.message.split("\n")[0] ?? "";
+        throw configSyntax({ file, format: "TOML", line, column, detail, cause: error });
       }
       throw error;
     }
@@ -49,17 +47,14 @@ export function parseDocument(text: string, file: string): Raw {
   try {
     const data: unknown = JSON.parse(stripJsonComments(text));
     if (!data || typeof data !== "object" || Array.isArray(data)) {
-      throw new ConfigError(ErrorCode.ConfigParse, `${file}: the config must be a JSON object`, { file });
+      throw configNotObject({ file });
     }
     return data as Raw;
   } catch (error) {
     if (!(error instanceof SyntaxError)) throw error;
     const { line, column } = positionOf(text, error.message);
-    throw new ConfigError(
-      ErrorCode.ConfigParse,
-      `${file}:${line}:${column}: invalid JSON: ${error.message.replace(/ in JSON at position \d+.*$/, "")}`,
-      { file, line, column, cause: error },
-    );
+    const detail = error.message.replace(/ in JSON at position \d+.*$/, "");
+    throw configSyntax({ file, format: "JSON", line, column, detail, cause: error });
   }
 }
 

@@ -1,5 +1,5 @@
 import { dirname, resolve } from "node:path";
-import { ConfigError, ErrorCode } from "../errors/index.js";
+import { settingsInvalid } from "../errors/index.js";
 import { didYouMean } from "../util/suggest.js";
 import { parseClientFeatures } from "./client-features.js";
 import { lookup, type Raw, READERS, readField, SETTINGS_FIELDS, SETTINGS_KEYS } from "./fields.js";
@@ -118,10 +118,6 @@ export function normalizeCodeSettings(input: SettingsInput | undefined): Partial
   const warnings: ConfigWarning[] = [];
   const read = normalizeSettings(raw, warnings);
   problems.push(...warnings.map((warning) => warning.message.replace(/; using the default$/, "")));
-  if (problems.length > 0)
-    throw new ConfigError(
-      ErrorCode.ConfigInvalid,
-      `The settings given in code are invalid: ${problems.join("; ")}. Fix them (the keys and values of a config file's "settings" table are accepted).`,
-    );
+  if (problems.length > 0) throw settingsInvalid({ problems });
   return { ...read, ...resolved };
 }

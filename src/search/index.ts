@@ -1,5 +1,5 @@
 import { RE2JS } from "re2js";
-import { errorMessages, InvalidArgumentsError } from "../errors/index.js";
+import { invalidSearchPattern } from "../errors/index.js";
 import type { JsonSchema, ToolDefinition } from "../registry/types.js";
 import { errorText } from "../util/text-of.js";
 import { meaningfulWords, relatedTerms, term, terms } from "./terms.js";
@@ -141,10 +141,7 @@ function compileRegex(pattern: string, ignoreCase: boolean): RE2JS {
   try {
     return RE2JS.compile(pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
   } catch (error) {
-    const reason = errorText(error);
-    throw new InvalidArgumentsError(errorMessages.invalidSearchPattern(pattern, reason), {
-      issues: [{ path: "query", message: reason }],
-    });
+    throw invalidSearchPattern({ pattern, reason: errorText(error) });
   }
 }
 

@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ErrorCode, McpBridgeError } from "../errors/index.js";
+import { metricsListenFailed, metricsPackagesMissing } from "../errors/index.js";
 import { errorText } from "../util/text-of.js";
 import type { MeterProviderLike } from "./types.js";
 
@@ -35,11 +35,7 @@ export async function serveMetrics(listen: {
       import("@opentelemetry/sdk-metrics"),
     ]);
   } catch (error) {
-    throw new McpBridgeError(
-      ErrorCode.Usage,
-      `Prometheus metrics need the OpenTelemetry packages, which are not installed (${errorText(error)}). Install them with: npm install ${PACKAGES}`,
-      { cause: error },
-    );
+    throw metricsPackagesMissing({ packages: PACKAGES, detail: errorText(error), cause: error });
   }
   const [{ PrometheusExporter }, { MeterProvider }] = modules;
   const exporter = new PrometheusExporter({ preventServerStart: true });
@@ -55,11 +51,7 @@ export async function serveMetrics(listen: {
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error) =>
       reject(
-        new McpBridgeError(
-          ErrorCode.Usage,
-          `Could not serve metrics on ${listen.host}:${listen.port}: ${errorText(error)}. Choose another address or port.`,
-          { cause: error },
-        ),
+        metricsListenFailed({ host: listen.host, port: listen.port, detail: errorText(error), cause: error }),
       ),
     );
     server.listen(listen.port, listen.host, () => resolve());

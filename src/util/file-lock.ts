@@ -13,7 +13,7 @@ import {
   writeSync,
 } from "node:fs";
 import { hostname } from "node:os";
-import { ErrorCode, errorMessages, McpBridgeError } from "../errors/index.js";
+import { lockTimeout } from "../errors/index.js";
 
 /**
  * An advisory lock for read-modify-write of a file shared by several processes (config edits, stores):
@@ -115,10 +115,7 @@ function attempts(lockFile: string, options: FileLockOptions): Attempts {
             seen.holder === undefined
               ? "another process"
               : `process ${seen.holder.pid} on ${seen.holder.host}`;
-          throw new McpBridgeError(
-            ErrorCode.LockTimeout,
-            errorMessages.lockTimeout(lockFile.slice(0, -5), timeoutMs, holder),
-          );
+          throw lockTimeout({ path: lockFile.slice(0, -5), timeoutMs, holder });
         }
         // Bounded backoff with jitter, so many waiters do not retry in step.
         const wait = Math.min(delay, Math.max(1, deadline - Date.now()));

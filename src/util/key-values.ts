@@ -1,9 +1,5 @@
-import { ErrorCode, McpBridgeError } from "../errors/index.js";
+import { argumentType, malformedKeyValue, unknownParameter } from "../errors/index.js";
 import { suggest } from "./suggest.js";
-
-function usageError(message: string): McpBridgeError {
-  return new McpBridgeError(ErrorCode.Usage, message);
-}
 
 /**
  * `key=value` arguments: the value is JSON when it parses as JSON (`a=5` is 5, `flag=true` a boolean,
@@ -13,7 +9,7 @@ export function parseKeyValues(pairs: readonly string[]): Record<string, unknown
   const result: Record<string, unknown> = {};
   for (const pair of pairs) {
     const index = separatorAt(pair);
-    if (index <= 0) throw usageError(`Expected key=value or key:value, got "${pair}"`);
+    if (index <= 0) throw malformedKeyValue({ pair });
     const key = pair.slice(0, index);
     const raw = pair.slice(index + 1);
     let value: unknown = raw;
@@ -91,7 +87,7 @@ export function parseKeyValuesFor(pairs: readonly string[], inputSchema: unknown
             : (typeof value as JsonType);
     const fits = types.has(kind) || (kind === "integer" && types.has("number"));
     // Reported here, before the call, in the words typed, rather than as the server's validator text.
-    if (!fits && !types.has("string")) throw usageError(`${key}: \`${raw}\` is not ${typeWords(types)}`);
+    if (!fits && !types.has("string")) throw argumentType({ key, raw, expected: typeWords(types) });
     // A quoted JSON string (`s="5"`) stays the string it spells.
     result[key] = fits ? value : raw;
   }
@@ -138,11 +134,7 @@ export function callArguments(
   for (const key of Object.keys(args)) {
     if (Object.hasOwn(properties, key)) continue;
     const near = suggest(key, names);
-    throw usageError(
-      `\`${key}\` is not a parameter of ${tool}.${near ? ` Did you mean \`${near}\`?` : ""} ${
-        names.length > 0 ? `Its parameters: ${names.join(", ")}.` : "It takes no parameters."
-      }`,
-    );
+    throw unknownParameter({ key, tool, parameters: names, near });
   }
   return args;
 }

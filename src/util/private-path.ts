@@ -16,7 +16,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { ErrorCode, errorMessages, McpBridgeError } from "../errors/index.js";
+import { type McpBridgeError, unsafePath } from "../errors/index.js";
 
 /**
  * The one way mcp-bridge creates folders and writes files it keeps (config edits, stores, caches,
@@ -35,7 +35,7 @@ function myUid(): number | undefined {
 }
 
 function unsafe(path: string, what: string, problem: string): McpBridgeError {
-  return new McpBridgeError(ErrorCode.UnsafePath, errorMessages.unsafePath(path, what, problem));
+  return unsafePath({ path, what, problem });
 }
 
 function lstatOrUndefined(path: string): Stats | undefined {

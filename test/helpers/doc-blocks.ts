@@ -330,6 +330,12 @@ export function testCodeBlocks(files: readonly string[]): void {
         .map((e) => (e.isDirectory() ? `${e.name}/` : e.name))
         .filter((name) => name !== "internals.ts" || !block.body.includes("internals.ts"));
       expect([...entries].sort()).toEqual([...actual].sort());
+      // The applications, one level down: every folder of src/apps/ and only those.
+      const apps = [...block.body.matchAll(/^ {4}([\w.-]+\/?)\s{2,}/gm)].map((m) => m[1] as string);
+      const actualApps = readdirSync(join(root, "src/apps"), { withFileTypes: true }).map((e) =>
+        e.isDirectory() ? `${e.name}/` : e.name,
+      );
+      expect([...apps].sort()).toEqual([...actualApps].sort());
       for (const top of [...block.body.matchAll(/^([\w.-]+\/)/gm)].map((m) => m[1] as string)) {
         expect(existsSync(join(root, top)), top).toBe(true);
       }

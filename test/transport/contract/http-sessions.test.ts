@@ -1,0 +1,4 @@
+import { describeContract } from "./contract.case.js";
+import { streamableHttpSessions } from "./transports.js";
+
+describeContract(streamableHttpSessions);

@@ -1,0 +1,4 @@
+import { describeContract } from "./contract.case.js";
+import { legacySse } from "./transports.js";
+
+describeContract(legacySse);

@@ -1,0 +1,4 @@
+import { describeContract } from "./contract.case.js";
+import { stdio } from "./transports.js";
+
+describeContract(stdio);
