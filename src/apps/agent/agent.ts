@@ -1,7 +1,7 @@
 import { declinedResult, executeEntry } from "../../adapters/execute.js";
 import { resolveToolCall } from "../../adapters/resolve-call.js";
 import type { Bridge, Progress, ToolEntry } from "../../bridge/types.js";
-import { AbortError, errorMessages, type McpBridgeError, ToolNotFoundError } from "../../errors/index.js";
+import { type McpBridgeError, toolRenamed, turnCancelled } from "../../errors/index.js";
 import { errorToolResult } from "../../results/convert.js";
 import type { ToolResult } from "../../results/types.js";
 import type { AgentMessage, AgentToolCall, ModelProvider, TokenUsage } from "./model-provider.js";
@@ -225,10 +225,7 @@ function renamed(bridge: Pick<Bridge, "tool">, entry: ToolEntry): boolean {
 }
 
 function renamedError(entry: ToolEntry): McpBridgeError {
-  return new ToolNotFoundError(errorMessages.toolRenamed(entry.name, entry.server, entry.tool), {
-    server: entry.server,
-    tool: entry.tool,
-  });
+  return toolRenamed({ name: entry.name, server: entry.server, tool: entry.tool });
 }
 
 /** A call the person cancelled (Ctrl-C): said plainly, not as the tool's error. */
@@ -240,7 +237,7 @@ function cancelled(started: boolean): ToolResult {
 }
 
 function abortError(): McpBridgeError {
-  return new AbortError(errorMessages.turnCancelled());
+  return turnCancelled();
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {

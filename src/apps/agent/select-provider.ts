@@ -1,4 +1,4 @@
-import { ErrorCode, McpBridgeError } from "../../errors/index.js";
+import { modelChoiceMissing } from "../../errors/agent.js";
 import type { ModelProvider } from "./model-provider.js";
 import { createAnthropicProvider } from "./providers/anthropic-provider.js";
 import { createOpenAIProvider } from "./providers/openai-provider.js";
@@ -121,6 +121,5 @@ function missingKey(variable: string): string {
   ].join("\n");
 }
 
-function usage(message: string): McpBridgeError {
-  return new McpBridgeError(ErrorCode.Usage, message);
-}
+/** A model choice that cannot be made: the message says which variable or flag to set. */
+const usage = (message: string) => modelChoiceMissing({ message });

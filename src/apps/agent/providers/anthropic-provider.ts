@@ -1,5 +1,5 @@
 import { toAnthropicTools } from "../../../adapters/anthropic.js";
-import { ErrorCode, McpBridgeError } from "../../../errors/index.js";
+import { modelReportedError, modelStreamIncomplete } from "../../../errors/agent.js";
 import type {
   AgentMessage,
   ModelEvent,
@@ -98,19 +98,16 @@ export function createAnthropicProvider(options: ProviderOptions): ModelProvider
             break;
           case "error": {
             const error = data.error as { type?: string; message?: string } | undefined;
-            throw new McpBridgeError(
-              ErrorCode.ModelRequest,
-              `The Anthropic endpoint reported ${error?.type ?? "an error"}: ${error?.message ?? "no message"}`,
-            );
+            throw modelReportedError({
+              provider: "Anthropic",
+              type: error?.type,
+              message: error?.message ?? "no message",
+            });
           }
         }
         if (stopped) break;
       }
-      if (!stopped)
-        throw new McpBridgeError(
-          ErrorCode.ModelRequest,
-          "The model stream ended before the answer was complete.",
-        );
+      if (!stopped) throw modelStreamIncomplete();
       if (outputTokens !== undefined) yield { type: "usage", usage: { inputTokens, outputTokens } };
       yield { type: "done", stopReason };
     },

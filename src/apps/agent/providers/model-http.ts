@@ -1,4 +1,11 @@
-import { AbortError, ErrorCode, errorMessages, McpBridgeError } from "../../../errors/index.js";
+import {
+  modelEventMalformed,
+  modelHttpError,
+  modelNoBody,
+  modelStreamBroken,
+  modelUnreachable,
+} from "../../../errors/agent.js";
+import { McpBridgeError, modelRequestCancelled } from "../../../errors/index.js";
 import { readSse, type SseEvent } from "../sse-events.js";
 
 /**
@@ -20,42 +27,22 @@ export async function* postForEvents(
       signal: init.signal,
     });
   } catch (error) {
-    if (init.signal?.aborted) throw new AbortError(errorMessages.modelRequestCancelled());
+    if (init.signal?.aborted) throw modelRequestCancelled();
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     const reason = cause?.code ?? cause?.message ?? (error as Error).message;
-    throw new McpBridgeError(
-      ErrorCode.ModelRequest,
-      `Cannot reach the ${provider} endpoint ${new URL(url).origin} (${reason}). Check the base URL and that the server is running.`,
-      { cause: error },
-    );
+    throw modelUnreachable({ provider, origin: new URL(url).origin, reason, cause: error });
   }
   if (!response.ok) {
     const body = (await response.text().catch(() => "")).replace(/\s+/g, " ").slice(0, 300);
-    const hint =
-      response.status === 401 || response.status === 403
-        ? " Check the API key (and that it is for this endpoint)."
-        : response.status === 404
-          ? " Check the base URL and the model name."
-          : response.status === 429
-            ? " The endpoint is rate limiting: wait and retry."
-            : "";
-    throw new McpBridgeError(
-      ErrorCode.ModelRequest,
-      `The ${provider} endpoint answered HTTP ${response.status}${body ? `: ${body}` : ""}.${hint}`,
-    );
+    throw modelHttpError({ provider, status: response.status, body });
   }
-  if (!response.body)
-    throw new McpBridgeError(ErrorCode.ModelRequest, `The ${provider} endpoint sent no body.`);
+  if (!response.body) throw modelNoBody({ provider });
   try {
     yield* readSse(response.body);
   } catch (error) {
-    if (init.signal?.aborted) throw new AbortError(errorMessages.modelRequestCancelled());
+    if (init.signal?.aborted) throw modelRequestCancelled();
     if (error instanceof McpBridgeError) throw error;
-    throw new McpBridgeError(
-      ErrorCode.ModelRequest,
-      `The ${provider} stream broke off: ${(error as Error).message}.`,
-      { cause: error },
-    );
+    throw modelStreamBroken({ provider, cause: error });
   }
 }
 
@@ -67,8 +54,5 @@ export function parseEventJson(provider: string, data: string): Record<string, u
   } catch {
     // reported below
   }
-  throw new McpBridgeError(
-    ErrorCode.ModelRequest,
-    `The ${provider} stream sent a malformed event (${data.slice(0, 80)}${data.length > 80 ? "..." : ""}).`,
-  );
+  throw modelEventMalformed({ provider, data });
 }

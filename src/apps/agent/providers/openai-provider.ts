@@ -1,5 +1,5 @@
 import { toOpenAITools } from "../../../adapters/openai.js";
-import { ErrorCode, McpBridgeError } from "../../../errors/index.js";
+import { modelReportedError, modelStreamIncomplete } from "../../../errors/agent.js";
 import type {
   AgentMessage,
   AgentToolCall,
@@ -50,10 +50,7 @@ export function createOpenAIProvider(options: ProviderOptions): ModelProvider {
         const chunk = parseEventJson("OpenAI-compatible", event.data);
         if (chunk.error) {
           const message = (chunk.error as { message?: string }).message ?? JSON.stringify(chunk.error);
-          throw new McpBridgeError(
-            ErrorCode.ModelRequest,
-            `The model endpoint reported an error: ${message}`,
-          );
+          throw modelReportedError({ message });
         }
         const usage = chunk.usage as { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined;
         if (usage && typeof usage.prompt_tokens === "number" && typeof usage.completion_tokens === "number")
@@ -79,10 +76,7 @@ export function createOpenAIProvider(options: ProviderOptions): ModelProvider {
         }
       }
       if (!finished && calls.size === 0) {
-        throw new McpBridgeError(
-          ErrorCode.ModelRequest,
-          "The model stream ended before the answer was complete.",
-        );
+        throw modelStreamIncomplete();
       }
       for (const [index, call] of [...calls].sort((a, b) => a[0] - b[0])) {
         yield {

@@ -1,5 +1,5 @@
 import type { SamplingHandler, SamplingRequest, SamplingResult } from "../../../bridge/sampling.js";
-import { ErrorCode, McpBridgeError } from "../../../errors/index.js";
+import { samplingDeclined, samplingUnanswered } from "../../../errors/cli.js";
 import { textOf } from "../../../util/text-of.js";
 import type { AgentMessage, ModelProvider } from "../../agent/model-provider.js";
 import { shorten } from "../output.js";
@@ -34,23 +34,13 @@ export function chatSampling(provider: ModelProvider, prompt: SamplingPrompt): S
       if (signal.aborted) {
         view?.line("");
         view?.note(`  (${who} withdrew its sampling request, or it ran out of time)`);
-        throw new McpBridgeError(
-          ErrorCode.SamplingFailed,
-          `The sampling request of "${server}" ended unanswered.`,
-          {
-            server,
-          },
-        );
+        throw samplingUnanswered({ server });
       }
       approved = /^\s*y(es)?\s*$/i.test(answer);
     }
     if (!approved) {
       view?.note(`  (sampling for ${who} declined${ask || yes ? "" : ": no terminal to ask; use --yes"})`);
-      throw new McpBridgeError(
-        ErrorCode.SamplingFailed,
-        `The user declined the sampling request of server "${server}".`,
-        { server },
-      );
+      throw samplingDeclined({ server });
     }
     const result = await fulfil(provider, request, signal);
     const text = messageText(result.content);

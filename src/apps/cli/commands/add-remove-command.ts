@@ -5,7 +5,7 @@ import { addServer, editFormatOf, notEditable, removeServer } from "../../../con
 import { loadConfig } from "../../../config/load.js";
 import { configSearchPaths } from "../../../config/search-paths.js";
 import { dialectOf, serverEntry } from "../../../config/server-entry.js";
-import { ConfigError, ErrorCode, ServerConnectionError } from "../../../errors/index.js";
+import { noConfigFileFor, serverNotInConfig } from "../../../errors/cli.js";
 import { withFileLock } from "../../../util/file-lock.js";
 import { replaceFileAtomic, writeFileExclusive } from "../../../util/private-path.js";
 import { redactUrl } from "../../../util/redact.js";
@@ -40,11 +40,7 @@ function targetFile(context: CommandContext, creating: boolean): { file: string;
   });
   const used = paths.find((candidate) => candidate.used);
   if (used) return { file: used.path, exists: used.exists };
-  if (!creating)
-    throw new ConfigError(
-      ErrorCode.ConfigNotFound,
-      "No config file found to remove a server from; see `mcp-bridge config paths`.",
-    );
+  if (!creating) throw noConfigFileFor({ purpose: "remove" });
   const user = paths.find((candidate) => candidate.origin === "user" && candidate.path.endsWith("mcp.json"));
   return { file: user?.path ?? resolve(context.io.cwd, "mcp.json"), exists: false };
 }
@@ -157,12 +153,7 @@ async function runRemove(context: CommandContext): Promise<number> {
 async function removeUnderLock(context: CommandContext, file: string, name: string): Promise<void> {
   const config = await loadConfig({ path: file, cwd: context.io.cwd, env: context.io.env });
   const known = [...config.servers.map((s) => s.name), ...config.skipped.map((s) => s.name)];
-  if (!known.includes(name))
-    throw new ServerConnectionError(
-      ErrorCode.ServerNotFound,
-      `No server named "${name}" in ${file}${didYouMean(name, known) || "."} Run \`mcp-bridge list\` to see them.`,
-      { server: name },
-    );
+  if (!known.includes(name)) throw serverNotInConfig({ server: name, file, near: didYouMean(name, known) });
   const server = config.servers.find((s) => s.name === name);
   const source = server?.source?.file ?? file;
   if (resolve(source) !== resolve(file))

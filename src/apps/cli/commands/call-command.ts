@@ -1,4 +1,3 @@
-import type { BridgeOptions } from "../../../bridge/types.js";
 import { loadConfig } from "../../../config/load.js";
 import { callArguments } from "../../../util/key-values.js";
 import {

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync, unlinkSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { ConfigError, ErrorCode, McpBridgeError } from "../../../errors/index.js";
+import { daemonDidNotStart, noConfigFileFor } from "../../../errors/cli.js";
 import { parseDuration } from "../../../util/duration.js";
 import { daemonRequest, NoDaemon, PACKAGE_VERSION } from "../../daemon/client.js";
 import { acquirePidLock, processAlive, releasePidLock } from "../../daemon/lock.js";
@@ -30,10 +30,7 @@ function idleMs(context: CommandContext): number {
 function daemonConfig(context: CommandContext, chosen: string | undefined): { path: string; named: boolean } {
   const file = configFileFor(context.io, chosen);
   if (file) return { path: file.path, named: chosen !== undefined };
-  throw new ConfigError(
-    ErrorCode.ConfigNotFound,
-    "No config file to run a daemon for. Name one with --config FILE (see `mcp-bridge config paths`).",
-  );
+  throw noConfigFileFor({ purpose: "daemon" });
 }
 
 /** The daemon's paths, for `stop` and `status`: only in a folder that is safely ours (else it throws). */
@@ -144,10 +141,7 @@ async function start(context: CommandContext): Promise<number> {
     if (exited !== undefined && exited !== 0) break;
     await sleep(50);
   }
-  throw new McpBridgeError(
-    ErrorCode.DaemonUnavailable,
-    `The daemon for ${config.path} did not start. Its log (${paths.log}):\n${terminalText(logTail(paths))}`,
-  );
+  throw daemonDidNotStart({ config: config.path, log: paths.log, tail: terminalText(logTail(paths)) });
 }
 
 async function stop(context: CommandContext): Promise<number> {

@@ -9,7 +9,7 @@ import {
   projectServerRequests,
   TrustStore,
 } from "../../../config/trust.js";
-import { ErrorCode, McpBridgeError } from "../../../errors/index.js";
+import { projectNotTrusted } from "../../../errors/cli.js";
 import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
 import { writeJson } from "../output.js";
@@ -51,10 +51,7 @@ export async function projectConsent(
   const listing = pending.map((request) => describeRequest(request, clean)).join("\n");
   const { stderr } = context.io;
   if (!canAsk(context.io)) {
-    throw new McpBridgeError(
-      ErrorCode.ProjectNotTrusted,
-      `Servers defined by this project's config files have not been approved, and there is no terminal to ask:\n${listing}\n${HOW}`,
-    );
+    throw projectNotTrusted({ listing, how: HOW });
   }
   stderr.write(
     `This project's config files define servers that will run commands or contact URLs on your behalf:\n${listing}\n`,
