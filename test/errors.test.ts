@@ -83,7 +83,7 @@ describe("one error shape", () => {
         "state.ts",
         "tasks.ts",
       ].map((file) => join(srcDir, "bridge", file)),
-      join(srcDir, "apps/cli/commands/call.ts"),
+      join(srcDir, "apps/cli/commands/call-command.ts"),
     ];
     // An error class constructed with its wording written in place (a string or template literal).
     // (JavaScript's own TypeError/RangeError stay: transport/keepalive-fetch.ts mimics fetch's failures.)

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent, type AgentEvent } from "../../src/apps/agent/agent.js";
-import { createAnthropicProvider } from "../../src/apps/agent/providers/anthropic.js";
-import { createOpenAIProvider } from "../../src/apps/agent/providers/openai.js";
-import { providerFromEnvironment } from "../../src/apps/agent/select.js";
-import type { ModelProvider } from "../../src/apps/agent/types.js";
+import type { ModelProvider } from "../../src/apps/agent/model-provider.js";
+import { createAnthropicProvider } from "../../src/apps/agent/providers/anthropic-provider.js";
+import { createOpenAIProvider } from "../../src/apps/agent/providers/openai-provider.js";
+import { providerFromEnvironment } from "../../src/apps/agent/select-provider.js";
 import type { Bridge } from "../../src/bridge/api.js";
 import { startBridge } from "../../src/bridge/bridge.js";
 import { stdioEntry } from "../fixtures/servers/index.js";

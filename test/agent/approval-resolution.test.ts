@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executeOpenAIToolCalls } from "../../src/adapters/execute.js";
 import { findTool } from "../../src/adapters/resolve-call.js";
 import { Agent } from "../../src/apps/agent/agent.js";
-import { createOpenAIProvider } from "../../src/apps/agent/providers/openai.js";
+import { createOpenAIProvider } from "../../src/apps/agent/providers/openai-provider.js";
 import type { Bridge, ToolEntry } from "../../src/bridge/api.js";
 import { startBridge } from "../../src/bridge/bridge.js";
 import { stdioEntry } from "../fixtures/servers/index.js";

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { chooseProvider, providerFromEnvironment } from "../../src/apps/agent/select.js";
+import { chooseProvider, providerFromEnvironment } from "../../src/apps/agent/select-provider.js";
 
 /** A local OpenAI-compatible server that lists the given models at /v1/models. */
 const servers: Server[] = [];

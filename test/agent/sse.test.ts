@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { readSse, SseParser } from "../../src/apps/agent/sse.js";
+import { readSse, SseParser } from "../../src/apps/agent/sse-events.js";
 
 function parseAll(chunks: readonly string[]) {
   const parser = new SseParser();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent } from "../../src/apps/agent/agent.js";
-import { createAnthropicProvider } from "../../src/apps/agent/providers/anthropic.js";
-import { createOpenAIProvider } from "../../src/apps/agent/providers/openai.js";
+import { createAnthropicProvider } from "../../src/apps/agent/providers/anthropic-provider.js";
+import { createOpenAIProvider } from "../../src/apps/agent/providers/openai-provider.js";
 import type { Bridge } from "../../src/bridge/api.js";
 import { startBridge } from "../../src/bridge/bridge.js";
 import { stdioEntry } from "../fixtures/servers/index.js";

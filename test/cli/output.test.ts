@@ -2,10 +2,10 @@ import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { parseCommandArguments, parseKeyValues } from "../../src/apps/cli/args.js";
-import { callCommand } from "../../src/apps/cli/commands/call.js";
-import { statusCommand } from "../../src/apps/cli/commands/status.js";
+import { callCommand } from "../../src/apps/cli/commands/call-command.js";
+import { statusCommand } from "../../src/apps/cli/commands/status-command.js";
 import { shorten, styleFor, table } from "../../src/apps/cli/output.js";
+import { parseCommandArguments, parseKeyValues } from "../../src/apps/cli/parse-arguments.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { emptyHome, runCliInProcess } from "../helpers/cli.js";
 
@@ -59,7 +59,7 @@ describe("command line", () => {
     expect(parsed).toMatchObject({
       positionals: ["calc/add", "a=1"],
       global: { config: "x.json", json: true, quiet: false, verbose: false },
-      options: { timeout: "2s" },
+      options: { timeout: 2000 },
     });
     const status = (argv: string[]) =>
       parseCommandArguments(argv, "status", statusCommand.flags, statusCommand.positionals);

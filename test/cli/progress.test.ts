@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { progressText, startProgress } from "../../src/apps/cli/progress.js";
+import { progressText, startProgress } from "../../src/apps/cli/start-progress.js";
 
 describe("start-up spinner", () => {
   it("does not count failed servers as ready", () => {

@@ -112,7 +112,7 @@ describe("the CLI's daemon path", () => {
       "registry",
     ])
       expect(layers).not.toContain(heavy);
-    expect([...seen].map((f) => f.replace(/.*[\\/]src[\\/]/, ""))).not.toContain("cli/main.ts");
+    expect([...seen].map((f) => f.replace(/.*[\\/]src[\\/]/, ""))).not.toContain("apps/cli/run-cli.ts");
     expect([...external].filter((spec) => !spec.startsWith("node:"))).toEqual([]);
   });
 });

@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { GLOBAL_FLAGS } from "../../src/apps/cli/args.js";
-import { serveCommand, TOKENS_ENV } from "../../src/apps/cli/commands/serve.js";
+import { serveCommand, TOKENS_ENV } from "../../src/apps/cli/commands/serve-command.js";
+import { GLOBAL_FLAGS } from "../../src/apps/cli/parse-arguments.js";
 
 const k8sDir = join(process.cwd(), "deploy/k8s");
 

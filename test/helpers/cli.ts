@@ -74,7 +74,7 @@ export function runCli(
 
 /** The CLI's code that `runCliInProcess` runs, loaded once per test file. */
 async function cliCode() {
-  const { runCli: run } = await import("../../src/apps/cli/main.js");
+  const { runCli: run } = await import("../../src/apps/cli/run-cli.js");
   const { runViaDaemon } = await import("../../src/apps/cli/daemon-route.js");
   return { run, runViaDaemon };
 }

@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, wri
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { CliIO } from "../../src/apps/cli/io.js";
-import { runCli as runCliInProcess } from "../../src/apps/cli/main.js";
+import type { CliIO } from "../../src/apps/cli/cli-io.js";
+import { runCli as runCliInProcess } from "../../src/apps/cli/run-cli.js";
 import { loadConfig } from "../../src/config/load.js";
 import type { ProjectServerRequest } from "../../src/config/model.js";
 import { isProjectFile } from "../../src/config/project.js";

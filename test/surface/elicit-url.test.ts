@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { browserCommand, isWebUrl, urlElicitation } from "../../src/apps/cli/elicit-url.js";
-import type { CliIO } from "../../src/apps/cli/io.js";
+import type { CliIO } from "../../src/apps/cli/cli-io.js";
+import { browserCommand, isWebUrl, urlElicitation } from "../../src/apps/cli/url-elicitation.js";
 
 function terminalIO(tty: boolean): { io: CliIO; stdin: PassThrough; stderr: () => string } {
   const stdin = Object.assign(new PassThrough(), { isTTY: tty });

@@ -1,10 +1,10 @@
 import { declinedResult, executeEntry } from "../../adapters/execute.js";
 import { resolveToolCall } from "../../adapters/resolve-call.js";
 import type { Bridge, Progress, ToolEntry } from "../../bridge/api.js";
-import { AbortError, errorMessages, type McpBridgeError, ToolNotFoundError } from "../../errors/index.js";
+import { type McpBridgeError, toolRenamed, turnCancelled } from "../../errors/index.js";
 import { errorToolResult } from "../../results/convert.js";
 import type { ToolResult } from "../../results/tool-result.js";
-import type { AgentMessage, AgentToolCall, ModelProvider, TokenUsage } from "./types.js";
+import type { AgentMessage, AgentToolCall, ModelProvider, TokenUsage } from "./model-provider.js";
 
 /**
  * The turn loop every agent host writes: send the conversation and the tools to the model, stream
@@ -117,10 +117,10 @@ export class Agent {
       let stopReason = "end";
       try {
         for await (const event of provider.stream({
-          ...(this.#options.system ? { system: this.#options.system } : {}),
+          system: this.#options.system || undefined,
           messages: this.#messages,
           tools,
-          ...(signal ? { signal } : {}),
+          signal,
         })) {
           if (event.type === "text") {
             text += event.text;
@@ -141,7 +141,7 @@ export class Agent {
       this.#messages.push({
         role: "assistant",
         content: text,
-        ...(calls.length > 0 ? { toolCalls: calls } : {}),
+        toolCalls: calls.length > 0 ? calls : undefined,
       });
       if (calls.length === 0) return { text, steps: step, stopReason, usage };
       // Each call is resolved to the one offered tool it will run, then approved on that tool, one
@@ -174,7 +174,7 @@ export class Agent {
   async #runTool(decision: Decision, signal: AbortSignal | undefined): Promise<AgentMessage> {
     const { onEvent, bridge } = this.#options;
     const { call, entry } = decision;
-    onEvent?.({ type: "tool_start", call, ...(entry ? { entry } : {}) });
+    onEvent?.({ type: "tool_start", call, entry });
     const started = performance.now();
     let result: ToolResult;
     if (decision.outcome === "refused") result = decision.result;
@@ -184,8 +184,8 @@ export class Agent {
     else {
       // Exactly the approved tool runs: its entry, never the model's name resolved a second time.
       result = await executeEntry(decision.entry, call.arguments, {
-        ...(signal ? { signal } : {}),
-        ...(this.#options.callTimeout ? { timeout: this.#options.callTimeout } : {}),
+        signal,
+        timeout: this.#options.callTimeout || undefined,
         onProgress: (progress) => onEvent?.({ type: "tool_progress", call, progress, entry: decision.entry }),
       });
       // Cut short by the person: what the server said about the cancellation is no error of the
@@ -193,7 +193,7 @@ export class Agent {
       if (signal?.aborted) result = cancelled(true);
     }
     const ms = performance.now() - started;
-    onEvent?.({ type: "tool_end", call, result, ms, ...(entry ? { entry } : {}) });
+    onEvent?.({ type: "tool_end", call, result, ms, entry });
     return {
       role: "tool",
       toolCallId: call.id,
@@ -225,10 +225,7 @@ function renamed(bridge: Pick<Bridge, "tool">, entry: ToolEntry): boolean {
 }
 
 function renamedError(entry: ToolEntry): McpBridgeError {
-  return new ToolNotFoundError(errorMessages.toolRenamed(entry.name, entry.server, entry.tool), {
-    server: entry.server,
-    tool: entry.tool,
-  });
+  return toolRenamed({ name: entry.name, server: entry.server, tool: entry.tool });
 }
 
 /** A call the person cancelled (Ctrl-C): said plainly, not as the tool's error. */
@@ -240,7 +237,7 @@ function cancelled(started: boolean): ToolResult {
 }
 
 function abortError(): McpBridgeError {
-  return new AbortError(errorMessages.turnCancelled());
+  return turnCancelled();
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {

@@ -1,5 +1,12 @@
 import { basename } from "node:path";
-import { usageError } from "./args.js";
+import {
+  adHocCommandMissing,
+  adHocNamesMismatch,
+  adHocNameTwice,
+  adHocUrlInvalid,
+  trailingBackslash,
+  unbalancedQuote,
+} from "./usage-errors.js";
 
 /**
  * Servers given on the command line instead of (or besides) a config file: `--stdio "CMD ARGS"` and
@@ -26,14 +33,14 @@ export function splitCommandLine(text: string): string[] {
       i++;
     } else if (char === "'") {
       const end = text.indexOf("'", i + 1);
-      if (end < 0) throw usageError(`Unbalanced ' in ${JSON.stringify(text)}`);
+      if (end < 0) throw unbalancedQuote({ quote: "'", text });
       word += text.slice(i + 1, end);
       inWord = true;
       i = end + 1;
     } else if (char === '"') {
       i++;
       for (;;) {
-        if (i >= text.length) throw usageError(`Unbalanced " in ${JSON.stringify(text)}`);
+        if (i >= text.length) throw unbalancedQuote({ quote: '"', text });
         const inner = text[i] as string;
         if (inner === '"') break;
         const next = text[i + 1];
@@ -48,7 +55,7 @@ export function splitCommandLine(text: string): string[] {
       inWord = true;
       i++;
     } else if (char === "\\") {
-      if (i + 1 >= text.length) throw usageError(`Trailing backslash in ${JSON.stringify(text)}`);
+      if (i + 1 >= text.length) throw trailingBackslash({ text });
       word += text[i + 1];
       inWord = true;
       i += 2;
@@ -94,7 +101,7 @@ function nameOfUrl(url: string): string {
     const parsed = new URL(url);
     return parsed.port ? `${parsed.hostname}_${parsed.port}` : parsed.hostname;
   } catch {
-    throw usageError(`--http needs a URL such as http://127.0.0.1:3000/mcp (got ${JSON.stringify(url)})`);
+    throw adHocUrlInvalid({ url });
   }
 }
 
@@ -110,20 +117,18 @@ export function adHocServers(flags: AdHocFlags): Record<string, Record<string, u
   const entries: [string, Record<string, unknown>][] = [];
   for (const line of flags.stdio ?? []) {
     const words = splitCommandLine(line);
-    if (words.length === 0)
-      throw usageError('--stdio needs a command, e.g. --stdio "npx -y @modelcontextprotocol/server-memory"');
+    if (words.length === 0) throw adHocCommandMissing();
     entries.push([nameOfCommand(words), { command: words[0], args: words.slice(1) }]);
   }
   for (const url of flags.http ?? []) entries.push([nameOfUrl(url), { type: "http", url }]);
   if (entries.length === 0) return undefined;
   const names = flags.name ?? [];
   if (names.length > entries.length)
-    throw usageError(`--name was given ${names.length} times for ${entries.length} ad-hoc server(s)`);
+    throw adHocNamesMismatch({ names: names.length, servers: entries.length });
   const servers: Record<string, Record<string, unknown>> = Object.create(null);
   entries.forEach(([derived, entry], index) => {
     let name = names[index] ?? derived;
-    if (names[index] !== undefined && Object.hasOwn(servers, name))
-      throw usageError(`--name "${name}" was given twice`);
+    if (names[index] !== undefined && Object.hasOwn(servers, name)) throw adHocNameTwice({ name });
     for (let n = 2; Object.hasOwn(servers, name); n++) name = `${derived}_${n}`;
     servers[name] = entry;
   });

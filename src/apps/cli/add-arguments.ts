@@ -1,6 +1,18 @@
 import type { ServerSpec } from "../../config/server-entry.js";
 import { splitCommandLine } from "./ad-hoc.js";
-import { usageError } from "./args.js";
+import {
+  addCommandMissing,
+  addEnvInvalid,
+  addExtraUrl,
+  addFlagForOtherTransport,
+  addHeaderInvalid,
+  addRemoteAfterTerminator,
+  addTransportUnknown,
+  addUrlAsCommand,
+  addUrlInvalid,
+  addUrlMissing,
+  addUrlTwice,
+} from "./usage-errors.js";
 
 /**
  * The server an `mcp-bridge add` command line describes, in the forms users of other hosts type:
@@ -26,10 +38,7 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const isUrl = (text: string) => /^https?:\/\//i.test(text);
 
 function checkedUrl(url: string): string {
-  if (!isUrl(url) || !URL.canParse(url))
-    throw usageError(
-      `add needs an http:// or https:// URL such as https://example.com/mcp (got ${JSON.stringify(url)})`,
-    );
+  if (!isUrl(url) || !URL.canParse(url)) throw addUrlInvalid({ url });
   return url;
 }
 
@@ -39,10 +48,7 @@ function envPairs(values: readonly string[] | undefined): Record<string, string>
   for (const value of values ?? []) {
     const at = value.indexOf("=");
     const key = value.slice(0, Math.max(at, 0));
-    if (at <= 0 || !ENV_NAME.test(key))
-      throw usageError(
-        `--env takes KEY=VALUE with a variable name as KEY (got ${JSON.stringify(key || value)})`,
-      );
+    if (at <= 0 || !ENV_NAME.test(key)) throw addEnvInvalid({ given: key || value });
     out[key] = value.slice(at + 1);
   }
   return out;
@@ -56,10 +62,7 @@ function headerPairs(values: readonly string[] | undefined): Record<string, stri
     const equals = value.indexOf("=");
     const at = colon >= 0 && (equals < 0 || colon < equals) ? colon : equals;
     const name = at > 0 ? value.slice(0, at).trim() : "";
-    if (!HEADER_NAME.test(name))
-      throw usageError(
-        `--header takes 'Name: value' or Name=value (got a header without a valid name: ${JSON.stringify(name || value.slice(0, 40))})`,
-      );
+    if (!HEADER_NAME.test(name)) throw addHeaderInvalid({ given: name || value.slice(0, 40) });
     out[name] = value.slice(at + 1).trim();
   }
   return out;
@@ -68,8 +71,7 @@ function headerPairs(values: readonly string[] | undefined): Record<string, stri
 function transportOf(value: string | undefined): (typeof TRANSPORTS)[number] | undefined {
   if (value === undefined) return undefined;
   const normalized = value === "streamable-http" || value === "streamableHttp" ? "http" : value;
-  if (!(TRANSPORTS as readonly string[]).includes(normalized))
-    throw usageError(`--transport takes stdio, http or sse (got ${JSON.stringify(value)})`);
+  if (!(TRANSPORTS as readonly string[]).includes(normalized)) throw addTransportUnknown({ value });
   return normalized as (typeof TRANSPORTS)[number];
 }
 
@@ -88,40 +90,21 @@ export function addedServer(
       (options.url !== undefined || (!afterTerminator && rest.length === 1 && isUrl(rest[0] as string))));
   if (remote) {
     const kind = transport === "sse" ? "sse" : "http";
-    if (options.env?.length)
-      throw usageError("--env is for a stdio server; a remote server takes --header 'Name: value'");
-    if (options.cwd !== undefined) throw usageError("--cwd is for a stdio server, not a remote one");
-    if (afterTerminator)
-      throw usageError(
-        `A ${kind} server takes a URL, not a command after "--": add --transport ${kind} NAME URL`,
-      );
-    if (options.url !== undefined && rest.length > 0)
-      throw usageError(
-        `Give the URL once: either --url URL or after NAME (got --url and ${JSON.stringify(rest[0])})`,
-      );
-    if (rest.length > 1)
-      throw usageError(
-        `add --transport ${kind} NAME URL takes one URL; unexpected ${JSON.stringify(rest[1])}`,
-      );
+    if (options.env?.length) throw addFlagForOtherTransport({ flag: "env" });
+    if (options.cwd !== undefined) throw addFlagForOtherTransport({ flag: "cwd" });
+    if (afterTerminator) throw addRemoteAfterTerminator({ kind });
+    if (options.url !== undefined && rest.length > 0) throw addUrlTwice({ positional: rest[0] as string });
+    if (rest.length > 1) throw addExtraUrl({ kind, extra: rest[1] as string });
     const url = options.url ?? rest[0];
-    if (url === undefined)
-      throw usageError(`add --transport ${kind} needs a URL: add --transport ${kind} NAME URL`);
+    if (url === undefined) throw addUrlMissing({ kind });
     return { transport: kind, url: checkedUrl(url), headers: headerPairs(options.header) };
   }
-  if (options.url !== undefined)
-    throw usageError('--url is for a remote server; a stdio server takes a command after "--"');
-  if (options.header?.length)
-    throw usageError(
-      "--header is for a remote server (--transport http NAME URL); a stdio server takes --env",
-    );
+  if (options.url !== undefined) throw addFlagForOtherTransport({ flag: "url" });
+  if (options.header?.length) throw addFlagForOtherTransport({ flag: "header" });
   const command = afterTerminator || rest.length !== 1 ? [...rest] : splitCommandLine(rest[0] as string);
   const [program, ...args] = command;
-  if (program === undefined)
-    throw usageError("add needs a command or a URL: add NAME -- CMD ARGS, or add --transport http NAME URL");
-  if (isUrl(program))
-    throw usageError(
-      `${JSON.stringify(program)} is a URL, not a command: add --transport http NAME URL (or sse for a legacy HTTP+SSE server)`,
-    );
+  if (program === undefined) throw addCommandMissing();
+  if (isUrl(program)) throw addUrlAsCommand({ program });
   return {
     transport: "stdio",
     command: program,

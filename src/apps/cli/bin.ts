@@ -10,4 +10,4 @@ import { userCacheDir } from "../../util/cache-dir.js";
 const cacheDir = userCacheDir(process.env);
 const { enableCompileCache } = module as { enableCompileCache?: (directory?: string) => unknown };
 if (cacheDir !== undefined) enableCompileCache?.(join(cacheDir, "compile"));
-await import("./entry.js");
+await import("./process-entry.js");

@@ -1,4 +1,4 @@
-import { usageError } from "./args.js";
+import { badCallArgument, unbalancedCallExpression } from "./usage-errors.js";
 
 /**
  * mcporter's call syntax: `'server.tool(a: 1, b: "x")'`, a tool name with its arguments in
@@ -27,7 +27,7 @@ function topLevelItems(text: string): string[] {
       start = i + 1;
     }
   }
-  if (quote || depth !== 0) throw usageError(`Unbalanced quotes or brackets in (${text})`);
+  if (quote || depth !== 0) throw unbalancedCallExpression({ text });
   items.push(text.slice(start));
   return items.map((item) => item.trim()).filter((item) => item !== "");
 }
@@ -46,10 +46,7 @@ export function splitCallExpression(word: string): { name: string; pairs: string
   if (!match) return { name: word, pairs: [] };
   const pairs = topLevelItems(match[2] as string).map((item) => {
     const at = /^([A-Za-z_$][\w$.-]*)\s*[:=]\s*/.exec(item);
-    if (!at)
-      throw usageError(
-        `Expected name: value inside ${match[1]}(...), got ${JSON.stringify(item.slice(0, 60))}; e.g. ${match[1]}(a: 1, b: "x")`,
-      );
+    if (!at) throw badCallArgument({ tool: match[1] as string, item });
     return `${at[1]}=${pairValue(item.slice(at[0].length).trim())}`;
   });
   return { name: match[1] as string, pairs };

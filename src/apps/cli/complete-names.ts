@@ -1,9 +1,10 @@
 import { ToolListFiles, toolListCacheDir } from "../../bridge/tool-list-cache.js";
 import { silentLogger } from "../../util/logger.js";
-import type { Flags, ParsedArguments } from "./args.js";
-import { parseCommandArguments } from "./args.js";
-import { createContext, loadCliConfig } from "./context.js";
-import type { CliIO } from "./io.js";
+import type { CliIO } from "./cli-io.js";
+import { createContext } from "./command-context.js";
+import { loadCliConfig } from "./config-choice.js";
+import type { Flags, ParsedArguments } from "./parse-arguments.js";
+import { parseCommandArguments } from "./parse-arguments.js";
 
 /**
  * `mcp-bridge __complete servers|tools [-c FILE]`: the names the shell completion offers, one a line.

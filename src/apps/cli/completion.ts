@@ -1,5 +1,5 @@
-import { type Flags, GLOBAL_FLAGS } from "./args.js";
-import type { CommandSpec } from "./command.js";
+import type { CommandSpec } from "./command-spec.js";
+import { type Flags, GLOBAL_FLAGS } from "./parse-arguments.js";
 
 export const SHELLS = ["bash", "zsh", "fish"] as const;
 export type Shell = (typeof SHELLS)[number];
@@ -90,7 +90,7 @@ function fish(commands: readonly CommandSpec[]): string {
     "complete -c mcp-bridge -f",
   ];
   const flagLine = (condition: string, name: string, spec: Flags[string]) =>
-    `complete -c mcp-bridge${condition} -l ${name}${spec.short ? ` -s ${spec.short}` : ""}${spec.type === "string" ? " -r" : ""} -d ${fishQuote(spec.description)}`;
+    `complete -c mcp-bridge${condition} -l ${name}${spec.short ? ` -s ${spec.short}` : ""}${spec.type === "boolean" ? "" : " -r"} -d ${fishQuote(spec.description)}`;
   const all = names(commands).join(" ");
   for (const c of commands) {
     for (const word of [c.name, ...(c.aliases ?? [])])

@@ -1,6 +1,6 @@
 import { dirname, join } from "node:path";
 import type { SearchPath } from "../../config/search-paths.js";
-import type { CliIO } from "./io.js";
+import type { CliIO } from "./cli-io.js";
 
 /**
  * Whether the config file found deserves a `Using config FILE` line on stderr without --verbose: only

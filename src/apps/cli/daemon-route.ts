@@ -4,7 +4,11 @@ import { daemonRequest, NoDaemon } from "../daemon/client.js";
 import { processAlive, readPid } from "../daemon/lock.js";
 import { type DaemonPaths, daemonPaths, unsafeFolderReason } from "../daemon/paths.js";
 import { callFailure, callInterrupted } from "../daemon/protocol.js";
-import { commandWord, type Flags, type PositionalSpec, parseCommandArguments } from "./args.js";
+import type { CliIO } from "./cli-io.js";
+import { progressPrinter, renderAnswer, reportError } from "./command-answers.js";
+import { type AnyOptions, type CommandContext, createContext } from "./command-context.js";
+import { askedBy, type DaemonCommand } from "./command-requests.js";
+import { surprisingConfig } from "./config-notice.js";
 import {
   CALL_FLAGS,
   CALL_POSITIONALS,
@@ -20,12 +24,9 @@ import {
   STATUS_POSITIONALS,
   TOOLS_FLAGS,
   TOOLS_POSITIONALS,
-} from "./command-flags.js";
-import { surprisingConfig } from "./config-notice.js";
-import { type AnyOptions, type CommandContext, createContext } from "./context-base.js";
-import type { CliIO } from "./io.js";
+} from "./daemon-command-flags.js";
+import { commandWord, type Flags, type PositionalSpec, parseCommandArguments } from "./parse-arguments.js";
 import { terminalText } from "./terminal.js";
-import { askedBy, type DaemonCommand, progressPrinter, renderAnswer, reportError } from "./views.js";
 
 /**
  * The CLI's daemon path: when a daemon serves the config a bridge command would use, the command is
@@ -56,7 +57,7 @@ export function configFileFor(
   config: string | undefined,
 ): { readonly path: string; readonly named: boolean; readonly surprising: boolean } | undefined {
   const chosen = configSearchPaths({
-    ...(config === undefined ? {} : { path: config }),
+    path: config,
     cwd: io.cwd,
     env: io.env,
   }).find((candidate) => candidate.used);
@@ -127,7 +128,7 @@ export async function runViaDaemon(argv: readonly string[], io: CliIO): Promise<
   try {
     const envelope = await daemonRequest(paths.socket, asked.operation, asked.body, {
       config: paths.config,
-      ...(io.signal ? { signal: io.signal } : {}),
+      signal: io.signal,
       onProgress: (progress) => {
         announce();
         printProgress(progress);

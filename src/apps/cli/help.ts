@@ -1,5 +1,5 @@
-import { type FlagSpec, type Flags, GLOBAL_FLAGS } from "./args.js";
-import type { CommandSpec } from "./command.js";
+import type { CommandSpec } from "./command-spec.js";
+import { type FlagSpec, type Flags, GLOBAL_FLAGS } from "./parse-arguments.js";
 
 const INTRO = "mcp-bridge: the tools of any MCP server as native tools of an LLM agent";
 const EXIT_CODES =
@@ -9,7 +9,7 @@ function flagLines(flags: Flags): string[] {
   const entries = Object.entries(flags) as [string, FlagSpec][];
   const left = entries.map(([name, spec]) => {
     const short = spec.short ? `-${spec.short}, ` : "    ";
-    const value = spec.type === "string" ? ` ${spec.value ?? "VALUE"}` : "";
+    const value = spec.type === "boolean" ? "" : ` ${spec.value ?? "VALUE"}`;
     return `  ${short}--${name}${value}${spec.multiple ? " ..." : ""}`;
   });
   const width = Math.max(0, ...left.map((text) => text.length)) + 2;

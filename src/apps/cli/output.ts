@@ -1,4 +1,4 @@
-import type { CliIO } from "./io.js";
+import type { CliIO } from "./cli-io.js";
 
 export interface Style {
   bold(text: string): string;

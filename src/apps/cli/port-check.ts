@@ -1,5 +1,5 @@
 import { createServer } from "node:net";
-import { usageError } from "./args.js";
+import { cannotListen } from "./usage-errors.js";
 
 /**
  * Fails when HOST:PORT cannot be listened on (in use, not an address of this machine), before any
@@ -18,11 +18,10 @@ export async function checkPortFree(listen: { host: string; port: number }): Pro
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const address = `${listen.host.includes(":") ? `[${listen.host}]` : listen.host}:${listen.port}`;
-    throw usageError(
-      code === "EADDRINUSE"
-        ? `Cannot listen on ${address}: the port is in use. Stop what uses it or pick another port with --http [HOST:]PORT (0 picks a free one).`
-        : `Cannot listen on ${address} (${code ?? (error as Error).message}). Pick another address with --http [HOST:]PORT.`,
-    );
+    throw cannotListen({
+      address,
+      reason: code === "EADDRINUSE" ? undefined : (code ?? (error as Error).message),
+    });
   } finally {
     await new Promise<void>((resolve) => (probe.listening ? probe.close(() => resolve()) : resolve()));
   }

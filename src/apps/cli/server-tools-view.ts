@@ -1,7 +1,7 @@
-import { ErrorCode, ServerConnectionError } from "../../errors/index.js";
+import { serverNotInConfig, serverToolsUnavailable } from "../../errors/cli.js";
 import { didYouMean } from "../../util/suggest.js";
-import { openBridge } from "./context.js";
-import type { CommandContext } from "./context-base.js";
+import { openBridge } from "./bridge-commands.js";
+import type { CommandContext } from "./command-context.js";
 import { writeJson } from "./output.js";
 import { terminalText } from "./terminal.js";
 import { outputWidth, signatureOf } from "./tools-view.js";
@@ -16,22 +16,13 @@ export async function listServerTools(
   server: string,
   configured: readonly string[],
 ): Promise<number> {
-  if (!configured.includes(server))
-    throw new ServerConnectionError(
-      ErrorCode.ServerNotFound,
-      `No server named "${server}" in the config${didYouMean(server, configured) || "."} Run \`mcp-bridge list\` for the servers.`,
-      { server },
-    );
+  if (!configured.includes(server)) throw serverNotInConfig({ server, near: didYouMean(server, configured) });
   const bridge = await openBridge(context, { only: [server] });
   try {
     const status = bridge.server(server);
     if (status?.state !== "connected") {
       const reason = status?.lastError?.message ?? `it is ${status?.state ?? "not running"}`;
-      throw new ServerConnectionError(
-        ErrorCode.ServerUnavailable,
-        `Server "${server}" could not be started, so its tools cannot be listed: ${reason}`,
-        { server },
-      );
+      throw serverToolsUnavailable({ server, reason });
     }
     const tools = bridge.tools({ server }).map((tool) => ({
       name: tool.name,

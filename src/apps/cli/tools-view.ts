@@ -1,5 +1,5 @@
 import type { Envelope } from "../daemon/protocol.js";
-import type { CommandContext } from "./context-base.js";
+import type { CommandContext } from "./command-context.js";
 import { shorten, table, writeJson } from "./output.js";
 import { parameterRows } from "./schema-view.js";
 import { terminalText } from "./terminal.js";

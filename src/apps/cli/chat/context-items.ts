@@ -1,6 +1,6 @@
 import type { Bridge } from "../../../bridge/api.js";
 import { errorText } from "../../../util/text-of.js";
-import type { AgentMessage } from "../../agent/types.js";
+import type { AgentMessage } from "../../agent/model-provider.js";
 import { shorten } from "../output.js";
 import { terminalText } from "../terminal.js";
 
@@ -32,7 +32,7 @@ export async function attachResources(
   const failed: string[] = [];
   for (const { server, uri } of found.slice(0, 8)) {
     try {
-      const resource = await bridge.readResource(uri, { server, ...(signal ? { signal } : {}) });
+      const resource = await bridge.readResource(uri, { server, signal });
       parts.push(`\n[Attached resource ${server}:${uri}]\n${resource.text}`);
       attached.push(`${server}:${uri}`);
     } catch (error) {

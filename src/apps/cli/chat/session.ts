@@ -3,8 +3,8 @@ import type { RemoteServerDefinition } from "../../../config/model.js";
 import { isMcpBridgeError } from "../../../errors/index.js";
 import { errorText } from "../../../util/text-of.js";
 import { Agent, type ApproveToolCall } from "../../agent/agent.js";
-import type { AgentToolCall, ModelProvider } from "../../agent/types.js";
-import type { LoginOutcome } from "../login.js";
+import type { AgentToolCall, ModelProvider } from "../../agent/model-provider.js";
+import type { LoginOutcome } from "../oauth-login.js";
 import type { Style } from "../output.js";
 import { shorten, table } from "../output.js";
 import { terminalText } from "../terminal.js";
@@ -62,7 +62,7 @@ export class ChatSession {
     this.agent = new Agent({
       bridge: options.bridge,
       provider: options.provider,
-      ...(options.system ? { system: options.system } : {}),
+      system: options.system || undefined,
       tools: () => options.bridge.tools().filter((tool) => !this.#disabled.has(tool.server)),
       approve: this.#approve,
       onEvent: (event) => options.view.event(event),
@@ -90,7 +90,7 @@ export class ChatSession {
     for (const name of attached.attached) view.note(`(attached ${name})`);
     for (const failure of attached.failed) view.error(`could not attach ${failure}`);
     try {
-      const turn = await this.agent.run(attached.content, signal ? { signal } : {});
+      const turn = await this.agent.run(attached.content, { signal });
       view.endTurn();
       this.usage.inputTokens += turn.usage.inputTokens;
       this.usage.outputTokens += turn.usage.outputTokens;
@@ -242,7 +242,7 @@ export class ChatSession {
 
   #toolList(server: string | undefined): string {
     const { bridge, style } = this.#options;
-    const tools = bridge.tools(server ? { server } : {});
+    const tools = bridge.tools({ server: server || undefined });
     if (tools.length === 0) return server ? `No tools from "${server}".` : "No tools yet.";
     return tools
       .map(

@@ -1,7 +1,7 @@
 import type { ToolEntry } from "../../../bridge/api.js";
 import type { ToolResult } from "../../../results/tool-result.js";
 import type { AgentEvent } from "../../agent/agent.js";
-import type { AgentToolCall } from "../../agent/types.js";
+import type { AgentToolCall } from "../../agent/model-provider.js";
 import type { Style } from "../output.js";
 import { shorten } from "../output.js";
 import { terminalText } from "../terminal.js";

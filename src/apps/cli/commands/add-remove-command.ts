@@ -1,0 +1,224 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { addServer, editFormatOf, notEditable, removeServer } from "../../../config/edit.js";
+import { loadConfig } from "../../../config/load.js";
+import { configSearchPaths } from "../../../config/search-paths.js";
+import { dialectOf, serverEntry } from "../../../config/server-entry.js";
+import { noConfigFileFor, serverNotInConfig } from "../../../errors/cli.js";
+import { withFileLock } from "../../../util/file-lock.js";
+import { replaceFileAtomic, writeFileExclusive } from "../../../util/private-path.js";
+import { redactUrl } from "../../../util/redact.js";
+import { didYouMean } from "../../../util/suggest.js";
+import { type AddOptions, addedServer } from "../add-arguments.js";
+import type { CommandContext } from "../command-context.js";
+import { defineCommand } from "../command-spec.js";
+import { writeJson } from "../output.js";
+import { terminalText } from "../terminal.js";
+import {
+  addCodexMixedHeader,
+  addNameInvalid,
+  addServerExists,
+  addWordsBeforeTerminator,
+} from "../usage-errors.js";
+
+/**
+ * `mcp-bridge add NAME -- CMD ARGS` / `add NAME --url URL` and `remove NAME`: edit the config file in
+ * place, as `claude mcp add/remove` do, keeping its comments and formatting. Every edit is checked by
+ * loading the result before the file is replaced (atomically, keeping its mode, owner and group, and
+ * through a symbolic link to the real file): a change the loader would not read exactly as intended
+ * leaves the file untouched. Each edit reads, checks and writes under a lock on the file, so
+ * concurrent edits (two terminals, a script running several `add`s) all land.
+ */
+
+/** The file to edit: --config, else the first config of the search order, else the user's own. */
+function targetFile(context: CommandContext, creating: boolean): { file: string; exists: boolean } {
+  const paths = configSearchPaths({
+    cwd: context.io.cwd,
+    env: context.io.env,
+    path: context.global.config || undefined,
+  });
+  const used = paths.find((candidate) => candidate.used);
+  if (used) return { file: used.path, exists: used.exists };
+  if (!creating) throw noConfigFileFor({ purpose: "remove" });
+  const user = paths.find((candidate) => candidate.origin === "user" && candidate.path.endsWith("mcp.json"));
+  return { file: user?.path ?? resolve(context.io.cwd, "mcp.json"), exists: false };
+}
+
+async function serverNames(file: string, context: CommandContext): Promise<string[]> {
+  const config = await loadConfig({ path: file, cwd: context.io.cwd, env: context.io.env });
+  return [...config.servers.map((s) => s.name), ...config.skipped.map((s) => s.name)];
+}
+
+/**
+ * Runs a read-modify-write of the config `file` under its advisory lock. The lock is taken on the real
+ * file, so a config reached through a symbolic link and through its real path shares one lock.
+ */
+function underConfigLock<T>(file: string, edit: () => Promise<T>): Promise<T> {
+  let real = file;
+  try {
+    real = realpathSync(file);
+  } catch {
+    // not there yet: the file itself is locked
+  }
+  // Each edit loads the config twice under the lock; a script running dozens of `add`s on a loaded
+  // machine queues for longer than the lock's default 10 s. A holder that died is taken over at once.
+  return withFileLock(real, edit, { timeoutMs: 60_000 });
+}
+
+/**
+ * Loads `text` as `file` would be loaded and checks it holds exactly `expected` servers, then replaces
+ * the file. The text is checked in a file of its own beside the config (same folder, so relative paths
+ * load alike) with an unpredictable name, created exclusively and 0600 (it holds the config's secrets).
+ */
+async function checkedWrite(
+  context: CommandContext,
+  file: string,
+  text: string,
+  expected: readonly string[],
+) {
+  const temporary = join(
+    dirname(file),
+    `.mcp-bridge-edit-${randomBytes(8).toString("hex")}${file.endsWith(".toml") ? ".toml" : ".json"}`,
+  );
+  writeFileExclusive(temporary, text, 0o600);
+  try {
+    const names = await serverNames(temporary, context).catch((error: unknown) => {
+      throw notEditable(file, `the edited file would not load (${(error as Error).message})`);
+    });
+    const same = names.length === expected.length && expected.every((name) => names.includes(name));
+    if (!same) throw notEditable(file, "the edit would not change exactly that server");
+  } finally {
+    rmSync(temporary, { force: true });
+  }
+  replaceFileAtomic(file, text, { mode: 0o600, what: "config" });
+}
+
+/** A value never printed: only the keys of env and header tables are shown. */
+const MASKED_TABLES = ["env", "headers", "http_headers"];
+
+function shownEntry(entry: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(entry).map(([key, value]) => {
+      if (MASKED_TABLES.includes(key) && value && typeof value === "object")
+        return [key, Object.fromEntries(Object.keys(value).map((k) => [k, "***"]))];
+      // A URL's password and secret-looking query values are never printed.
+      return [key, key === "url" && typeof value === "string" ? redactUrl(value) : value];
+    }),
+  );
+}
+
+async function runAdd(context: CommandContext): Promise<number> {
+  const [name, ...rest] = context.positionals;
+  const options = context.options as AddOptions & { force?: boolean };
+  if (!name || !/^[A-Za-z0-9_.-]{1,64}$/.test(name)) throw addNameInvalid();
+  // Before `--`, the positionals after NAME; `terminatorAt` counts NAME too.
+  const terminatorAt = context.terminatorAt === undefined ? undefined : context.terminatorAt - 1;
+  if (terminatorAt !== undefined && terminatorAt > 0)
+    throw addWordsBeforeTerminator({ word: rest[0] as string });
+  const spec = addedServer(rest, terminatorAt, options);
+  const { file } = targetFile(context, true);
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const { exists, entry } = await underConfigLock(file, async () => {
+    const exists = existsSync(file);
+    const text = exists ? readFileSync(file, "utf8") : "";
+    const format = editFormatOf(file);
+    const { entry, unwritableHeader } = serverEntry(spec, dialectOf(text, format));
+    if (unwritableHeader !== undefined) throw addCodexMixedHeader({ file, header: unwritableHeader });
+    const before = exists ? await serverNames(file, context) : [];
+    if (before.includes(name) && !options.force) throw addServerExists({ name, file });
+    const base = before.includes(name) ? (removeServer(text, format, name) ?? text) : text;
+    await checkedWrite(context, file, addServer(base, format, name, entry), [...new Set([...before, name])]);
+    return { exists, entry };
+  });
+  // The URL's password and secret-looking query values are written to the file but never printed.
+  const target = spec.transport === "stdio" ? [spec.command, ...spec.args].join(" ") : redactUrl(spec.url);
+  if (context.global.json) writeJson(context.io, { file, created: !exists, name, server: shownEntry(entry) });
+  else
+    context.io.stdout.write(
+      `${exists ? "Added" : "Created"} ${terminalText(file)}${exists ? ":" : " with"} server "${terminalText(name)}" (${spec.transport}: ${terminalText(target)})\n`,
+    );
+  return 0;
+}
+
+async function runRemove(context: CommandContext): Promise<number> {
+  const [name] = context.positionals as [string];
+  const { file } = targetFile(context, false);
+  await underConfigLock(file, () => removeUnderLock(context, file, name));
+  if (context.global.json) writeJson(context.io, { file, removed: name });
+  else context.io.stdout.write(`Removed server "${terminalText(name)}" from ${terminalText(file)}\n`);
+  return 0;
+}
+
+async function removeUnderLock(context: CommandContext, file: string, name: string): Promise<void> {
+  const config = await loadConfig({ path: file, cwd: context.io.cwd, env: context.io.env });
+  const known = [...config.servers.map((s) => s.name), ...config.skipped.map((s) => s.name)];
+  if (!known.includes(name)) throw serverNotInConfig({ server: name, file, near: didYouMean(name, known) });
+  const server = config.servers.find((s) => s.name === name);
+  const source = server?.source?.file ?? file;
+  if (resolve(source) !== resolve(file))
+    throw notEditable(source, `"${name}" comes from another host's config (${source}); remove it there`);
+  const text = readFileSync(file, "utf8");
+  const edited = removeServer(text, editFormatOf(file), name);
+  if (edited === undefined) throw notEditable(file, `"${name}" is not written in a form this command edits`);
+  await checkedWrite(
+    context,
+    file,
+    edited,
+    known.filter((n) => n !== name),
+  );
+}
+
+export const addCommand = defineCommand({
+  name: "add",
+  summary: "add a server to the config file, keeping its comments and formatting",
+  flags: {
+    transport: {
+      type: "string",
+      short: "t",
+      value: "stdio|http|sse",
+      description: "the server's transport (default: http for a URL, stdio for a command)",
+    },
+    url: {
+      type: "string",
+      value: "URL",
+      description: "a remote server's URL (Codex's form; or give it after NAME)",
+    },
+    env: {
+      type: "string",
+      short: "e",
+      multiple: true,
+      value: "KEY=VALUE",
+      description: "an environment variable of a stdio server",
+    },
+    header: {
+      type: "string",
+      short: "H",
+      multiple: true,
+      value: "'Name: value'",
+      description: "an HTTP header of a remote server (or Name=value)",
+    },
+    cwd: { type: "string", value: "DIR", description: "a stdio server's working directory" },
+    force: { type: "boolean", description: "replace a server of that name" },
+  },
+  positionals: { usage: "NAME [URL | -- COMMAND ARGS...]", min: 1, max: Number.POSITIVE_INFINITY },
+  description:
+    "Writes to --config, else the first config file of the search order, else creates ~/.config/mcp-bridge/mcp.json, in the form of the host that owns the file (Codex's config.toml: http_headers, env_http_headers and bearer_token_env_var, no type). The result is loaded before the file is replaced; values of --env and --header are written but never printed. Put a secret in the file as ${VAR}, in single quotes so the shell leaves it alone: it is read from the environment when the server starts.",
+  examples: [
+    "add memory -- npx -y @modelcontextprotocol/server-memory",
+    "add --transport http docs https://example.com/mcp --header 'Authorization: Bearer ${TOKEN}'",
+    "add docs --url https://example.com/mcp",
+    "add files -e ROOT=/tmp -- npx -y @modelcontextprotocol/server-filesystem /tmp",
+  ],
+  run: runAdd,
+});
+
+export const removeCommand = defineCommand({
+  name: "remove",
+  aliases: ["rm"],
+  summary: "remove a server from the config file that defines it",
+  flags: {},
+  positionals: { usage: "NAME", min: 1, max: 1 },
+  examples: ["remove memory"],
+  run: runRemove,
+});

@@ -1,0 +1,72 @@
+import { loadConfig } from "../../../config/load.js";
+import { callArguments } from "../../../util/key-values.js";
+import {
+  callDocument,
+  type Owners,
+  owningServers,
+  unknownServerFailure,
+  writtenServerNames,
+} from "../../daemon/documents.js";
+import type { CallRequest } from "../../daemon/protocol.js";
+import { cliBridgeOptions, startWithProgress } from "../bridge-commands.js";
+import { progressPrinter, renderAnswer } from "../command-answers.js";
+import type { CommandContext } from "../command-context.js";
+import { askedBy } from "../command-requests.js";
+import { defineCommand } from "../command-spec.js";
+import { type CliConfigSource, cliConfigSource, loadOptionsFor } from "../config-choice.js";
+import { CALL_FLAGS, CALL_POSITIONALS } from "../daemon-command-flags.js";
+
+/** `mcp-bridge call TOOL [key=value ...]`: starts only the server that owns TOOL. */
+async function runCall(context: CommandContext): Promise<number> {
+  const asked = askedBy("call", context);
+  const request = asked.body as unknown as CallRequest;
+  // Consent first: even finding the owning server reads (and expands) the project's definitions.
+  const source = await cliConfigSource(context, { consent: true });
+  const owners = await ownersOf(context, request.name, source);
+  const unknown = unknownServerFailure(request.name, owners);
+  if (unknown) return renderAnswer(context, asked, unknown);
+  const options = await cliBridgeOptions(context, source);
+  const bridge = await startWithProgress(context, { ...options, only: owners.only });
+  try {
+    const envelope = await callDocument(
+      bridge,
+      {
+        name: request.name,
+        args: (schema, tool) => callArguments(request.args, request.pairs, schema, tool),
+        timeout: request.timeout,
+        maxResultChars: request.maxResultChars,
+        signal: context.io.signal,
+        onProgress: request.progress ? progressPrinter(context) : undefined,
+      },
+      owners,
+    );
+    return renderAnswer(context, asked, envelope);
+  } finally {
+    await bridge.close();
+  }
+}
+
+/**
+ * The servers that can own TOOL, so only they are started (see `owningServers`), read from the config
+ * before anything starts.
+ */
+async function ownersOf(context: CommandContext, name: string, source: CliConfigSource): Promise<Owners> {
+  const resolved = await loadConfig(loadOptionsFor(context, source));
+  return owningServers(name, writtenServerNames(resolved), resolved.settings.toolNameFormat);
+}
+
+export const callCommand = defineCommand({
+  name: "call",
+  summary: "call a tool by exposed name (mcp_calc_add) or server/tool",
+  flags: CALL_FLAGS,
+  description:
+    'key=value values are converted by the tool\'s inputSchema: a string parameter gets the text as written (id=5 is "5"), a number or boolean parameter the parsed value. Progress notifications are shown on stderr. A running daemon for the config (`mcp-bridge daemon start`) answers the call unless --no-daemon is given.',
+  positionals: CALL_POSITIONALS,
+  examples: [
+    "call mcp_calc_add a=2 b=3",
+    'call calc/add --args \'{"a":2,"b":3}\'',
+    "call slow/work --timeout 2m --json",
+    "call docs/fetch url=https://example.com --full",
+  ],
+  run: runCall,
+});

@@ -1,0 +1,160 @@
+import { resolve } from "node:path";
+import { cliBridgeOptions } from "../bridge-commands.js";
+import type { CommandContext } from "../command-context.js";
+import { defineCommand } from "../command-spec.js";
+import type { Flags, FlagValues } from "../parse-arguments.js";
+import { checkPortFree } from "../port-check.js";
+import { exactlyOneFlag } from "../usage-errors.js";
+
+/** The environment variable holding static bearer tokens (comma-separated) for `serve --http`. */
+export const TOKENS_ENV = "MCP_BRIDGE_GATEWAY_TOKENS";
+
+const SERVE_FLAGS = {
+  stdio: { type: "boolean", description: "serve MCP on stdin/stdout" },
+  http: {
+    type: "address",
+    value: "[HOST:]PORT",
+    description: "serve Streamable HTTP at /mcp (host 127.0.0.1 unless given)",
+  },
+  auth: {
+    type: "string",
+    value: "FILE",
+    description: "JSON file of bearer tokens, OAuth (JWT) settings and profiles",
+  },
+  "max-body": {
+    type: "int",
+    value: "BYTES",
+    description: "largest request body (default 4194304; 413 above)",
+  },
+  "max-calls": {
+    type: "int",
+    value: "N",
+    description: "tool calls one client may run at once (default 16)",
+  },
+  "calls-per-minute": {
+    type: "int",
+    value: "N",
+    description: "tool calls one client may start per minute",
+  },
+  drain: {
+    type: "duration",
+    value: "DURATION",
+    description: "on SIGTERM, how long in-flight calls may finish (default 30s)",
+  },
+  "session-idle": {
+    type: "duration",
+    value: "DURATION",
+    description: "close a 2025-11-25 session after this long without a request (default 30m; 0 never)",
+  },
+  metrics: {
+    type: "address",
+    value: "[HOST:]PORT",
+    description:
+      "serve Prometheus metrics at /metrics (host 127.0.0.1 unless given; needs the OpenTelemetry SDK packages)",
+  },
+} as const satisfies Flags;
+
+const untilAborted = (signal: AbortSignal | undefined) =>
+  new Promise<void>((done) => {
+    if (!signal) return;
+    if (signal.aborted) done();
+    signal.addEventListener("abort", () => done(), { once: true });
+  });
+
+async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>): Promise<number> {
+  const { options, io } = context;
+  if (Boolean(options.stdio) === (options.http !== undefined))
+    throw exactlyOneFlag({ flags: ["--stdio", "--http [HOST:]PORT"] });
+  const listen = options.http;
+  // Before anything starts: a taken port is found now, not after every upstream server started.
+  if (listen) await checkPortFree(listen);
+  // Loaded once the command line is known to be good: every other command and `--help` skip them.
+  const [{ startBridge }, { readAuthFile, tokensFromEnv }, gateway, { gatewayTelemetry }] = await Promise.all(
+    [
+      import("../../../bridge/bridge.js"),
+      import("../../gateway/auth-file.js"),
+      import("../../gateway/index.js"),
+      import("../../gateway/telemetry-setup.js"),
+    ],
+  );
+  const { RequestForwarder, serveGatewayStdio, startGateway } = gateway;
+  const file = options.auth ? await readAuthFile(resolve(io.cwd, options.auth), io.env) : undefined;
+  const tokens = [...tokensFromEnv(io.env[TOKENS_ENV]), ...(file?.tokens ?? [])];
+  const maxBodyBytes = options["max-body"];
+  const maxConcurrentCalls = options["max-calls"];
+  const callsPerMinute = options["calls-per-minute"];
+  const drainTimeoutMs = options.drain;
+  const sessionIdleMs = options["session-idle"];
+  // Spans and histograms of the gateway and of its bridge: to the process's global OpenTelemetry
+  // providers, or with --metrics to a Prometheus endpoint of our own.
+  const observed = await gatewayTelemetry(options.metrics);
+  const telemetry = observed.telemetry;
+  if (observed.metricsUrl) io.stderr.write(`Prometheus metrics at ${observed.metricsUrl}\n`);
+  // Not openBridge: that closes the bridge as soon as SIGTERM arrives, and a drain needs the upstream
+  // servers until the in-flight calls are done.
+  // Upstream elicitation and sampling go to the downstream client whose call caused them; the
+  // gateway's own terminal is not asked (under --stdio it is the MCP channel itself).
+  const forwarder = new RequestForwarder();
+  const bridge = await startBridge({
+    ...(await cliBridgeOptions(context)),
+    onElicitation: forwarder.elicitation,
+    onSampling: forwarder.sampling,
+    telemetry: observed.setting,
+  }).catch(async (error: unknown) => {
+    await observed.close();
+    throw error;
+  });
+  await bridge.ready();
+  try {
+    if (!listen) {
+      const served = serveGatewayStdio(bridge, {
+        forwarder,
+        telemetry,
+        onProblem: (message) => io.stderr.write(`mcp-bridge serve: ${message}\n`),
+      });
+      // Any end of the channel (stdin's end, stdout's failure) or a signal stops the gateway; the
+      // finally below then takes the upstream servers down.
+      await Promise.race([untilAborted(io.signal), served.closed]);
+      await served.close();
+      return 0;
+    }
+    const gateway = await startGateway({
+      bridge,
+      forwarder,
+      host: listen.host,
+      port: listen.port,
+      tokens,
+      oauth: file?.oauth,
+      limits: { maxConcurrentCalls, callsPerMinute },
+      maxBodyBytes,
+      drainTimeoutMs,
+      sessionIdleMs,
+      telemetry,
+    });
+    io.stderr.write(`mcp-bridge gateway listening on ${gateway.url}\n`);
+    if (context.global.json) io.stdout.write(`${JSON.stringify({ url: gateway.url })}\n`);
+    await untilAborted(io.signal);
+    // SIGTERM: stop accepting, let in-flight calls finish (bounded), then exit.
+    await gateway.drain();
+    return 0;
+  } finally {
+    forwarder.rounds.close();
+    await bridge.close();
+    await observed.close();
+  }
+}
+
+export const serveCommand = defineCommand({
+  name: "serve",
+  summary: "serve every configured server's tools as one MCP server (stdio or Streamable HTTP)",
+  description: `Bearer tokens: ${TOKENS_ENV} (comma-separated) and/or --auth FILE. Binding other than 127.0.0.1 requires a token.`,
+  flags: SERVE_FLAGS,
+  positionals: { usage: "", min: 0, max: 0 },
+  examples: [
+    "serve --stdio",
+    "serve --http 8080",
+    "serve --http 0.0.0.0:8080 --auth tokens.json",
+    "serve --http 8080 --metrics 9464",
+  ],
+  run: runServe,
+});

@@ -1,0 +1,38 @@
+// The CLI process itself, loaded by bin.ts once Node's compile cache is set up.
+import { constants } from "node:os";
+import { runViaDaemon } from "./daemon-route.js";
+import { guardTerminal } from "./terminal.js";
+
+// With bin.ts (which only sets up the compile cache), the only place that reads process.argv /
+// process.env and calls process.exit.
+const controller = new AbortController();
+let signals = 0;
+// The shell convention for "ended by signal N": 130 after SIGINT, 143 after SIGTERM, 129 after SIGHUP.
+let signalExitCode = 130;
+const onSignal = (signal: NodeJS.Signals) => {
+  signals++;
+  // A second Ctrl-C does not wait for a graceful shutdown.
+  if (signals > 1) process.exit(signalExitCode);
+  signalExitCode = 128 + (constants.signals[signal] ?? 2);
+  controller.abort(new Error(`received ${signal}`));
+};
+process.on("SIGINT", onSignal);
+process.on("SIGTERM", onSignal);
+// Closing the terminal: shut down as for SIGTERM (servers run in their own sessions and never see it).
+process.on("SIGHUP", onSignal);
+
+const argv = process.argv.slice(2);
+const io = {
+  stdin: process.stdin,
+  // On a terminal, nothing but the CLI's own colors and line editing gets through (see terminal.ts).
+  stdout: guardTerminal(process.stdout),
+  stderr: guardTerminal(process.stderr),
+  env: process.env,
+  cwd: process.cwd(),
+  signal: controller.signal,
+};
+// A running daemon answers first; only without one is the full CLI (bridge, SDK) loaded.
+const code = (await runViaDaemon(argv, io)) ?? (await (await import("./run-cli.js")).runCli(argv, io));
+process.exitCode = controller.signal.aborted ? signalExitCode : code;
+// Let stdout drain, then leave even if a misbehaving server keeps a handle open.
+setTimeout(() => process.exit(process.exitCode), 100).unref();

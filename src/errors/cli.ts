@@ -1,0 +1,63 @@
+/**
+ * The CLI's own failures other than usage errors (those are in src/apps/cli/usage-errors.ts): a
+ * daemon that did not start, project servers not approved without a terminal, a config file missing
+ * for an edit or a daemon, a server missing from the config, a sampling request not answered.
+ */
+import { ConfigError, ErrorCode, McpBridgeError, ServerConnectionError } from "./error.js";
+
+export const daemonDidNotStart = ({ config, log, tail }: { config: string; log: string; tail: string }) =>
+  new McpBridgeError(
+    ErrorCode.DaemonUnavailable,
+    `The daemon for ${config} did not start. Its log (${log}):\n${tail}`,
+  );
+
+export const projectNotTrusted = ({ listing, how }: { listing: string; how: string }) =>
+  new McpBridgeError(
+    ErrorCode.ProjectNotTrusted,
+    `Servers defined by this project's config files have not been approved, and there is no terminal to ask:\n${listing}\n${how}`,
+  );
+
+/** No config file for a command that needs one: `purpose` is what it was wanted for. */
+export function noConfigFileFor({ purpose }: { purpose: "remove" | "daemon" }): ConfigError {
+  return new ConfigError(
+    ErrorCode.ConfigNotFound,
+    purpose === "remove"
+      ? "No config file found to remove a server from; see `mcp-bridge config paths`."
+      : "No config file to run a daemon for. Name one with --config FILE (see `mcp-bridge config paths`).",
+  );
+}
+
+/** `where`: the config file, or undefined for "the config"; `near`: the " Did you mean ...?" text. */
+export function serverNotInConfig(fields: {
+  server: string;
+  file?: string;
+  near: string;
+}): ServerConnectionError {
+  const { server, file, near } = fields;
+  return new ServerConnectionError(
+    ErrorCode.ServerNotFound,
+    file === undefined
+      ? `No server named "${server}" in the config${near || "."} Run \`mcp-bridge list\` for the servers.`
+      : `No server named "${server}" in ${file}${near || "."} Run \`mcp-bridge list\` to see them.`,
+    { server },
+  );
+}
+
+export const serverToolsUnavailable = ({ server, reason }: { server: string; reason: string }) =>
+  new ServerConnectionError(
+    ErrorCode.ServerUnavailable,
+    `Server "${server}" could not be started, so its tools cannot be listed: ${reason}`,
+    { server },
+  );
+
+export const samplingUnanswered = ({ server }: { server: string }) =>
+  new McpBridgeError(ErrorCode.SamplingFailed, `The sampling request of "${server}" ended unanswered.`, {
+    server,
+  });
+
+export const samplingDeclined = ({ server }: { server: string }) =>
+  new McpBridgeError(
+    ErrorCode.SamplingFailed,
+    `The user declined the sampling request of server "${server}".`,
+    { server },
+  );
