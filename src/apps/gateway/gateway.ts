@@ -7,11 +7,12 @@ import type { Telemetry } from "../../telemetry/telemetry.js";
 import { packageInfo } from "../../util/package-info.js";
 import { errorText } from "../../util/text-of.js";
 import { gatewayAuthenticator, identityOf } from "./authenticate.js";
-import { mcpEndpoint } from "./endpoint.js";
+import { LOOPBACK_NAMES, mcpEndpoint } from "./endpoint.js";
 import type { RequestForwarder } from "./forward.js";
 import { type RequestTracker, requestTracker } from "./handle.js";
 import type { GatewayLimits } from "./limits.js";
 import { type GatewayOAuth, protectedResourceMetadata } from "./oauth.js";
+import { restRoutes } from "./rest/rest-routes.js";
 import type { GatewayToken } from "./tokens.js";
 
 export interface GatewayOptions {
@@ -85,13 +86,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     "network.transport": "tcp",
     "network.protocol.name": "http",
   });
+  const version = options.version ?? packageInfo().version;
+  const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const endpoint = mcpEndpoint({
     bridge: options.bridge,
     tracker,
-    version: options.version ?? packageInfo().version,
+    version,
     loopback,
     limits: options.limits,
-    maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
+    maxBodyBytes,
     maxSessions: options.maxSessions ?? 1000,
     sessionIdleMs: options.sessionIdleMs ?? SESSION_IDLE_MS,
     maxUnreadBytes: options.maxUnreadBytes,
@@ -99,6 +102,17 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
   const { sessions } = endpoint;
   const auth = gatewayAuthenticator(tokens, options.oauth);
+  // The REST/OpenAPI face: same auth (below), profiles and limiter as /mcp.
+  const rest = restRoutes({
+    bridge: options.bridge,
+    tracker,
+    limiter: endpoint.limiter,
+    forwarder: options.forwarder,
+    maxBodyBytes,
+    version,
+    secured: tokens.length > 0 || options.oauth !== undefined,
+    allowedHosts: loopback ? LOOPBACK_NAMES : undefined,
+  });
   // Known once listening; requests only arrive after that.
   let url = "";
   let draining = false;
@@ -123,6 +137,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
     if (options.oauth && (path === METADATA_PATH || path === `${METADATA_PATH}/mcp`)) {
       return respond(res, 200, protectedResourceMetadata(options.oauth, url));
+    }
+    if (rest.owns(path)) {
+      if (draining) return respond(res, 503, { error: "draining" }, { connection: "close" });
+      const refusal = await auth.authorize(req);
+      if (refusal) return rest.refuse(res, refusal);
+      return rest.serve(req, res);
     }
     if (path !== "/mcp") return respond(res, 404, { error: "not found" });
     if (draining) return respond(res, 503, { error: "draining" }, { connection: "close" });
