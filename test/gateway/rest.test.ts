@@ -308,6 +308,16 @@ describe("/mcp for a 2025-era client that accepts only application/json", () => 
     expect(textOf(result.result)).toBe("3");
   });
 
+  it("gets JSON without a session too (the stateless 2025-era path)", async () => {
+    const res = await post(open.url, rpc(9, "tools/list"), {
+      accept: "application/json",
+      "mcp-protocol-version": "2025-11-25",
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(((await res.json()) as { id: number }).id).toBe(9);
+  });
+
   it("still streams to a client that accepts text/event-stream", async () => {
     const res = await post(open.url, initialize, { accept: "application/json, text/event-stream" });
     expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
