@@ -111,3 +111,10 @@ export function restUnknownFormat(fields: { format: string; known: readonly stri
     `Unknown format "${fields.format}"; use ${fields.known.join(", ")}.`,
   );
 }
+
+export function restDraining(): McpBridgeError {
+  return new McpBridgeError(
+    ErrorCode.ServerUnavailable,
+    "The gateway is shutting down and takes no new requests; retry on another replica or after it restarts.",
+  );
+}

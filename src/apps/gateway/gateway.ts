@@ -139,7 +139,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       return respond(res, 200, protectedResourceMetadata(options.oauth, url));
     }
     if (rest.owns(path)) {
-      if (draining) return respond(res, 503, { error: "draining" }, { connection: "close" });
+      if (draining) return rest.draining(res);
       const refusal = await auth.authorize(req);
       if (refusal) return rest.refuse(res, refusal);
       return rest.serve(req, res);

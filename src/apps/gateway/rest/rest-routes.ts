@@ -5,6 +5,7 @@ import { toGeminiTools } from "../../../adapters/gemini.js";
 import { toMcpTools } from "../../../adapters/mcp.js";
 import { toOpenAITools } from "../../../adapters/openai.js";
 import {
+  restDraining,
   restMethodNotAllowed,
   restRefusedHost,
   restRouteNotFound,
@@ -66,6 +67,10 @@ export function restRoutes(options: RestOptions) {
     /** A request `authorize` refused: 401 with its challenge, in the REST face's error shape. */
     refuse(res: ServerResponse, refusal: Refusal): void {
       sendError(res, new HttpFailure(refusal.status, restUnauthorized(), refusal.headers));
+    },
+    /** A request while the gateway drains: 503, the connection closed after it. */
+    draining(res: ServerResponse): void {
+      sendError(res, new HttpFailure(503, restDraining(), { connection: "close" }));
     },
     /** Answers one request (already authenticated: `req.auth` set when auth is on). */
     async serve(req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse): Promise<void> {
