@@ -3,7 +3,13 @@
  * got wrong or was refused. Nothing here names a tool, prompt or server the caller cannot see: an
  * item outside its profile is answered with the same words as one that does not exist.
  */
-import { ErrorCode, InvalidArgumentsError, McpBridgeError, ToolNotFoundError } from "./error.js";
+import {
+  ErrorCode,
+  InvalidArgumentsError,
+  McpBridgeError,
+  ServerConnectionError,
+  ToolNotFoundError,
+} from "./error.js";
 
 export function restRouteNotFound(fields: { path: string }): McpBridgeError {
   return new McpBridgeError(
@@ -56,8 +62,11 @@ export function restToolNotFound(fields: { name: string }): ToolNotFoundError {
   );
 }
 
-export function restServerNotFound(fields: { server: string }): McpBridgeError {
-  return new McpBridgeError(ErrorCode.ServerNotFound, `No server named "${fields.server}" on this gateway.`);
+export function restServerNotFound(fields: { server: string }): ServerConnectionError {
+  return new ServerConnectionError(
+    ErrorCode.ServerNotFound,
+    `No server named "${fields.server}" on this gateway.`,
+  );
 }
 
 export function restPromptNotFound(fields: { name: string }): McpBridgeError {
@@ -112,8 +121,8 @@ export function restUnknownFormat(fields: { format: string; known: readonly stri
   );
 }
 
-export function restDraining(): McpBridgeError {
-  return new McpBridgeError(
+export function restDraining(): ServerConnectionError {
+  return new ServerConnectionError(
     ErrorCode.ServerUnavailable,
     "The gateway is shutting down and takes no new requests; retry on another replica or after it restarts.",
   );
