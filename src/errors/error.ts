@@ -48,6 +48,10 @@ export const ErrorCode = {
   LockTimeout: "LOCK_TIMEOUT",
   /** A folder or file mcp-bridge would write is unsafe: a symbolic link, owned by another user, or writable by others. */
   UnsafePath: "UNSAFE_PATH",
+  /** An HTTP request to the gateway's REST face that it cannot serve: unknown path, wrong method, malformed or oversized body. */
+  BadRequest: "BAD_REQUEST",
+  /** The gateway refused a client's call under its per-client limits (running calls, calls per minute). */
+  RateLimited: "RATE_LIMITED",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

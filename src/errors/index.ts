@@ -10,6 +10,7 @@ export * from "./features.js";
 export * from "./files.js";
 export { errorMessages } from "./messages.js";
 export * from "./requests.js";
+export * from "./rest.js";
 export * from "./sampling.js";
 export * from "./servers.js";
 export * from "./skills.js";

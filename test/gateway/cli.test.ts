@@ -89,6 +89,45 @@ describe("mcp-bridge serve", () => {
     expect(await exited).toBe(143);
   }, 40_000);
 
+  it("--http serves the REST face beside /mcp, behind the same token", async () => {
+    const home = configDir();
+    const child = spawnCli(["serve", "--http", "0", "--json", "-c", join(home, "mcp.json")], {
+      cwd: home,
+      env: cliEnv(home, { MCP_BRIDGE_GATEWAY_TOKENS: "cli-secret" }),
+    });
+    children.push(child);
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      const timer = setTimeout(() => reject(new Error("serve did not print its URL")), 20_000);
+      child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+        out += chunk;
+        const line = out.split("\n").find((l) => l.startsWith("{"));
+        if (line) {
+          clearTimeout(timer);
+          resolve((JSON.parse(line) as { url: string }).url);
+        }
+      });
+    });
+    const base = url.replace(/\/mcp$/, "");
+    expect((await fetch(`${base}/openapi.json`)).status).toBe(401);
+    const auth = { authorization: "Bearer cli-secret" };
+    let paths: Record<string, unknown> = {};
+    await until(async () => {
+      const spec = (await (await fetch(`${base}/openapi.json`, { headers: auth })).json()) as {
+        paths: Record<string, unknown>;
+      };
+      paths = spec.paths;
+      return "/tools/mcp_normal_add" in paths;
+    });
+    expect(paths).toHaveProperty(["/tools/mcp_normal_add"]);
+    const sum = await fetch(`${base}/tools/mcp_normal_add`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ a: 20, b: 22 }),
+    });
+    expect(await sum.json()).toEqual({ text: "42", isError: false, content: [{ type: "text", text: "42" }] });
+  }, 40_000);
+
   it("refuses to bind beyond loopback without auth", async () => {
     const home = configDir();
     const run = await runCli(["serve", "--http", "0.0.0.0:0", "-c", join(home, "mcp.json")], {

@@ -13,13 +13,14 @@ import { identityOf } from "./authenticate.js";
 import { UnreadBacklog } from "./backlog.js";
 import { ClientLimiter } from "./client-limits.js";
 import type { ResolvedGatewayOptions } from "./gateway-options.js";
+import { answeredAsJson } from "./json-only-clients.js";
 import { LegacySessions } from "./legacy-sessions.js";
 import { gatewayServer } from "./mcp-server.js";
 import type { GatewayProfile } from "./profile.js";
 import type { RequestTracker } from "./request-tracker.js";
 
 /** Host and Origin names a loopback gateway answers to. */
-const LOOPBACK_NAMES = [...new Set([...localhostAllowedHostnames(), ...localhostAllowedOrigins()])];
+export const LOOPBACK_NAMES = [...new Set([...localhostAllowedHostnames(), ...localhostAllowedOrigins()])];
 
 /**
  * The `/mcp` endpoint: the stateless 2026-07-28 handler and the 2025-11-25 sessions over the bridge,
@@ -68,14 +69,18 @@ export function mcpEndpoint(options: ResolvedGatewayOptions, tracker: RequestTra
             originValidationResponse(request, LOOPBACK_NAMES))
           : undefined;
         if (refused) return refused;
-        const opened = await sessions.handle(request, init?.authInfo, () => serverFor(init?.authInfo));
-        return opened ?? handler.fetch(request, init);
+        return answeredAsJson(request, async (asked) => {
+          const opened = await sessions.handle(asked, init?.authInfo, () => serverFor(init?.authInfo));
+          return opened ?? handler.fetch(asked, init);
+        });
       },
     },
     { maxRequestBodySize: options.maxBodyBytes },
   );
   return {
     sessions,
+    /** The per-client limiter, shared with the REST face (rest/rest-routes.ts). */
+    limiter,
     /** Answers one request to `/mcp` (already authenticated: `req.auth` set when auth is on). */
     serve: (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse) =>
       responses.run(res, () => node(req, res)),

@@ -2,10 +2,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import { gatewayAuthenticator, identityOf } from "./authenticate.js";
-import { mcpEndpoint } from "./endpoint.js";
+import { LOOPBACK_NAMES, mcpEndpoint } from "./endpoint.js";
 import { type GatewayOptions, resolveGatewayOptions } from "./gateway-options.js";
 import { protectedResourceMetadata } from "./jwt-auth.js";
 import { type RequestTracker, requestTracker } from "./request-tracker.js";
+import { restRoutes } from "./rest/rest-routes.js";
 import { type HttpAnswer, httpAnswers } from "./wire-errors.js";
 
 export type { GatewayOptions } from "./gateway-options.js";
@@ -38,6 +39,17 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
   const endpoint = mcpEndpoint(options, tracker);
   const { sessions } = endpoint;
   const auth = gatewayAuthenticator(options.tokens, options.oauth);
+  // The REST/OpenAPI face: same auth (below), profiles and limiter as /mcp.
+  const rest = restRoutes({
+    bridge: options.bridge,
+    tracker,
+    limiter: endpoint.limiter,
+    forwarder: options.forwarder,
+    maxBodyBytes: options.maxBodyBytes,
+    version: options.version,
+    secured: options.tokens.length > 0 || options.oauth !== undefined,
+    allowedHosts: options.loopback ? LOOPBACK_NAMES : undefined,
+  });
   // Known once listening; requests only arrive after that.
   let url = "";
   let draining = false;
@@ -64,6 +76,12 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
     }
     if (options.oauth && (path === METADATA_PATH || path === `${METADATA_PATH}/mcp`)) {
       return respond(res, 200, protectedResourceMetadata(options.oauth, url));
+    }
+    if (rest.owns(path)) {
+      if (draining) return rest.draining(res);
+      const refusal = await auth.authorize(req);
+      if (refusal) return rest.refuse(res, refusal);
+      return rest.serve(req, res);
     }
     if (path !== "/mcp") return answer(res, httpAnswers.notFound());
     if (draining) return answer(res, httpAnswers.draining());
