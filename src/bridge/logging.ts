@@ -1,5 +1,5 @@
 import type { Client, LoggingLevel } from "@modelcontextprotocol/client";
-import type { Logger } from "../util/logger.js";
+import { type Logger, SERVER_LOG } from "../util/logger.js";
 import { plainText } from "../util/plain-text.js";
 import type { SecretMask } from "../util/redact.js";
 import { errorText, textOf } from "../util/text-of.js";
@@ -54,6 +54,7 @@ export function registerServerLogging(
     logger[LEVELS[level]](`[${plainText(server, 200)}] ${plainText(textOf(data))}`, {
       server,
       level,
+      event: SERVER_LOG,
       ...(source === undefined ? {} : { logger: source }),
     });
   });

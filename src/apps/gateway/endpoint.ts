@@ -34,6 +34,7 @@ export interface EndpointOptions {
   /** See BacklogLimits.maxUnreadBytes. */
   readonly maxUnreadBytes: number | undefined;
   readonly forwarder: RequestForwarder | undefined;
+  readonly adminTools?: boolean;
 }
 
 /**
@@ -52,7 +53,7 @@ export function mcpEndpoint(options: EndpointOptions) {
       tracker,
       auth?.extra?.profile as GatewayProfile | undefined,
       version,
-      { id: identityOf(auth), limiter, delivered: responseSent, backlog },
+      { id: identityOf(auth), limiter, delivered: responseSent, backlog, adminTools: options.adminTools },
       forwarder,
     );
   const handler = createMcpHandler((ctx) => serverFor(ctx.authInfo));

@@ -6,6 +6,7 @@ import { ConfigError, ErrorCode } from "../../errors/index.js";
 import type { Telemetry } from "../../telemetry/telemetry.js";
 import { packageInfo } from "../../util/package-info.js";
 import { errorText } from "../../util/text-of.js";
+import { isAdminRoute, serveAdminRoute } from "./admin-routes.js";
 import { gatewayAuthenticator, identityOf } from "./authenticate.js";
 import { mcpEndpoint } from "./endpoint.js";
 import type { RequestForwarder } from "./forward.js";
@@ -48,6 +49,13 @@ export interface GatewayOptions {
   readonly forwarder?: RequestForwarder;
   /** SERVER spans and `mcp.server.operation.duration` per request (see `createTelemetry`); none without. */
   readonly telemetry?: Telemetry;
+  /** Serve the admin tools (status, reload, restart) to clients whose profile allows it (see admin-tools.ts). */
+  readonly adminTools?: boolean;
+  /**
+   * Bearer token of `GET /status`, `POST /reload`, `POST /restart/{server}` (never a client token's
+   * job); without one these routes answer 404.
+   */
+  readonly adminToken?: string;
 }
 
 export interface Gateway {
@@ -96,6 +104,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     sessionIdleMs: options.sessionIdleMs ?? SESSION_IDLE_MS,
     maxUnreadBytes: options.maxUnreadBytes,
     forwarder: options.forwarder,
+    adminTools: options.adminTools,
   });
   const { sessions } = endpoint;
   const auth = gatewayAuthenticator(tokens, options.oauth);
@@ -123,6 +132,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
     if (options.oauth && (path === METADATA_PATH || path === `${METADATA_PATH}/mcp`)) {
       return respond(res, 200, protectedResourceMetadata(options.oauth, url));
+    }
+    if (isAdminRoute(path)) {
+      return serveAdminRoute(options.bridge, options.adminToken, path, req, res, respond);
     }
     if (path !== "/mcp") return respond(res, 404, { error: "not found" });
     if (draining) return respond(res, 503, { error: "draining" }, { connection: "close" });

@@ -21,6 +21,8 @@ export function serveGatewayStdio(
     /** Default this process's stdin and stdout. */
     readonly stdin?: Readable;
     readonly stdout?: Writable;
+    /** Serve the admin tools (status, reload, restart; see admin-tools.ts). */
+    readonly adminTools?: boolean;
   } & StdioWireOptions = {},
 ): {
   /** Resolves when the channel ended, however (stdin's end, stdout's failure, a client not reading). */
@@ -39,7 +41,12 @@ export function serveGatewayStdio(
   );
   // A call keeps its limiter slot until its response was written out: a host that stops reading cannot
   // have more results waiting than it may have calls running.
-  const client = { id: "stdio", limiter, delivered: (id: string | number) => wire.delivered(id) };
+  const client = {
+    id: "stdio",
+    limiter,
+    delivered: (id: string | number) => wire.delivered(id),
+    adminTools: options.adminTools,
+  };
   const handle = serveStdio(
     () => {
       const server = gatewayServer(bridge, tracker, undefined, version, client, forwarder);

@@ -14,6 +14,7 @@ import {
   reachableTemplates,
   resourceOwner,
 } from "./reachable.js";
+import { readStatus, STATUS_URI, statusResource } from "./upstream-status.js";
 
 const CLIENT_ERRORS = new Set<string>([
   ErrorCode.ResourceNotFound,
@@ -72,12 +73,13 @@ export function registerSurface(
   server.setRequestHandler("resources/list", (request) =>
     tracker.handle("resources/list", request.params, () =>
       guarded(async () => ({
-        resources: (await reachableResources(bridge, profile)).map(
-          ({ server: _server, icons, ...resource }) => ({
+        resources: [
+          statusResource,
+          ...(await reachableResources(bridge, profile)).map(({ server: _server, icons, ...resource }) => ({
             ...resource,
             ...(icons ? { icons: [...icons] } : {}),
-          }),
-        ),
+          })),
+        ],
       })),
     ),
   );
@@ -97,6 +99,7 @@ export function registerSurface(
     tracker.handle("resources/read", request.params, () =>
       guarded(async () => {
         const uri = request.params.uri;
+        if (uri === STATUS_URI) return readStatus(bridge, profile);
         // The owner is chosen among the servers this client may reach, before anything is read.
         const owner = await resourceOwner(bridge, profile, uri);
         const content = await onServer(forwarder, owner, () =>

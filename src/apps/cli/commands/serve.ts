@@ -4,9 +4,13 @@ import { usageError } from "../args.js";
 import { defineCommand } from "../command.js";
 import { type CommandContext, cliBridgeOptions } from "../context.js";
 import { checkPortFree } from "../port-check.js";
+import { serveLogger } from "../serve-logger.js";
 
 /** The environment variable holding static bearer tokens (comma-separated) for `serve --http`. */
 export const TOKENS_ENV = "MCP_BRIDGE_GATEWAY_TOKENS";
+
+/** The environment variable holding the admin token of `serve --http`, unless --admin-token-env names another. */
+export const ADMIN_TOKEN_ENV = "MCP_BRIDGE_GATEWAY_ADMIN_TOKEN";
 
 type ServeOptions = {
   stdio?: boolean;
@@ -18,6 +22,8 @@ type ServeOptions = {
   "max-calls"?: string;
   "calls-per-minute"?: string;
   metrics?: string;
+  "admin-tools"?: boolean;
+  "admin-token-env"?: string;
 };
 
 /** A positive integer flag, or undefined when not given. */
@@ -53,17 +59,23 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
   // Before anything starts: a taken port is found now, not after every upstream server started.
   if (listen) await checkPortFree(listen);
   // Loaded once the command line is known to be good: every other command and `--help` skip them.
-  const [{ startBridge }, { readAuthFile, tokensFromEnv }, gateway, { gatewayTelemetry }] = await Promise.all(
-    [
+  const [{ startBridge }, { readAuthFile, tokensFromEnv }, { tokenMatcher }, gateway, { gatewayTelemetry }] =
+    await Promise.all([
       import("../../../bridge/bridge.js"),
       import("../../gateway/auth-file.js"),
+      import("../../gateway/tokens.js"),
       import("../../gateway/index.js"),
       import("../../gateway/telemetry.js"),
-    ],
-  );
+    ]);
   const { RequestForwarder, serveGatewayStdio, startGateway } = gateway;
   const file = options.auth ? await readAuthFile(resolve(io.cwd, options.auth), io.env) : undefined;
   const tokens = [...tokensFromEnv(io.env[TOKENS_ENV]), ...(file?.tokens ?? [])];
+  const adminToken = io.env[options["admin-token-env"] ?? ADMIN_TOKEN_ENV] || undefined;
+  if (options["admin-token-env"] !== undefined && adminToken === undefined)
+    throw usageError(`--admin-token-env names ${options["admin-token-env"]}, which is not set or empty`);
+  // The admin token must not also open /mcp: a client token holder would get control of every server.
+  if (adminToken && tokenMatcher(tokens)(adminToken))
+    throw usageError("The admin token must differ from every client token");
   const maxBodyBytes = options["max-body"] === undefined ? undefined : Number(options["max-body"]);
   if (maxBodyBytes !== undefined && !(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0)) {
     throw usageError(`--max-body wants a positive number of bytes, got "${options["max-body"]}"`);
@@ -85,8 +97,10 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
   // Upstream elicitation and sampling go to the downstream client whose call caused them; the
   // gateway's own terminal is not asked (under --stdio it is the MCP channel itself).
   const forwarder = new RequestForwarder();
+  const logged = serveLogger(context.logger, context.global.verbose === true);
   const bridge = await startBridge({
     ...(await cliBridgeOptions(context)),
+    logger: logged.logger,
     onElicitation: forwarder.elicitation,
     onSampling: forwarder.sampling,
     telemetry: observed.setting,
@@ -94,12 +108,15 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
     await observed.close();
     throw error;
   });
+  const unwatch = logged.watch(bridge);
   await bridge.ready();
+  const adminTools = options["admin-tools"] === true || bridge.config.settings.gatewayAdminTools === true;
   try {
     if (!listen) {
       const served = serveGatewayStdio(bridge, {
         forwarder,
         telemetry,
+        adminTools,
         onProblem: (message) => io.stderr.write(`mcp-bridge serve: ${message}\n`),
       });
       // Any end of the channel (stdin's end, stdout's failure) or a signal stops the gateway; the
@@ -111,6 +128,8 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
     const gateway = await startGateway({
       bridge,
       forwarder,
+      adminTools,
+      adminToken,
       host: listen.host,
       port: listen.port,
       tokens,
@@ -131,6 +150,7 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
     await gateway.drain();
     return 0;
   } finally {
+    unwatch();
     forwarder.rounds.close();
     await bridge.close();
     await observed.close();
@@ -177,6 +197,16 @@ export const serveCommand = defineCommand({
       type: "string",
       value: "DURATION",
       description: "close a 2025-11-25 session after this long without a request (default 30m; 0 never)",
+    },
+    "admin-tools": {
+      type: "boolean",
+      description:
+        "also serve the tools mcp_bridge_admin_status, _reload and _restart (clients without a profile, or with admin: true)",
+    },
+    "admin-token-env": {
+      type: "string",
+      value: "NAME",
+      description: `environment variable holding the bearer token of GET /status, POST /reload, POST /restart/SERVER (default ${ADMIN_TOKEN_ENV}; without one these routes are 404)`,
     },
     metrics: {
       type: "string",
