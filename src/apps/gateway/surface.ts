@@ -74,11 +74,12 @@ export function registerSurface(
     tracker.handle("resources/list", request.params, () =>
       guarded(async () => ({
         resources: [
-          statusResource,
           ...(await reachableResources(bridge, profile)).map(({ server: _server, icons, ...resource }) => ({
             ...resource,
             ...(icons ? { icons: [...icons] } : {}),
           })),
+          // The gateway's own, after the upstream servers' (see upstream-status.ts).
+          statusResource,
         ],
       })),
     ),

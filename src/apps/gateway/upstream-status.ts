@@ -1,7 +1,8 @@
 import type { Bridge } from "../../bridge/types.js";
-import type { ServerStatus } from "../../connection/status.js";
 import { definedOnly } from "../../util/defined.js";
 import { type GatewayProfile, surfaceAllows } from "./profile.js";
+
+type ServerStatus = ReturnType<Bridge["servers"]>[number];
 
 /** The gateway's own resource: the state of every upstream server this client may see. */
 export const STATUS_URI = "mcp-bridge://status";
