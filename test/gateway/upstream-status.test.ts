@@ -98,10 +98,10 @@ describe("upstream status and control of the gateway", () => {
       () => bridge.server("crashy")?.state === "connected" && bridge.server("crashy")?.restarts === 1,
       20_000,
     );
-    const after = async () => (await readStatus(client)).find((r) => r.name === "crashy");
+    const crashyNow = async () => (await readStatus(client)).find((r) => r.name === "crashy");
     await until(() => updates.length >= 2, 20_000);
-    expect(await after()).toMatchObject({ state: "connected", restarts: 1 });
-    expect((await after())?.pid).not.toBe(before?.pid);
+    expect(await crashyNow()).toMatchObject({ state: "connected", restarts: 1 });
+    expect((await crashyNow())?.pid).not.toBe(before?.pid);
   });
 
   it("serves no admin tools unless asked", async () => {
