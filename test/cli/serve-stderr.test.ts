@@ -5,10 +5,12 @@ import { CLI, cliHome } from "../helpers/cli.js";
 
 /**
  * `serve --stdio` as a host runs it: a child process whose stderr the host shows its user. One upstream
- * dies at start (saying why on its stderr), another logs at error level while a tool runs.
+ * dies at start (saying why on its stderr), a remote one is never reachable (nothing listens on port 1)
+ * and is retried in the background every 100 ms at most, another logs at error level while a tool runs.
  */
 const home = cliHome({
   broken: stdioEntry("exits-at-start"),
+  down: { url: "http://127.0.0.1:1/mcp", restart: { initialDelay: "20ms", retryCeiling: "100ms" } },
   logs: stdioEntry("logs"),
 });
 
@@ -66,9 +68,14 @@ describe("serve's stderr", () => {
     expect(broken).toHaveLength(1);
     expect(broken[0]).toMatch(/^warning: /);
     // The reason, not only that it failed.
-    expect(broken[0]).toMatch(/could not be connected: .*(exit|code 1)/i);
+    expect(broken[0]).toMatch(/(exit|code 1)/i);
+    // Retried many times while the session ran: still one warning.
+    const down = lines.filter((l) => l.includes('"down"'));
+    expect(down).toHaveLength(1);
+    expect(down[0]).toMatch(/^warning: .*could not be connected.*refused/);
+    expect(down[0]?.match(/could not be connected/g)).toHaveLength(1);
     expect(stderr).not.toContain("from x");
-    expect(lines.filter((l) => !l.includes('"broken"'))).toEqual([]);
+    expect(lines.filter((l) => !l.includes('"broken"') && !l.includes('"down"'))).toEqual([]);
   });
 
   it("shows what upstream servers log with --verbose", async () => {

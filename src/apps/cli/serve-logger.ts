@@ -21,8 +21,10 @@ export function serveLogger(
         const server = String(fields.server ?? "");
         if (reported.has(server) && !verbose) return;
         reported.add(server);
-        const reason = typeof fields.error === "string" ? `: ${fields.error}` : "";
-        logger.warn(`${message}${reason}`, fields);
+        // The error itself names the server and says why (already redacted); else the bare message.
+        const error = typeof fields.error === "string" ? fields.error : undefined;
+        const text = error?.includes(`"${server}"`) ? error : error ? `${message}: ${error}` : message;
+        logger.warn(text, fields);
       },
       error: (message, fields) => {
         if (fields?.event === SERVER_LOG && !verbose) return;
