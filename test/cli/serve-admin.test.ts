@@ -1,3 +1,5 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { connect, textOf } from "../gateway/client.js";
@@ -11,8 +13,12 @@ afterEach(() => {
 });
 
 /** Starts `serve --http 0 --json` with `extra` flags and environment; resolves with its /mcp URL. */
-async function serveHttp(extra: string[], env: Record<string, string>): Promise<string> {
-  const child = spawnCli(["serve", "--http", "0", "--json", "-c", home.config, ...extra], {
+async function serveHttp(
+  extra: string[],
+  env: Record<string, string>,
+  config = home.config,
+): Promise<string> {
+  const child = spawnCli(["serve", "--http", "0", "--json", "-c", config, ...extra], {
     cwd: home.home,
     env: { ...home.env, ...env },
   });
@@ -58,6 +64,24 @@ describe("serve's admin surface from the command line", () => {
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names.filter((n) => n.startsWith("mcp_bridge_admin_"))).toEqual([]);
     expect((await fetch(url.replace(/\/mcp$/, "/status"))).status).toBe(404);
+  }, 60_000);
+
+  it("the gatewayAdminTools setting turns the admin tools on as --admin-tools does", async () => {
+    const config = join(home.home, "admin-settings.json");
+    writeFileSync(
+      config,
+      JSON.stringify({ settings: { gatewayAdminTools: true }, mcpServers: { normal: stdioEntry("normal") } }),
+    );
+    const url = await serveHttp([], {}, config);
+    await using client = await connect(url, "2026-07-28", undefined);
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "mcp_bridge_admin_status",
+        "mcp_bridge_admin_reload",
+        "mcp_bridge_admin_restart",
+      ]),
+    );
   }, 60_000);
 
   it("refuses an admin token that is also a client token, and a named variable that is not set", async () => {
