@@ -177,6 +177,7 @@ describe("upstream status and control of the gateway", () => {
     const unknown = await call(admin, "/restart/nope", ADMIN_TOKEN, "POST");
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as { message: string }).message).toMatch(/nope/);
+    expect((await call(admin, "/restart/%E0%A4%A", ADMIN_TOKEN, "POST")).status).toBe(404);
     const failing = await call(admin, "/restart/broken", ADMIN_TOKEN, "POST");
     expect(failing.status).toBe(502);
     expect(((await failing.json()) as { message: string }).message).toMatch(/broken/);

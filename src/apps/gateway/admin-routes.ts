@@ -14,6 +14,15 @@ export function isAdminRoute(path: string): boolean {
   return path === "/status" || path === "/reload" || RESTART.test(path);
 }
 
+/** A path segment decoded; undefined when its escapes are malformed (no server has such a name). */
+function decodedName(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Compares the bearer token with the admin token in constant time (digests of equal length). */
 function adminTokenMatches(expected: string, header: string | string[] | undefined): boolean {
   const given = bearerOf(header);
@@ -64,8 +73,8 @@ export async function serveAdminRoute(
       return respond(res, 500, { error: "reload failed", message: errorText(error) });
     }
   }
-  const server = decodeURIComponent(RESTART.exec(path)?.[1] ?? "");
-  if (!bridge.server(server)) {
+  const server = decodedName(RESTART.exec(path)?.[1] ?? "");
+  if (server === undefined || !bridge.server(server)) {
     return respond(res, 404, {
       error: "unknown server",
       message: `No upstream server named ${JSON.stringify(server)}: see GET /status for the names`,
