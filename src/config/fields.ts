@@ -254,6 +254,13 @@ export const SETTINGS_FIELDS = {
     default: "true",
     doc: "false turns every server off",
   }),
+  gatewayAdminTools: field({
+    name: "gatewayAdminTools",
+    aliases: ["gateway_admin_tools"],
+    kind: "boolean",
+    default: "false",
+    doc: "`mcp-bridge serve` also serves the admin tools `mcp_bridge_admin_status`, `mcp_bridge_admin_reload` and `mcp_bridge_admin_restart` (as `--admin-tools`) to clients without a profile or whose profile has `admin: true`",
+  }),
   toolNameFormat: field({
     name: "toolNameFormat",
     aliases: ["tool_name_format"],

@@ -218,6 +218,8 @@ export interface BridgeSettings {
   readonly resourceTools?: boolean;
   /** The catalog cache (default on): tools listed from each server's last live list while it connects. */
   readonly catalogCache?: boolean;
+  /** `serve` offers its admin tools (status, reload, restart) as with `--admin-tools` (default false). */
+  readonly gatewayAdminTools?: boolean;
   /** Global sampling switch and default token cap (each server must still be allowed on its own). */
   readonly sampling?: SamplingPolicy;
 }

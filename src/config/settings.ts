@@ -26,6 +26,7 @@ const TARGETS = {
   imports: "imports",
   resourceTools: "resourceTools",
   catalogCache: "catalogCache",
+  gatewayAdminTools: "gatewayAdminTools",
 } as const satisfies Record<keyof typeof SETTINGS_FIELDS, keyof BridgeSettings>;
 
 /**

@@ -22,3 +22,9 @@ export const silentLogger: Logger = { debug: noop, info: noop, warn: noop, error
  * failed servers in its own output (the CLI's status table and answers) can leave these out.
  */
 export const SERVER_START_FAILED = "server-start-failed";
+
+/**
+ * The `event` field of a message a server logged itself (`notifications/message`): a host that shows
+ * only what its user must act on (`serve`) leaves these out.
+ */
+export const SERVER_LOG = "server-log";

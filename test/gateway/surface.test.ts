@@ -28,7 +28,11 @@ describe("resources and prompts through the gateway", () => {
     it(`lists and reads resources, lists and gets prompts (${mode})`, async () => {
       await using client = await connect(gateway.url, mode, undefined);
       const { resources } = await client.listResources();
-      expect(resources).toEqual([expect.objectContaining({ uri: "modern://readme", title: "Read me" })]);
+      // The upstream server's resource, then the gateway's own status resource.
+      expect(resources).toEqual([
+        expect.objectContaining({ uri: "modern://readme", title: "Read me" }),
+        expect.objectContaining({ uri: "mcp-bridge://status", mimeType: "application/json" }),
+      ]);
       const read = await client.readResource({ uri: "modern://readme" });
       expect(read.contents).toEqual([
         expect.objectContaining({ uri: "modern://readme", text: "modern era resource" }),

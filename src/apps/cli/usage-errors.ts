@@ -199,3 +199,13 @@ export const cannotListen = ({ address, reason }: { address: string; reason?: st
       ? `Cannot listen on ${address}: the port is in use. Stop what uses it or pick another port with --http [HOST:]PORT (0 picks a free one).`
       : `Cannot listen on ${address} (${reason}). Pick another address with --http [HOST:]PORT.`,
   );
+
+// --- serve's admin face (serve-command.ts) ---
+
+export const adminTokenEnvUnset = ({ name }: { name: string }) =>
+  usage(`--admin-token-env names ${name}, which is not set or empty. Export the admin token in ${name}.`);
+
+export const adminTokenIsClientToken = () =>
+  usage(
+    "The admin token must differ from every client token: a client holding it would control every server. Choose another admin token.",
+  );

@@ -14,6 +14,7 @@ import type { GatewayToken } from "./static-tokens.js";
 const profileSchema = z.strictObject({
   servers: z.array(z.string()).optional(),
   tools: z.array(z.string()).optional(),
+  admin: z.boolean().optional(),
 });
 const authFileSchema = z.strictObject({
   oauth: z

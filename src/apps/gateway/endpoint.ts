@@ -38,7 +38,7 @@ export function mcpEndpoint(options: ResolvedGatewayOptions, tracker: RequestTra
       tracker,
       auth?.extra?.profile as GatewayProfile | undefined,
       version,
-      { id: identityOf(auth), limiter, delivered: responseSent, backlog },
+      { id: identityOf(auth), limiter, delivered: responseSent, backlog, adminTools: options.adminTools },
       forwarder,
     );
   const handler = createMcpHandler((ctx) => serverFor(ctx.authInfo));

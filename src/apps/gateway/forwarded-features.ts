@@ -11,6 +11,7 @@ import {
   resourceOwner,
 } from "./reachable.js";
 import type { RequestTracker } from "./request-tracker.js";
+import { readStatus, STATUS_URI, statusResource } from "./upstream-status.js";
 import { notReachable, protocolErrorOf } from "./wire-errors.js";
 
 /** Runs a handler, turning a bridge error into the JSON-RPC error the client can act on. */
@@ -50,9 +51,14 @@ export function registerSurface(
   server.setRequestHandler("resources/list", (request) =>
     tracker.handle("resources/list", request.params, () =>
       guarded(async () => ({
-        resources: (await reachableResources(bridge, profile)).map(
-          ({ server: _server, icons, ...resource }) => ({ ...resource, icons: icons && [...icons] }),
-        ),
+        resources: [
+          ...(await reachableResources(bridge, profile)).map(({ server: _server, icons, ...resource }) => ({
+            ...resource,
+            icons: icons && [...icons],
+          })),
+          // The gateway's own, after the upstream servers' (see upstream-status.ts).
+          statusResource,
+        ],
       })),
     ),
   );
@@ -69,6 +75,7 @@ export function registerSurface(
     tracker.handle("resources/read", request.params, () =>
       guarded(async () => {
         const uri = request.params.uri;
+        if (uri === STATUS_URI) return readStatus(bridge, profile);
         // The owner is chosen among the servers this client may reach, before anything is read.
         const owner = await resourceOwner(bridge, profile, uri);
         const content = await onServer(forwarder, owner, () =>

@@ -65,6 +65,13 @@ export interface GatewayOptions {
   readonly forwarder?: RequestForwarder;
   /** SERVER spans and `mcp.server.operation.duration` per request (see `createTelemetry`); none without. */
   readonly telemetry?: Telemetry;
+  /** Serve the admin tools (status, reload, restart) to clients whose profile allows it (see admin-tools.ts). */
+  readonly adminTools?: boolean;
+  /**
+   * Bearer token of `GET /status`, `POST /reload`, `POST /restart/{server}` (never a client token's
+   * job); without one these routes answer 404.
+   */
+  readonly adminToken?: string;
 }
 
 /** Per-client limits with their defaults applied. */
@@ -92,6 +99,8 @@ export interface ResolvedGatewayOptions {
   readonly version: string;
   readonly forwarder: RequestForwarder | undefined;
   readonly telemetry: Telemetry | undefined;
+  readonly adminTools: boolean;
+  readonly adminToken: string | undefined;
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -113,6 +122,8 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     version = packageInfo().version,
     forwarder,
     telemetry,
+    adminTools = false,
+    adminToken,
   } = options;
   const loopback = LOOPBACK.has(host);
   if (!loopback && tokens.length === 0 && !oauth) throw gatewayNeedsAuth({ host });
@@ -134,6 +145,8 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     version,
     forwarder,
     telemetry,
+    adminTools,
+    adminToken,
   };
 }
 
@@ -152,6 +165,8 @@ export interface StdioGatewayOptions {
   readonly maxUnreadBytes?: number;
   /** A problem worth telling the operator (never a message's content). */
   readonly onProblem?: (message: string) => void;
+  /** Serve the admin tools (status, reload, restart; see admin-tools.ts). */
+  readonly adminTools?: boolean;
 }
 
 export interface ResolvedStdioGatewayOptions {
@@ -165,6 +180,7 @@ export interface ResolvedStdioGatewayOptions {
   readonly onProblem: (message: string) => void;
   /** The one client of a stdio channel gets the HTTP gateway's default per-client limits. */
   readonly limits: ResolvedLimits;
+  readonly adminTools: boolean;
 }
 
 /** The stdio gateway's options, defaulted from GATEWAY_DEFAULTS and each checked once. */
@@ -178,6 +194,7 @@ export function resolveStdioGatewayOptions(options: StdioGatewayOptions): Resolv
     maxMessageBytes = GATEWAY_DEFAULTS.maxMessageBytes,
     maxUnreadBytes = GATEWAY_DEFAULTS.maxUnreadBytes,
     onProblem = () => {},
+    adminTools = false,
   } = options;
   return {
     version,
@@ -189,6 +206,7 @@ export function resolveStdioGatewayOptions(options: StdioGatewayOptions): Resolv
     maxUnreadBytes: positiveInteger("maxUnreadBytes", maxUnreadBytes),
     onProblem,
     limits: resolveLimits({}),
+    adminTools,
   };
 }
 

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AuthInfo } from "@modelcontextprotocol/server";
+import { isAdminRoute, serveAdminRoute } from "./admin-routes.js";
 import { gatewayAuthenticator, identityOf } from "./authenticate.js";
 import { LOOPBACK_NAMES, mcpEndpoint } from "./endpoint.js";
 import { type GatewayOptions, resolveGatewayOptions } from "./gateway-options.js";
@@ -76,6 +77,9 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
     }
     if (options.oauth && (path === METADATA_PATH || path === `${METADATA_PATH}/mcp`)) {
       return respond(res, 200, protectedResourceMetadata(options.oauth, url));
+    }
+    if (isAdminRoute(path)) {
+      return serveAdminRoute(options.bridge, options.adminToken, path, req, res, respond);
     }
     if (rest.owns(path)) {
       if (draining) return rest.draining(res);

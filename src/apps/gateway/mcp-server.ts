@@ -7,6 +7,7 @@ import {
 import type { Bridge } from "../../bridge/api.js";
 import { useIdTables } from "../../util/id-table.js";
 import { errorText } from "../../util/text-of.js";
+import { adminAllowed, adminTools, callAdminTool, isAdminTool } from "./admin-tools.js";
 import { approximateSize, type UnreadBacklog } from "./backlog.js";
 import type { ClientLimiter } from "./client-limits.js";
 import { type DownstreamCall, FORWARD_TIMEOUT_MS, type RequestForwarder } from "./forward.js";
@@ -27,6 +28,8 @@ export interface GatewayClient {
   readonly delivered?: (id: RequestId) => Promise<void> | undefined;
   /** What the client has not read yet (HTTP; the stdio channel bounds its own, see stdio-wire.ts). */
   readonly backlog?: UnreadBacklog;
+  /** Whether the admin tools are on (see admin-tools.ts); the profile decides who may use them. */
+  readonly adminTools?: boolean;
 }
 
 /**
@@ -59,17 +62,22 @@ export function gatewayServer(
   server.setRequestHandler("logging/setLevel", (request) =>
     tracker.handle("logging/setLevel", request.params, async () => ({})),
   );
-  const visible = () => bridge.tools().filter((t) => profileAllows(profile, t.server, t.name));
+  const admin = adminAllowed(client.adminTools, profile);
+  const visible = () =>
+    bridge.tools().filter((t) => profileAllows(profile, t.server, t.name) && !(admin && isAdminTool(t.name)));
   server.setRequestHandler("tools/list", (request) =>
     tracker.handle("tools/list", request.params, async () => ({
-      tools: visible().map((t) => ({
-        name: t.name,
-        description: t.description,
-        inputSchema: t.inputSchema as { type: "object" },
-        title: t.title,
-        outputSchema: t.outputSchema as { type: "object" } | undefined,
-        annotations: t.annotations,
-      })),
+      tools: [
+        ...visible().map((t) => ({
+          name: t.name,
+          description: t.description,
+          inputSchema: t.inputSchema as { type: "object" },
+          title: t.title,
+          outputSchema: t.outputSchema as { type: "object" } | undefined,
+          annotations: t.annotations,
+        })),
+        ...(admin ? adminTools : []),
+      ],
     })),
   );
   server.setRequestHandler("tools/call", (request, ctx) =>
@@ -77,6 +85,9 @@ export function gatewayServer(
       // A 2026-07-28 retry carrying the answer to an upstream question resumes its parked call.
       if (forwarder && InputRounds.isRetry(ctx)) return forwarder.rounds.resume(client.id, ctx);
       const name = request.params.name;
+      if (admin && isAdminTool(name)) {
+        return callAdminTool(bridge, profile, name, request.params.arguments ?? {});
+      }
       const tool = bridge.tool(name);
       // A tool outside the profile is answered exactly like a tool that does not exist.
       if (!tool || !profileAllows(profile, tool.server, tool.name)) {

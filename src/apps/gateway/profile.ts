@@ -10,6 +10,11 @@ export interface GatewayProfile {
    * A profile that lists tools but no servers grants those tools only: no server's resources or prompts.
    */
   readonly tools?: readonly string[];
+  /**
+   * May use the admin tools (`serve --admin-tools`: status, reload, restart). A client without a
+   * profile may; one with a profile only when this is true.
+   */
+  readonly admin?: boolean;
 }
 
 /** Whether a tool of `server` exposed as `name` is visible under `profile`. */

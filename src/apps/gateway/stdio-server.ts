@@ -23,7 +23,12 @@ export function serveGatewayStdio(
   const wire = new GatewayStdioWire(options.stdin, options.stdout, options);
   // A call keeps its limiter slot until its response was written out: a host that stops reading cannot
   // have more results waiting than it may have calls running.
-  const client = { id: "stdio", limiter, delivered: (id: string | number) => wire.delivered(id) };
+  const client = {
+    id: "stdio",
+    limiter,
+    delivered: (id: string | number) => wire.delivered(id),
+    adminTools: options.adminTools,
+  };
   const handle = serveStdio(
     () => {
       const server = gatewayServer(bridge, tracker, undefined, version, client, forwarder);

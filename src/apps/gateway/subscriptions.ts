@@ -5,6 +5,7 @@ import { guarded, onServer } from "./forwarded-features.js";
 import type { GatewayProfile } from "./profile.js";
 import { resourceOwner } from "./reachable.js";
 import type { RequestTracker } from "./request-tracker.js";
+import { onStatusChange, STATUS_URI } from "./upstream-status.js";
 
 /**
  * `resources/subscribe` and `resources/unsubscribe` of one downstream server instance (a stdio client
@@ -21,6 +22,8 @@ export function registerSubscriptions(
   forwarder?: RequestForwarder,
 ): void {
   const active = new Map<string, Promise<() => Promise<void>>>();
+  // The gateway's own status resource (see upstream-status.ts): watched here, never upstream.
+  let statusWatch: (() => void) | undefined;
   const end = (uri: string) => {
     const subscribed = active.get(uri);
     active.delete(uri);
@@ -30,6 +33,12 @@ export function registerSubscriptions(
     tracker.handle("resources/subscribe", request.params, () =>
       guarded(async () => {
         const uri = request.params.uri;
+        if (uri === STATUS_URI) {
+          statusWatch ??= onStatusChange(bridge, () => {
+            server.sendResourceUpdated({ uri }).catch(() => undefined);
+          });
+          return {};
+        }
         // Only a server this client may reach is asked (see reachable.ts).
         const owner = await resourceOwner(bridge, profile, uri);
         if (!active.has(uri)) {
@@ -56,6 +65,10 @@ export function registerSubscriptions(
   server.setRequestHandler("resources/unsubscribe", (request) =>
     tracker.handle("resources/unsubscribe", request.params, () =>
       guarded(async () => {
+        if (request.params.uri === STATUS_URI) {
+          statusWatch?.();
+          statusWatch = undefined;
+        }
         await end(request.params.uri);
         return {};
       }),
@@ -64,6 +77,7 @@ export function registerSubscriptions(
   const closed = server.onclose;
   server.onclose = () => {
     closed?.();
+    statusWatch?.();
     for (const uri of [...active.keys()]) void end(uri);
   };
 }

@@ -1,6 +1,6 @@
 import type { Client, LoggingLevel } from "@modelcontextprotocol/client";
 import { definedOnly } from "../../util/defined.js";
-import type { Logger } from "../../util/logger.js";
+import { type Logger, SERVER_LOG } from "../../util/logger.js";
 import { plainText } from "../../util/plain-text.js";
 import { errorText, textOf } from "../../util/text-of.js";
 import type { FeatureContext } from "./feature-context.js";
@@ -54,7 +54,12 @@ export function registerLogging(client: Client, server: string, context: Feature
     });
     context.logger[LEVELS[level]](
       `[${plainText(server, 200)}] ${plainText(textOf(data))}`,
-      definedOnly({ server, level, logger: name === undefined ? undefined : plainText(name, 200) }),
+      definedOnly({
+        server,
+        level,
+        event: SERVER_LOG,
+        logger: name === undefined ? undefined : plainText(name, 200),
+      }),
     );
   });
 }

@@ -4,10 +4,14 @@ import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
 import type { Flags, FlagValues } from "../parse-arguments.js";
 import { checkPortFree } from "../port-check.js";
-import { exactlyOneFlag } from "../usage-errors.js";
+import { serveLogger } from "../serve-logger.js";
+import { adminTokenEnvUnset, adminTokenIsClientToken, exactlyOneFlag } from "../usage-errors.js";
 
 /** The environment variable holding static bearer tokens (comma-separated) for `serve --http`. */
 export const TOKENS_ENV = "MCP_BRIDGE_GATEWAY_TOKENS";
+
+/** The environment variable holding the admin token of `serve --http`, unless --admin-token-env names another. */
+export const ADMIN_TOKEN_ENV = "MCP_BRIDGE_GATEWAY_ADMIN_TOKEN";
 
 const SERVE_FLAGS = {
   stdio: { type: "boolean", description: "serve MCP on stdin/stdout" },
@@ -46,6 +50,16 @@ const SERVE_FLAGS = {
     value: "DURATION",
     description: "close a 2025-11-25 session after this long without a request (default 30m; 0 never)",
   },
+  "admin-tools": {
+    type: "boolean",
+    description:
+      "also serve the tools mcp_bridge_admin_status, _reload and _restart (clients without a profile, or with admin: true)",
+  },
+  "admin-token-env": {
+    type: "string",
+    value: "NAME",
+    description: `environment variable holding the bearer token of GET /status, POST /reload, POST /restart/SERVER (default ${ADMIN_TOKEN_ENV}; without one these routes are 404)`,
+  },
   metrics: {
     type: "address",
     value: "[HOST:]PORT",
@@ -69,17 +83,23 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
   // Before anything starts: a taken port is found now, not after every upstream server started.
   if (listen) await checkPortFree(listen);
   // Loaded once the command line is known to be good: every other command and `--help` skip them.
-  const [{ startBridge }, { readAuthFile, tokensFromEnv }, gateway, { gatewayTelemetry }] = await Promise.all(
-    [
+  const [{ startBridge }, { readAuthFile, tokensFromEnv }, { tokenMatcher }, gateway, { gatewayTelemetry }] =
+    await Promise.all([
       import("../../../bridge/bridge.js"),
       import("../../gateway/auth-file.js"),
+      import("../../gateway/static-tokens.js"),
       import("../../gateway/index.js"),
       import("../../gateway/telemetry-setup.js"),
-    ],
-  );
+    ]);
   const { RequestForwarder, serveGatewayStdio, startGateway } = gateway;
   const file = options.auth ? await readAuthFile(resolve(io.cwd, options.auth), io.env) : undefined;
   const tokens = [...tokensFromEnv(io.env[TOKENS_ENV]), ...(file?.tokens ?? [])];
+  const adminTokenEnv = options["admin-token-env"];
+  const adminToken = io.env[adminTokenEnv ?? ADMIN_TOKEN_ENV] || undefined;
+  if (adminTokenEnv !== undefined && adminToken === undefined)
+    throw adminTokenEnvUnset({ name: adminTokenEnv });
+  // The admin token must not also open /mcp: a client token holder would get control of every server.
+  if (adminToken && tokenMatcher(tokens)(adminToken)) throw adminTokenIsClientToken();
   const maxBodyBytes = options["max-body"];
   const maxConcurrentCalls = options["max-calls"];
   const callsPerMinute = options["calls-per-minute"];
@@ -95,8 +115,10 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
   // Upstream elicitation and sampling go to the downstream client whose call caused them; the
   // gateway's own terminal is not asked (under --stdio it is the MCP channel itself).
   const forwarder = new RequestForwarder();
+  const logged = serveLogger(context.logger, context.global.verbose === true);
   const bridge = await startBridge({
     ...(await cliBridgeOptions(context)),
+    logger: logged.logger,
     onElicitation: forwarder.elicitation,
     onSampling: forwarder.sampling,
     telemetry: observed.setting,
@@ -104,12 +126,15 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
     await observed.close();
     throw error;
   });
+  const unwatch = logged.watch(bridge);
   await bridge.ready();
+  const adminTools = options["admin-tools"] === true || bridge.config.settings.gatewayAdminTools === true;
   try {
     if (!listen) {
       const served = serveGatewayStdio(bridge, {
         forwarder,
         telemetry,
+        adminTools,
         onProblem: (message) => io.stderr.write(`mcp-bridge serve: ${message}\n`),
       });
       // Any end of the channel (stdin's end, stdout's failure) or a signal stops the gateway; the
@@ -121,6 +146,8 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
     const gateway = await startGateway({
       bridge,
       forwarder,
+      adminTools,
+      adminToken,
       host: listen.host,
       port: listen.port,
       tokens,
@@ -138,6 +165,7 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
     await gateway.drain();
     return 0;
   } finally {
+    unwatch();
     forwarder.rounds.close();
     await bridge.close();
     await observed.close();
