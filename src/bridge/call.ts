@@ -15,6 +15,7 @@ import { type ConvertOptions, toToolResult } from "../results/convert.js";
 import { OVERFLOW_BUDGET, type OverflowFiles } from "../results/overflow.js";
 import type { ToolResult } from "../results/types.js";
 import { loadTokenizer } from "../util/tokens.js";
+import { keepUpstream, upstreamOf } from "../util/upstream.js";
 import type { ServerRecord } from "./server-record.js";
 import type { TaskCallOptions } from "./tasks.js";
 import type { CallOptions, ResultOptions, ToolEntry } from "./types.js";
@@ -94,7 +95,7 @@ export async function callOnRecord(
           maxAgeMs: overflowMaxAgeMs ?? OVERFLOW_BUDGET.maxAgeMs,
         });
     }
-    const result = toToolResult(raw, convert);
+    const result = keepUpstream(toToolResult(raw, convert), raw);
     context.stats.record(
       definition.server,
       definition.name,
@@ -147,6 +148,7 @@ export class ToolEntries {
           return flat;
         },
       };
+      keepUpstream(entry, upstreamOf(definition));
       this.#entries.set(definition, entry);
     }
     return entry;

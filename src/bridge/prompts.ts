@@ -10,6 +10,7 @@ import {
   toPromptMessages,
 } from "../results/prompt.js";
 import { errorText } from "../util/text-of.js";
+import { keepUpstream } from "../util/upstream.js";
 import {
   clientRequestOptions,
   listEvery,
@@ -143,9 +144,10 @@ export class PromptCatalog {
       (client, requestOptions) =>
         client.getPrompt({ name: (entry as PromptEntry).prompt, arguments: stringArgs }, requestOptions),
     );
-    return toPromptMessages(entry.server, entry.prompt, result, {
+    const messages = toPromptMessages(entry.server, entry.prompt, result, {
       maxResultChars: options.maxResultChars ?? this.#host.maxResultChars(connection),
     });
+    return keepUpstream(messages, result);
   }
 
   /** The prompt under an exposed name or `server/prompt`, listing servers first when needed. */
@@ -186,7 +188,7 @@ export class PromptCatalog {
   #entryOf(server: string, prompt: string, name: string): PromptEntry | undefined {
     const raw = this.#raw.get(`${server}\0${prompt}`);
     if (!raw) return undefined;
-    return {
+    const entry: PromptEntry = {
       name,
       server,
       prompt,
@@ -195,6 +197,7 @@ export class PromptCatalog {
       arguments: Array.isArray(raw.arguments) ? raw.arguments : [],
       ...(Array.isArray(raw.icons) ? { icons: raw.icons } : {}),
     };
+    return keepUpstream(entry, raw);
   }
 
   async #refresh(

@@ -11,6 +11,7 @@ import { followListChanges } from "../connection/list-changed.js";
 import { ErrorCode, errorMessages, ServerRequestError } from "../errors/index.js";
 import { type ResourceContent, toResourceContent } from "../results/resource.js";
 import { errorText, textOf } from "../util/text-of.js";
+import { keepUpstream } from "../util/upstream.js";
 import {
   clientRequestOptions,
   listEvery,
@@ -155,10 +156,11 @@ export class ResourceCatalog {
       sessionRequestOptions(this.#host, connection, options),
       (client, requestOptions) => client.readResource({ uri }, requestOptions),
     );
-    return toResourceContent(connection.name, uri, result, {
+    const content = toResourceContent(connection.name, uri, result, {
       maxResultChars: options.maxResultChars ?? this.#host.maxResultChars(connection),
       ...(options.binary ? { binary: true } : {}),
     });
+    return keepUpstream(content, result);
   }
 
   /**
@@ -341,26 +343,32 @@ export function templateMatches(template: string, uri: string): boolean {
 }
 
 function resourceEntry(server: string, resource: Resource): ResourceEntry {
-  return {
-    server,
-    uri: resource.uri,
-    name: resource.name,
-    ...(typeof resource.title === "string" ? { title: resource.title } : {}),
-    ...(typeof resource.description === "string" ? { description: resource.description } : {}),
-    ...(typeof resource.mimeType === "string" ? { mimeType: resource.mimeType } : {}),
-    ...(typeof resource.size === "number" ? { size: resource.size } : {}),
-    ...(Array.isArray(resource.icons) ? { icons: resource.icons } : {}),
-  };
+  return keepUpstream(
+    {
+      server,
+      uri: resource.uri,
+      name: resource.name,
+      ...(typeof resource.title === "string" ? { title: resource.title } : {}),
+      ...(typeof resource.description === "string" ? { description: resource.description } : {}),
+      ...(typeof resource.mimeType === "string" ? { mimeType: resource.mimeType } : {}),
+      ...(typeof resource.size === "number" ? { size: resource.size } : {}),
+      ...(Array.isArray(resource.icons) ? { icons: resource.icons } : {}),
+    },
+    resource,
+  );
 }
 
 function templateEntry(server: string, template: ResourceTemplateType): ResourceTemplateEntry {
-  return {
-    server,
-    uriTemplate: template.uriTemplate,
-    name: template.name,
-    ...(typeof template.title === "string" ? { title: template.title } : {}),
-    ...(typeof template.description === "string" ? { description: template.description } : {}),
-    ...(typeof template.mimeType === "string" ? { mimeType: template.mimeType } : {}),
-    ...(Array.isArray(template.icons) ? { icons: template.icons } : {}),
-  };
+  return keepUpstream(
+    {
+      server,
+      uriTemplate: template.uriTemplate,
+      name: template.name,
+      ...(typeof template.title === "string" ? { title: template.title } : {}),
+      ...(typeof template.description === "string" ? { description: template.description } : {}),
+      ...(typeof template.mimeType === "string" ? { mimeType: template.mimeType } : {}),
+      ...(Array.isArray(template.icons) ? { icons: template.icons } : {}),
+    },
+    template,
+  );
 }

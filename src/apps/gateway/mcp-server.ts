@@ -17,6 +17,7 @@ import {
   undeliveredMessage,
 } from "./backlog.js";
 import { type DownstreamCall, FORWARD_TIMEOUT_MS, type RequestForwarder } from "./forward.js";
+import { forwardedResult, forwardedTool } from "./forwarded-tool.js";
 import type { RequestTracker } from "./handle.js";
 import { InputRounds } from "./input-rounds.js";
 import type { ClientLimiter } from "./limits.js";
@@ -72,14 +73,7 @@ export function gatewayServer(
   const visible = () => bridge.tools().filter((t) => profileAllows(profile, t.server, t.name));
   server.setRequestHandler("tools/list", (request) =>
     tracker.handle("tools/list", request.params, async () => ({
-      tools: visible().map((t) => ({
-        name: t.name,
-        description: t.description,
-        inputSchema: t.inputSchema as { type: "object" },
-        ...(t.title === undefined ? {} : { title: t.title }),
-        ...(t.outputSchema === undefined ? {} : { outputSchema: t.outputSchema as { type: "object" } }),
-        ...(t.annotations === undefined ? {} : { annotations: t.annotations }),
-      })),
+      tools: visible().map(forwardedTool),
     })),
   );
   server.setRequestHandler("tools/call", (request, ctx) =>
@@ -212,8 +206,10 @@ async function callUpstream(
   try {
     // Upstream progress goes to the downstream client under the token it chose, when it asked for it.
     const token = ctx.mcpReq._meta?.progressToken;
+    // A failure becomes an error result that says what happened and what to do (see forwardedResult).
     const result = await bridge.call(name, args, {
       signal,
+      onError: "result",
       ...(token === undefined
         ? {}
         : {
@@ -226,13 +222,7 @@ async function callUpstream(
             },
           }),
     });
-    return {
-      content: [...result.content],
-      isError: result.isError,
-      ...(result.structuredContent === undefined
-        ? {}
-        : { structuredContent: result.structuredContent as Record<string, unknown> }),
-    };
+    return forwardedResult(result);
   } catch (error) {
     return { content: [{ type: "text" as const, text: `Error: ${errorText(error)}` }], isError: true };
   }

@@ -2,7 +2,8 @@ import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import type { PromptEntry } from "../../bridge/prompts.js";
 import { type ResourceEntry, type ResourceTemplateEntry, templateMatches } from "../../bridge/resources.js";
 import type { Bridge } from "../../bridge/types.js";
-import { type GatewayProfile, surfaceAllows } from "./profile.js";
+import { uiResourceOwners } from "./forwarded-tool.js";
+import { type GatewayProfile, profileAllows, surfaceAllows } from "./profile.js";
 
 /**
  * What a profile lets a client reach beyond tools, decided before any upstream request: lists ask only
@@ -61,6 +62,12 @@ export async function resourceOwner(
   if (owners.length === 0) {
     const templates = await reachableTemplates(bridge, profile);
     owners = [...new Set(templates.filter((t) => templateMatches(t.uriTemplate, uri)).map((t) => t.server))];
+  }
+  if (owners.length === 0) {
+    owners = uiResourceOwners(
+      bridge.tools().filter((t) => profileAllows(profile, t.server, t.name)),
+      uri,
+    );
   }
   const [owner, ...others] = owners;
   if (owner === undefined) throw notReachable.resource(uri);

@@ -4,6 +4,13 @@ import type { Bridge } from "../../bridge/types.js";
 import { ErrorCode, McpBridgeError } from "../../errors/index.js";
 import { errorText } from "../../util/text-of.js";
 import type { RequestForwarder } from "./forward.js";
+import {
+  forwardedPrompt,
+  forwardedPromptResult,
+  forwardedRead,
+  forwardedResource,
+  forwardedTemplate,
+} from "./forwarded-listings.js";
 import type { RequestTracker } from "./handle.js";
 import type { GatewayProfile } from "./profile.js";
 import {
@@ -72,24 +79,14 @@ export function registerSurface(
   server.setRequestHandler("resources/list", (request) =>
     tracker.handle("resources/list", request.params, () =>
       guarded(async () => ({
-        resources: (await reachableResources(bridge, profile)).map(
-          ({ server: _server, icons, ...resource }) => ({
-            ...resource,
-            ...(icons ? { icons: [...icons] } : {}),
-          }),
-        ),
+        resources: (await reachableResources(bridge, profile)).map(forwardedResource),
       })),
     ),
   );
   server.setRequestHandler("resources/templates/list", (request) =>
     tracker.handle("resources/templates/list", request.params, () =>
       guarded(async () => ({
-        resourceTemplates: (await reachableTemplates(bridge, profile)).map(
-          ({ server: _server, icons, ...template }) => ({
-            ...template,
-            ...(icons ? { icons: [...icons] } : {}),
-          }),
-        ),
+        resourceTemplates: (await reachableTemplates(bridge, profile)).map(forwardedTemplate),
       })),
     ),
   );
@@ -102,33 +99,14 @@ export function registerSurface(
         const content = await onServer(forwarder, owner, () =>
           bridge.readResource(uri, { binary: true, server: owner, signal: ctx.mcpReq.signal }),
         );
-        return {
-          contents: content.parts.map((part) =>
-            part.bytes
-              ? {
-                  uri: part.uri,
-                  blob: Buffer.from(part.bytes).toString("base64"),
-                  ...(part.mimeType ? { mimeType: part.mimeType } : {}),
-                }
-              : {
-                  uri: part.uri,
-                  text: part.text ?? "",
-                  ...(part.mimeType ? { mimeType: part.mimeType } : {}),
-                },
-          ),
-        };
+        return forwardedRead(content);
       }),
     ),
   );
   server.setRequestHandler("prompts/list", (request) =>
     tracker.handle("prompts/list", request.params, () =>
       guarded(async () => ({
-        prompts: (await reachablePrompts(bridge, profile)).map((p) => ({
-          name: p.name,
-          arguments: [...p.arguments],
-          ...(p.title === undefined ? {} : { title: p.title }),
-          ...(p.description === undefined ? {} : { description: p.description }),
-        })),
+        prompts: (await reachablePrompts(bridge, profile)).map(forwardedPrompt),
       })),
     ),
   );
@@ -140,10 +118,7 @@ export function registerSurface(
         const result = await onServer(forwarder, owner, () =>
           bridge.getPrompt(name, request.params.arguments ?? {}, { signal: ctx.mcpReq.signal }),
         );
-        return {
-          messages: result.messages.map((m) => ({ role: m.role, content: m.content })),
-          ...(result.description === undefined ? {} : { description: result.description }),
-        };
+        return forwardedPromptResult(result);
       }),
     ),
   );
