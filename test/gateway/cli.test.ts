@@ -45,10 +45,8 @@ describe("mcp-bridge serve", () => {
     );
     try {
       const names = (await client.listTools()).tools.map((t) => t.name);
-      expect(names).toEqual(expect.arrayContaining(["mcp_normal_add", "mcp_slow_sleep"]));
-      expect(textOf(await client.callTool({ name: "mcp_normal_add", arguments: { a: 20, b: 22 } }))).toBe(
-        "42",
-      );
+      expect(names).toEqual(expect.arrayContaining(["normal_add", "slow_sleep"]));
+      expect(textOf(await client.callTool({ name: "normal_add", arguments: { a: 20, b: 22 } }))).toBe("42");
     } finally {
       await client.close();
     }
@@ -81,13 +79,61 @@ describe("mcp-bridge serve", () => {
     });
     expect(denied.status).toBe(401);
     await using client = await connect(url, "2026-07-28", "cli-secret");
-    const call = client.callTool({ name: "mcp_slow_sleep", arguments: { ms: 1500 } });
+    const call = client.callTool({ name: "slow_sleep", arguments: { ms: 1500 } });
     const readyz = new URL("/readyz", url);
     await until(async () => ((await (await fetch(readyz)).json()) as { inFlight: number }).inFlight > 0);
     child.kill("SIGTERM");
     expect(textOf(await call)).toBe("slept");
     expect(await exited).toBe(143);
   }, 40_000);
+
+  /** The tools `serve --stdio` lists with these extra arguments and this config's settings. */
+  async function servedTools(args: string[], settings?: Record<string, unknown>) {
+    const home = emptyHome();
+    writeFileSync(
+      join(home, "mcp.json"),
+      JSON.stringify({ settings, mcpServers: { normal: stdioEntry("normal") } }),
+    );
+    const client = new Client({ name: "gateway-cli-test", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, "serve", "--stdio", "-c", join(home, "mcp.json"), ...args],
+        env: cliEnv(home),
+        cwd: home,
+        stderr: "pipe",
+      }),
+    );
+    try {
+      return (await client.listTools()).tools;
+    } finally {
+      await client.close();
+    }
+  }
+
+  it("names tools <server>_<tool> with the upstream's own description: hosts prefix per server themselves", async () => {
+    const tools = await servedTools([], { toolNameFormat: "lib_{server}_{tool}" });
+    const add = tools.find((t) => t.name === "normal_add");
+    expect(add).toBeDefined();
+    expect(add?.description).not.toMatch(/\[MCP:/);
+    expect(tools.every((t) => t.name.startsWith("normal_") && t.name.length <= 64)).toBe(true);
+  }, 30_000);
+
+  it("--tool-names and the serveToolNameFormat setting choose other names (the flag wins)", async () => {
+    const bySetting = await servedTools([], { serveToolNameFormat: "{tool}" });
+    expect(bySetting.map((t) => t.name)).toContain("add");
+    const byFlag = await servedTools(["--tool-names", "x_{server}__{tool}"], {
+      serveToolNameFormat: "{tool}",
+    });
+    expect(byFlag.map((t) => t.name)).toContain("x_normal__add");
+    const home = emptyHome();
+    const bad = await runCli(["serve", "--stdio", "--tool-names", "{server}"], {
+      cwd: home,
+      env: cliEnv(home),
+    });
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/--tool-names wants a format containing "\{tool\}"/);
+  }, 60_000);
 
   it("refuses to bind beyond loopback without auth", async () => {
     const home = configDir();

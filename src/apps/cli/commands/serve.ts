@@ -1,9 +1,27 @@
 import { resolve } from "node:path";
+import type { BridgeOptions } from "../../../bridge/types.js";
 import { parseDuration } from "../../../util/duration.js";
+import { servedNameSettings } from "../../gateway/served-names.js";
 import { usageError } from "../args.js";
 import { defineCommand } from "../command.js";
 import { type CommandContext, cliBridgeOptions } from "../context.js";
 import { checkPortFree } from "../port-check.js";
+
+/**
+ * The config's `serveToolNameFormat`, read before the bridge starts (the bridge names its tools as it
+ * starts). A config that cannot be read is left for the bridge's start to report.
+ */
+async function configuredServeNames(options: BridgeOptions): Promise<string | undefined> {
+  const { loadConfig } = await import("../../../config/load.js");
+  const loaded = await loadConfig({
+    path: options.config,
+    servers: options.servers,
+    extraServers: options.extraServers,
+    cwd: options.cwd,
+    env: options.env,
+  }).catch(() => undefined);
+  return loaded?.settings.serveToolNameFormat;
+}
 
 /** The environment variable holding static bearer tokens (comma-separated) for `serve --http`. */
 export const TOKENS_ENV = "MCP_BRIDGE_GATEWAY_TOKENS";
@@ -18,6 +36,7 @@ type ServeOptions = {
   "max-calls"?: string;
   "calls-per-minute"?: string;
   metrics?: string;
+  "tool-names"?: string;
 };
 
 /** A positive integer flag, or undefined when not given. */
@@ -52,6 +71,11 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
   const listen = options.http === undefined ? undefined : parseListen(options.http);
   // Before anything starts: a taken port is found now, not after every upstream server started.
   if (listen) await checkPortFree(listen);
+  const toolNames = options["tool-names"];
+  if (toolNames !== undefined && !toolNames.includes("{tool}"))
+    throw usageError(
+      `--tool-names wants a format containing "{tool}" (like "{server}_{tool}"), got "${toolNames}"`,
+    );
   // Loaded once the command line is known to be good: every other command and `--help` skip them.
   const [{ startBridge }, { readAuthFile, tokensFromEnv }, gateway, { gatewayTelemetry }] = await Promise.all(
     [
@@ -85,8 +109,10 @@ async function runServe(context: CommandContext<ServeOptions>): Promise<number> 
   // Upstream elicitation and sampling go to the downstream client whose call caused them; the
   // gateway's own terminal is not asked (under --stdio it is the MCP channel itself).
   const forwarder = new RequestForwarder();
+  const bridgeOptions = await cliBridgeOptions(context);
   const bridge = await startBridge({
-    ...(await cliBridgeOptions(context)),
+    ...bridgeOptions,
+    settings: servedNameSettings(options["tool-names"], await configuredServeNames(bridgeOptions)),
     onElicitation: forwarder.elicitation,
     onSampling: forwarder.sampling,
     telemetry: observed.setting,
@@ -177,6 +203,11 @@ export const serveCommand = defineCommand({
       type: "string",
       value: "DURATION",
       description: "close a 2025-11-25 session after this long without a request (default 30m; 0 never)",
+    },
+    "tool-names": {
+      type: "string",
+      value: "FORMAT",
+      description: 'served tool names; {server} and {tool} are replaced (default "{server}_{tool}")',
     },
     metrics: {
       type: "string",
