@@ -135,6 +135,53 @@ describe("mcp-bridge serve", () => {
     expect(bad.stderr).toMatch(/--tool-names wants a format containing "\{tool\}"/);
   }, 60_000);
 
+  it("--stdio forwards an MCP Apps tool as sent and reads its unlisted ui:// resource", async () => {
+    const home = emptyHome();
+    writeFileSync(
+      join(home, "mcp.json"),
+      JSON.stringify({ mcpServers: { up: stdioEntry("returns-scripted") } }),
+    );
+    const client = new Client({ name: "gateway-cli-test", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, "serve", "--stdio", "-c", join(home, "mcp.json")],
+        env: cliEnv(home),
+        cwd: home,
+        stderr: "pipe",
+      }),
+    );
+    try {
+      const app = (await client.listTools()).tools.find((t) => t.name === "up_app");
+      expect(app).toEqual({
+        name: "up_app",
+        title: "An app",
+        description: "A tool with a UI",
+        inputSchema: { type: "object" },
+        _meta: { ui: { resourceUri: "ui://scripted/app.html" }, "vendor.example/key": { kept: true } },
+        icons: [{ src: "https://example.com/app.png", mimeType: "image/png", sizes: ["48x48"] }],
+        execution: { taskSupport: "forbidden" },
+      });
+      const read = await client.readResource({ uri: "ui://scripted/app.html" });
+      expect(read.contents[0]).toMatchObject({
+        mimeType: "text/html;profile=mcp-app",
+        _meta: { ui: { prefersBorder: true } },
+      });
+      const failed = {
+        content: [{ type: "text", text: "no" }],
+        structuredContent: { why: "quota" },
+        isError: true,
+      };
+      await client.callTool({
+        name: "up_script",
+        arguments: { tools: [{ name: "t", inputSchema: { type: "object" } }], result: failed },
+      });
+      expect(await client.callTool({ name: "up_app", arguments: {} })).toEqual(failed);
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+
   it("refuses to bind beyond loopback without auth", async () => {
     const home = configDir();
     const run = await runCli(["serve", "--http", "0.0.0.0:0", "-c", join(home, "mcp.json")], {
