@@ -19,6 +19,8 @@ async function configuredServeNames(options: BridgeOptions): Promise<string | un
     extraServers: options.extraServers,
     cwd: options.cwd,
     env: options.env,
+    // Only the settings are wanted: no project server is admitted (nor its values expanded) here.
+    admitProjectServer: () => false,
   }).catch(() => undefined);
   return loaded?.settings.serveToolNameFormat;
 }
