@@ -15,6 +15,7 @@ import { type ConvertOptions, errorToolResult, toToolResult } from "../results/c
 import { OVERFLOW_BUDGET } from "../results/overflow.js";
 import type { ToolResult } from "../results/tool-result.js";
 import { loadTokenizer } from "../util/token-count.js";
+import { keepUpstream, upstreamOf } from "../util/upstream.js";
 import type { CallOptions, ToolEntry } from "./api.js";
 import { unknownToolError } from "./diagnostics.js";
 import { callResourceTool } from "./features/resource-tools.js";
@@ -263,7 +264,7 @@ async function convert(
         maxAgeMs: overflowMaxAgeMs ?? OVERFLOW_BUDGET.maxAgeMs,
       });
   }
-  return toToolResult(raw, options);
+  return keepUpstream(toToolResult(raw, options), raw);
 }
 
 /** TOOL_NOT_FOUND for a name, with the servers' states and what the name may have meant. */
@@ -314,6 +315,7 @@ export class ToolEntries {
           return flat;
         },
       };
+      keepUpstream(entry, upstreamOf(definition));
       this.#entries.set(definition, entry);
     }
     return entry;

@@ -275,6 +275,13 @@ export const SETTINGS_FIELDS = {
     default: "`[MCP:{server}] `",
     doc: 'put before each tool description; `""` or false turns it off',
   }),
+  serveToolNameFormat: field({
+    name: "serveToolNameFormat",
+    aliases: ["serve_tool_name_format"],
+    kind: "toolNameFormat",
+    default: "`{server}_{tool}`",
+    doc: "tool names `mcp-bridge serve` gives its clients (hosts prefix each MCP server's tools themselves; served descriptions carry no prefix); `--tool-names` overrides it",
+  }),
   maxResultChars: field({
     name: "maxResultChars",
     aliases: ["max_result_chars"],

@@ -191,6 +191,8 @@ export interface BridgeSettings {
   readonly toolNameFormat: string;
   /** Description prefix; `{server}` is replaced; empty string turns it off. */
   readonly descriptionPrefix: string;
+  /** Tool name format of `mcp-bridge serve` (its own default is `{server}_{tool}`). */
+  readonly serveToolNameFormat?: string;
   readonly maxResultChars: number;
   /** Also cut result text at this many tokens; undefined means no token limit. */
   readonly maxResultTokens?: number;

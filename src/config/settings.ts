@@ -14,6 +14,7 @@ const TARGETS = {
   autoReload: "autoReload",
   toolNameFormat: "toolNameFormat",
   descriptionPrefix: "descriptionPrefix",
+  serveToolNameFormat: "serveToolNameFormat",
   maxResultChars: "maxResultChars",
   maxResultTokens: "maxResultTokens",
   resultOverflow: "resultOverflow",

@@ -2,6 +2,7 @@ import type { Tool } from "@modelcontextprotocol/client";
 import type { ToolFilter } from "../config/model.js";
 import { omitUndefined } from "../util/defined.js";
 import { type Logger, silentLogger } from "../util/logger.js";
+import { keepUpstream } from "../util/upstream.js";
 import { boundedSchema, cutDescription } from "./description-limits.js";
 import { matchesToolFilter } from "./filter.js";
 import { baseToolName, MAX_TOOL_NAME_LENGTH, NAME_HASH_LENGTH, suffixedName } from "./naming.js";
@@ -206,6 +207,7 @@ export class ToolRegistry {
         definition = old && sameDefinition(old, fresh) ? old : fresh;
         this.#sources.set(definition, candidate.tool);
       }
+      keepUpstream(definition, candidate.tool);
       byName.set(name, definition);
       byOriginal.set(candidate.key, definition);
       list.push(definition);

@@ -5,7 +5,7 @@
  * Each scenario also runs against the reference server directly, so a failure of the gateway is told
  * apart from one of the server behind it. Exits 1 when the gateway fails a scenario the reference passes.
  *
- * The gateway exposes the upstream tools under their own names (`toolNameFormat: "{tool}"`, no
+ * The gateway exposes the upstream tools under their own names (`serveToolNameFormat: "{tool}"`, no
  * description prefix), which is what a suite written for one server expects.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
@@ -124,7 +124,7 @@ try {
   writeFileSync(
     config,
     JSON.stringify({
-      settings: { toolNameFormat: "{tool}", descriptionPrefix: "" },
+      settings: { serveToolNameFormat: "{tool}" },
       mcpServers: {
         // SDK 1.29 answers the 2026-07-28 discovery but leaves `resultType` out of its results, which a
         // 2026-07-28 client must reject: the reference is spoken to in the 2025-11-25 protocol.

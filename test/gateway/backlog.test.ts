@@ -125,7 +125,7 @@ describe("a client that does not read cannot grow the gateway without bound", ()
           jsonrpc: "2.0",
           id: 2,
           method: "tools/call",
-          params: { name: "mcp_up_big", arguments: { mb: 20 } },
+          params: { name: "up_big", arguments: { mb: 20 } },
         },
         { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" },
       );
@@ -167,7 +167,7 @@ describe("a client that does not read cannot grow the gateway without bound", ()
           jsonrpc: "2.0",
           id: 3,
           method: "tools/call",
-          params: { name: "mcp_up_big", arguments: { mb: 20 } },
+          params: { name: "up_big", arguments: { mb: 20 } },
         }),
       });
       text = await answer.text();
@@ -204,7 +204,7 @@ describe("a client that does not read cannot grow the gateway without bound", ()
         jsonrpc: "2.0",
         id,
         method: "tools/call",
-        params: { name: "mcp_up_big", arguments: { mb: 20 } },
+        params: { name: "up_big", arguments: { mb: 20 } },
       });
       // (Bounded: a call may also be refused without reaching upstream.)
       await until(() => answered(callsFile) > id - 10, 6_000).catch(() => {});
@@ -215,7 +215,7 @@ describe("a client that does not read cannot grow the gateway without bound", ()
       jsonrpc: "2.0",
       id: 50,
       method: "tools/call",
-      params: { name: "mcp_up_log_flood", arguments: { count: 50_000 } },
+      params: { name: "up_log_flood", arguments: { count: 50_000 } },
     });
     await until(() => answered(callsFile) > calls, 90_000);
     // Let the last answers travel back through the gateway before measuring its peak.

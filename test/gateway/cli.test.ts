@@ -45,10 +45,8 @@ describe("mcp-bridge serve", () => {
     );
     try {
       const names = (await client.listTools()).tools.map((t) => t.name);
-      expect(names).toEqual(expect.arrayContaining(["mcp_normal_add", "mcp_slow_sleep"]));
-      expect(textOf(await client.callTool({ name: "mcp_normal_add", arguments: { a: 20, b: 22 } }))).toBe(
-        "42",
-      );
+      expect(names).toEqual(expect.arrayContaining(["normal_add", "slow_sleep"]));
+      expect(textOf(await client.callTool({ name: "normal_add", arguments: { a: 20, b: 22 } }))).toBe("42");
     } finally {
       await client.close();
     }
@@ -81,7 +79,7 @@ describe("mcp-bridge serve", () => {
     });
     expect(denied.status).toBe(401);
     await using client = await connect(url, "2026-07-28", "cli-secret");
-    const call = client.callTool({ name: "mcp_slow_sleep", arguments: { ms: 1500 } });
+    const call = client.callTool({ name: "slow_sleep", arguments: { ms: 1500 } });
     const readyz = new URL("/readyz", url);
     await until(async () => ((await (await fetch(readyz)).json()) as { inFlight: number }).inFlight > 0);
     child.kill("SIGTERM");
@@ -117,16 +115,111 @@ describe("mcp-bridge serve", () => {
         paths: Record<string, unknown>;
       };
       paths = spec.paths;
-      return "/tools/mcp_normal_add" in paths;
+      return "/tools/normal_add" in paths;
     });
-    expect(paths).toHaveProperty(["/tools/mcp_normal_add"]);
-    const sum = await fetch(`${base}/tools/mcp_normal_add`, {
+    expect(paths).toHaveProperty(["/tools/normal_add"]);
+    const sum = await fetch(`${base}/tools/normal_add`, {
       method: "POST",
       headers: { ...auth, "content-type": "application/json" },
       body: JSON.stringify({ a: 20, b: 22 }),
     });
     expect(await sum.json()).toEqual({ text: "42", isError: false, content: [{ type: "text", text: "42" }] });
   }, 40_000);
+
+  /** The tools `serve --stdio` lists with these extra arguments and this config's settings. */
+  async function servedTools(args: string[], settings?: Record<string, unknown>) {
+    const home = emptyHome();
+    writeFileSync(
+      join(home, "mcp.json"),
+      JSON.stringify({ settings, mcpServers: { normal: stdioEntry("normal") } }),
+    );
+    const client = new Client({ name: "gateway-cli-test", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, "serve", "--stdio", "-c", join(home, "mcp.json"), ...args],
+        env: cliEnv(home),
+        cwd: home,
+        stderr: "pipe",
+      }),
+    );
+    try {
+      return (await client.listTools()).tools;
+    } finally {
+      await client.close();
+    }
+  }
+
+  it("names tools <server>_<tool> with the upstream's own description: hosts prefix per server themselves", async () => {
+    const tools = await servedTools([], { toolNameFormat: "lib_{server}_{tool}" });
+    const add = tools.find((t) => t.name === "normal_add");
+    expect(add).toBeDefined();
+    expect(add?.description).not.toMatch(/\[MCP:/);
+    expect(tools.every((t) => t.name.startsWith("normal_") && t.name.length <= 64)).toBe(true);
+  }, 30_000);
+
+  it("--tool-names and the serveToolNameFormat setting choose other names (the flag wins)", async () => {
+    const bySetting = await servedTools([], { serveToolNameFormat: "{tool}" });
+    expect(bySetting.map((t) => t.name)).toContain("add");
+    const byFlag = await servedTools(["--tool-names", "x_{server}__{tool}"], {
+      serveToolNameFormat: "{tool}",
+    });
+    expect(byFlag.map((t) => t.name)).toContain("x_normal__add");
+    const home = emptyHome();
+    const bad = await runCli(["serve", "--stdio", "--tool-names", "{server}"], {
+      cwd: home,
+      env: cliEnv(home),
+    });
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/--tool-names wants a format containing "\{tool\}"/);
+  }, 60_000);
+
+  it("--stdio forwards an MCP Apps tool as sent and reads its unlisted ui:// resource", async () => {
+    const home = emptyHome();
+    writeFileSync(
+      join(home, "mcp.json"),
+      JSON.stringify({ mcpServers: { up: stdioEntry("returns-scripted") } }),
+    );
+    const client = new Client({ name: "gateway-cli-test", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, "serve", "--stdio", "-c", join(home, "mcp.json")],
+        env: cliEnv(home),
+        cwd: home,
+        stderr: "pipe",
+      }),
+    );
+    try {
+      const app = (await client.listTools()).tools.find((t) => t.name === "up_app");
+      expect(app).toEqual({
+        name: "up_app",
+        title: "An app",
+        description: "A tool with a UI",
+        inputSchema: { type: "object" },
+        _meta: { ui: { resourceUri: "ui://scripted/app.html" }, "vendor.example/key": { kept: true } },
+        icons: [{ src: "https://example.com/app.png", mimeType: "image/png", sizes: ["48x48"] }],
+        execution: { taskSupport: "forbidden" },
+      });
+      const read = await client.readResource({ uri: "ui://scripted/app.html" });
+      expect(read.contents[0]).toMatchObject({
+        mimeType: "text/html;profile=mcp-app",
+        _meta: { ui: { prefersBorder: true } },
+      });
+      const failed = {
+        content: [{ type: "text", text: "no" }],
+        structuredContent: { why: "quota" },
+        isError: true,
+      };
+      await client.callTool({
+        name: "up_script",
+        arguments: { tools: [{ name: "t", inputSchema: { type: "object" } }], result: failed },
+      });
+      expect(await client.callTool({ name: "up_app", arguments: {} })).toEqual(failed);
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
 
   it("refuses to bind beyond loopback without auth", async () => {
     const home = configDir();

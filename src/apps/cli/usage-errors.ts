@@ -209,3 +209,6 @@ export const adminTokenIsClientToken = () =>
   usage(
     "The admin token must differ from every client token: a client holding it would control every server. Choose another admin token.",
   );
+
+export const toolNamesWithoutTool = ({ format }: { format: string }) =>
+  usage(`--tool-names wants a format containing "{tool}" (like "{server}_{tool}"), got ${quoted(format)}.`);

@@ -2,6 +2,13 @@ import type { Server } from "@modelcontextprotocol/server";
 import type { Bridge } from "../../bridge/api.js";
 import type { CompleteRef } from "../../bridge/features/completions.js";
 import type { RequestForwarder } from "./forward.js";
+import {
+  forwardedPrompt,
+  forwardedPromptResult,
+  forwardedRead,
+  forwardedResource,
+  forwardedTemplate,
+} from "./forwarded-listings.js";
 import type { GatewayProfile } from "./profile.js";
 import {
   reachablePrompt,
@@ -52,10 +59,7 @@ export function registerSurface(
     tracker.handle("resources/list", request.params, () =>
       guarded(async () => ({
         resources: [
-          ...(await reachableResources(bridge, profile)).map(({ server: _server, icons, ...resource }) => ({
-            ...resource,
-            icons: icons && [...icons],
-          })),
+          ...(await reachableResources(bridge, profile)).map(forwardedResource),
           // The gateway's own, after the upstream servers' (see upstream-status.ts).
           statusResource,
         ],
@@ -65,9 +69,7 @@ export function registerSurface(
   server.setRequestHandler("resources/templates/list", (request) =>
     tracker.handle("resources/templates/list", request.params, () =>
       guarded(async () => ({
-        resourceTemplates: (await reachableTemplates(bridge, profile)).map(
-          ({ server: _server, icons, ...template }) => ({ ...template, icons: icons && [...icons] }),
-        ),
+        resourceTemplates: (await reachableTemplates(bridge, profile)).map(forwardedTemplate),
       })),
     ),
   );
@@ -81,33 +83,14 @@ export function registerSurface(
         const content = await onServer(forwarder, owner, () =>
           bridge.readResource(uri, { binary: true, server: owner, signal: ctx.mcpReq.signal }),
         );
-        return {
-          contents: content.parts.map((part) =>
-            part.bytes
-              ? {
-                  uri: part.uri,
-                  blob: Buffer.from(part.bytes).toString("base64"),
-                  mimeType: part.mimeType || undefined,
-                }
-              : {
-                  uri: part.uri,
-                  text: part.text ?? "",
-                  mimeType: part.mimeType || undefined,
-                },
-          ),
-        };
+        return forwardedRead(content);
       }),
     ),
   );
   server.setRequestHandler("prompts/list", (request) =>
     tracker.handle("prompts/list", request.params, () =>
       guarded(async () => ({
-        prompts: (await reachablePrompts(bridge, profile)).map((p) => ({
-          name: p.name,
-          arguments: [...p.arguments],
-          title: p.title,
-          description: p.description,
-        })),
+        prompts: (await reachablePrompts(bridge, profile)).map(forwardedPrompt),
       })),
     ),
   );
@@ -119,10 +102,7 @@ export function registerSurface(
         const result = await onServer(forwarder, owner, () =>
           bridge.getPrompt(name, request.params.arguments ?? {}, { signal: ctx.mcpReq.signal }),
         );
-        return {
-          messages: result.messages.map((m) => ({ role: m.role, content: m.content })),
-          description: result.description,
-        };
+        return forwardedPromptResult(result);
       }),
     ),
   );

@@ -12,6 +12,7 @@ import { approximateSize, type UnreadBacklog } from "./backlog.js";
 import type { ClientLimiter } from "./client-limits.js";
 import { type DownstreamCall, FORWARD_TIMEOUT_MS, type RequestForwarder } from "./forward.js";
 import { registerSurface } from "./forwarded-features.js";
+import { forwardedResult, forwardedTool } from "./forwarded-tool.js";
 import { InputRounds } from "./input-rounds.js";
 import { type GatewayProfile, profileAllows } from "./profile.js";
 import type { RequestTracker } from "./request-tracker.js";
@@ -67,17 +68,7 @@ export function gatewayServer(
     bridge.tools().filter((t) => profileAllows(profile, t.server, t.name) && !(admin && isAdminTool(t.name)));
   server.setRequestHandler("tools/list", (request) =>
     tracker.handle("tools/list", request.params, async () => ({
-      tools: [
-        ...visible().map((t) => ({
-          name: t.name,
-          description: t.description,
-          inputSchema: t.inputSchema as { type: "object" },
-          title: t.title,
-          outputSchema: t.outputSchema as { type: "object" } | undefined,
-          annotations: t.annotations,
-        })),
-        ...(admin ? adminTools : []),
-      ],
+      tools: [...visible().map(forwardedTool), ...(admin ? adminTools : [])],
     })),
   );
   server.setRequestHandler("tools/call", (request, ctx) =>
@@ -210,8 +201,10 @@ async function callUpstream(
   try {
     // Upstream progress goes to the downstream client under the token it chose, when it asked for it.
     const token = ctx.mcpReq._meta?.progressToken;
+    // A failure becomes an error result that says what happened and what to do (see forwardedResult).
     const result = await bridge.call(name, args, {
       signal,
+      onError: "result",
       ...(token === undefined
         ? {}
         : {
@@ -224,13 +217,7 @@ async function callUpstream(
             },
           }),
     });
-    return {
-      content: [...result.content],
-      isError: result.isError,
-      ...(result.structuredContent === undefined
-        ? {}
-        : { structuredContent: result.structuredContent as Record<string, unknown> }),
-    };
+    return forwardedResult(result);
   } catch (error) {
     return { content: [{ type: "text" as const, text: `Error: ${errorText(error)}` }], isError: true };
   }

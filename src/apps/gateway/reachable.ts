@@ -5,7 +5,8 @@ import {
   type ResourceTemplateEntry,
   templateMatches,
 } from "../../bridge/features/resources.js";
-import { type GatewayProfile, surfaceAllows } from "./profile.js";
+import { uiResourceOwners } from "./forwarded-tool.js";
+import { type GatewayProfile, profileAllows, surfaceAllows } from "./profile.js";
 import { notReachable, resourceAmbiguous } from "./wire-errors.js";
 
 /**
@@ -57,6 +58,12 @@ export async function resourceOwner(
   if (owners.length === 0) {
     const templates = await reachableTemplates(bridge, profile);
     owners = [...new Set(templates.filter((t) => templateMatches(t.uriTemplate, uri)).map((t) => t.server))];
+  }
+  if (owners.length === 0) {
+    owners = uiResourceOwners(
+      bridge.tools().filter((t) => profileAllows(profile, t.server, t.name)),
+      uri,
+    );
   }
   const [owner, ...others] = owners;
   if (owner === undefined) throw notReachable.resource(uri);

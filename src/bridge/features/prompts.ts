@@ -9,6 +9,7 @@ import {
   toPromptMessages,
 } from "../../results/prompt-messages.js";
 import { definedOnly } from "../../util/defined.js";
+import { keepUpstream } from "../../util/upstream.js";
 import {
   assertOpen,
   type FeatureContext,
@@ -128,9 +129,10 @@ export class PromptCatalog {
       (client, requestOptions) =>
         client.getPrompt({ name: (entry as PromptEntry).prompt, arguments: stringArgs }, requestOptions),
     );
-    return toPromptMessages(entry.server, entry.prompt, result, {
+    const messages = toPromptMessages(entry.server, entry.prompt, result, {
       maxResultChars: options.maxResultChars ?? maxResultCharsOf(this.#context, connection),
     });
+    return keepUpstream(messages, result);
   }
 
   /** The prompt under an exposed name or `server/prompt`, listing servers first when needed. */
@@ -169,7 +171,7 @@ export class PromptCatalog {
   #entryOf(server: string, prompt: string, name: string): PromptEntry | undefined {
     const raw = this.#raw.get(`${server}\0${prompt}`);
     if (!raw) return undefined;
-    return definedOnly({
+    const entry = definedOnly({
       name,
       server,
       prompt,
@@ -178,6 +180,7 @@ export class PromptCatalog {
       arguments: Array.isArray(raw.arguments) ? raw.arguments : [],
       icons: Array.isArray(raw.icons) ? raw.icons : undefined,
     }) as PromptEntry;
+    return keepUpstream(entry, raw);
   }
 
   /** Gives the server's listed prompts their exposed names (again only when the listing changed). */

@@ -13,6 +13,7 @@ import { resourceAmbiguous, resourceNotFound } from "../../errors/index.js";
 import { type ResourceContent, toResourceContent } from "../../results/resource.js";
 import { definedOnly } from "../../util/defined.js";
 import { errorText, textOf } from "../../util/text-of.js";
+import { keepUpstream } from "../../util/upstream.js";
 import {
   assertOpen,
   type FeatureContext,
@@ -134,10 +135,11 @@ export class ResourceCatalog {
       sessionRequestOptions(connection, options),
       (client, requestOptions) => client.readResource({ uri }, requestOptions),
     );
-    return toResourceContent(connection.name, uri, result, {
+    const content = toResourceContent(connection.name, uri, result, {
       maxResultChars: options.maxResultChars ?? maxResultCharsOf(this.#context, connection),
       binary: options.binary === true,
     });
+    return keepUpstream(content, result);
   }
 
   /**
@@ -286,7 +288,7 @@ export function templateMatches(template: string, uri: string): boolean {
 
 /** A listed resource as the host sees it: the fields of the right type, absent ones left out. */
 function resourceEntry(server: string, resource: Resource): ResourceEntry {
-  return definedOnly({
+  const entry = definedOnly({
     server,
     uri: resource.uri,
     name: resource.name,
@@ -296,10 +298,11 @@ function resourceEntry(server: string, resource: Resource): ResourceEntry {
     size: typeof resource.size === "number" ? resource.size : undefined,
     icons: Array.isArray(resource.icons) ? resource.icons : undefined,
   }) as ResourceEntry;
+  return keepUpstream(entry, resource);
 }
 
 function templateEntry(server: string, template: ResourceTemplateType): ResourceTemplateEntry {
-  return definedOnly({
+  const entry = definedOnly({
     server,
     uriTemplate: template.uriTemplate,
     name: template.name,
@@ -308,6 +311,7 @@ function templateEntry(server: string, template: ResourceTemplateType): Resource
     mimeType: stringOr(template.mimeType),
     icons: Array.isArray(template.icons) ? template.icons : undefined,
   }) as ResourceTemplateEntry;
+  return keepUpstream(entry, template);
 }
 
 function stringOr(value: unknown): string | undefined {

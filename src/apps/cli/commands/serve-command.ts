@@ -1,11 +1,36 @@
 import { resolve } from "node:path";
+import type { BridgeOptions } from "../../../bridge/api.js";
+import { servedNameSettings } from "../../gateway/served-names.js";
 import { cliBridgeOptions } from "../bridge-commands.js";
 import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
 import type { Flags, FlagValues } from "../parse-arguments.js";
 import { checkPortFree } from "../port-check.js";
 import { serveLogger } from "../serve-logger.js";
-import { adminTokenEnvUnset, adminTokenIsClientToken, exactlyOneFlag } from "../usage-errors.js";
+import {
+  adminTokenEnvUnset,
+  adminTokenIsClientToken,
+  exactlyOneFlag,
+  toolNamesWithoutTool,
+} from "../usage-errors.js";
+
+/**
+ * The config's `serveToolNameFormat`, read before the bridge starts (the bridge names its tools as it
+ * starts). A config that cannot be read is left for the bridge's start to report.
+ */
+async function configuredServeNames(options: BridgeOptions): Promise<string | undefined> {
+  const { loadConfig } = await import("../../../config/load.js");
+  const loaded = await loadConfig({
+    path: options.config,
+    servers: options.servers,
+    extraServers: options.extraServers,
+    cwd: options.cwd,
+    env: options.env,
+    // Only the settings are wanted: no project server is admitted (nor its values expanded) here.
+    admitProjectServer: () => false,
+  }).catch(() => undefined);
+  return loaded?.settings.serveToolNameFormat;
+}
 
 /** The environment variable holding static bearer tokens (comma-separated) for `serve --http`. */
 export const TOKENS_ENV = "MCP_BRIDGE_GATEWAY_TOKENS";
@@ -50,6 +75,11 @@ const SERVE_FLAGS = {
     value: "DURATION",
     description: "close a 2025-11-25 session after this long without a request (default 30m; 0 never)",
   },
+  "tool-names": {
+    type: "string",
+    value: "FORMAT",
+    description: 'served tool names; {server} and {tool} are replaced (default "{server}_{tool}")',
+  },
   "admin-tools": {
     type: "boolean",
     description:
@@ -82,6 +112,9 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
   const listen = options.http;
   // Before anything starts: a taken port is found now, not after every upstream server started.
   if (listen) await checkPortFree(listen);
+  const toolNames = options["tool-names"];
+  if (toolNames !== undefined && !toolNames.includes("{tool}"))
+    throw toolNamesWithoutTool({ format: toolNames });
   // Loaded once the command line is known to be good: every other command and `--help` skip them.
   const [{ startBridge }, { readAuthFile, tokensFromEnv }, { tokenMatcher }, gateway, { gatewayTelemetry }] =
     await Promise.all([
@@ -116,8 +149,10 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
   // gateway's own terminal is not asked (under --stdio it is the MCP channel itself).
   const forwarder = new RequestForwarder();
   const logged = serveLogger(context.logger, context.global.verbose === true);
+  const bridgeOptions = await cliBridgeOptions(context);
   const bridge = await startBridge({
-    ...(await cliBridgeOptions(context)),
+    ...bridgeOptions,
+    settings: servedNameSettings(toolNames, await configuredServeNames(bridgeOptions)),
     logger: logged.logger,
     onElicitation: forwarder.elicitation,
     onSampling: forwarder.sampling,
