@@ -2,7 +2,7 @@
 // providers for OpenAI-compatible and Anthropic endpoints, and the types a host writes its own
 // provider or event handler with.
 export type { AgentEvent, AgentOptions, ApproveToolCall, TurnResult } from "./agent.js";
-export { Agent, DEFAULT_MAX_STEPS } from "./agent.js";
+export { Agent } from "./agent.js";
 export type {
   AgentMessage,
   AgentToolCall,
@@ -15,5 +15,3 @@ export type {
 export { createAnthropicProvider } from "./providers/anthropic-provider.js";
 export { createOpenAIProvider } from "./providers/openai-provider.js";
 export { chooseProvider, type ProviderChoice, providerFromEnvironment } from "./select-provider.js";
-export type { SseEvent } from "./sse-events.js";
-export { readSse, SseParser } from "./sse-events.js";
