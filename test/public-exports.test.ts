@@ -147,6 +147,7 @@ const PUBLIC_EXPORTS: Record<string, readonly string[]> = {
     "GatewayProfile",
     "GatewayToken",
     "RequestForwarder",
+    "StdioGatewayOptions",
     "StdioWireOptions",
     "serveGatewayStdio",
     "startGateway",

@@ -40,7 +40,7 @@ function serveSession(extra: string[]): Promise<string> {
           jsonrpc: "2.0",
           id: 2,
           method: "tools/call",
-          params: { name: "mcp_logs_chatty", arguments: { tag: "x" } },
+          params: { name: "logs_chatty", arguments: { tag: "x" } },
         });
       }
       // The call answered: end the channel, as a host that quits does.

@@ -27,6 +27,8 @@ const OPTIONAL = [
   "version",
   "forwarder",
   "telemetry",
+  "adminTools",
+  "adminToken",
 ] as const;
 
 function refusal(fn: () => unknown): McpBridgeError {
@@ -57,6 +59,8 @@ describe("resolveGatewayOptions", () => {
       version: packageInfo().version,
       forwarder: undefined,
       telemetry: undefined,
+      adminTools: false,
+      adminToken: undefined,
     });
   });
 

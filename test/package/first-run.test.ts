@@ -30,7 +30,11 @@ describe("first run", () => {
       expect(pkg.scripts[hook], hook).toBeUndefined();
     }
     expect(pkg.scripts.prepack).toContain("npm run build");
-    expect(pkg.scripts.test).toContain("npm run build");
+    // `npm test` builds dist/ with the type check itself: one tsc run over tsconfig.json, which emits.
+    expect(pkg.scripts.test).toContain("tsc -p tsconfig.json");
+    const tsconfig = JSON.parse(readFileSync(join(root, "tsconfig.json"), "utf8")) as { compilerOptions: Record<string, unknown> };
+    expect(tsconfig.compilerOptions.outDir).toBe("dist");
+    expect(tsconfig.compilerOptions.noEmit).toBeUndefined();
   });
 
   it("the command is a file outside dist/ that ships with the package", () => {

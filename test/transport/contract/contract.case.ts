@@ -281,15 +281,15 @@ export function describeContract(transport: ContractTransport): void {
         { server: "contract", level: "info", logger: "chatty", data: `info from ${tag}` },
         { server: "contract", level: "error", logger: "chatty", data: `error from ${tag}` },
       ]);
-      // The logger gets them too, named after the server.
+      // The logger gets them too, named after the server and marked as server logs (serve hides them without -v).
       expect(logged.filter((line) => line.message.endsWith(tag))).toEqual([
         {
           message: `[contract] info from ${tag}`,
-          fields: { server: "contract", level: "info", logger: "chatty" },
+          fields: { server: "contract", level: "info", logger: "chatty", event: "server-log" },
         },
         {
           message: `[contract] error from ${tag}`,
-          fields: { server: "contract", level: "error", logger: "chatty" },
+          fields: { server: "contract", level: "error", logger: "chatty", event: "server-log" },
         },
       ]);
     });
