@@ -140,6 +140,16 @@ describe("architecture", () => {
     }
   });
 
+  it("names each file of src/ once (only the entry points share index.ts)", () => {
+    const byName = new Map<string, string[]>();
+    for (const file of sourceFiles(srcDir)) {
+      const name = file.split(/[\\/]/).pop() ?? "";
+      byName.set(name, [...(byName.get(name) ?? []), relative(srcDir, file)]);
+    }
+    const repeated = [...byName].filter(([name, files]) => name !== "index.ts" && files.length > 1);
+    expect(repeated).toEqual([]);
+  });
+
   it("has a layer rule for every folder of src/", () => {
     const layers = new Set(sourceFiles(srcDir).map(layerOf));
     for (const layer of layers) expect(Object.keys(allowed)).toContain(layer);
@@ -148,7 +158,7 @@ describe("architecture", () => {
   it("keeps the MCP features apart from the bridge runtime: they import only its public types", () => {
     const bridgeDir = join(srcDir, "bridge");
     const featuresDir = join(bridgeDir, "features");
-    const allowedFromBridge = new Set([join(bridgeDir, "types.ts")]);
+    const allowedFromBridge = new Set([join(bridgeDir, "api.ts")]);
     const violations: string[] = [];
     const features = sourceFiles(featuresDir);
     expect(features.length).toBeGreaterThan(0);

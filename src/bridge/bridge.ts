@@ -15,6 +15,7 @@ import type {
   ReloadSummary,
   ToolEntry,
 } from "./api.js";
+import { type BridgeState, createBridgeState } from "./bridge-state.js";
 import { callTool, resolveTarget } from "./calls.js";
 import { invalidStatus, notStartedStatus, requiredServersError } from "./diagnostics.js";
 import type { SurfaceMethods } from "./features/feature-methods.js";
@@ -22,7 +23,6 @@ import { type ResolvedBridgeOptions, resolveBridgeOptions } from "./options.js";
 import { reload, watchConfigFile } from "./reload.js";
 import { installServer, isSelected, openServer, publishTools, toolEntries } from "./server-lifecycle.js";
 import { restartServer } from "./server-restart.js";
-import { type BridgeState, createBridgeState } from "./state.js";
 
 /**
  * Loads the config, connects every enabled server in parallel and resolves once each is connected or

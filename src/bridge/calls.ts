@@ -17,11 +17,11 @@ import type { ToolResult } from "../results/tool-result.js";
 import { loadTokenizer } from "../util/token-count.js";
 import { keepUpstream, upstreamOf } from "../util/upstream.js";
 import type { CallOptions, ToolEntry } from "./api.js";
+import type { BridgeState } from "./bridge-state.js";
 import { unknownToolError } from "./diagnostics.js";
 import { callResourceTool } from "./features/resource-tools.js";
 import { resultPolicy } from "./options.js";
 import type { ServerRecord } from "./server-record.js";
-import type { BridgeState } from "./state.js";
 import { callToolAsTask } from "./tasks.js";
 
 /**

@@ -9,9 +9,9 @@ import type { Logger } from "../util/logger.js";
 import { errorText } from "../util/text-of.js";
 import { waitAtMost } from "../util/wait.js";
 import type { ReloadSummary } from "./api.js";
+import type { BridgeState } from "./bridge-state.js";
 import { installServer, isSelected, openServer, publishTools } from "./server-lifecycle.js";
 import { stillConnecting } from "./server-record.js";
-import type { BridgeState } from "./state.js";
 
 /**
  * `bridge.reload()`: reloads run one after another, so two never replace the same server twice. The

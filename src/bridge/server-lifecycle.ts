@@ -1,8 +1,8 @@
 import type { BridgeSettings, ServerDefinition } from "../config/model.js";
 import type { ToolDefinition } from "../registry/tool-definition.js";
 import type { ToolEntry } from "./api.js";
+import type { BridgeState } from "./bridge-state.js";
 import { ServerRecord } from "./server-record.js";
-import type { BridgeState } from "./state.js";
 import { declaresToolTasks } from "./tasks.js";
 
 /**

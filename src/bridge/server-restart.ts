@@ -2,10 +2,10 @@ import type { ServerDefinition } from "../config/model.js";
 import type { ServerStatus } from "../connection/server-status.js";
 import { bridgeClosed } from "../errors/index.js";
 import { waitAtMost } from "../util/wait.js";
+import type { BridgeState } from "./bridge-state.js";
 import { restartRefusal } from "./diagnostics.js";
 import { installServer, isSelected, openServer } from "./server-lifecycle.js";
 import type { ServerRecord } from "./server-record.js";
-import type { BridgeState } from "./state.js";
 
 /**
  * Servers being restarted. While one is, a call to it waits until its new record is current (the old

@@ -8,6 +8,7 @@ import { TypedEmitter } from "../util/events.js";
 import { SERVER_START_FAILED } from "../util/logger.js";
 import { Semaphore } from "../util/semaphore.js";
 import { errorText } from "../util/text-of.js";
+import { canTransition, StateWaiters } from "./connection-state.js";
 import { incompleteModernError, isIncompleteModernResult } from "./era-fallback.js";
 import * as fail from "./failures.js";
 import { HealthCheck, IdleTimer } from "./health-check.js";
@@ -22,7 +23,6 @@ import { ServerOutput } from "./server-output.js";
 import type { ServerState, ServerStatus } from "./server-status.js";
 import { retireSession, type Session, type ToolListing } from "./session.js";
 import { type OpenerInput, openSession, relistTools, startError } from "./session-opener.js";
-import { canTransition, StateWaiters } from "./state.js";
 import { acquireCallSlot, sendToolCall, ToolIndex } from "./tool-call.js";
 
 export type {

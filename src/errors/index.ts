@@ -3,17 +3,17 @@
  * domain. A throw site picks the factory and passes the facts: `throw serverNotFound({ server,
  * configured })`; it never writes wording, so the same failure reads the same wherever it is raised.
  */
-export * from "./config.js";
-export * from "./connections.js";
-export * from "./error.js";
-export * from "./features.js";
-export * from "./files.js";
-export { errorMessages } from "./messages.js";
-export * from "./requests.js";
-export * from "./rest.js";
-export * from "./sampling.js";
-export * from "./servers.js";
-export * from "./skills.js";
-export * from "./tasks.js";
-export * from "./telemetry.js";
-export * from "./tools.js";
+export * from "./config-errors.js";
+export * from "./connection-errors.js";
+export * from "./error-classes.js";
+export { errorMessages } from "./error-messages.js";
+export * from "./feature-errors.js";
+export * from "./file-errors.js";
+export * from "./request-errors.js";
+export * from "./rest-errors.js";
+export * from "./sampling-errors.js";
+export * from "./server-errors.js";
+export * from "./skill-errors.js";
+export * from "./task-errors.js";
+export * from "./telemetry-errors.js";
+export * from "./tool-errors.js";

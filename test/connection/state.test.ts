@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canTransition } from "../../src/connection/state.js";
+import { canTransition } from "../../src/connection/connection-state.js";
 
 describe("connection state machine", () => {
   it("allows the lifecycle a server goes through", () => {

@@ -1,4 +1,4 @@
-import { modelChoiceMissing } from "../../errors/agent.js";
+import { modelChoiceMissing } from "../../errors/model-errors.js";
 import type { ModelProvider } from "./model-provider.js";
 import { createAnthropicProvider } from "./providers/anthropic-provider.js";
 import { createOpenAIProvider } from "./providers/openai-provider.js";

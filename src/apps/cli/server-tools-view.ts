@@ -1,4 +1,4 @@
-import { serverNotInConfig, serverToolsUnavailable } from "../../errors/cli.js";
+import { serverNotInConfig, serverToolsUnavailable } from "../../errors/cli-errors.js";
 import { didYouMean } from "../../util/suggest.js";
 import { openBridge } from "./bridge-commands.js";
 import type { CommandContext } from "./command-context.js";

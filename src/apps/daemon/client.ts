@@ -1,5 +1,5 @@
 import { request } from "node:http";
-import { daemonAnswered, daemonLost } from "../../errors/daemon.js";
+import { daemonAnswered, daemonLost } from "../../errors/daemon-errors.js";
 import { definedOnly } from "../../util/defined.js";
 import { packageInfo } from "../../util/package-info.js";
 import { DAEMON_SILENCE_MS, type Envelope, type ResponseLine } from "./protocol.js";

@@ -1,10 +1,10 @@
 import { toAnthropicTools } from "../../adapters/anthropic.js";
 import { toOpenAITools } from "../../adapters/openai.js";
 import type { Bridge, Progress } from "../../bridge/api.js";
-import { daemonUnknownServer } from "../../errors/daemon.js";
+import { daemonUnknownServer } from "../../errors/daemon-errors.js";
 import { ToolExecutionError } from "../../errors/index.js";
-import { ownerUnavailable, serverNotFound } from "../../errors/servers.js";
-import { ambiguousToolName, noConnectedTool } from "../../errors/tools.js";
+import { ownerUnavailable, serverNotFound } from "../../errors/server-errors.js";
+import { ambiguousToolName, noConnectedTool } from "../../errors/tool-errors.js";
 import { MIN_SERVER_PART_LENGTH, normalizeServerPart } from "../../registry/naming.js";
 import type { ToolResult } from "../../results/tool-result.js";
 import { suggest } from "../../util/suggest.js";

@@ -1,5 +1,5 @@
 import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
-import { daemonLockChurn } from "../../errors/daemon.js";
+import { daemonLockChurn } from "../../errors/daemon-errors.js";
 
 /** Whether a process with this pid exists (EPERM: it exists but is not ours). */
 export function processAlive(pid: number): boolean {

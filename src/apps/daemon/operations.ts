@@ -1,5 +1,5 @@
 import type { Bridge } from "../../bridge/api.js";
-import { daemonUnknownOperation } from "../../errors/daemon.js";
+import { daemonUnknownOperation } from "../../errors/daemon-errors.js";
 import { callArguments } from "../../util/key-values.js";
 import {
   callDocument,

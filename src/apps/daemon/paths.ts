@@ -1,7 +1,7 @@
 import { lstatSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { daemonFolderUnsafe } from "../../errors/daemon.js";
+import { daemonFolderUnsafe } from "../../errors/daemon-errors.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 

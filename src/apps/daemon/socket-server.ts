@@ -1,7 +1,7 @@
 import { chmodSync, unlinkSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Bridge } from "../../bridge/api.js";
-import { daemonRequestNotJson, daemonRequestTooLarge } from "../../errors/daemon.js";
+import { daemonRequestNotJson, daemonRequestTooLarge } from "../../errors/daemon-errors.js";
 import { ErrorCode, isMcpBridgeError } from "../../errors/index.js";
 import type { Logger } from "../../util/logger.js";
 import { errorText } from "../../util/text-of.js";

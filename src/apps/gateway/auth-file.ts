@@ -6,7 +6,7 @@ import {
   authFileRepeatedName,
   authFileTokenWithoutValue,
   authFileUnreadable,
-} from "../../errors/gateway.js";
+} from "../../errors/gateway-errors.js";
 import { errorText } from "../../util/text-of.js";
 import type { GatewayOAuth } from "./jwt-auth.js";
 import type { GatewayToken } from "./static-tokens.js";

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from "node:stream";
 import type { Bridge } from "../../bridge/api.js";
-import { gatewayNeedsAuth, gatewayOptionInvalid } from "../../errors/gateway.js";
+import { gatewayNeedsAuth, gatewayOptionInvalid } from "../../errors/gateway-errors.js";
 import type { Telemetry } from "../../telemetry/create-telemetry.js";
 import { packageInfo } from "../../util/package-info.js";
 import type { GatewayLimits } from "./client-limits.js";

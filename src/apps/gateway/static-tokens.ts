@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { duplicateGatewayToken } from "../../errors/gateway.js";
+import { duplicateGatewayToken } from "../../errors/gateway-errors.js";
 import { authorizationCredential } from "../../util/authorization.js";
 import type { GatewayProfile } from "./profile.js";
 

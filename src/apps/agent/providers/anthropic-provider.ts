@@ -1,5 +1,5 @@
 import { toAnthropicTools } from "../../../adapters/anthropic.js";
-import { modelReportedError, modelStreamIncomplete } from "../../../errors/agent.js";
+import { modelReportedError, modelStreamIncomplete } from "../../../errors/model-errors.js";
 import type {
   AgentMessage,
   ModelEvent,

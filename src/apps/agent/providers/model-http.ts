@@ -1,11 +1,11 @@
+import { McpBridgeError, modelRequestCancelled } from "../../../errors/index.js";
 import {
   modelEventMalformed,
   modelHttpError,
   modelNoBody,
   modelStreamBroken,
   modelUnreachable,
-} from "../../../errors/agent.js";
-import { McpBridgeError, modelRequestCancelled } from "../../../errors/index.js";
+} from "../../../errors/model-errors.js";
 import { readSse, type SseEvent } from "../sse-events.js";
 
 /**

@@ -1,5 +1,5 @@
 import { toOpenAITools } from "../../../adapters/openai.js";
-import { modelReportedError, modelStreamIncomplete } from "../../../errors/agent.js";
+import { modelReportedError, modelStreamIncomplete } from "../../../errors/model-errors.js";
 import type {
   AgentMessage,
   AgentToolCall,

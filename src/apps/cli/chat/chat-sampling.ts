@@ -1,5 +1,5 @@
 import type { SamplingHandler, SamplingRequest, SamplingResult } from "../../../bridge/features/sampling.js";
-import { samplingDeclined, samplingUnanswered } from "../../../errors/cli.js";
+import { samplingDeclined, samplingUnanswered } from "../../../errors/cli-errors.js";
 import { textOf } from "../../../util/text-of.js";
 import type { AgentMessage, ModelProvider } from "../../agent/model-provider.js";
 import { shorten } from "../output.js";

@@ -5,7 +5,7 @@ import { addServer, editFormatOf, notEditable, removeServer } from "../../../con
 import { loadConfig } from "../../../config/load.js";
 import { configSearchPaths } from "../../../config/search-paths.js";
 import { dialectOf, serverEntry } from "../../../config/server-entry.js";
-import { noConfigFileFor, serverNotInConfig } from "../../../errors/cli.js";
+import { noConfigFileFor, serverNotInConfig } from "../../../errors/cli-errors.js";
 import { withFileLock } from "../../../util/file-lock.js";
 import { replaceFileAtomic, writeFileExclusive } from "../../../util/private-path.js";
 import { redactUrl } from "../../../util/redact.js";

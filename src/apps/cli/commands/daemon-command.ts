@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync, unlinkSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { daemonDidNotStart, noConfigFileFor } from "../../../errors/cli.js";
+import { daemonDidNotStart, noConfigFileFor } from "../../../errors/cli-errors.js";
 import { parseDuration } from "../../../util/duration.js";
 import { daemonRequest, NoDaemon, PACKAGE_VERSION } from "../../daemon/client.js";
 import { acquirePidLock, processAlive, releasePidLock } from "../../daemon/lock.js";

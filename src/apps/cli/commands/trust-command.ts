@@ -9,7 +9,7 @@ import {
   projectServerRequests,
   TrustStore,
 } from "../../../config/trust.js";
-import { projectNotTrusted } from "../../../errors/cli.js";
+import { projectNotTrusted } from "../../../errors/cli-errors.js";
 import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
 import { writeJson } from "../output.js";

@@ -6,7 +6,7 @@ import {
   restResourceAmbiguous,
   restResourceNotFound,
   restToolNotFound,
-} from "../../../errors/rest.js";
+} from "../../../errors/rest-errors.js";
 import type { ToolResult } from "../../../results/tool-result.js";
 import { definedOnly } from "../../../util/defined.js";
 import { identityOf } from "../authenticate.js";

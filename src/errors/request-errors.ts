@@ -3,7 +3,7 @@
  * the server, the MCP method and the item. `redact` (default: none) is applied to the method and
  * item where the message quotes them; the error's `item` field keeps the item as given.
  */
-import { AbortError, ErrorCode, ServerCrashedError, ServerRequestError } from "./error.js";
+import { AbortError, ErrorCode, ServerCrashedError, ServerRequestError } from "./error-classes.js";
 
 export interface RequestFields {
   server: string;

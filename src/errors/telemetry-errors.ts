@@ -1,5 +1,5 @@
 /** Telemetry: the Prometheus endpoint could not be set up. */
-import { ErrorCode, McpBridgeError } from "./error.js";
+import { ErrorCode, McpBridgeError } from "./error-classes.js";
 
 /** `packages` is the npm install line; `detail` why the import failed. */
 export function metricsPackagesMissing(fields: {

@@ -12,7 +12,7 @@ import {
   ToolExecutionError,
   ToolNotFoundError,
   ToolTimeoutError,
-} from "./error.js";
+} from "./error-classes.js";
 
 /** Longest piece of a model-sent name quoted back: a hostile name must not flood a transcript. */
 const NAME_QUOTE = 200;

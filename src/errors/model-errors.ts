@@ -2,7 +2,7 @@
  * The agent's model endpoint (OpenAI-compatible Chat Completions, Anthropic Messages): unreachable,
  * an HTTP error, a broken or malformed stream, an error event; and choosing a model (USAGE).
  */
-import { ErrorCode, McpBridgeError } from "./error.js";
+import { ErrorCode, McpBridgeError } from "./error-classes.js";
 
 const modelRequest = (message: string, cause?: unknown) =>
   new McpBridgeError(ErrorCode.ModelRequest, message, { cause });

@@ -3,7 +3,7 @@
  * daemon that did not start, project servers not approved without a terminal, a config file missing
  * for an edit or a daemon, a server missing from the config, a sampling request not answered.
  */
-import { ConfigError, ErrorCode, McpBridgeError, ServerConnectionError } from "./error.js";
+import { ConfigError, ErrorCode, McpBridgeError, ServerConnectionError } from "./error-classes.js";
 
 export const daemonDidNotStart = ({ config, log, tail }: { config: string; log: string; tail: string }) =>
   new McpBridgeError(

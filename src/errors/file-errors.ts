@@ -1,5 +1,5 @@
 /** Files mcp-bridge writes: a lock held too long, a path that is not safe to use. */
-import { ErrorCode, McpBridgeError } from "./error.js";
+import { ErrorCode, McpBridgeError } from "./error-classes.js";
 
 /** `holder` says who holds the lock ("process 123 (mcp-bridge daemon)", "another process"). */
 export function lockTimeout(fields: { path: string; timeoutMs: number; holder: string }): McpBridgeError {

@@ -9,7 +9,7 @@ import {
   McpBridgeError,
   ServerConnectionError,
   ToolNotFoundError,
-} from "./error.js";
+} from "./error-classes.js";
 
 export function restRouteNotFound(fields: { path: string }): McpBridgeError {
   return new McpBridgeError(

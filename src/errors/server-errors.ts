@@ -3,7 +3,7 @@
  * restarted, or required and down. Each factory returns the complete error; the wording lives here
  * only. Text from a server or the config is already redacted by the caller.
  */
-import { ErrorCode, McpBridgeError, ServerConnectionError, ServerCrashedError } from "./error.js";
+import { ErrorCode, McpBridgeError, ServerConnectionError, ServerCrashedError } from "./error-classes.js";
 
 function serverList(configured: readonly string[]): string {
   return configured.length ? configured.join(", ") : "none";

@@ -2,7 +2,7 @@
  * Model requests: a server's sampling request answered through an OpenAI-compatible endpoint, and
  * the agent's own model requests and turns cancelled by the person.
  */
-import { AbortError, ErrorCode, McpBridgeError } from "./error.js";
+import { AbortError, ErrorCode, McpBridgeError } from "./error-classes.js";
 
 export function samplingNoModel(fields: { server: string }): McpBridgeError {
   const { server } = fields;

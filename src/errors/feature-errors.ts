@@ -1,5 +1,5 @@
-import { InvalidArgumentsError, type SkillVerificationError } from "./error.js";
-import { skillVerification } from "./skills.js";
+import { InvalidArgumentsError, type SkillVerificationError } from "./error-classes.js";
+import { skillVerification } from "./skill-errors.js";
 
 /** The MCP features' own situations beyond the shared request, resource, prompt and skill factories. */
 

@@ -3,7 +3,7 @@
  * or was aborted (the task is then cancelled on the server), a session that ended between two polls,
  * and any other failure of the task's requests. Each names the task when the server created one.
  */
-import { AbortError, ServerCrashedError, ToolExecutionError, ToolTimeoutError } from "./error.js";
+import { AbortError, ServerCrashedError, ToolExecutionError, ToolTimeoutError } from "./error-classes.js";
 
 function taskPart(taskId: string | undefined): string {
   return taskId === undefined ? "" : ` (task ${taskId})`;

@@ -1,5 +1,5 @@
 /** Config files and settings: not found, unparsable, invalid, not editable. */
-import { ConfigError, ErrorCode } from "./error.js";
+import { ConfigError, ErrorCode } from "./error-classes.js";
 
 /** `origin` "env": the path came from MCP_BRIDGE_CONFIG; otherwise it was given as the config file. */
 export function configNotFound(fields: { file: string; origin?: string | undefined }): ConfigError {

@@ -4,7 +4,7 @@
  * `at` is " at <redacted url>" for remote servers ("" for stdio); `stderrHint` is the already
  * redacted tail of the server's stderr ("" when there is none); `detail` is redacted error text.
  */
-import { ErrorCode, ServerConnectionError, ServerCrashedError } from "./error.js";
+import { ErrorCode, ServerConnectionError, ServerCrashedError } from "./error-classes.js";
 
 interface StartFields {
   server: string;

@@ -4,13 +4,13 @@
  * error instead (`throw serverNotFound({ server, configured })`).
  * @deprecated Use the factories exported beside it.
  */
-import * as files from "./files.js";
-import * as requests from "./requests.js";
-import * as sampling from "./sampling.js";
-import * as servers from "./servers.js";
-import * as skills from "./skills.js";
-import type { PendingServer } from "./tools.js";
-import * as tools from "./tools.js";
+import * as files from "./file-errors.js";
+import * as requests from "./request-errors.js";
+import * as sampling from "./sampling-errors.js";
+import * as servers from "./server-errors.js";
+import * as skills from "./skill-errors.js";
+import type { PendingServer } from "./tool-errors.js";
+import * as tools from "./tool-errors.js";
 
 function near(hint: string): string | undefined {
   return /did you mean "(.*)"\?$/.exec(hint)?.[1];

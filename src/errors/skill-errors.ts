@@ -1,5 +1,5 @@
 /** Skills (SEP-2640): a name no server lists, a name several list, a file that fails verification. */
-import { ErrorCode, McpBridgeError, SkillVerificationError } from "./error.js";
+import { ErrorCode, McpBridgeError, SkillVerificationError } from "./error-classes.js";
 
 /** `listed` are the names shown to help (the first 20 are quoted). */
 export function skillNotFound(fields: {
