@@ -1,12 +1,11 @@
-import { homedir } from "node:os";
-
 export interface ExpansionContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** `${workspaceFolder}`: the project directory of the config file. */
   readonly workspaceFolder?: string;
   /** `${configDir}`: the directory of the config file. */
   readonly configDir?: string;
-  readonly homeDir?: string;
+  /** `~/` and `${userHome}`: the home folder (resolved once by the config entry, see locations.ts). */
+  readonly homeDir: string;
   /** Answers to VS Code `${input:id}` prompts, by id (asked for before loading; kept in memory only). */
   readonly inputs?: Readonly<Record<string, string>>;
 }
@@ -44,7 +43,7 @@ export function expand(
     }
     if (inner === "workspaceFolder" && context.workspaceFolder !== undefined) return context.workspaceFolder;
     if (inner === "configDir" && context.configDir !== undefined) return context.configDir;
-    if (inner === "userHome") return context.homeDir ?? homedir();
+    if (inner === "userHome") return context.homeDir;
     const name = inner.startsWith("env:") ? inner.slice(4) : inner;
     const separator = name.indexOf(":-");
     const variable = separator >= 0 ? name.slice(0, separator) : name;
@@ -60,6 +59,6 @@ export function expand(
     return whole;
   });
   if (failure) return failure;
-  if (result === "~" || result.startsWith("~/")) result = (context.homeDir ?? homedir()) + result.slice(1);
+  if (result === "~" || result.startsWith("~/")) result = context.homeDir + result.slice(1);
   return { ok: true, value: result };
 }

@@ -1,10 +1,15 @@
 import * as z from "zod";
 import { parseDuration } from "../util/duration.js";
+import { DEFAULT_SETTINGS } from "./defaults.js";
 import { IMPORT_SOURCES, type ImportSourceName } from "./model.js";
 import { EntryProblem } from "./problem.js";
 import { CLIENT_FEATURES, durationSchema, STRUCTURED } from "./structured.js";
 
 export { STRUCTURED } from "./structured.js";
+
+/** A default as the docs show it, read from the defaults table so the two cannot drift apart. */
+const seconds = (ms: number) => `${ms / 1000} s`;
+const { startupTimeoutMs, callTimeoutMs, healthCheckIntervalMs, maxResultChars } = DEFAULT_SETTINGS;
 
 /**
  * Every scalar config key, described once: its canonical name, the spellings other hosts write (Codex
@@ -162,14 +167,14 @@ export const SERVER_FIELDS = {
     name: "startupTimeout",
     aliases: ["startup_timeout", "startup_timeout_sec", "startup_timeout_ms"],
     kind: "timeout",
-    default: "the `startupTimeout` setting (30 s)",
+    default: `the \`startupTimeout\` setting (${seconds(startupTimeoutMs)})`,
     doc: "bounds the whole start: spawn, handshake, the SSE `endpoint` event and every `tools/list` page (at most 500; a cursor that repeats fails the server); `close()` ends a start at once",
   }),
   callTimeout: field({
     name: "callTimeout",
     aliases: ["call_timeout", "timeout", "tool_timeout_sec", "tool_timeout_ms"],
     kind: "timeout",
-    default: "the `callTimeout` setting (60 s)",
+    default: `the \`callTimeout\` setting (${seconds(callTimeoutMs)})`,
     doc: "one tool call, from request to result",
   }),
   idleTimeout: field({
@@ -183,7 +188,7 @@ export const SERVER_FIELDS = {
     name: "maxResultChars",
     aliases: ["max_result_chars"],
     kind: "positiveInt",
-    default: "the `maxResultChars` setting (5000)",
+    default: `the \`maxResultChars\` setting (${maxResultChars})`,
     doc: "result text is cut at this many characters",
   }),
   maxResultTokens: field({
@@ -204,7 +209,7 @@ export const SERVER_FIELDS = {
     name: "healthCheckInterval",
     aliases: ["health_check_interval"],
     kind: "duration",
-    default: "the setting (30 s)",
+    default: `the setting (${seconds(healthCheckIntervalMs)})`,
     doc: "`ping` period; 0 turns it off",
   }),
   negotiation: field({
@@ -265,14 +270,14 @@ export const SETTINGS_FIELDS = {
     name: "toolNameFormat",
     aliases: ["tool_name_format"],
     kind: "toolNameFormat",
-    default: "`mcp_{server}_{tool}`",
+    default: `\`${DEFAULT_SETTINGS.toolNameFormat}\``,
     doc: "exposed tool names; `{server}` and `{tool}` are replaced",
   }),
   descriptionPrefix: field({
     name: "descriptionPrefix",
     aliases: ["description_prefix"],
     kind: "descriptionPrefix",
-    default: "`[MCP:{server}] `",
+    default: `\`${DEFAULT_SETTINGS.descriptionPrefix}\``,
     doc: 'put before each tool description; `""` or false turns it off',
   }),
   serveToolNameFormat: field({
@@ -286,7 +291,7 @@ export const SETTINGS_FIELDS = {
     name: "maxResultChars",
     aliases: ["max_result_chars"],
     kind: "positiveInt",
-    default: "5000",
+    default: String(maxResultChars),
     doc: "result text is cut at this many characters",
   }),
   maxResultTokens: field({
@@ -328,21 +333,21 @@ export const SETTINGS_FIELDS = {
     name: "startupTimeout",
     aliases: ["startup_timeout"],
     kind: "timeout",
-    default: "30 s",
+    default: seconds(startupTimeoutMs),
     doc: "default `startupTimeout` of every server",
   }),
   callTimeout: field({
     name: "callTimeout",
     aliases: ["call_timeout", "timeout"],
     kind: "timeout",
-    default: "60 s",
+    default: seconds(callTimeoutMs),
     doc: "default `callTimeout` of every server",
   }),
   healthCheckInterval: field({
     name: "healthCheckInterval",
     aliases: ["health_check_interval"],
     kind: "duration",
-    default: "30 s",
+    default: seconds(healthCheckIntervalMs),
     doc: "default `ping` period of every server (one that stops answering is restarted)",
   }),
   autoReload: field({

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../errors/index.js";
+import { type LocationOptions, type Locations, resolveLocations } from "./locations.js";
 import type {
   AdmitProjectServer,
   BridgeSettings,
@@ -16,10 +17,8 @@ import { vscodeUserConfig } from "./search-paths.js";
 export { vscodeUserConfig };
 
 export interface ImportOptions {
-  readonly cwd: string;
-  readonly homeDir: string;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly platform?: NodeJS.Platform;
+  /** Resolved once by the public entry (`loadConfig`, `importServers`). */
+  readonly where: Locations;
   /** Asked before a server of a project-level file is expanded (see LoadConfigOptions). */
   readonly admitProjectServer?: AdmitProjectServer;
   /** The importing config's settings (server defaults such as `callTimeout` apply to imported servers too). */
@@ -34,9 +33,10 @@ export interface ImportResult {
   readonly files: string[];
 }
 
-/** VS Code's user-level `mcp.json` (beside its settings.json) on this platform. */
+/** What `importServers` takes: the import options with its locations unresolved (each defaults to the process's). */
+export interface ImportServersOptions extends LocationOptions, Omit<ImportOptions, "where"> {}
 
-function claudeDesktopConfig(home: string, env: ImportOptions["env"], platform: NodeJS.Platform): string {
+function claudeDesktopConfig(home: string, env: Locations["env"], platform: NodeJS.Platform): string {
   if (platform === "darwin")
     return join(home, "Library", "Application Support", "Claude", "claude_desktop_config.json");
   if (platform === "win32")
@@ -45,22 +45,22 @@ function claudeDesktopConfig(home: string, env: ImportOptions["env"], platform: 
 }
 
 /** Where each host keeps its MCP config on this machine, project files first. */
-const LOCATIONS: Record<ImportSourceName, (o: ImportOptions, platform: NodeJS.Platform) => string[]> = {
-  "claude-code": ({ cwd, homeDir }) => [join(cwd, ".mcp.json"), join(homeDir, ".claude.json")],
-  "claude-desktop": ({ homeDir, env }, platform) => [claudeDesktopConfig(homeDir, env, platform)],
-  cursor: ({ cwd, homeDir }) => [join(cwd, ".cursor", "mcp.json"), join(homeDir, ".cursor", "mcp.json")],
-  vscode: ({ cwd, homeDir, env }, platform) => [
+const LOCATIONS: Record<ImportSourceName, (where: Locations) => string[]> = {
+  "claude-code": ({ cwd, home }) => [join(cwd, ".mcp.json"), join(home, ".claude.json")],
+  "claude-desktop": ({ home, env, platform }) => [claudeDesktopConfig(home, env, platform)],
+  cursor: ({ cwd, home }) => [join(cwd, ".cursor", "mcp.json"), join(home, ".cursor", "mcp.json")],
+  vscode: ({ cwd, home, env, platform }) => [
     join(cwd, ".vscode", "mcp.json"),
-    vscodeUserConfig(homeDir, env, platform),
+    vscodeUserConfig(home, env, platform),
   ],
-  codex: ({ cwd, homeDir, env }) => [
+  codex: ({ cwd, home, env }) => [
     join(cwd, ".codex", "config.toml"),
-    join(env.CODEX_HOME || join(homeDir, ".codex"), "config.toml"),
+    join(env.CODEX_HOME || join(home, ".codex"), "config.toml"),
   ],
 };
 
-export function importLocations(source: ImportSourceName, options: ImportOptions): string[] {
-  return LOCATIONS[source](options, options.platform ?? process.platform);
+export function importLocations(source: ImportSourceName, where: Locations): string[] {
+  return LOCATIONS[source](where);
 }
 
 /**
@@ -68,7 +68,19 @@ export function importLocations(source: ImportSourceName, options: ImportOptions
  * maps are read (top level, then the project entry of the working directory), never its other keys.
  * A server found in a project file wins over the same name in a user file.
  */
-export async function importServers(source: ImportSourceName, options: ImportOptions): Promise<ImportResult> {
+export async function importServers(
+  source: ImportSourceName,
+  options: ImportServersOptions = {},
+): Promise<ImportResult> {
+  const { admitProjectServer, settings } = options;
+  return importServersIn(source, { where: resolveLocations(options), admitProjectServer, settings });
+}
+
+/** `importServers` in resolved locations (what `loadConfig` calls for its `imports`). */
+export async function importServersIn(
+  source: ImportSourceName,
+  options: ImportOptions,
+): Promise<ImportResult> {
   if (source === "claude-code") return claudeCodeServers(options);
   const servers: ServerDefinition[] = [];
   const warnings: ConfigWarning[] = [];
@@ -77,15 +89,15 @@ export async function importServers(source: ImportSourceName, options: ImportOpt
   const add = (found: ServerDefinition[]) => {
     for (const server of found) if (!servers.some((s) => s.name === server.name)) servers.push(server);
   };
-  for (const file of importLocations(source, options)) {
+  for (const file of importLocations(source, options.where)) {
     if (!existsSync(file)) continue;
     files.push(file);
     try {
       const text = readFileSync(file, "utf8");
-      const project = options.admitProjectServer && isProjectFile(file, options);
+      const project = options.admitProjectServer && isProjectFile(file, options.where);
       const expansion = {
-        env: options.env,
-        homeDir: options.homeDir,
+        env: options.where.env,
+        homeDir: options.where.home,
         readFile: (path: string) => readFileSync(path, "utf8"),
         settings: options.settings,
         ...(project ? { admit: options.admitProjectServer } : {}),
@@ -120,7 +132,7 @@ export function claudeCodeServers(options: ImportOptions): ImportResult {
   const warnings: ConfigWarning[] = [];
   const skipped: SkippedServer[] = [];
   const files: string[] = [];
-  const [projectFile, userFile] = importLocations("claude-code", options) as [string, string];
+  const [projectFile, userFile] = importLocations("claude-code", options.where) as [string, string];
   const readFile = (path: string) => readFileSync(path, "utf8");
   let user: Record<string, unknown> | undefined;
   if (existsSync(userFile)) {
@@ -137,7 +149,7 @@ export function claudeCodeServers(options: ImportOptions): ImportResult {
     }
   }
   const scopes: { file: string; map: () => unknown; project: boolean }[] = [
-    { file: userFile, map: () => user && claudeScope(user, options.cwd), project: false },
+    { file: userFile, map: () => user && claudeScope(user, options.where.cwd), project: false },
     { file: projectFile, map: () => readProjectFile(projectFile, files, warnings), project: true },
     { file: userFile, map: () => user && claudeScope(user, undefined), project: false },
   ];
@@ -145,17 +157,17 @@ export function claudeCodeServers(options: ImportOptions): ImportResult {
     const map = scope.map();
     if (!map || typeof map !== "object" || Array.isArray(map)) continue;
     const fresh = Object.entries(map).filter(([name]) => !servers.some((server) => server.name === name));
-    const admit = scope.project && options.admitProjectServer && isProjectFile(scope.file, options);
+    const admit = scope.project && options.admitProjectServer && isProjectFile(scope.file, options.where);
     const parsed = normalizeDocument(
       { mcpServers: Object.fromEntries(fresh) },
       {
-        env: options.env,
-        homeDir: options.homeDir,
+        env: options.where.env,
+        homeDir: options.where.home,
         readFile,
         settings: options.settings,
         file: scope.file,
-        configDir: options.cwd,
-        workspaceFolder: options.cwd,
+        configDir: options.where.cwd,
+        workspaceFolder: options.where.cwd,
         ...(admit ? { admit: options.admitProjectServer } : {}),
       },
     );

@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { basename } from "node:path";
 import { configNotFound } from "../errors/index.js";
 import { omitUndefined } from "../util/defined.js";
 import { DEFAULT_SETTINGS } from "./defaults.js";
-import { claudeCodeServers, importLocations, importServers } from "./imports.js";
+import { claudeCodeServers, importLocations, importServersIn } from "./imports.js";
 import { type ResolveInput, resolveInputs } from "./inputs.js";
+import { type LocationOptions, resolveLocations } from "./locations.js";
 import {
   type AdmitProjectServer,
   type BridgeSettings,
@@ -18,10 +18,10 @@ import {
 } from "./model.js";
 import { normalizeDocument, normalizeFile, parseDocument } from "./parse.js";
 import { isProjectFile } from "./project.js";
-import { configSearchPaths, type SearchPath } from "./search-paths.js";
+import { type SearchPath, searchPathsIn } from "./search-paths.js";
 import { normalizeCodeSettings, type SettingsInput } from "./settings.js";
 
-export interface LoadConfigOptions {
+export interface LoadConfigOptions extends LocationOptions {
   /** A config file named by the user (`--config`, the `config` option). */
   readonly path?: string;
   /** Servers given in code, in `mcpServers` shape: used instead of any file. */
@@ -36,10 +36,6 @@ export interface LoadConfigOptions {
    * resolved `callTimeoutMs: 1500`) and applied to every server; a bad one throws CONFIG_INVALID.
    */
   readonly settings?: SettingsInput;
-  readonly cwd?: string;
-  readonly env?: Readonly<Record<string, string | undefined>>;
-  readonly homeDir?: string;
-  readonly platform?: NodeJS.Platform;
   /**
    * Asked for each server of a project-level file (found in the working directory, not named by
    * `path`/`$MCP_BRIDGE_CONFIG`/`servers`) before its `${VAR}`s are expanded; a refused server is left
@@ -64,15 +60,9 @@ export { configSearchPaths, type SearchPath } from "./search-paths.js";
 export function hostConfigsFound(
   options: LoadConfigOptions = {},
 ): { source: ImportSourceName; file: string }[] {
-  const env = options.env ?? process.env;
-  const located = {
-    cwd: options.cwd ?? process.cwd(),
-    homeDir: options.homeDir ?? env.HOME ?? homedir(),
-    env,
-    ...(options.platform ? { platform: options.platform } : {}),
-  };
+  const where = resolveLocations(options);
   return IMPORT_SOURCES.flatMap((source) =>
-    importLocations(source, located)
+    importLocations(source, where)
       .filter((file) => existsSync(file))
       .map((file) => ({ source, file })),
   );
@@ -80,13 +70,12 @@ export function hostConfigsFound(
 
 /** Loads, expands and validates the config; the only module that reads config files. */
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<ResolvedConfig> {
-  const env = options.env ?? process.env;
-  const cwd = options.cwd ?? process.cwd();
-  const homeDir = options.homeDir ?? env.HOME ?? homedir();
+  const where = resolveLocations(options);
+  const { env, cwd } = where;
   const readFile = (path: string) => readFileSync(path, "utf8");
-  const expansion = { env, homeDir, readFile };
+  const expansion = { env, homeDir: where.home, readFile };
   const admitFor = (file: string): { admit?: AdmitProjectServer } =>
-    options.admitProjectServer && isProjectFile(file, { cwd, env, homeDir })
+    options.admitProjectServer && isProjectFile(file, where)
       ? { admit: onceEach(options.admitProjectServer) }
       : {};
   let servers: ServerDefinition[] = [];
@@ -109,20 +98,18 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
     ({ servers, settings, warnings, skipped } = parsed);
     format = "object";
   } else {
-    const chosen = configSearchPaths(options).find((candidate) => candidate.used);
+    const chosen = searchPathsIn(options.path, where).find((candidate) => candidate.used);
     if (chosen && !chosen.exists) {
       throw configNotFound({ file: chosen.path, origin: chosen.origin });
     }
     if (chosen && isClaudeCode(chosen)) {
       // Claude Code merges ~/.claude.json's scopes with the project .mcp.json: load what it shows here.
       file = chosen.path;
+      const admit = options.admitProjectServer;
       ({ servers, warnings, skipped } = claudeCodeServers({
-        cwd,
-        homeDir,
-        env,
+        where,
         settings,
-        ...(options.platform ? { platform: options.platform } : {}),
-        ...(options.admitProjectServer ? { admitProjectServer: onceEach(options.admitProjectServer) } : {}),
+        admitProjectServer: admit ? onceEach(admit) : undefined,
       }));
       format = "mcpServers-json";
     } else if (chosen) {
@@ -159,13 +146,10 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
   // Where each name was first defined, so a clash names both real sources.
   const sourceOf = new Map(servers.map((server) => [server.name, file ?? "the servers given in code"]));
   for (const source of resolvedSettings.imports) {
-    const imported = await importServers(source, {
-      cwd,
-      homeDir,
-      env,
+    const imported = await importServersIn(source, {
+      where,
       settings,
-      ...(options.platform ? { platform: options.platform } : {}),
-      ...(options.admitProjectServer ? { admitProjectServer: options.admitProjectServer } : {}),
+      admitProjectServer: options.admitProjectServer,
     });
     warnings.push(...imported.warnings);
     skipped.push(...imported.skipped.filter((entry) => !sourceOf.has(entry.name)));

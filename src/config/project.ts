@@ -1,11 +1,8 @@
-import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
 
-export interface ProjectContext {
-  readonly cwd: string;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly homeDir?: string;
-}
+import type { Locations } from "./locations.js";
+
+export type ProjectContext = Pick<Locations, "cwd" | "env" | "home">;
 
 const inside = (folder: string, file: string) => {
   const path = relative(resolve(folder), resolve(file));
@@ -20,7 +17,7 @@ const inside = (folder: string, file: string) => {
  */
 export function isProjectFile(file: string, context: ProjectContext): boolean {
   if (!inside(context.cwd, file)) return false;
-  const home = context.homeDir ?? context.env.HOME ?? homedir();
+  const { home } = context;
   const userPlaces = [
     context.env.XDG_CONFIG_HOME || join(home, ".config"),
     join(home, ".claude.json"),

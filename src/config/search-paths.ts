@@ -1,17 +1,13 @@
 import { existsSync } from "node:fs";
-import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { type LocationOptions, type Locations, resolveLocations } from "./locations.js";
 
 /**
  * Where configs are looked for, with no import beyond node's own: the CLI's daemon path decides from
  * this which daemon to talk to before anything heavy is loaded.
  */
-export interface SearchOptions {
+export interface SearchOptions extends LocationOptions {
   readonly path?: string;
-  readonly cwd?: string;
-  readonly env?: Readonly<Record<string, string | undefined>>;
-  readonly homeDir?: string;
-  readonly platform?: NodeJS.Platform;
 }
 
 export function vscodeUserConfig(
@@ -43,21 +39,23 @@ export interface SearchPath {
  * A file named by 1 or 2 that does not exist is an error; the locations of 3 and 4 are skipped silently.
  */
 export function configSearchPaths(options: SearchOptions = {}): SearchPath[] {
-  const env = options.env ?? process.env;
-  const cwd = options.cwd ?? process.cwd();
-  const home = options.homeDir ?? env.HOME ?? homedir();
+  return searchPathsIn(options.path, resolveLocations(options));
+}
+
+/** The search order of `configSearchPaths` for a `path` option (or none) in resolved locations. */
+export function searchPathsIn(
+  path: string | undefined,
+  { env, cwd, home, platform }: Locations,
+): SearchPath[] {
   const configHome = env.XDG_CONFIG_HOME || join(home, ".config");
   const candidates: { path: string; origin: SearchPath["origin"] }[] = [];
   if (env.MCP_BRIDGE_CONFIG) candidates.push({ path: resolve(cwd, env.MCP_BRIDGE_CONFIG), origin: "env" });
-  if (options.path) candidates.push({ path: resolve(cwd, options.path), origin: "option" });
+  if (path) candidates.push({ path: resolve(cwd, path), origin: "option" });
   for (const name of ["mcp.json", "mcp.toml", ".mcp.json", join(".vscode", "mcp.json")])
     candidates.push({ path: join(cwd, name), origin: "cwd" });
   for (const name of ["mcp.json", "mcp.toml"])
     candidates.push({ path: join(configHome, "mcp-bridge", name), origin: "user" });
-  candidates.push({
-    path: vscodeUserConfig(home, env, options.platform ?? process.platform),
-    origin: "user",
-  });
+  candidates.push({ path: vscodeUserConfig(home, env, platform), origin: "user" });
   let usedIndex = -1;
   const withState = candidates.map((candidate, index) => {
     const exists = existsSync(candidate.path);

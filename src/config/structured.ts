@@ -1,5 +1,9 @@
 import * as z from "zod";
 import { LOG_LEVELS } from "./client-features.js";
+import { DEFAULT_RESTART_POLICY } from "./defaults.js";
+
+/** The restart defaults as the docs show them, read from the defaults table. */
+const restart = DEFAULT_RESTART_POLICY;
 
 export const durationSchema = () =>
   z
@@ -146,7 +150,7 @@ export const STRUCTURED = {
             ),
         }),
       ]),
-    doc: "`{ enabled, maxAttempts, initialDelay, maxDelay, stablePeriod, retryCeiling }`: reconnect with exponential backoff and jitter (default on, 5 attempts, 250 ms to 30 s); a restart counts as recovered only after staying up `stablePeriod` (10 s), so a server that dies after every handshake ends `failed`; a remote server that stays unreachable (or was down at start) is then retried in the background until the bridge closes, the wait doubling up to `retryCeiling` (5 min), and a call to it retries at once; `false` turns it off",
+    doc: `\`{ enabled, maxAttempts, initialDelay, maxDelay, stablePeriod, retryCeiling }\`: reconnect with exponential backoff and jitter (default on, ${restart.maxAttempts} attempts, ${restart.initialDelayMs} ms to ${restart.maxDelayMs / 1000} s); a restart counts as recovered only after staying up \`stablePeriod\` (${restart.stablePeriodMs / 1000} s), so a server that dies after every handshake ends \`failed\`; a remote server that stays unreachable (or was down at start) is then retried in the background until the bridge closes, the wait doubling up to \`retryCeiling\` (${restart.retryCeilingMs / 60_000} min), and a call to it retries at once; \`false\` turns it off`,
   },
   oauth: { keys: ["oauth"], schema: () => oauthSchema(), doc: "OAuth client settings (see OAuth below)" },
   ...CLIENT_FEATURES,

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
-import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { withFileLockSync } from "../util/file-lock.js";
 import { readPrivateFile, writePrivateFile } from "../util/private-file.js";
 import { ensurePrivateDir } from "../util/private-path.js";
 import { isSecretName, redactText } from "../util/redact.js";
 import { type LoadConfigOptions, loadConfig } from "./load.js";
+import { type LocationOptions, resolveLocations } from "./locations.js";
 import type { AdmitProjectServer, ProjectServerRequest } from "./model.js";
 
 /**
@@ -15,8 +15,8 @@ import type { AdmitProjectServer, ProjectServerRequest } from "./model.js";
  */
 
 /** `$XDG_CONFIG_HOME/mcp-bridge/trusted-projects.json` (0600): the approvals. */
-export function defaultTrustFile(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  const home = env.HOME ?? homedir();
+export function defaultTrustFile(options: LocationOptions = {}): string {
+  const { env, home } = resolveLocations(options);
   return join(env.XDG_CONFIG_HOME || join(home, ".config"), "mcp-bridge", "trusted-projects.json");
 }
 

@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { InputRequest } from "../../src/config/inputs.js";
@@ -62,7 +62,7 @@ describe("every recognised form in one file loads together", () => {
         servers: { b: { type: "stdio", command: "b" } },
       }),
       "/p/mcp.json",
-      { env: {} },
+      { env: {}, homeDir: homedir() },
     );
     expect(names(parsed)).toEqual(["a", "b"]);
     expect(parsed.servers.map((s) => s.source?.format)).toEqual(["mcpServers-json", "vscode-json"]);
@@ -91,6 +91,7 @@ describe("unknown top-level keys", () => {
   it('"mcpServer" is named with a suggestion, and nothing loads', () => {
     const parsed = parseConfigText(JSON.stringify({ mcpServer: { a: { command: "a" } } }), "/p/mcp.json", {
       env: {},
+      homeDir: homedir(),
     });
     expect(parsed.servers).toEqual([]);
     const warning = parsed.warnings.find((w) => w.kind === "unknown-key");
@@ -102,7 +103,7 @@ describe("unknown top-level keys", () => {
     const parsed = parseConfigText(
       JSON.stringify({ globalShortcut: "x", mcpServers: { a: { command: "a" } }, setings: {} }),
       "/p/claude_desktop_config.json",
-      { env: {} },
+      { env: {}, homeDir: homedir() },
     );
     expect(parsed.warnings.map((w) => w.field)).toEqual(["setings"]);
     expect(parsed.warnings[0]?.message).toContain('did you mean "settings"?');
@@ -112,7 +113,7 @@ describe("unknown top-level keys", () => {
     const parsed = parseConfigText(
       JSON.stringify({ mcpServers: { a: { command: "a" } }, extras: {} }),
       "/p/mcp.json",
-      { env: {} },
+      { env: {}, homeDir: homedir() },
     );
     expect(parsed.warnings.map((w) => [w.kind, w.field])).toEqual([["unknown-key", "extras"]]);
   });
@@ -121,7 +122,7 @@ describe("unknown top-level keys", () => {
     const parsed = parseConfigText(
       JSON.stringify({ settings: { callTimout: 5 }, mcpServers: { a: { command: "a", arg: ["x"] } } }),
       "/p/mcp.json",
-      { env: {} },
+      { env: {}, homeDir: homedir() },
     );
     const messages = parsed.warnings.map((w) => w.message).join("\n");
     expect(messages).toContain('"callTimout" was ignored; did you mean "callTimeout"?');

@@ -7,7 +7,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Tool } from "@modelcontextprotocol/client";
 import fc from "fast-check";
@@ -46,7 +46,7 @@ function definition(raw: Record<string, unknown>): ServerDefinition {
       ([, value]) => value !== undefined,
     ),
   );
-  const { servers } = normalizeServers([["s", entry]], { env: {}, format: "object" });
+  const { servers } = normalizeServers([["s", entry]], { env: {}, homeDir: homedir(), format: "object" });
   if (!servers[0]) throw new Error("the test definition did not normalize");
   return servers[0];
 }

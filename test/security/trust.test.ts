@@ -30,19 +30,19 @@ describe("isProjectFile", () => {
   const env = { HOME: "/home/u", XDG_CONFIG_HOME: "/home/u/.config" };
   it("files in the working directory are project files; the user's own folders are not", () => {
     const cwd = "/home/u/src/repo";
-    expect(isProjectFile(`${cwd}/mcp.json`, { cwd, env })).toBe(true);
-    expect(isProjectFile(`${cwd}/.vscode/mcp.json`, { cwd, env })).toBe(true);
-    expect(isProjectFile("/home/u/.config/mcp-bridge/mcp.json", { cwd, env })).toBe(false);
-    expect(isProjectFile("/home/u/.claude.json", { cwd, env })).toBe(false);
-    expect(isProjectFile("/etc/mcp.json", { cwd, env })).toBe(false);
+    expect(isProjectFile(`${cwd}/mcp.json`, { cwd, env, home: env.HOME })).toBe(true);
+    expect(isProjectFile(`${cwd}/.vscode/mcp.json`, { cwd, env, home: env.HOME })).toBe(true);
+    expect(isProjectFile("/home/u/.config/mcp-bridge/mcp.json", { cwd, env, home: env.HOME })).toBe(false);
+    expect(isProjectFile("/home/u/.claude.json", { cwd, env, home: env.HOME })).toBe(false);
+    expect(isProjectFile("/etc/mcp.json", { cwd, env, home: env.HOME })).toBe(false);
   });
 
   it("with the home folder as working directory, user-level files stay user-level", () => {
     const cwd = "/home/u";
-    expect(isProjectFile("/home/u/.config/mcp-bridge/mcp.json", { cwd, env })).toBe(false);
-    expect(isProjectFile("/home/u/.cursor/mcp.json", { cwd, env })).toBe(false);
-    expect(isProjectFile("/home/u/.claude.json", { cwd, env })).toBe(false);
-    expect(isProjectFile("/home/u/.mcp.json", { cwd, env })).toBe(true);
+    expect(isProjectFile("/home/u/.config/mcp-bridge/mcp.json", { cwd, env, home: env.HOME })).toBe(false);
+    expect(isProjectFile("/home/u/.cursor/mcp.json", { cwd, env, home: env.HOME })).toBe(false);
+    expect(isProjectFile("/home/u/.claude.json", { cwd, env, home: env.HOME })).toBe(false);
+    expect(isProjectFile("/home/u/.mcp.json", { cwd, env, home: env.HOME })).toBe(true);
   });
 });
 

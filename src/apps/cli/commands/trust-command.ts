@@ -42,7 +42,7 @@ export async function projectConsent(
   context: CommandContext,
   config: string | undefined,
 ): Promise<AdmitProjectServer | undefined> {
-  const store = new TrustStore(defaultTrustFile(context.io.env));
+  const store = new TrustStore(defaultTrustFile({ env: context.io.env }));
   // The flag approves what is there now, not whatever a later reload brings (see pinnedTo).
   if (trustedByFlag(context))
     return pinnedTo(await projectServerRequests(loadOptionsOf(context, config)), store);
@@ -71,7 +71,7 @@ export async function projectConsent(
  */
 async function runTrust(context: CommandContext): Promise<number> {
   const [sub = "approve"] = context.positionals;
-  const store = new TrustStore(defaultTrustFile(context.io.env));
+  const store = new TrustStore(defaultTrustFile({ env: context.io.env }));
   const all = await projectServerRequests(loadOptionsOf(context, context.global.config));
   const pending = all.filter((request) => !store.isApproved(request));
   const report = (verb: string, requests: readonly ProjectServerRequest[]) => {
