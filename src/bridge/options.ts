@@ -107,13 +107,10 @@ export function resultPolicy(options: ResultOptions, settings: BridgeSettings): 
   }
   let policy = bySettings.get(settings);
   if (!policy) {
-    const maxTokens = options.maxTokens ?? settings.maxResultTokens;
-    const overflow = options.overflow ?? settings.resultOverflow;
-    const overflowDir = options.overflowDir ?? settings.resultOverflowDir;
     policy = {
-      ...(maxTokens === undefined ? {} : { maxTokens }),
-      ...(overflow === undefined ? {} : { overflow }),
-      ...(overflowDir === undefined ? {} : { overflowDir }),
+      maxTokens: options.maxTokens ?? settings.maxResultTokens,
+      overflow: options.overflow ?? settings.resultOverflow,
+      overflowDir: options.overflowDir ?? settings.resultOverflowDir,
       overflowMaxBytes:
         options.overflowMaxBytes ?? settings.resultOverflowMaxBytes ?? OVERFLOW_BUDGET.maxBytes,
       overflowMaxAgeMs:

@@ -11,6 +11,7 @@ import {
   type ServerConnectionError,
   serverUnavailable,
 } from "../errors/index.js";
+import { omitUndefined } from "../util/defined.js";
 import { SERVER_START_FAILED } from "../util/logger.js";
 import type { SecretMask } from "../util/redact.js";
 import { errorText } from "../util/text-of.js";
@@ -109,17 +110,17 @@ export class ServerRecord {
 
   status(): ServerStatus {
     if (this.connection) return this.connection.status();
-    return {
+    const failure = this.#failure;
+    // omitUndefined: the status is JSON output, where a server without a failure has no lastError.
+    return omitUndefined({
       name: this.name,
       transport: this.definition.transport,
       state: this.#closing ? "closed" : "failed",
       toolCount: 0,
       restarts: 0,
       stderrTail: [],
-      ...(this.#failure
-        ? { lastError: { code: this.#failure.code, message: this.#redact(this.#failure.message) } }
-        : {}),
-    };
+      lastError: failure && { code: failure.code, message: this.#redact(failure.message) },
+    });
   }
 
   /** Connects (unless lazy, disabled or failed); resolves once connected or failed, never rejects. */

@@ -6,6 +6,7 @@ import { CATALOG_CACHE } from "../config/defaults.js";
 import type { BridgeSettings, ServerDefinition } from "../config/model.js";
 import type { ToolListing } from "../connection/connection.js";
 import type { ServerStatus } from "../connection/server-status.js";
+import { omitUndefined } from "../util/defined.js";
 import type { Logger } from "../util/logger.js";
 import { readPrivateFile, writePrivateFile } from "../util/private-file.js";
 import { userDirIn } from "../util/private-path.js";
@@ -96,18 +97,21 @@ export function parseCachedToolList(text: string, key: string, now: number): Cac
     return "no tool list";
   const serverInfo = entry.serverInfo as { name?: unknown; version?: unknown } | undefined;
   const capabilities = entry.capabilities;
-  return {
+  // omitUndefined: a field the file lacks stays absent in the entry read back, as in the one saved.
+  return omitUndefined({
     tools: tools as Tool[],
     savedAt,
     expiresAt,
-    ...(typeof entry.protocolVersion === "string" ? { protocolVersion: entry.protocolVersion } : {}),
-    ...(serverInfo && typeof serverInfo.name === "string" && typeof serverInfo.version === "string"
-      ? { serverInfo: { name: serverInfo.name, version: serverInfo.version } }
-      : {}),
-    ...(capabilities && typeof capabilities === "object" && !Array.isArray(capabilities)
-      ? { capabilities: capabilities as Record<string, unknown> }
-      : {}),
-  };
+    protocolVersion: typeof entry.protocolVersion === "string" ? entry.protocolVersion : undefined,
+    serverInfo:
+      serverInfo && typeof serverInfo.name === "string" && typeof serverInfo.version === "string"
+        ? { name: serverInfo.name, version: serverInfo.version }
+        : undefined,
+    capabilities:
+      capabilities && typeof capabilities === "object" && !Array.isArray(capabilities)
+        ? (capabilities as Record<string, unknown>)
+        : undefined,
+  });
 }
 
 /** The cache files of one folder. Never throws: a cache that cannot be read or written is only slower. */

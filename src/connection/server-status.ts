@@ -1,5 +1,6 @@
 import type { Icon } from "@modelcontextprotocol/client";
 import type { TransportKind } from "../config/model.js";
+import { omitUndefined } from "../util/defined.js";
 
 export type ServerState =
   | "disabled"
@@ -67,10 +68,6 @@ export function serverInfoOf(info: unknown): ServerInfo | undefined {
   const text = (value: unknown) => (typeof value === "string" ? value.slice(0, MAX_INFO_CHARS) : undefined);
   const name = text(raw.name);
   if (name === undefined) return undefined;
-  const optional = (key: "title" | "description" | "websiteUrl") => {
-    const value = text(raw[key]);
-    return value === undefined ? {} : { [key]: value };
-  };
   const icons = Array.isArray(raw.icons)
     ? raw.icons
         .filter(
@@ -78,12 +75,13 @@ export function serverInfoOf(info: unknown): ServerInfo | undefined {
         )
         .slice(0, MAX_ICONS)
     : [];
-  return {
+  // omitUndefined: the info is shown as JSON (status, cache files), where an absent field stays absent.
+  return omitUndefined({
     name,
     version: text(raw.version) ?? "",
-    ...optional("title"),
-    ...optional("description"),
-    ...optional("websiteUrl"),
-    ...(icons.length > 0 ? { icons } : {}),
-  };
+    title: text(raw.title),
+    description: text(raw.description),
+    websiteUrl: text(raw.websiteUrl),
+    icons: icons.length > 0 ? icons : undefined,
+  });
 }

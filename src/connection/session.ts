@@ -3,6 +3,7 @@ import { type Client, SdkError, SdkErrorCode } from "@modelcontextprotocol/clien
 import * as z from "zod";
 import type { ServerDefinition } from "../config/model.js";
 import type { CreatedTransport } from "../transport/create.js";
+import { omitUndefined } from "../util/defined.js";
 import type { Logger } from "../util/logger.js";
 import { safeJsonSchemaValidator } from "../util/schema-engine.js";
 import { endlessListing } from "./failures.js";
@@ -105,7 +106,8 @@ export async function listTools(
   let freshness: Omit<ToolListing, "tools"> = {};
   for (let page = 1; ; page++) {
     const result = await client.request(
-      { method: "tools/list", ...(cursor === undefined ? {} : { params: { cursor } }) },
+      // omitUndefined: a wire message, where the first page is asked for without params.
+      omitUndefined({ method: "tools/list", params: cursor === undefined ? undefined : { cursor } }),
       LENIENT_TOOL_PAGE,
       { timeout: timeoutMs },
     );
