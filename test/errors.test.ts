@@ -58,11 +58,13 @@ describe("one error shape", () => {
     expect(offenders).toEqual([]);
   });
 
-  it("composes messages in errors/, not at the throw sites of the tool path and the library layers below the bridge", () => {
+  it("composes messages in errors/ (or the CLI's usage-errors.ts), never at a throw site anywhere in src/", () => {
     const dirs = [
       "adapters",
       "auth",
+      "bridge",
       "config",
+      "connection",
       "registry",
       "results",
       "search",
@@ -72,18 +74,7 @@ describe("one error shape", () => {
     ];
     const files = [
       ...dirs.flatMap((dir) => sourceFiles(join(srcDir, dir))),
-      ...[
-        "bridge.ts",
-        "calls.ts",
-        "diagnostics.ts",
-        "server-record.ts",
-        "reload.ts",
-        "server-restart.ts",
-        "server-lifecycle.ts",
-        "state.ts",
-        "tasks.ts",
-      ].map((file) => join(srcDir, "bridge", file)),
-      join(srcDir, "apps/cli/commands/call-command.ts"),
+      ...["cli", "daemon", "gateway", "agent"].flatMap((app) => sourceFiles(join(srcDir, "apps", app))),
     ];
     // An error class constructed with its wording written in place (a string or template literal).
     // (JavaScript's own TypeError/RangeError stay: transport/keepalive-fetch.ts mimics fetch's failures.)

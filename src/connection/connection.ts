@@ -1,7 +1,8 @@
 import type { CallToolResult, Client, Tool } from "@modelcontextprotocol/client";
 import type { ServerDefinition } from "../config/model.js";
+import { incompleteModernResult } from "../errors/index.js";
 import { httpStatusOf } from "../transport/create.js";
-import { incompleteModernError, isIncompleteModernResult } from "./era-fallback.js";
+import { isIncompleteModernResult } from "./era-fallback.js";
 import * as fail from "./failures.js";
 import {
   armIdleTimer,
@@ -139,7 +140,7 @@ class Connection implements ServerConnection {
         } catch (error) {
           if (isIncompleteModernResult(error) && session.client.getProtocolEra() !== "legacy") {
             live.legacyOnly = true;
-            const failure = incompleteModernError(this.name, tool, error);
+            const failure = incompleteModernResult({ server: this.name, tool, cause: error });
             abandon(live, session, failure, { immediate: true });
             throw failure;
           }

@@ -279,3 +279,20 @@ export function unknownParameter(fields: {
     }`,
   );
 }
+
+/**
+ * A 2026-07-28 result without the fields that protocol requires (see connection/era-fallback.ts): the
+ * call may have run, so it is not sent again by itself.
+ */
+export function incompleteModernResult(fields: {
+  server: string;
+  tool: string;
+  cause?: unknown;
+}): ToolExecutionError {
+  return new ToolExecutionError(
+    `Server "${fields.server}" answered tool "${fields.tool}" in the 2026-07-28 protocol without the fields that protocol requires; ` +
+      `mcp-bridge reconnects it with the 2025-11-25 handshake. The call may have run: call it again if its effect is missing, ` +
+      `or set "negotiation": "legacy" for this server.`,
+    fields,
+  );
+}
