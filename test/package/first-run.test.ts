@@ -32,7 +32,9 @@ describe("first run", () => {
     expect(pkg.scripts.prepack).toContain("npm run build");
     // `npm test` builds dist/ with the type check itself: one tsc run over tsconfig.json, which emits.
     expect(pkg.scripts.test).toContain("tsc -p tsconfig.json");
-    const tsconfig = JSON.parse(readFileSync(join(root, "tsconfig.json"), "utf8")) as { compilerOptions: Record<string, unknown> };
+    const tsconfig = JSON.parse(readFileSync(join(root, "tsconfig.json"), "utf8")) as {
+      compilerOptions: Record<string, unknown>;
+    };
     expect(tsconfig.compilerOptions.outDir).toBe("dist");
     expect(tsconfig.compilerOptions.noEmit).toBeUndefined();
   });

@@ -5,8 +5,8 @@
 export type { GatewayLimits } from "./client-limits.js";
 export { RequestForwarder } from "./forward.js";
 export type { Gateway, GatewayOptions } from "./gateway.js";
-export type { StdioGatewayOptions } from "./gateway-options.js";
 export { startGateway } from "./gateway.js";
+export type { StdioGatewayOptions } from "./gateway-options.js";
 export type { GatewayOAuth } from "./jwt-auth.js";
 export type { GatewayProfile } from "./profile.js";
 export type { GatewayToken } from "./static-tokens.js";
