@@ -38,8 +38,10 @@ export function parseDocument(text: string, file: string): Raw {
     } catch (error) {
       if (error instanceof TomlError) {
         const { line, column } = error;
+        // The first line only, and no cause: the parser's message goes on with a frame of the file's
+        // text, which may hold a secret.
         const detail = error.message.split("\n")[0] ?? "";
-        throw configSyntax({ file, format: "TOML", line, column, detail, cause: error });
+        throw configSyntax({ file, format: "TOML", line, column, detail });
       }
       throw error;
     }
@@ -53,9 +55,20 @@ export function parseDocument(text: string, file: string): Raw {
   } catch (error) {
     if (!(error instanceof SyntaxError)) throw error;
     const { line, column } = positionOf(text, error.message);
-    const detail = error.message.replace(/ in JSON at position \d+.*$/, "");
-    throw configSyntax({ file, format: "JSON", line, column, detail, cause: error });
+    throw configSyntax({ file, format: "JSON", line, column, detail: jsonComplaint(error.message) });
   }
+}
+
+/**
+ * The JSON parser's complaint without the excerpt of the file it quotes (Node 20+ writes
+ * `Unexpected token 's', "{"a": supersecre"... is not valid JSON`): the file may hold a secret there.
+ * The line and column say where; no cause is kept, for the same reason.
+ */
+export function jsonComplaint(message: string): string {
+  return message
+    .replace(/ in JSON at position \d+.*$/s, "")
+    .replace(/,? ?(\.\.\.)?"[\s\S]*$/, "")
+    .trim();
 }
 
 /**
