@@ -248,7 +248,7 @@ export function testCodeBlocks(files: readonly string[]): void {
       async () => {
         const { dir, env } = readerHome();
         for (const words of addedServers(byFile.get(block.file) ?? [])) {
-          const added = await runCli(words.slice(1), { cwd: dir, env });
+          const added = await runCli(words.slice(1), { cwd: dir, env, timeoutMs: 60_000 });
           expect(added.code, added.stderr).toBe(0);
         }
         writeFileSync(join(dir, "host.py"), block.body);
