@@ -43,15 +43,15 @@ export const reachablePrompts = (bridge: Bridge, profile: GatewayProfile | undef
   listReachable<PromptEntry>(bridge, profile, (options) => bridge.prompts(options));
 
 /**
- * The server a client's `resources/read` or `resources/subscribe` of `uri` goes to: the reachable
- * server listing it, else the one with a template matching it. None, and the client is told the
- * resource does not exist; several reachable ones, and it is told which (none it cannot reach).
+ * The reachable servers that could serve `uri`: those listing it, else those with a template matching
+ * it, else those whose visible tools point at it (`_meta.ui.resourceUri`). Servers the client cannot
+ * reach are never among them.
  */
-export async function resourceOwner(
+export async function resourceOwners(
   bridge: Bridge,
   profile: GatewayProfile | undefined,
   uri: string,
-): Promise<string> {
+): Promise<string[]> {
   let owners = [
     ...new Set((await reachableResources(bridge, profile)).filter((r) => r.uri === uri).map((r) => r.server)),
   ];
@@ -65,11 +65,22 @@ export async function resourceOwner(
       uri,
     );
   }
+  return owners;
+}
+
+/**
+ * The server a client's `resources/read` or `resources/subscribe` of `uri` goes to. None, and the
+ * client is told the resource does not exist; several, and it is told which (none it cannot reach).
+ */
+export async function resourceOwner(
+  bridge: Bridge,
+  profile: GatewayProfile | undefined,
+  uri: string,
+): Promise<string> {
+  const owners = await resourceOwners(bridge, profile, uri);
   const [owner, ...others] = owners;
   if (owner === undefined) throw notReachable.resource(uri);
-  if (others.length > 0) {
-    throw resourceAmbiguous({ uri, servers: owners });
-  }
+  if (others.length > 0) throw resourceAmbiguous({ uri, servers: owners });
   return owner;
 }
 

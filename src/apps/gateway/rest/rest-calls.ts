@@ -17,9 +17,8 @@ import {
   reachablePrompts,
   reachableResources,
   reachableTemplates,
-  resourceOwner,
+  resourceOwners,
 } from "../reachable.js";
-import { notReachable } from "../wire-errors.js";
 import { HttpFailure, readJsonObject } from "./http-json.js";
 import { type RestRequest, required } from "./rest-request.js";
 
@@ -126,17 +125,12 @@ async function ownerOf(request: RestRequest, uri: string, named: string | undefi
     }
     return named;
   }
-  try {
-    return await resourceOwner(bridge, request.profile, uri);
-  } catch (error) {
-    if (error instanceof Error && error.message === notReachable.resource(uri).message) {
-      throw new HttpFailure(404, restResourceNotFound({ uri }));
-    }
-    const servers = (await reachableResources(bridge, request.profile))
-      .filter((r) => r.uri === uri)
-      .map((r) => r.server);
-    throw new HttpFailure(409, restResourceAmbiguous({ uri, servers: [...new Set(servers)] }));
-  }
+  // The candidates themselves, not the MCP face's wire errors: a listing that fails is that failure.
+  const owners = await resourceOwners(bridge, request.profile, uri);
+  const [owner, ...others] = owners;
+  if (owner === undefined) throw new HttpFailure(404, restResourceNotFound({ uri }));
+  if (others.length > 0) throw new HttpFailure(409, restResourceAmbiguous({ uri, servers: owners }));
+  return owner;
 }
 
 /** `GET /prompts`: the prompts of the servers the caller may reach. */
