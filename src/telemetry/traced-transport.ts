@@ -5,6 +5,7 @@ import type {
   TransportSendOptions,
 } from "@modelcontextprotocol/client";
 import type { Context, Span } from "@opentelemetry/api";
+import { ForwardingTransport } from "../util/forwarding-transport.js";
 import { IdTable } from "../util/id-table.js";
 import type { Telemetry } from "./create-telemetry.js";
 import { contextFromMeta, metaEntriesFor } from "./propagation.js";
@@ -75,12 +76,7 @@ function cancelledId(message: Message): RequestId | undefined {
  * whichever method sent it (including the handshake), and only messages are read: nothing of the SDK
  * is patched.
  */
-export class TracedTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
-
-  readonly #inner: Transport;
+export class TracedTransport extends ForwardingTransport {
   readonly #telemetry: Telemetry;
   readonly #peer: Attributes;
   /** Masks secrets in text the peer sent (an error's message) before it becomes a span status. */
@@ -96,44 +92,27 @@ export class TracedTransport implements Transport {
     peer: Attributes,
     redact: (text: string) => string = (text) => text,
   ) {
-    this.#inner = inner;
+    super(inner);
     this.#redact = redact;
     this.#telemetry = telemetry;
     this.#peer = peer;
-    inner.onmessage = (message, extra) => this.#onMessage(message as unknown as Message, extra);
-    inner.onerror = (error) => this.onerror?.(error);
-    inner.onclose = () => {
-      this.#endAll(TRANSPORT_CLOSED);
-      this.onclose?.();
-    };
   }
 
-  get sessionId(): string | undefined {
-    return this.#inner.sessionId;
+  protected override received(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): void {
+    this.#onMessage(message as unknown as Message, extra);
   }
 
-  get hasPerRequestStream(): boolean | undefined {
-    return this.#inner.hasPerRequestStream;
+  protected override closed(): void {
+    this.#endAll(TRANSPORT_CLOSED);
+    super.closed();
   }
 
-  setProtocolVersion(version: string): void {
+  override setProtocolVersion(version: string): void {
     this.#protocolVersion = version;
-    this.#inner.setProtocolVersion?.(version);
+    super.setProtocolVersion(version);
   }
 
-  setSupportedProtocolVersions(versions: string[]): void {
-    this.#inner.setSupportedProtocolVersions?.(versions);
-  }
-
-  start(): Promise<void> {
-    return this.#inner.start();
-  }
-
-  close(): Promise<void> {
-    return this.#inner.close();
-  }
-
-  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+  override async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const fields = message as unknown as Message;
     let outgoing = message;
     let request: RequestId | undefined;
@@ -152,7 +131,7 @@ export class TracedTransport implements Transport {
       if (cancelled !== undefined) this.#end(this.#sent, cancelled, { errorType: CANCELLED });
     }
     try {
-      await this.#inner.send(outgoing, options);
+      await this.inner.send(outgoing, options);
     } catch (error) {
       if (request !== undefined) this.#end(this.#sent, request, { errorType: errorTypeOf(error) });
       throw error;
@@ -239,7 +218,7 @@ export class TracedTransport implements Transport {
 
   /** Span attributes of unbounded cardinality, kept out of the metric. */
   #spanOnly(operation: Operation): Attributes {
-    const session = this.#inner.sessionId;
+    const session = this.inner.sessionId;
     if (session === undefined) return operation.spanAttributes;
     const attributes = mergeAttributes(operation.spanAttributes);
     attributes[ATTR.sessionId] = session;

@@ -1,11 +1,11 @@
 import type {
   JSONRPCMessage,
   LoggingLevel,
-  MessageExtraInfo,
   Transport,
   TransportSendOptions,
 } from "@modelcontextprotocol/client";
 import { LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY } from "@modelcontextprotocol/client";
+import { ForwardingTransport } from "../util/forwarding-transport.js";
 
 /**
  * A transport that asks a 2026-07-28 server for log messages at the configured level on every request.
@@ -15,47 +15,16 @@ import { LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY } from "@modelcontextprot
  * level; requests of the 2025 era carry no envelope and pass untouched, as do requests that name a
  * level themselves.
  */
-export class LogLevelEnvelope implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
-  readonly #inner: Transport;
+export class LogLevelEnvelope extends ForwardingTransport {
   readonly #level: LoggingLevel;
 
   constructor(inner: Transport, level: LoggingLevel) {
-    this.#inner = inner;
+    super(inner);
     this.#level = level;
-    inner.onmessage = (message, extra) => this.onmessage?.(message, extra);
-    inner.onerror = (error) => this.onerror?.(error);
-    inner.onclose = () => this.onclose?.();
   }
 
-  get sessionId(): string | undefined {
-    return this.#inner.sessionId;
-  }
-
-  get hasPerRequestStream(): boolean | undefined {
-    return this.#inner.hasPerRequestStream;
-  }
-
-  setProtocolVersion(version: string): void {
-    this.#inner.setProtocolVersion?.(version);
-  }
-
-  setSupportedProtocolVersions(versions: string[]): void {
-    this.#inner.setSupportedProtocolVersions?.(versions);
-  }
-
-  start(): Promise<void> {
-    return this.#inner.start();
-  }
-
-  close(): Promise<void> {
-    return this.#inner.close();
-  }
-
-  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    return this.#inner.send(withLevel(message, this.#level), options);
+  override send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    return this.inner.send(withLevel(message, this.#level), options);
   }
 }
 

@@ -1,5 +1,6 @@
-import type { JSONRPCMessage, SSEClientTransport, Transport } from "@modelcontextprotocol/client";
+import type { SSEClientTransport } from "@modelcontextprotocol/client";
 import { SseError } from "@modelcontextprotocol/client";
+import { ForwardingTransport } from "../util/forwarding-transport.js";
 
 /**
  * The legacy HTTP+SSE transport, closed once its event stream fails after the session started. In that
@@ -9,42 +10,21 @@ import { SseError } from "@modelcontextprotocol/client";
  * learnt the session was gone and a call in flight waited out its whole timeout. Closing here lets the
  * connection fail those calls at once (SERVER_CRASHED) and reconnect under its own policy.
  */
-export class SseSessionTransport implements Transport {
-  readonly #inner: SSEClientTransport;
+export class SseSessionTransport extends ForwardingTransport<SSEClientTransport> {
   #started = false;
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: Transport["onmessage"];
 
-  constructor(inner: SSEClientTransport) {
-    this.#inner = inner;
-    inner.onmessage = (message) => this.onmessage?.(message);
-    inner.onclose = () => this.onclose?.();
-    inner.onerror = (error) => {
-      this.onerror?.(error);
-      // Only the event stream's own failures end the session; a failed POST is that request's error.
-      if (this.#started && error instanceof SseError) void this.#inner.close();
-    };
+  protected override failed(error: Error): void {
+    super.failed(error);
+    // Only the event stream's own failures end the session; a failed POST is that request's error.
+    if (this.#started && error instanceof SseError) void this.inner.close();
   }
 
-  async start(): Promise<void> {
-    await this.#inner.start();
+  override async start(): Promise<void> {
+    await this.inner.start();
     this.#started = true;
   }
 
-  send(message: JSONRPCMessage): Promise<void> {
-    return this.#inner.send(message);
-  }
-
-  close(): Promise<void> {
-    return this.#inner.close();
-  }
-
-  setProtocolVersion(version: string): void {
-    this.#inner.setProtocolVersion?.(version);
-  }
-
   finishAuth(params: URLSearchParams): Promise<void> {
-    return this.#inner.finishAuth(params);
+    return this.inner.finishAuth(params);
   }
 }
