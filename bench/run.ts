@@ -18,6 +18,7 @@ import { startBridge } from "../src/bridge/bridge.js";
 import { ToolRegistry } from "../src/registry/registry.js";
 import { catalogCacheFigures } from "./catalog-cache.js";
 import { daemonCliFigures } from "./daemon-cli.js";
+import { FIRST_CALLS, firstCallFigures } from "./first-calls.js";
 import { peerFigures } from "./peer-figures.js";
 import { type Figure, fmt, measureSequential, measureThroughput, percentile } from "./stats.js";
 import { toolSearchFigures } from "./tool-search.js";
@@ -151,6 +152,7 @@ async function latency(kind: "stdio" | "http"): Promise<void> {
     bridge: p50,
     baseline: base50,
     baselineName: "sdk",
+    phase: "steady",
     detail: `p99 ${fmt(percentile(ourWall, 0.99))} vs ${fmt(percentile(theirWall, 0.99))} us; run-to-run p50 ${fmt(percentile(ours.wallUs, 0.5))}/${fmt(percentile(ours2.wallUs, 0.5))} vs ${fmt(percentile(theirs.wallUs, 0.5))}/${fmt(percentile(theirs2.wallUs, 0.5))}`,
     // Over HTTP the bridge's own fetch (keep-alive node:http) should leave the SDK's default well behind.
     target:
@@ -166,6 +168,7 @@ async function latency(kind: "stdio" | "http"): Promise<void> {
     bridge: cpu,
     baseline: baseCpu,
     baselineName: "sdk",
+    phase: "steady",
     ...(kind === "http" ? { target: { text: "<= 0.70x sdk", met: cpu / baseCpu <= 0.7 } } : {}),
   });
   if (http) {
@@ -212,6 +215,7 @@ async function throughput(): Promise<void> {
       bridge: ours.perSecond,
       baseline: theirs.perSecond,
       baselineName: "sdk",
+      phase: "steady",
       detail: `client cpu ${fmt(ours.cpuUs)} vs ${fmt(theirs.cpuUs)} us/call`,
       ...(inFlight === 64
         ? { target: { text: ">= 0.95x sdk", met: ours.perSecond / theirs.perSecond >= 0.95 } }
@@ -414,6 +418,8 @@ async function memory(): Promise<void> {
 const sections: [string, () => Promise<void>][] = [
   ["warm latency stdio", () => latency("stdio")],
   ["warm latency http", () => latency("http")],
+  ["first calls stdio", async () => (await firstCallFigures("stdio", quick)).forEach(record)],
+  ["first calls http", async () => (await firstCallFigures("http", quick)).forEach(record)],
   ["throughput", throughput],
   ["large results", largeResults],
   ["startup", startup],
@@ -453,12 +459,13 @@ for (const [name, run] of chosen) {
 
 const rows = figures.map((f) => [
   f.name,
+  f.phase ?? "",
   `${fmt(f.bridge)} ${f.unit}`,
   `${fmt(f.baseline)} ${f.unit} (${f.baselineName})`,
   fmt(f.bridge / f.baseline, 2),
   f.detail ?? "",
 ]);
-const headers = ["figure", "mcp-bridge", "baseline", "ratio", "detail"];
+const headers = ["figure", "phase", "mcp-bridge", "baseline", "ratio", "detail"];
 const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
 const line = (cells: readonly string[]) =>
   cells
@@ -476,6 +483,10 @@ console.log("");
 for (const f of figures)
   if (f.target) console.log(`target ${f.target.met ? "MET   " : "MISSED"} ${f.name}: ${f.target.text}`);
 for (const note of notes) console.log(`note: ${note}`);
+// Which calls the headline ratios stand for, so that a reader compares like with like.
+console.log(
+  `phases: the headline ratios (warm_call_*, throughput_*) are steady state, after ${quick ? 100 : 2000} warm-up calls per side; first_calls_* are the first ${FIRST_CALLS} calls of a fresh process per side (what a CLI run or a newly started host sees), median of ${quick ? 1 : 3} alternating runs`,
+);
 console.log(
   `\n${quick ? "quick" : "full"} run, ${fmt((performance.now() - started) / 1000)} s, node ${process.version}`,
 );

@@ -6,6 +6,12 @@ export interface Figure {
   readonly baseline: number;
   readonly baselineName: string;
   readonly detail?: string;
+  /**
+   * Which calls it measures: `steady` (after thousands of warm-up calls, what a long-running host
+   * sees), `first` (the first calls of a fresh process, what a CLI run or a new host sees), or
+   * neither (a one-off: start-up, memory, a catalog).
+   */
+  readonly phase?: "steady" | "first";
   /** When set: does the figure meet its target? */
   readonly target?: { readonly text: string; readonly met: boolean };
 }
