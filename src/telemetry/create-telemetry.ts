@@ -1,6 +1,11 @@
 import type * as Api from "@opentelemetry/api";
 import { packageInfo } from "../util/package-info.js";
-import { CLIENT_DURATION_METRIC, DURATION_BUCKETS, SERVER_DURATION_METRIC } from "./semconv.js";
+import {
+  CLIENT_DURATION_METRIC,
+  DURATION_BUCKETS,
+  GATEWAY_CALLS_IN_FLIGHT_METRIC,
+  SERVER_DURATION_METRIC,
+} from "./semconv.js";
 import type { TelemetrySetting } from "./telemetry-options.js";
 
 export type OpenTelemetryApi = typeof Api;
@@ -15,6 +20,8 @@ export interface Telemetry {
   readonly tracer: Api.Tracer;
   readonly clientDuration: Api.Histogram;
   readonly serverDuration: Api.Histogram;
+  /** The gateway's tool calls in flight (see GATEWAY_CALLS_IN_FLIGHT_METRIC); only a gateway adds to it. */
+  readonly callsInFlight: Api.UpDownCounter;
   /**
    * Whether anything records what a span or a duration sample would carry: a tracer provider (given,
    * or registered globally, now or later) or a meter provider that was there when this was made.
@@ -68,11 +75,16 @@ export async function createTelemetry(
     SERVER_DURATION_METRIC,
     "MCP request duration as observed on the receiver, from the time it was received until the result is sent.",
   );
+  const callsInFlight = meter.createUpDownCounter(GATEWAY_CALLS_IN_FLIGHT_METRIC, {
+    description: "Tool calls the gateway is answering now (received, result not yet sent).",
+    unit: "{call}",
+  });
   return {
     api,
     tracer,
     clientDuration,
     serverDuration,
+    callsInFlight,
     recording: recordingCheck(api, tracerProvider, clientDuration),
   };
 }

@@ -24,6 +24,12 @@ export const ATTR = {
   clientPort: "client.port",
 } as const;
 
+/**
+ * Not an MCP convention: the gateway's tool calls being answered right now, per process. A pod's
+ * load is its calls waiting on upstream servers (mostly idle CPU), so this is what an autoscaler
+ * should follow (deploy/k8s/hpa.yaml); Prometheus shows it as `mcp_bridge_gateway_calls_in_flight`.
+ */
+export const GATEWAY_CALLS_IN_FLIGHT_METRIC = "mcp_bridge.gateway.calls.in_flight";
 export const CLIENT_DURATION_METRIC = "mcp.client.operation.duration";
 export const SERVER_DURATION_METRIC = "mcp.server.operation.duration";
 

@@ -42,6 +42,7 @@ describe("Kubernetes manifests (deploy/k8s)", () => {
       "Deployment",
       "Service",
       "HorizontalPodAutoscaler",
+      "PodDisruptionBudget",
       "ConfigMap",
       "Secret",
       "Kustomization",
@@ -50,7 +51,7 @@ describe("Kubernetes manifests (deploy/k8s)", () => {
     }
     const listed = all.get("Kustomization")?.resources ?? [];
     expect(listed).toEqual(
-      expect.arrayContaining(["configmap.yaml", "deployment.yaml", "service.yaml", "hpa.yaml"]),
+      expect.arrayContaining(["configmap.yaml", "deployment.yaml", "service.yaml", "hpa.yaml", "pdb.yaml"]),
     );
     // The Secret is an example to copy, never applied with its placeholder value.
     expect(listed).not.toContain("secret.example.yaml");
@@ -103,6 +104,23 @@ describe("Kubernetes manifests (deploy/k8s)", () => {
       name: deployment?.metadata.name,
     });
     expect(all.get("HorizontalPodAutoscaler")?.spec.minReplicas).toBeGreaterThanOrEqual(2);
+  });
+
+  it("scales on the tool calls in flight per pod, not CPU, and lets one pod go at a time", () => {
+    const metrics = all.get("HorizontalPodAutoscaler")?.spec.metrics as { type: string }[];
+    // The gauge's name is checked against what a real gateway exports in test/telemetry/prometheus.test.ts.
+    expect(metrics).toEqual([
+      {
+        type: "Pods",
+        pods: {
+          metric: { name: "mcp_bridge_gateway_calls_in_flight" },
+          target: { type: "AverageValue", averageValue: expect.any(String) },
+        },
+      },
+    ]);
+    const budget = all.get("PodDisruptionBudget");
+    expect(budget?.spec.maxUnavailable).toBe(1);
+    expect(budget?.spec.selector.matchLabels).toEqual(all.get("Deployment")?.spec.selector.matchLabels);
   });
 
   it("runs the same command in the image and the Deployment", () => {

@@ -5,9 +5,9 @@ import { afterAll } from "vitest";
 import type { Logger } from "../../src/index.js";
 
 /** Polls until the condition holds, bounded in time. */
-export async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+export async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error("condition not met in time");
     await new Promise((r) => setTimeout(r, 20));
   }

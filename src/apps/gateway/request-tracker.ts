@@ -5,7 +5,7 @@ import { traceServedRequest } from "../../telemetry/served-request.js";
  * Every downstream request passes through `handle`: the one place that tracks in-flight work (for
  * drain) and that instrumentation wraps: a SERVER span per request, parented on the trace context the
  * client sent in `params._meta` (client, gateway and upstream server form one trace), and the
- * `mcp.server.operation.duration` histogram.
+ * `mcp.server.operation.duration` histogram, and the tool calls in flight (the autoscaling gauge).
  */
 export interface RequestTracker {
   /** `params` are the request's own (its `name`/`uri` name the span, its `_meta` parents it). */
@@ -34,10 +34,14 @@ export function requestTracker(
     },
     async handle(method, params, fn) {
       inFlight++;
+      // The autoscaling signal: tool calls only (a listing is instant, a subscription stream idles).
+      const counted = method === "tools/call" ? telemetry?.callsInFlight : undefined;
+      counted?.add(1);
       try {
         return await traceServedRequest(telemetry, { method, params, peer }, fn);
       } finally {
         inFlight--;
+        counted?.add(-1);
         settle();
       }
     },
