@@ -11,7 +11,8 @@ import { CLI } from "./cli.js";
  *
  * The first line starts the gateway (environment assignments first; the port the page names is replaced
  * by a free one, so blocks and parallel runs never collide); every other line is one curl command, run
- * without a shell. A `# prints TEXT` comment is the exact output, `# shows TEXT` a part of it.
+ * without a shell. A `# prints TEXT` comment is the exact output, `# shows TEXT` a part of it,
+ * `# matches REGEX` a pattern the whole output matches.
  */
 
 const START = /^((?:[A-Z][A-Z0-9_]*=\S*\s+)*)mcp-bridge serve --http (\d+)((?:\s+[^&\s]+)*)\s+&\s*$/;
@@ -97,7 +98,7 @@ export async function runCurlSession(
   const [first = "", ...lines] = block.body.split("\n");
   const [, assignments = "", port = "", rest = ""] = START.exec(first) ?? [];
   // The reader approved their project's config (`mcp-bridge trust`) before starting the gateway.
-  const gatewayEnv = { ...env, MCP_BRIDGE_TRUST_PROJECT: "1" };
+  const gatewayEnv: Record<string, string> = { ...env, MCP_BRIDGE_TRUST_PROJECT: "1" };
   for (const pair of assignments.trim().split(/\s+/).filter(Boolean)) {
     const at = pair.indexOf("=");
     gatewayEnv[pair.slice(0, at)] = pair.slice(at + 1);
@@ -135,6 +136,8 @@ export async function runCurlSession(
       if (prints?.[1]) expect(result.stdout.trim(), raw).toBe(prints[1]);
       const shows = /^shows (.+)$/.exec(comment.trim());
       if (shows?.[1]) expect(result.stdout, raw).toContain(shows[1]);
+      const matches = /^matches (.+)$/.exec(comment.trim());
+      if (matches?.[1]) expect(result.stdout.trim(), raw).toMatch(new RegExp(matches[1]));
     }
   } finally {
     await stop(gateway);
