@@ -235,6 +235,42 @@ describe.skipIf(!hasPython)("the Python host (examples/hosts/python/host.py)", (
   }, 120_000);
 });
 
+/** A port nothing listens on: a gateway that is down. */
+async function closedPort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const { port } = server.address() as { port: number };
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+/** A gateway that is down, a server that exits before answering: one line saying so, exit 1, no crash. */
+async function expectFailuresReported(
+  host: (args: string[]) => Promise<{ code: number | null; stderr: string }>,
+) {
+  const down = await host(["rest", `http://127.0.0.1:${await closedPort()}`]);
+  expect(down.code).toBe(1);
+  expect(down.stderr).toMatch(/^mcp-bridge failed: .*refused/);
+  expect(down.stderr).not.toMatch(/Traceback|panic|goroutine/);
+  const exits = await host(["stdio", process.execPath, "-e", "0"]);
+  expect(exits.code).toBe(1);
+  expect(exits.stderr).toMatch(/^mcp-bridge failed: the server closed its stdout/);
+  expect(exits.stderr).not.toMatch(/Traceback|panic|goroutine/);
+}
+
+describe.skipIf(!hasPython)("the Python host when the gateway is down or exits", () => {
+  it("says what failed and exits 1", async () => {
+    await expectFailuresReported(([face, ...rest]) => run("python3", [PYTHON_HOST, `--${face}`, ...rest]));
+  }, 60_000);
+});
+
+describe.skipIf(!hasGo)("the Go host when the gateway is down or exits", () => {
+  it("says what failed and exits 1", async () => {
+    await expectFailuresReported(([face, ...rest]) => run(goHost, [`-${face}`, ...rest]));
+  }, 60_000);
+});
+
 describe.skipIf(!hasGo)("the Go host (examples/hosts/go)", () => {
   it("uses the REST face of serve --http: tools, wrappers, calls, refusals and status", async () => {
     const result = await run(goHost, ["-rest", base, ...goCalls(REST_CALLS)], {

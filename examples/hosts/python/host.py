@@ -94,6 +94,10 @@ class RestFace:
                 error.get("message", failure.reason),
                 int(retry_after) if retry_after and retry_after.isdigit() else None,
             ) from None
+        except (urllib.error.URLError, OSError, ValueError) as failure:
+            # Not reachable, or not the gateway: no answer of the REST face to show.
+            reason = getattr(failure, "reason", failure)
+            raise GatewayError(None, "UNREACHABLE", "%s%s: %s" % (self.base, path, reason)) from None
 
     def list_tools(self):
         return self._request("GET", "/tools?format=mcp", token=self.token)["tools"]
@@ -117,11 +121,15 @@ class RestFace:
 
 class StdioFace:
     def __init__(self, command):
-        self.process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0
-        )
+        try:
+            self.process = subprocess.Popen(
+                command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0
+            )
+        except OSError as failure:
+            raise GatewayError(None, "SPAWN", "cannot start %s: %s" % (command[0], failure)) from None
         self.next_id = 0
         self.pending = {}
+        self.ended = False
         self.lock = threading.Lock()
         self.changed = threading.Event()
         self.reader = threading.Thread(target=self._read, daemon=True)
@@ -139,15 +147,20 @@ class StdioFace:
 
     def _send(self, message):
         line = json.dumps(message, separators=(",", ":")) + "\n"
-        with self.lock:
-            self.process.stdin.write(line.encode("utf-8"))
-            self.process.stdin.flush()
+        try:
+            with self.lock:
+                self.process.stdin.write(line.encode("utf-8"))
+                self.process.stdin.flush()
+        except OSError:
+            raise GatewayError(None, "CLOSED", "the server has stopped reading (exited?)") from None
 
     def _read(self):
         for raw in self.process.stdout:
             try:
                 message = json.loads(raw)
             except ValueError:
+                continue
+            if not isinstance(message, dict):
                 continue
             if "id" in message and ("result" in message or "error" in message):
                 waiting = self.pending.pop(message["id"], None)
@@ -160,17 +173,22 @@ class StdioFace:
                 else:
                     error = {"code": -32601, "message": "Method not found: " + message["method"]}
                     self._send({"jsonrpc": "2.0", "id": message["id"], "error": error})
-            elif message.get("method", "").endswith("/list_changed"):
+            elif str(message.get("method", "")).endswith("/list_changed"):
                 self.changed.set()
-        for waiting in list(self.pending.values()):
-            waiting.put({"error": {"code": -32000, "message": "the server closed its stdout"}})
+        with self.lock:
+            self.ended = True
+            waiting_all = list(self.pending.values())
+        for waiting in waiting_all:
+            waiting.put({"error": {"code": "CLOSED", "message": "the server closed its stdout (exited?)"}})
 
     def request(self, method, params):
+        answer = queue.Queue(maxsize=1)
         with self.lock:
+            if self.ended:
+                raise GatewayError(None, "CLOSED", "the server closed its stdout (exited?)")
             self.next_id += 1
             request_id = self.next_id
-        answer = queue.Queue(maxsize=1)
-        self.pending[request_id] = answer
+            self.pending[request_id] = answer
         self._send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
         try:
             message = answer.get(timeout=REQUEST_TIMEOUT)
@@ -419,13 +437,14 @@ def main(argv):
     parser.add_argument("--settle", type=float, default=30.0, help="seconds to wait for connecting servers")
     options = parser.parse_args(argv)
 
-    if options.rest is not None:
-        token, admin = os.environ.get("MCP_BRIDGE_TOKEN"), os.environ.get("MCP_BRIDGE_ADMIN_TOKEN")
-        face = RestFace(options.rest, token, admin)
-    else:
-        command = options.stdio or shlex.split(os.environ.get("MCP_BRIDGE_COMMAND", "")) or DEFAULT_COMMAND
-        face = StdioFace(command)
+    face = None
     try:
+        if options.rest is not None:
+            token, admin = os.environ.get("MCP_BRIDGE_TOKEN"), os.environ.get("MCP_BRIDGE_ADMIN_TOKEN")
+            face = RestFace(options.rest, token, admin)
+        else:
+            command = options.stdio or shlex.split(os.environ.get("MCP_BRIDGE_COMMAND", "")) or DEFAULT_COMMAND
+            face = StdioFace(command)
         settle(face, options.settle)
         tools = face.list_tools()
         show_tools(tools)
@@ -437,7 +456,8 @@ def main(argv):
         print("mcp-bridge failed: %s (%s)" % (clean(problem), problem.code), file=sys.stderr)
         return 1
     finally:
-        face.close()
+        if face is not None:
+            face.close()
     return 0
 
 
