@@ -35,10 +35,10 @@ let base = "";
 /** The tokens the REST gateway accepts (one per host, so each has its own call budget) and its admin token. */
 const TOKENS = { python: "python-client-token", go: "go-client-token", admin: "admin-token-for-status" };
 /**
- * Per client: REST_CALLS sends six calls to the gateway before its last, which is refused. A refill of
- * one call takes 10 s, far more than a host's calls take one after the other.
+ * Per client: REST_CALLS sends seven calls to the gateway before its last, which is refused. A refill
+ * of one call takes over 8 s, far more than a host's calls take one after the other.
  */
-const CALLS_PER_MINUTE = 6;
+const CALLS_PER_MINUTE = 7;
 
 function run(
   command: string,
@@ -147,6 +147,8 @@ const CALLS: [string, string][] = [
   // isError with structured content.
   ["units_refuse", "{}"],
   ["units_convert", '{"value":0,"unit":"kelvin","digits":2,"tags":["a","b"]}'],
+  // Names the host must rename for its own language, sent under the schema's names.
+  ["units_odd_names", '{"class":"x","a-b":1,"a_b":2}'],
 ];
 /** On the REST face also: a schema violation only the gateway sees (422), then the limit (429). */
 const REST_CALLS: [string, string][] = [
@@ -172,7 +174,7 @@ function answersIn(stdout: string): string[] {
 /** What every host prints, whichever face it used. */
 function expectCommonOutput(stdout: string): void {
   const lines = stdout.split("\n");
-  expect(lines).toContain("tools (7):");
+  expect(lines).toContain("tools (8):");
   // Parameters read from the schemas: required, enum with default, integer with default, optional.
   expect(lines).toContain("  calc_add(a: number, b: number)");
   expect(lines).toContain("      Add two numbers");
@@ -181,6 +183,7 @@ function expectCommonOutput(stdout: string): void {
   );
   expect(lines).toContain("      Convert a temperature from Celsius");
   expect(lines).toContain("  units_refuse()");
+  expect(lines).toContain("  units_odd_names(class: string, a-b: number, a_b: number)");
   const answers = answersIn(stdout);
   expect(answers).toEqual([
     'calc_add {"a":20,"b":22}\n  -> 42\n',
@@ -191,12 +194,13 @@ function expectCommonOutput(stdout: string): void {
     'calc_greet {}\n  refused (host): missing required argument "name"\n',
     'units_refuse {}\n  error: refused: the sensor is offline\n     structured: {"sensor":"offline"}\n',
     'units_convert {"digits":2,"tags":["a","b"],"unit":"kelvin","value":0}\n  -> 273.15 kelvin [a,b]\n',
-    ...answers.slice(8),
+    'units_odd_names {"a-b":1,"a_b":2,"class":"x"}\n  -> a-b=1 a_b=2 class=x\n',
+    ...answers.slice(9),
   ]);
   const status = stdout.slice(stdout.indexOf("\nstatus:\n") + 1).split("\n");
   expect(status[0]).toBe("status:");
   expect(status).toContain("  calc: connected, 5 tools");
-  expect(status).toContain("  units: connected, 2 tools");
+  expect(status).toContain("  units: connected, 3 tools");
   expect(status.find((line) => line.startsWith("  broken:"))).toMatch(
     /^ {2}broken: failed, 0 tools - SERVER_START_FAILED: Server "broken" exited with code 1/,
   );
@@ -205,11 +209,11 @@ function expectCommonOutput(stdout: string): void {
 /** The REST face's own answers: the gateway's 422 and its 429 with Retry-After, as the host shows them. */
 function expectRestRefusals(stdout: string): void {
   const answers = answersIn(stdout);
-  expect(answers[8]).toMatch(
+  expect(answers[9]).toMatch(
     /^units_convert \{"tags":\[1,2\],"value":1\}\n {2}refused \(422 INVALID_ARGUMENTS\): Invalid arguments for tool "units_convert".*tags/,
   );
-  expect(answers[9]).toMatch(
-    /^calc_add \{"a":1,"b":1\}\n {2}refused \(429 RATE_LIMITED\): Call to calc_add refused: at most 6 calls per minute.* \(retry after \d+ s\)\n/,
+  expect(answers[10]).toMatch(
+    /^calc_add \{"a":1,"b":1\}\n {2}refused \(429 RATE_LIMITED\): Call to calc_add refused: at most 7 calls per minute.* \(retry after \d+ s\)\n/,
   );
 }
 

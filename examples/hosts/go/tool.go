@@ -45,20 +45,20 @@ func NewTool(face Face, definition ToolDefinition) (*Tool, error) {
 	if len(definition.InputSchema) == 0 {
 		return tool, nil
 	}
-	var schema struct {
-		Properties json.RawMessage `json:"properties"`
-		Required   []string        `json:"required"`
+	var schema map[string]json.RawMessage
+	if json.Unmarshal(definition.InputSchema, &schema) != nil {
+		return tool, nil // no object schema to read: the tool takes whatever the server accepts
 	}
-	if err := json.Unmarshal(definition.InputSchema, &schema); err != nil {
-		return nil, fmt.Errorf("the input schema of %s: %w", definition.Name, err)
-	}
+	var requiredNames []string
+	_ = json.Unmarshal(schema["required"], &requiredNames)
 	required := map[string]bool{}
-	for _, name := range schema.Required {
+	for _, name := range requiredNames {
 		required[name] = true
 	}
-	names, properties, err := orderedProperties(schema.Properties)
+	names, properties, err := orderedProperties(schema["properties"])
 	if err != nil {
-		return nil, fmt.Errorf("the properties of %s: %w", definition.Name, err)
+		// Properties that are no JSON object: the tool takes whatever the server accepts.
+		names, properties = nil, map[string]propertySchema{}
 	}
 	for _, name := range names {
 		spec := properties[name]
@@ -78,13 +78,26 @@ func NewTool(face Face, definition ToolDefinition) (*Tool, error) {
 }
 
 // orderedProperties decodes a JSON object keeping its key order (a Go map would lose it).
+// A property whose schema is not what this host reads (not an object, an enum that is no list) is
+// kept with what could be read: a server's odd schema must not stop the host.
 func orderedProperties(raw json.RawMessage) ([]string, map[string]propertySchema, error) {
 	properties := map[string]propertySchema{}
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, properties, nil
 	}
-	if err := json.Unmarshal(raw, &properties); err != nil {
+	var specs map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &specs); err != nil {
 		return nil, nil, err
+	}
+	for name, spec := range specs {
+		var fields map[string]json.RawMessage
+		_ = json.Unmarshal(spec, &fields)
+		var read propertySchema
+		read.Type = fields["type"]
+		read.Default = fields["default"]
+		_ = json.Unmarshal(fields["description"], &read.Description)
+		_ = json.Unmarshal(fields["enum"], &read.Enum)
+		properties[name] = read
 	}
 	decoder := json.NewDecoder(strings.NewReader(string(raw)))
 	var names []string

@@ -19,6 +19,7 @@ command, MCP_BRIDGE_COMMAND (split like a shell would) or `mcp-bridge serve --st
 import argparse
 import inspect
 import json
+import keyword
 import os
 import queue
 import re
@@ -248,18 +249,18 @@ _UNSET = object()
 
 def type_of(spec):
     """A parameter's type as shown: its enum values, else its JSON type(s), else `any`."""
-    if "enum" in spec:
+    if isinstance(spec.get("enum"), list):
         return "|".join(json.dumps(value) for value in spec["enum"])
     kind = spec.get("type")
     if isinstance(kind, list):
-        return "|".join(kind)
-    return kind or "any"
+        return "|".join(str(k) for k in kind)
+    return str(kind) if kind else "any"
 
 
 def fits(value, spec):
     """Whether `value` has the parameter's JSON type (a bool is no number, an int is a number)."""
     kinds = spec.get("type")
-    kinds = kinds if isinstance(kinds, list) else [kinds] if kinds else []
+    kinds = [kind for kind in (kinds if isinstance(kinds, list) else [kinds]) if isinstance(kind, str)]
     if not kinds:
         return True
     for kind in kinds:
@@ -274,22 +275,28 @@ def fits(value, spec):
     return False
 
 
-def python_name(wire):
+def python_name(wire, taken):
+    """A parameter name Python accepts for a property name (`from` -> `from_`, `a-b` -> `a_b`), unique."""
     name = re.sub(r"\W", "_", wire)
-    return "_" + name if not name or name[0].isdigit() else name
+    if not name or name[0].isdigit():
+        name = "_" + name
+    while keyword.iskeyword(name) or name in taken:
+        name += "_"
+    return name
 
 
 def make_tool(face, tool):
     """A Python function that checks its arguments against the tool's schema, then calls the tool."""
-    schema = tool.get("inputSchema") or {}
-    properties = schema.get("properties") or {}
+    schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    properties = {wire: spec if isinstance(spec, dict) else {} for wire, spec in properties.items()}
     required = set(schema.get("required") or [])
     wire_names, parameters, docs = {}, [], []
     for wire, spec in properties.items():
-        name = python_name(wire)
+        name = python_name(wire, wire_names)
         wire_names[name] = wire
         default = inspect.Parameter.empty if wire in required else spec.get("default", _UNSET)
-        annotation = JSON_TYPES.get(spec.get("type"), object) if "enum" not in spec else str
+        annotation = JSON_TYPES.get(spec.get("type"), object) if isinstance(spec.get("type"), str) else object
         parameters.append(
             inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
         )
@@ -316,14 +323,15 @@ def make_tool(face, tool):
             if value is _UNSET:
                 continue
             wire, spec = wire_names[name], properties[wire_names[name]]
-            if "enum" in spec and value not in spec["enum"]:
+            if isinstance(spec.get("enum"), list) and value not in spec["enum"]:
                 raise ArgumentError("argument %s must be one of %s" % (json.dumps(wire), type_of(spec)))
             if not fits(value, spec):
                 raise ArgumentError("argument %s must be of type %s" % (json.dumps(wire), type_of(spec)))
             arguments[wire] = value
         return face.call(tool["name"], arguments)
 
-    call.__name__ = python_name(tool["name"])
+    call.__name__ = python_name(tool["name"], {})
+    call.parameter_for = {wire: name for name, wire in wire_names.items()}
     call.__signature__ = signature
     call.__doc__ = (tool.get("description") or "") + ("\n\nArgs:\n" + "\n".join(docs) if docs else "")
     call.tool = tool
@@ -332,10 +340,12 @@ def make_tool(face, tool):
 
 def shown_signature(tool):
     """`name(a: number, unit: "c"|"f" = "c", tags?: array)`: required, defaulted, optional."""
-    schema = tool.get("inputSchema") or {}
+    schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     required = set(schema.get("required") or [])
     shown = []
-    for wire, spec in (schema.get("properties") or {}).items():
+    for wire, spec in properties.items():
+        spec = spec if isinstance(spec, dict) else {}
         if wire in required:
             shown.append("%s: %s" % (wire, type_of(spec)))
         elif "default" in spec:
@@ -388,7 +398,7 @@ def show_call(wrappers, name, arguments):
         return
     try:
         # The wrapper's parameters are Python names; the JSON arguments use the schema's names.
-        result = wrapper(**{python_name(key): value for key, value in arguments.items()})
+        result = wrapper(**{wrapper.parameter_for.get(key, key): value for key, value in arguments.items()})
     except ArgumentError as problem:
         print("  refused (host): " + clean(problem))
         return
