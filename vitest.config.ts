@@ -11,6 +11,7 @@ const LONGEST_FIRST = [
   "test/daemon/daemon.test.ts",
   "test/readme.test.ts",
   "test/docs.test.ts",
+  "test/examples/hosts.test.ts",
   "test/auth/refresh.test.ts",
   "test/cli/cli.test.ts",
   "test/gateway/profiles.test.ts",

@@ -12,7 +12,11 @@ describe("per-client limits", () => {
     const a1 = limiter.admit("a");
     const a2 = limiter.admit("a");
     expect(a1.ok && a2.ok).toBe(true);
-    expect(limiter.admit("a")).toEqual({ ok: false, reason: expect.stringMatching(/at most 2 calls/) });
+    expect(limiter.admit("a")).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/at most 2 calls/),
+      retryAfterSeconds: 1,
+    });
     expect(limiter.admit("b").ok).toBe(true);
     if (a1.ok) {
       a1.release();
@@ -31,7 +35,13 @@ describe("per-client limits", () => {
       return admitted.ok;
     };
     expect([take(), take(), take()]).toEqual([true, true, false]);
-    now += 30_000;
+    // Retry-After: the whole seconds until the bucket holds one call again (30 s at 2 per minute).
+    expect(limiter.admit("a")).toMatchObject({ ok: false, retryAfterSeconds: 30 });
+    now += 20_000;
+    expect(limiter.admit("a")).toMatchObject({ ok: false, retryAfterSeconds: 10 });
+    now += 9_500;
+    expect(limiter.admit("a")).toMatchObject({ ok: false, retryAfterSeconds: 1 });
+    now += 500;
     expect([take(), take()]).toEqual([true, false]);
     now += 60_000;
     expect([take(), take(), take()]).toEqual([true, true, false]);

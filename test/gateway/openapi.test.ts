@@ -87,6 +87,10 @@ describe("openApiDocument", () => {
     ]);
     expect(parsed.paths["/tools/plain"]?.post.operationId).toBe("plain");
     expect(parsed.paths["/tools/plain"]?.post.summary).toBe("Tool plain");
+    // A refused call says when to retry (Retry-After on the 429), as the REST face sends it.
+    expect(parsed.paths["/tools/plain"]?.post.responses["429"]).toMatchObject({
+      headers: { "Retry-After": { schema: { type: "integer" } } },
+    });
     // The rebased $refs resolve to the tool's own definitions.
     const draft7 = parsed.paths["/tools/draft7"]?.post as unknown as {
       requestBody: { content: { "application/json": { schema: { properties: { x: { enum: string[] } } } } } };

@@ -261,9 +261,16 @@ describe("auth, profiles and limits shared with /mcp", () => {
     const body = (await refused.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe("RATE_LIMITED");
     expect(body.error.message).toMatch(/per minute/);
-    // The same client over MCP is past its budget too.
+    // When to come back: the 2-per-minute bucket holds a whole call again within 30 s.
+    const retryAfter = Number(refused.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(30);
+    // The same client over MCP is past its budget too, told the same in the error's data.
     await using client = await connect(gateway.url, "2025-11-25", "limited-token");
-    await expect(client.callTool({ name: add, arguments: { a: 1, b: 1 } })).rejects.toThrow(/per minute/);
+    const mcpRefusal = await client.callTool({ name: add, arguments: { a: 1, b: 1 } }).catch((e) => e);
+    expect(mcpRefusal).toMatchObject({ code: -32029, message: expect.stringMatching(/per minute/) });
+    expect(mcpRefusal.data.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(mcpRefusal.data.retryAfterSeconds).toBeLessThanOrEqual(30);
     // Another client is not.
     expect((await post(`${url}/tools/${add}`, { a: 1, b: 1 }, bearer("full-token"))).status).toBe(200);
   });

@@ -11,6 +11,7 @@ import {
 import { join, resolve } from "node:path";
 import { afterAll, expect, it, onTestFinished } from "vitest";
 import { cliEnv, emptyHome, runCli, runCliInProcess } from "./cli.js";
+import { hasCurl, isCurlSession, runCurlSession } from "./curl-blocks.js";
 
 /**
  * Every code block of the README and of docs/ is what a reader copies, so each is run (or checked) where
@@ -47,14 +48,26 @@ export function codeBlocks(file: string): Block[] {
   return blocks;
 }
 
-const isShell = (b: Block) => b.lang === "sh";
+const isShell = (b: Block) => b.lang === "sh" && !isCurlSession(b);
 const isProgram = (b: Block) => b.lang === "js";
 const isTypeScriptLine = (b: Block) => b.lang === "ts";
 const isPython = (b: Block) => b.lang === "python";
 const isConfig = (b: Block) => b.lang === "jsonc" || b.lang === "json" || b.lang === "toml";
 const isCliReference = (b: Block) => b.lang === "" && /^mcp-bridge /m.test(b.body);
 const isLayout = (b: Block) => b.lang === "" && /^src\/$/m.test(b.body);
-const rules = [isShell, isProgram, isTypeScriptLine, isPython, isConfig, isCliReference, isLayout];
+/** Code in a language this suite cannot build here (Rust needs crates): shown, not run. */
+const isSketch = (b: Block) => b.lang === "rust";
+const rules = [
+  isShell,
+  isCurlSession,
+  isProgram,
+  isTypeScriptLine,
+  isPython,
+  isConfig,
+  isCliReference,
+  isLayout,
+  isSketch,
+];
 
 const homes: string[] = [];
 afterAll(() => {
@@ -196,16 +209,31 @@ export function testCodeBlocks(files: readonly string[]): void {
     }, 240_000);
   }
 
+  /** The page's mcp.json, else the bundled examples' (calculator and notes), as a reader would have it. */
+  const projectConfig = (file: string) =>
+    pageConfig(byFile.get(file) ?? []) ??
+    readFileSync(join(root, "examples", "mcp.json"), "utf8").replaceAll(
+      "${configDir}",
+      join(root, "examples"),
+    );
+
+  if (!hasCurl && blocks.some(isCurlSession)) console.warn("curl blocks skipped: curl is not installed");
+  for (const block of blocks.filter(isCurlSession)) {
+    it.skipIf(!hasCurl)(
+      `${block.file}:${block.line} sh: the gateway it starts answers each curl line as its comment says`,
+      async () => {
+        const { dir, env } = readerHome();
+        writeFileSync(join(dir, "mcp.json"), projectConfig(block.file));
+        await runCurlSession(block, dir, env);
+      },
+      180_000,
+    );
+  }
+
   for (const block of blocks.filter(isProgram)) {
     it(`${block.file}:${block.line} js: runs as written on this Node, in a project with its mcp.json`, async () => {
       const { dir, env } = readerHome();
-      const config =
-        pageConfig(byFile.get(block.file) ?? []) ??
-        readFileSync(join(root, "examples", "mcp.json"), "utf8").replaceAll(
-          "${configDir}",
-          join(root, "examples"),
-        );
-      writeFileSync(join(dir, "mcp.json"), config);
+      writeFileSync(join(dir, "mcp.json"), projectConfig(block.file));
       writeFileSync(join(dir, "example.mjs"), block.body);
       const result = await run(process.execPath, ["example.mjs"], dir, env);
       expect(result.code, result.out).toBe(0);

@@ -8,6 +8,17 @@ export interface GatewayLimits {
   readonly callsPerMinute?: number;
 }
 
+/**
+ * A call admitted (with the release of its slot), or refused with the reason and the whole seconds
+ * after which a retry may be admitted (HTTP `Retry-After`).
+ */
+export type Admission =
+  | { ok: true; release: () => void }
+  | { ok: false; reason: string; retryAfterSeconds: number };
+
+/** The retry hint for a refusal by the concurrency limit. */
+const CONCURRENCY_RETRY_SECONDS = 1;
+
 interface ClientState {
   running: number;
   tokens: number;
@@ -30,7 +41,7 @@ export class ClientLimiter {
     this.#now = now;
   }
 
-  admit(client: string): { ok: true; release: () => void } | { ok: false; reason: string } {
+  admit(client: string): Admission {
     const now = this.#now();
     let state = this.#clients.get(client);
     if (!state) {
@@ -45,10 +56,22 @@ export class ClientLimiter {
       state.refilledAt = now;
     }
     if (state.running >= this.#maxConcurrent) {
-      return { ok: false, reason: `at most ${this.#maxConcurrent} calls may run at once for one client` };
+      // Nothing tells when a running call ends: a short wait, as a hint rather than a promise.
+      return {
+        ok: false,
+        reason: `at most ${this.#maxConcurrent} calls may run at once for one client`,
+        retryAfterSeconds: CONCURRENCY_RETRY_SECONDS,
+      };
     }
     if (this.#perMinute !== undefined && state.tokens < 1) {
-      return { ok: false, reason: `at most ${this.#perMinute} calls per minute for one client` };
+      // The bucket refills continuously: the time until it holds one whole call again (whole ms first,
+      // so float dust does not add a second).
+      const waitMs = ((1 - state.tokens) / this.#perMinute) * 60_000;
+      return {
+        ok: false,
+        reason: `at most ${this.#perMinute} calls per minute for one client`,
+        retryAfterSeconds: Math.max(1, Math.ceil(Math.round(waitMs) / 1000)),
+      };
     }
     if (this.#perMinute !== undefined) state.tokens -= 1;
     state.running++;

@@ -90,7 +90,11 @@ export function gatewayServer(
       }
       const admitted = client.limiter.admit(client.id);
       if (!admitted.ok) {
-        throw rateLimited({ tool: name, reason: admitted.reason });
+        throw rateLimited({
+          tool: name,
+          reason: admitted.reason,
+          retryAfterSeconds: admitted.retryAfterSeconds,
+        });
       }
       // While the call runs, its upstream server's elicitation and sampling requests may be asked of
       // this client (see forward.ts): pushed to a 2025-11-25 client within the call, bounded by its

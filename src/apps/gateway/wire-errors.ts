@@ -59,8 +59,21 @@ export const resultUndelivered = ({
   limit: number;
 }) => new ProtocolError(UNDELIVERED_RPC_CODE, undeliveredMessage(`result of ${tool}`, size, unread, limit));
 
-export const rateLimited = ({ tool, reason }: { tool: string; reason: string }) =>
-  new ProtocolError(RATE_LIMITED_RPC_CODE, `Call to ${tool} refused: ${reason}; retry later`);
+/** `data.retryAfterSeconds`: what HTTP's `Retry-After` says on the REST face, for JSON-RPC clients. */
+export const rateLimited = ({
+  tool,
+  reason,
+  retryAfterSeconds,
+}: {
+  tool: string;
+  reason: string;
+  retryAfterSeconds: number;
+}) =>
+  new ProtocolError(
+    RATE_LIMITED_RPC_CODE,
+    `Call to ${tool} refused: ${reason}; retry in ${retryAfterSeconds} s`,
+    { retryAfterSeconds },
+  );
 
 /** A 2026-07-28 retry whose requestState names no parked call of this client. */
 export const unknownRequestState = () =>

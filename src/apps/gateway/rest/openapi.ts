@@ -1,4 +1,5 @@
 import type { JsonSchema, ToolDefinition } from "../../../registry/tool-definition.js";
+import { definedOnly } from "../../../util/defined.js";
 
 /** What an OpenAPI document of the gateway's REST face describes. */
 export interface OpenApiInput {
@@ -39,6 +40,14 @@ const ERROR_RESPONSES = {
   "429": "Refused by the caller's limits (calls at once, calls per minute).",
   "502": "The upstream server failed or is unavailable.",
   "504": "The call did not finish within its timeout.",
+} as const;
+
+/** A refused call says when to retry (rest-calls.ts). */
+const RETRY_AFTER_HEADER = {
+  "Retry-After": {
+    description: "Whole seconds after which the call may be admitted.",
+    schema: { type: "integer", minimum: 1 },
+  },
 } as const;
 
 /**
@@ -86,10 +95,11 @@ function operation(tool: ToolDefinition, inputKey: string, structured: unknown, 
   const errors: Record<string, unknown> = {};
   for (const [status, description] of Object.entries(ERROR_RESPONSES)) {
     if (status === "401" && !secured) continue;
-    errors[status] = {
+    errors[status] = definedOnly({
       description,
+      headers: status === "429" ? RETRY_AFTER_HEADER : undefined,
       content: { [JSON_TYPE]: { schema: { $ref: "#/components/schemas/Error" } } },
-    };
+    });
   }
   return {
     operationId: tool.name,

@@ -47,7 +47,10 @@ export async function callTool(request: RestRequest, name: string) {
   }
   const args = await readJsonObject(request.req, maxBodyBytes);
   const admitted = limiter.admit(identityOf(request.req.auth));
-  if (!admitted.ok) throw new HttpFailure(429, restRateLimited({ tool: name, reason: admitted.reason }));
+  if (!admitted.ok) {
+    const refusal = restRateLimited({ tool: name, reason: admitted.reason });
+    throw new HttpFailure(429, refusal, { "retry-after": String(admitted.retryAfterSeconds) });
+  }
   // The slot is held until the answer has left, as `/mcp` holds it (mcp-server.ts): a client that
   // does not read cannot make the gateway hold more results than it may run calls.
   request.res.once("close", admitted.release);

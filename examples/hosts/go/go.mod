@@ -1,0 +1,3 @@
+module example.com/mcp-bridge-host
+
+go 1.19
