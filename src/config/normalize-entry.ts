@@ -30,6 +30,7 @@ import {
 import type { NormalizeContext } from "./normalize.js";
 import { normalizeOAuth } from "./oauth-settings.js";
 import { EntryProblem } from "./problem.js";
+import { normalizeSandbox } from "./sandbox-settings.js";
 
 const TRANSPORT_ALIASES: Record<string, TransportKind> = {
   stdio: "stdio",
@@ -170,6 +171,11 @@ export function normalizeEntry(
       // Pinged like a remote server: a hung process (alive, not answering) is found and restarted.
       healthCheckIntervalMs: reader.field(f.healthCheckInterval) ?? settings.healthCheckIntervalMs,
       maxMessageBytes,
+      sandbox: normalizeSandbox(
+        reader.raw.sandbox,
+        (field, value) => reader.text(field, value),
+        reader.context.configDir,
+      ),
     });
   }
 
