@@ -154,7 +154,11 @@ function runtimeOf(
   const addProgram = (file: string) => {
     const resolved = resolvePath(file);
     found.push(resolved);
-    if (resolved.real) found.push(resolvePath(installRoot(resolved.real, home)));
+    if (resolved.real) {
+      found.push(resolvePath(installRoot(resolved.real, home)));
+      // Where it was written too (a linked node_modules): Node loads its siblings from that path.
+      found.push(resolvePath(installRoot(file, home)));
+    }
     return resolved.real;
   };
   let program = findCommand(command, env.PATH, cwd);

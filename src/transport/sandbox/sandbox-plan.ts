@@ -109,9 +109,9 @@ export function planSandbox(
     shown.push(path);
   }
 
-  const visible = (path: string) =>
-    [...grants.keys()].some((granted) => isWithin(path, granted)) || isWithin(path, facts.home);
-  const cwd = facts.cwd.configured || visible(facts.cwd.path) ? facts.cwd.path : facts.home;
+  // The host's folder only if a grant shows it (inside the private home it would not exist).
+  const visible = [...grants.keys()].some((granted) => isWithin(facts.cwd.path, granted));
+  const cwd = facts.cwd.configured || visible ? facts.cwd.path : facts.home;
   return { mounts, network: policy.network, env, cwd };
 }
 
