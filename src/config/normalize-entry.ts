@@ -179,6 +179,12 @@ export function normalizeEntry(
     });
   }
 
+  // A sandbox asked for and not applied would be a silent unsandboxed start: the entry is refused.
+  if (raw.sandbox !== undefined && raw.sandbox !== false)
+    throw new EntryProblem(
+      "sandbox",
+      '"sandbox" applies only to stdio servers (a remote server runs elsewhere); remove it',
+    );
   const url = readUrl(reader, transport);
   if (!declared && /\/sse\/?$/.test(new URL(url).pathname)) transport = "sse";
   const oauth = normalizeOAuth(raw.oauth, (field, value) => reader.text(field, value));

@@ -155,6 +155,16 @@ describe("sandbox config", () => {
     });
   });
 
+  it("a remote server with a sandbox is refused (nothing would apply it)", () => {
+    const config = normalizeServers([["r", { url: "http://127.0.0.1:1/mcp", sandbox: true }]], {
+      env: {},
+      homeDir: "/home/u",
+      format: "object",
+    });
+    expect(config.servers).toEqual([]);
+    expect(config.warnings[0]?.message).toMatch(/"sandbox" applies only to stdio servers/);
+  });
+
   it("a misspelled or malformed sandbox leaves the server out with a warning, never unsandboxed", () => {
     for (const bad of [{ reed: ["/x"] }, { network: "yes" }, { env: ["A=B"] }, "strict", { read: "/x" }]) {
       const config = load(bad);
