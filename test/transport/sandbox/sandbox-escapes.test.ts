@@ -59,7 +59,7 @@ describe.skipIf(skip !== undefined)("a sandboxed stdio server", () => {
     });
     for (const server of bridge.servers())
       expect(server, server.lastError?.message).toMatchObject({ state: "connected" });
-  });
+  }, 90_000);
 
   afterAll(async () => {
     await bridge?.close();

@@ -76,14 +76,14 @@ describe.skipIf(skip !== undefined)("sandboxed server lifecycle", () => {
       host.kill("SIGKILL");
       for (const pid of processesWith(marker)) process.kill(pid, "SIGKILL");
     }
-  });
+  }, 90_000);
 
   it("`mcp-bridge status` shows which servers are sandboxed, as text and JSON", async () => {
     const { home, env, config } = cliHome({
       boxed: stdioEntry("probe-server", { sandbox: true }),
       open: stdioEntry("probe-server"),
     });
-    const json = await runCli(["status", "--json", "-c", config], { cwd: home, env });
+    const json = await runCli(["status", "--json", "-c", config], { cwd: home, env, timeoutMs: 60_000 });
     expect(json.code, json.stderr).toBe(0);
     const servers = (
       JSON.parse(json.stdout) as { servers: { name: string; sandboxed: boolean; state: string }[] }
@@ -92,9 +92,9 @@ describe.skipIf(skip !== undefined)("sandboxed server lifecycle", () => {
       { name: "boxed", sandboxed: true, state: "connected" },
       { name: "open", sandboxed: false, state: "connected" },
     ]);
-    const text = await runCli(["status", "-c", config], { cwd: home, env });
+    const text = await runCli(["status", "-c", config], { cwd: home, env, timeoutMs: 60_000 });
     expect(text.stdout).toMatch(/boxed\s+stdio \(sandboxed\)\s+connected/);
     expect(text.stdout).toMatch(/open\s+stdio\s+connected/);
     expect(existsSync(CLI)).toBe(true);
-  });
+  }, 150_000);
 });

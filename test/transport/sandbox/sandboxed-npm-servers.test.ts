@@ -46,7 +46,7 @@ describe.skipIf(skip !== undefined)("npm reference servers, sandboxed", () => {
         },
       },
     });
-  });
+  }, 90_000);
 
   afterAll(async () => {
     await bridge?.close();
