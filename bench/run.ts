@@ -20,6 +20,7 @@ import { catalogCacheFigures } from "./catalog-cache.js";
 import { daemonCliFigures } from "./daemon-cli.js";
 import { FIRST_CALLS, firstCallFigures } from "./first-calls.js";
 import { peerFigures } from "./peer-figures.js";
+import { sandboxStartFigures } from "./sandbox-start.js";
 import { type Figure, fmt, measureSequential, measureThroughput, percentile } from "./stats.js";
 import { toolSearchFigures } from "./tool-search.js";
 
@@ -430,6 +431,7 @@ const sections: [string, () => Promise<void>][] = [
   ],
   ["tool search", async () => (await toolSearchFigures(quick)).forEach(record)],
   ["connect per call", connectPerCall],
+  ["sandbox start", async () => (await sandboxStartFigures(SERVER, quick)).forEach(record)],
   ["cli via daemon", async () => (await daemonCliFigures(quick)).forEach(record)],
   ["memory", memory],
   [

@@ -1,5 +1,5 @@
 import type { ServerDefinition, SkippedServer } from "../config/model.js";
-import type { ServerStatus } from "../connection/server-status.js";
+import { isSandboxed, type ServerStatus } from "../connection/server-status.js";
 import {
   ErrorCode,
   type McpBridgeError,
@@ -68,6 +68,7 @@ export function notStartedStatus(definition: ServerDefinition): ServerStatus {
   return {
     name: definition.name,
     transport: definition.transport,
+    sandboxed: isSandboxed(definition),
     state: definition.enabled ? "idle" : "disabled",
     toolCount: 0,
     restarts: 0,
@@ -80,6 +81,7 @@ export function invalidStatus(entry: SkippedServer): ServerStatus {
   return {
     name: entry.name,
     transport: entry.transport,
+    sandboxed: false,
     state: "invalid",
     toolCount: 0,
     restarts: 0,

@@ -4,7 +4,7 @@ import { STRING_CAP } from "../config/defaults.js";
 import type { BridgeSettings, ServerDefinition } from "../config/model.js";
 import { secretsOf } from "../config/secrets.js";
 import { createConnection, type ServerConnection, type ToolCallOptions } from "../connection/connection.js";
-import type { ServerStatus } from "../connection/server-status.js";
+import { isSandboxed, type ServerStatus } from "../connection/server-status.js";
 import {
   authSetup,
   type McpBridgeError,
@@ -115,6 +115,7 @@ export class ServerRecord {
     return omitUndefined({
       name: this.name,
       transport: this.definition.transport,
+      sandboxed: isSandboxed(this.definition),
       state: this.#closing ? "closed" : "failed",
       toolCount: 0,
       restarts: 0,

@@ -171,6 +171,23 @@ export interface StdioServerDefinition extends ServerDefinitionBase {
    * Undefined: no hard cap (oversized text is cut to the result size while it streams in).
    */
   readonly maxMessageBytes?: number;
+  /** Run the server in a sandbox (bubblewrap on Linux) with these grants; undefined: no sandbox. */
+  readonly sandbox?: SandboxPolicy;
+}
+
+/**
+ * What a sandboxed stdio server may reach beyond the strict base (system folders read-only, a private
+ * `/tmp` and `HOME`, its own command and package read-only): see src/transport/sandbox/.
+ */
+export interface SandboxPolicy {
+  /** Absolute paths the server may read. */
+  readonly read: readonly string[];
+  /** Absolute paths the server may read and write. */
+  readonly write: readonly string[];
+  /** false: no network at all (a private loopback only); true: the host's network. */
+  readonly network: boolean;
+  /** Host environment variables passed in (beside the base set and the server's own `env`). */
+  readonly env: readonly string[];
 }
 
 export interface RemoteServerDefinition extends ServerDefinitionBase {

@@ -30,6 +30,7 @@ import {
 import type { NormalizeContext } from "./normalize.js";
 import { normalizeOAuth } from "./oauth-settings.js";
 import { EntryProblem } from "./problem.js";
+import { normalizeSandbox } from "./sandbox-settings.js";
 
 const TRANSPORT_ALIASES: Record<string, TransportKind> = {
   stdio: "stdio",
@@ -170,9 +171,20 @@ export function normalizeEntry(
       // Pinged like a remote server: a hung process (alive, not answering) is found and restarted.
       healthCheckIntervalMs: reader.field(f.healthCheckInterval) ?? settings.healthCheckIntervalMs,
       maxMessageBytes,
+      sandbox: normalizeSandbox(
+        reader.raw.sandbox,
+        (field, value) => reader.text(field, value),
+        reader.context.configDir,
+      ),
     });
   }
 
+  // A sandbox asked for and not applied would be a silent unsandboxed start: the entry is refused.
+  if (raw.sandbox !== undefined && raw.sandbox !== false)
+    throw new EntryProblem(
+      "sandbox",
+      '"sandbox" applies only to stdio servers (a remote server runs elsewhere); remove it',
+    );
   const url = readUrl(reader, transport);
   if (!declared && /\/sse\/?$/.test(new URL(url).pathname)) transport = "sse";
   const oauth = normalizeOAuth(raw.oauth, (field, value) => reader.text(field, value));

@@ -88,6 +88,22 @@ export const STRUCTURED = {
     schema: () => z.union([z.boolean(), z.array(z.string())]).describe("Host variables to pass through"),
     doc: "host variables to pass through (`true`: all); Codex `env_vars`",
   },
+  sandbox: {
+    keys: ["sandbox"],
+    schema: () =>
+      z
+        .union([
+          z.boolean(),
+          z.object({
+            read: z.array(z.string()).optional().describe("Paths the server may read"),
+            write: z.array(z.string()).optional().describe("Paths the server may read and write"),
+            network: z.boolean().optional().describe("true: the host's network (default false: none)"),
+            env: z.array(z.string()).optional().describe("Host environment variables passed in"),
+          }),
+        ])
+        .describe("stdio: run the server in a sandbox (bubblewrap on Linux); see docs/security.md"),
+    doc: "stdio: `true` or `{ read, write, network, env }` runs the server in a sandbox (bubblewrap on Linux, `sandbox-exec` on macOS, refused on Windows): system folders read-only, a private `/tmp` and `HOME`, no network, only the base environment, plus these grants (see docs/security.md)",
+  },
   url: {
     keys: ["url"],
     schema: () => z.string().describe("Streamable HTTP or SSE endpoint; a url ending in /sse means SSE"),

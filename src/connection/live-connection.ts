@@ -11,7 +11,7 @@ import { HealthCheck, IdleTimer } from "./health-check.js";
 import { Restarts } from "./reconnect-backoff.js";
 import type { ConnectionEvents, ConnectionOptions } from "./server-connection.js";
 import { ServerOutput } from "./server-output.js";
-import type { ServerState, ServerStatus } from "./server-status.js";
+import { isSandboxed, type ServerState, type ServerStatus } from "./server-status.js";
 import { retireSession, type Session, type ToolListing } from "./session.js";
 import { type OpenerInput, relistTools } from "./session-opener.js";
 import { ToolIndex } from "./tool-call.js";
@@ -106,6 +106,7 @@ export function statusOf(live: LiveConnection): ServerStatus {
     toolCount: live.listing.tools.length,
     restarts: live.restartCount,
     stderrTail: live.output.stderr().map(redact),
+    sandboxed: isSandboxed(live.definition),
     ...definedOnly({
       ...live.info,
       pid: live.session === undefined ? undefined : live.info.pid,

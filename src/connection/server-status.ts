@@ -1,5 +1,5 @@
 import type { Icon } from "@modelcontextprotocol/client";
-import type { TransportKind } from "../config/model.js";
+import type { ServerDefinition, TransportKind } from "../config/model.js";
 import { omitUndefined } from "../util/defined.js";
 
 export type ServerState =
@@ -42,6 +42,13 @@ export interface ServerStatus {
   readonly stderrTail: readonly string[];
   /** Pid of the running stdio server process, when there is one. */
   readonly pid?: number;
+  /** The server runs in a sandbox (`sandbox` in its entry: bubblewrap on Linux). */
+  readonly sandboxed: boolean;
+}
+
+/** Whether a server runs in a sandbox, as its status says. */
+export function isSandboxed(definition: ServerDefinition): boolean {
+  return definition.transport === "stdio" && definition.sandbox !== undefined;
 }
 
 /** The server's own description of itself (the MCP `Implementation`); every field but name and version optional. */

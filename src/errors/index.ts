@@ -12,6 +12,7 @@ export * from "./file-errors.js";
 export * from "./request-errors.js";
 export * from "./rest-errors.js";
 export * from "./sampling-errors.js";
+export * from "./sandbox-errors.js";
 export * from "./server-errors.js";
 export * from "./skill-errors.js";
 export * from "./task-errors.js";

@@ -4,6 +4,7 @@ import type { ServerDefinition } from "../config/model.js";
 import { LogLevelEnvelope } from "./log-level-envelope.js";
 import { childEnvironment, type ExitInfo, type NoiseKind, ProcessTransport } from "./process-transport.js";
 import { createSseTransport, createStreamableHttpTransport } from "./remote-transports.js";
+import { sandboxedSpec } from "./sandbox/sandboxed-spawn.js";
 
 /** One way of reaching a server; an inferred `url` has two (Streamable HTTP, then legacy SSE). */
 export type TransportAttempt = "stdio" | "streamable-http" | "sse";
@@ -65,6 +66,8 @@ function createBareTransport(
   context: TransportContext,
 ): CreatedTransport {
   if (definition.transport === "stdio") {
+    const { sandbox, name, env } = definition;
+    const hostEnv = context.hostEnv ?? process.env;
     const transport = new ProcessTransport({
       command: definition.command,
       args: definition.args,
@@ -74,6 +77,9 @@ function createBareTransport(
       stringCapBytes: context.stringCapBytes,
       onStderrLine: context.onStderrLine,
       onNoise: context.onNoise,
+      wrapSpawn: sandbox
+        ? (spec) => sandboxedSpec(spec, { server: name, policy: sandbox, configured: env, hostEnv })
+        : undefined,
     });
     return {
       transport,

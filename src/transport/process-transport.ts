@@ -9,7 +9,7 @@ import { definedOnly } from "../util/defined.js";
 import { DEFAULT_MAX_KEPT_BYTES, LineFramer, type OversizedLine } from "./framing.js";
 import { deserializeLine } from "./message.js";
 import { reapGroup, stopProcessTree, trackGroup, useProcessGroups } from "./process-tree.js";
-import { spawnServer } from "./supervisor.js";
+import { type SpawnSpec, spawnServer } from "./supervisor.js";
 
 export interface StdioTransportOptions {
   readonly command: string;
@@ -30,6 +30,11 @@ export interface StdioTransportOptions {
   readonly stalledLineMs?: number;
   /** A line being dropped that grows past this without a newline breaks the stream (default 2 GiB). */
   readonly brokenLineBytes?: number;
+  /**
+   * Rewrites what is spawned before it is (a sandbox wraps the command: see sandbox/); a rejection
+   * fails the start and nothing is spawned.
+   */
+  readonly wrapSpawn?: (spec: SpawnSpec) => Promise<SpawnSpec>;
   /** Run the server under the supervisor that ends its tree when the host dies (POSIX; see supervisor.ts). */
   readonly supervise?: boolean;
   /** Each stderr line; `complete` is false for a piece of an overlong line that has no end yet. */
@@ -147,6 +152,7 @@ export class ProcessTransport implements Transport {
   /** The limits of `options`, defaulted once here. */
   readonly #limits: StdioLimits;
   #child: ChildProcess | undefined;
+  #started = false;
   #exit: ExitInfo | undefined;
   #closing: Promise<void> | undefined;
   #closed = false;
@@ -184,21 +190,23 @@ export class ProcessTransport implements Transport {
   }
 
   start(): Promise<void> {
-    if (this.#child) throw new Error("ProcessTransport already started");
+    if (this.#started) throw new Error("ProcessTransport already started");
+    this.#started = true;
     // spawn() reports a missing cwd as ENOENT of the command, which reads as "command not on PATH".
     const cwd = this.#options.cwd;
     if (cwd !== undefined && !isDirectory(cwd)) return Promise.reject(new WorkingDirectoryError(cwd));
-    const options = this.#options;
-    const { child, started } = spawnServer(
-      {
-        command: options.command,
-        args: options.args,
-        env: options.env,
-        ...(cwd === undefined ? {} : { cwd }),
-        graceMs: this.#termGraceMs,
-      },
-      this.#limits.supervise,
-    );
+    const { command, args, env, wrapSpawn } = this.#options;
+    const spec = { command, args, env, cwd };
+    if (!wrapSpawn) return this.#spawn(spec);
+    return wrapSpawn(spec).then((wrapped) => {
+      // Closed while the spec was being prepared: nothing may be spawned any more.
+      if (this.#closing) throw new Error("The transport was closed before the server started");
+      return this.#spawn(wrapped);
+    });
+  }
+
+  #spawn(spec: SpawnSpec): Promise<void> {
+    const { child, started } = spawnServer({ ...spec, graceMs: this.#termGraceMs }, this.#limits.supervise);
     this.#child = child;
     if (child.pid !== undefined) trackGroup(child.pid);
     return new Promise((resolve, reject) => {

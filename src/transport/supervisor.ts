@@ -20,11 +20,15 @@ import { type ChildProcess, spawn } from "node:child_process";
 import type { Socket } from "node:net";
 import { useProcessGroups } from "./process-tree.js";
 
-export interface SupervisedSpec {
+/** What is spawned for a server: the program, its arguments, its whole environment, its folder. */
+export interface SpawnSpec {
   readonly command: string;
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
-  readonly cwd?: string;
+  readonly cwd?: string | undefined;
+}
+
+export interface SupervisedSpec extends SpawnSpec {
   /** After the host is gone: time between SIGTERM and SIGKILL of the group. */
   readonly graceMs: number;
 }

@@ -57,6 +57,7 @@ function renderCall(context: CommandContext, envelope: Envelope): number {
 export interface StatusRow {
   name: string;
   transport: string;
+  sandboxed: boolean;
   state: string;
   tools: number;
   protocolVersion: string | null;
@@ -78,7 +79,7 @@ export function renderStatus(context: CommandContext, servers: readonly StatusRo
         : style.dim(state);
   const rows = servers.map((s) => [
     s.name,
-    s.state === "invalid" ? "-" : s.transport,
+    s.state === "invalid" ? "-" : s.sandboxed ? `${s.transport} (sandboxed)` : s.transport,
     stateText(s.state),
     s.state === "connected" ? String(s.tools) : "-",
     s.protocolVersion ?? "-",

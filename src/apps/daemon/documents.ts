@@ -46,6 +46,7 @@ export function statusDocument(bridge: Bridge, request: StatusRequest = {}): Env
       servers: servers.map((s) => ({
         name: s.name,
         transport: s.transport,
+        sandboxed: s.sandboxed,
         state: s.state,
         tools: s.state === "connected" ? exposed(s.name) : 0,
         protocolVersion: s.protocolVersion ?? null,

@@ -1,0 +1,56 @@
+import { isAbsolute, resolve } from "node:path";
+import type { Raw } from "./fields.js";
+import type { SandboxPolicy } from "./model.js";
+import { EntryProblem } from "./problem.js";
+
+/** The keys a `sandbox` table may hold; any other is refused, since a misspelled grant would be lost silently. */
+const SANDBOX_KEYS = ["read", "write", "network", "env"] as const;
+
+/** An environment variable name as POSIX shells write them (no `=`, no NUL, no glob). */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Reads a stdio entry's `sandbox`: `true` (the strict default), `false`/absent (no sandbox), or a table
+ * of grants added to the strict default. `text` expands `${VAR}` and `~` like every other string of
+ * the entry; a relative path is taken from the config file's folder, as `cwd` is.
+ */
+export function normalizeSandbox(
+  value: unknown,
+  text: (field: string, value: unknown) => string,
+  configDir: string | undefined,
+): SandboxPolicy | undefined {
+  if (value === undefined || value === false) return undefined;
+  if (value === true) return { read: [], write: [], network: false, env: [] };
+  if (!value || typeof value !== "object" || Array.isArray(value))
+    throw new EntryProblem(
+      "sandbox",
+      '"sandbox" must be true, false or a table { read, write, network, env }',
+    );
+  const raw = value as Raw;
+  for (const key of Object.keys(raw)) {
+    if (!(SANDBOX_KEYS as readonly string[]).includes(key))
+      throw new EntryProblem(
+        `sandbox.${key}`,
+        `"sandbox.${key}" is not a sandbox key (use ${SANDBOX_KEYS.join(", ")})`,
+      );
+  }
+  const paths = (key: "read" | "write") => {
+    const list = raw[key];
+    if (list === undefined) return [];
+    if (!Array.isArray(list))
+      throw new EntryProblem(`sandbox.${key}`, `"sandbox.${key}" must be a list of paths`);
+    return list.map((item, index) => {
+      const path = text(`sandbox.${key}[${index}]`, item);
+      if (path.trim() === "")
+        throw new EntryProblem(`sandbox.${key}[${index}]`, `"sandbox.${key}[${index}]" must not be empty`);
+      return !isAbsolute(path) && configDir ? resolve(configDir, path) : resolve(path);
+    });
+  };
+  const network = raw.network ?? false;
+  if (typeof network !== "boolean")
+    throw new EntryProblem("sandbox.network", '"sandbox.network" must be true or false');
+  const env = raw.env ?? [];
+  if (!Array.isArray(env) || !env.every((name) => typeof name === "string" && ENV_NAME.test(name)))
+    throw new EntryProblem("sandbox.env", '"sandbox.env" must be a list of environment variable names');
+  return { read: paths("read"), write: paths("write"), network, env: env as string[] };
+}

@@ -1,0 +1,43 @@
+/**
+ * Sandboxed stdio servers (`sandbox` in a server's entry): the sandbox cannot be set up, so the server
+ * is not started at all, never started without it. Each message names the server, what failed and
+ * the two ways out: make the sandbox work, or turn it off for that server.
+ */
+import { ErrorCode, ServerConnectionError } from "./error-classes.js";
+
+/** `bwrap` (Linux) or `sandbox-exec` (macOS) is not on the host's PATH. */
+export function sandboxProgramMissing(fields: {
+  server: string;
+  program: "bwrap" | "sandbox-exec";
+}): ServerConnectionError {
+  const { server, program } = fields;
+  const install =
+    program === "bwrap"
+      ? "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap)"
+      : "sandbox-exec ships with macOS in /usr/bin; check PATH";
+  return new ServerConnectionError(
+    ErrorCode.ServerStartFailed,
+    `Server "${server}" is configured with "sandbox" but ${program} was not found on PATH, so it was not started. To run it sandboxed, ${install}; to run it without a sandbox, set "sandbox": false for this server.`,
+    { server },
+  );
+}
+
+/** bwrap is there but cannot create the sandbox; `detail` is bwrap's own first line of explanation. */
+export function sandboxSetupFailed(fields: { server: string; detail: string }): ServerConnectionError {
+  const { server, detail } = fields;
+  return new ServerConnectionError(
+    ErrorCode.ServerStartFailed,
+    `Server "${server}": bubblewrap could not set up its sandbox (${detail}), so it was not started. Unprivileged user namespaces are probably disabled: allow them (sysctl kernel.unprivileged_userns_clone=1 or user.max_user_namespaces > 0; on Ubuntu 24.04+ an AppArmor profile for bwrap, or kernel.apparmor_restrict_unprivileged_userns=0; in a container, run it with user namespaces allowed), or set "sandbox": false for this server.`,
+    { server },
+  );
+}
+
+/** The host's operating system has no sandbox mcp-bridge can set up (Windows). */
+export function sandboxUnsupported(fields: { server: string; platform: string }): ServerConnectionError {
+  const { server, platform } = fields;
+  return new ServerConnectionError(
+    ErrorCode.ServerStartFailed,
+    `Server "${server}" is configured with "sandbox", which is not supported on ${platform} (only Linux with bubblewrap, and macOS with sandbox-exec), so it was not started. Set "sandbox": false to run it without a sandbox, or run the host on Linux or in WSL.`,
+    { server },
+  );
+}

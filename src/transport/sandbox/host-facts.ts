@@ -1,0 +1,240 @@
+/**
+ * The file-system facts a sandbox plan needs, read from the host once per start: which system folders
+ * exist, where the command and its interpreter are installed, which files the arguments name, which
+ * package-runner caches exist. Everything that touches the disk for the sandbox is here; the choice of
+ * mounts is the pure `planSandbox`.
+ */
+
+import {
+  accessSync,
+  closeSync,
+  constants,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
+import { basename, delimiter, dirname, isAbsolute, join, resolve } from "node:path";
+import type { SandboxPolicy } from "../../config/model.js";
+import { type HostFacts, installRoot, isWithin, type ResolvedPath } from "./sandbox-plan.js";
+
+/** Read-only system folders (a merged-/usr system has /bin, /lib... as symlinks into /usr). */
+const SYSTEM_FOLDERS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+
+/**
+ * The /etc entries shown (not the whole /etc, which holds host keys, credentials of system services
+ * and, for root, /etc/shadow): users and groups, name resolution, certificates, time zone, the
+ * dynamic linker, `alternatives` (many /usr/bin commands are links through it), Python's config.
+ */
+const ETC_ENTRIES = [
+  "passwd",
+  "group",
+  "hosts",
+  "host.conf",
+  "resolv.conf",
+  "nsswitch.conf",
+  "gai.conf",
+  "protocols",
+  "services",
+  "localtime",
+  "timezone",
+  "ld.so.cache",
+  "ld.so.conf",
+  "ld.so.conf.d",
+  "ssl",
+  "ca-certificates",
+  "ca-certificates.conf",
+  "pki",
+  "crypto-policies",
+  "alternatives",
+  "mime.types",
+  "os-release",
+];
+
+/** Commands that fetch and run packages, by the caches they install into (relative to home). */
+const RUNNER_CACHES: Readonly<Record<string, readonly string[]>> = {
+  npx: [".npm"],
+  npm: [".npm"],
+  pnpm: [".cache/pnpm", ".local/share/pnpm"],
+  pnpx: [".cache/pnpm", ".local/share/pnpm"],
+  yarn: [".cache/yarn", ".yarn"],
+  bunx: [".bun/install/cache"],
+  bun: [".bun/install/cache"],
+  uvx: [".cache/uv", ".local/share/uv"],
+  uv: [".cache/uv", ".local/share/uv"],
+  pipx: [".local/pipx", ".cache/pipx"],
+};
+
+function runnerName(command: string): string {
+  return basename(command).replace(/\.(cmd|exe)$/i, "");
+}
+
+/** `npx`, `uvx` and the like, whose caches a sandbox shows (writable). */
+export function isPackageRunner(command: string): boolean {
+  return RUNNER_CACHES[runnerName(command)] !== undefined;
+}
+
+/** Environment variables that move those caches; passed into the sandbox with them. */
+export const CACHE_VARIABLES = [
+  "npm_config_cache",
+  "NPM_CONFIG_CACHE",
+  "UV_CACHE_DIR",
+  "UV_TOOL_DIR",
+  "UV_PYTHON_INSTALL_DIR",
+  "PIPX_HOME",
+];
+
+export function resolvePath(path: string): ResolvedPath {
+  try {
+    return { path, real: realpathSync(path) };
+  } catch {
+    return { path, real: undefined };
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The command as `spawn` would find it: a path (from `cwd`), else the first executable on PATH. */
+export function findCommand(command: string, path: string | undefined, cwd: string): string | undefined {
+  if (command.includes("/")) {
+    const full = resolve(cwd, command);
+    return isFile(full) ? full : undefined;
+  }
+  for (const folder of (path ?? "").split(delimiter)) {
+    if (!folder || !isAbsolute(folder)) continue;
+    const candidate = join(folder, command);
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (isFile(candidate)) return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** The interpreter a script names on its `#!` line (`/usr/bin/env node` names `node`). */
+function interpreterOf(file: string, path: string | undefined, cwd: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, "r");
+    const head = Buffer.alloc(256);
+    const read = readSync(fd, head, 0, head.length, 0);
+    const text = head.subarray(0, read).toString("latin1");
+    if (!text.startsWith("#!")) return undefined;
+    const words = (text.slice(2).split("\n")[0] ?? "").trim().split(/\s+/);
+    const [program, ...rest] = words;
+    if (!program) return undefined;
+    const named = basename(program) === "env" ? rest.find((word) => !word.startsWith("-")) : program;
+    return named === undefined ? undefined : findCommand(named, path, cwd);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** The command, what runs it (a script's interpreter, two levels deep), and their install folders. */
+function runtimeOf(
+  command: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  cwd: string,
+  home: string,
+): ResolvedPath[] {
+  const found: ResolvedPath[] = [];
+  const addProgram = (file: string) => {
+    const resolved = resolvePath(file);
+    found.push(resolved);
+    if (resolved.real) {
+      found.push(resolvePath(installRoot(resolved.real, home)));
+      // Where it was written too (a linked node_modules): Node loads its siblings from that path.
+      found.push(resolvePath(installRoot(file, home)));
+    }
+    return resolved.real;
+  };
+  let program = findCommand(command, env.PATH, cwd);
+  for (let level = 0; program !== undefined && level < 3; level++) {
+    const real = addProgram(program);
+    program = real === undefined ? undefined : interpreterOf(real, env.PATH, cwd);
+  }
+  // A script the command is given (`node dist/index.js`, `python server.py`), with its project.
+  for (const arg of args) {
+    if (arg.startsWith("-")) continue;
+    const full = resolve(cwd, arg);
+    if (!isFile(full)) continue;
+    const real = addProgram(full);
+    const project = real === undefined ? undefined : projectRoot(real, home);
+    if (project === undefined) continue;
+    found.push(resolvePath(project));
+    // A linked node_modules (workspaces, a shared checkout) is shown where it leads too.
+    found.push(resolvePath(join(project, "node_modules")));
+  }
+  return found;
+}
+
+const PROJECT_FILES = ["package.json", "pyproject.toml", "setup.py", "go.mod", "Cargo.toml"];
+
+/**
+ * The project a script belongs to (the nearest folder above it with a package.json, pyproject.toml,
+ * ...), whose dependencies the script loads; never the home folder or one of its parents.
+ */
+function projectRoot(file: string, home: string): string | undefined {
+  for (let folder = dirname(file); folder !== dirname(folder); folder = dirname(folder)) {
+    if (isWithin(home, folder)) return undefined;
+    if (PROJECT_FILES.some((name) => isFile(join(folder, name)))) return folder;
+  }
+  return undefined;
+}
+
+function systemFolders(): HostFacts["system"] {
+  const found: HostFacts["system"][number][] = [];
+  for (const path of SYSTEM_FOLDERS) {
+    try {
+      const stat = lstatSync(path);
+      if (stat.isSymbolicLink()) found.push({ path, link: readlinkSync(path) });
+      else if (stat.isDirectory()) found.push({ path, real: path });
+    } catch {
+      // absent on this system
+    }
+  }
+  return found;
+}
+
+/** Gathers the facts for one server's sandbox. `cwd`: the configured one, else undefined. */
+export function hostFacts(input: {
+  readonly policy: SandboxPolicy;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Record<string, string>;
+  readonly cwd: string | undefined;
+  readonly hostCwd: string;
+  readonly home: string;
+}): HostFacts {
+  const { policy, command, args, env, home } = input;
+  const cwd = input.cwd ?? input.hostCwd;
+  const caches = RUNNER_CACHES[runnerName(command)] ?? [];
+  const movedCaches = caches.length === 0 ? [] : CACHE_VARIABLES.map((name) => env[name]);
+  const cacheFolders = [
+    ...caches.map((relative) => join(home, relative)),
+    ...movedCaches.filter((value): value is string => value !== undefined && isAbsolute(value)),
+  ];
+  return {
+    system: systemFolders(),
+    etc: ETC_ENTRIES.map((name) => resolvePath(join("/etc", name))),
+    home,
+    runtime: runtimeOf(command, args, env, cwd, home),
+    caches: cacheFolders.map(resolvePath),
+    read: policy.read.map(resolvePath),
+    write: policy.write.map(resolvePath),
+    cwd: { path: cwd, configured: input.cwd !== undefined },
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * Runs a stdio server inside a sandbox by rewriting what is spawned (command, args, env, cwd): bwrap on
+ * Linux, sandbox-exec on macOS, a refusal elsewhere. The rewritten spec goes to the same supervisor as
+ * any server, so the process-group and die-with-the-host guarantees are unchanged (bwrap adds its own
+ * `--die-with-parent` and pid namespace). A sandbox that cannot be set up fails the start with an
+ * error naming the server; the server is never started without it.
+ */
+
+import { spawn } from "node:child_process";
+import { homedir } from "node:os";
+import type { SandboxPolicy } from "../../config/model.js";
+import { sandboxProgramMissing, sandboxSetupFailed, sandboxUnsupported } from "../../errors/index.js";
+import { plainText } from "../../util/plain-text.js";
+import type { SpawnSpec } from "../supervisor.js";
+import { bwrapArguments } from "./bwrap-arguments.js";
+import { CACHE_VARIABLES, findCommand, hostFacts, isPackageRunner } from "./host-facts.js";
+import { sandboxExecProfile } from "./sandbox-exec-profile.js";
+import { planSandbox } from "./sandbox-plan.js";
+
+export interface SandboxInput {
+  readonly server: string;
+  readonly policy: SandboxPolicy;
+  /** The server's own `env` from the config. */
+  readonly configured: Readonly<Record<string, string>>;
+  readonly hostEnv: Readonly<Record<string, string | undefined>>;
+  readonly platform?: NodeJS.Platform;
+}
+
+/** Host variables every sandboxed server gets (when set): what a program needs to find things and print text. */
+export const SANDBOX_BASE_ENV = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LC_ALL", "TZ"];
+
+/**
+ * The whole environment of a sandboxed server: the base set, the host variables the policy lists, the
+ * variables that locate a package runner's cache, then the server's own `env`; `TMPDIR` is the private
+ * `/tmp` (a host TMPDIR would name a folder the sandbox does not show).
+ */
+export function sandboxEnvironment(
+  input: SandboxInput,
+  command: string,
+  home: string,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  const caches = isPackageRunner(command) ? CACHE_VARIABLES : [];
+  for (const name of [...SANDBOX_BASE_ENV, ...caches, ...input.policy.env]) {
+    const value = input.hostEnv[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return { ...env, HOME: home, TMPDIR: "/tmp", ...input.configured };
+}
+
+/** bwrap's first complaint, cut to one short line (it is shown in an error message). */
+function firstLine(text: string): string {
+  const line = text.split("\n").find((item) => item.trim() !== "") ?? "no output";
+  return plainText(line, 300);
+}
+
+/** Checked once per bwrap binary: a sandbox like the servers', running `true`. Only success is kept. */
+const working = new Map<string, Promise<void>>();
+
+function checkBwrap(bwrap: string, server: string): Promise<void> {
+  const known = working.get(bwrap);
+  if (known) return known;
+  const check = new Promise<void>((resolve, reject) => {
+    const probe = ["--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL"];
+    probe.push("--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", "true");
+    const child = spawn(bwrap, probe, {
+      env: { PATH: "/usr/bin:/bin" },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (text: string) => {
+      if (stderr.length < 4096) stderr += text;
+    });
+    child.once("error", (error) => reject(sandboxSetupFailed({ server, detail: error.message })));
+    child.once("close", (code, signal) => {
+      if (code === 0) resolve();
+      else
+        reject(
+          sandboxSetupFailed({
+            server,
+            detail: firstLine(stderr || `bwrap ${signal ?? `exit code ${code}`}`),
+          }),
+        );
+    });
+  });
+  working.set(bwrap, check);
+  check.catch(() => working.delete(bwrap));
+  return check;
+}
+
+/**
+ * The spec that runs `spec` sandboxed under `input.policy`; rejects (never falls back to `spec`) when
+ * the platform has no sandbox, the sandbox program is missing or cannot create a sandbox.
+ */
+export async function sandboxedSpec(spec: SpawnSpec, input: SandboxInput): Promise<SpawnSpec> {
+  const platform = input.platform ?? process.platform;
+  const { server } = input;
+  if (platform !== "linux" && platform !== "darwin") throw sandboxUnsupported({ server, platform });
+  const program = platform === "linux" ? "bwrap" : "sandbox-exec";
+  const found = findCommand(program, input.hostEnv.PATH, "/");
+  if (found === undefined) throw sandboxProgramMissing({ server, program });
+  const home = input.hostEnv.HOME || homedir();
+  const env = sandboxEnvironment(input, spec.command, home);
+  const facts = hostFacts({
+    policy: input.policy,
+    command: spec.command,
+    args: spec.args,
+    env,
+    cwd: spec.cwd,
+    hostCwd: process.cwd(),
+    home,
+  });
+  const plan = planSandbox(input.policy, facts, env);
+  if (platform === "darwin") {
+    const args = ["-p", sandboxExecProfile(plan), spec.command, ...spec.args];
+    return { command: found, args, env: plan.env, cwd: plan.cwd };
+  }
+  await checkBwrap(found, server);
+  return { command: found, args: bwrapArguments(plan, spec.command, spec.args), env: plan.env, cwd: "/" };
+}
