@@ -7,7 +7,7 @@ import { type CommandSpec, defineCommand } from "./command-spec.js";
 import { addCommand, removeCommand } from "./commands/add-remove-command.js";
 import { authCommand } from "./commands/auth-command.js";
 import { callCommand } from "./commands/call-command.js";
-import { chatCommand } from "./commands/chat-command.js";
+import { chatCommand } from "./chat/run-chat.js";
 import { configCommand } from "./commands/config-command.js";
 import { daemonCommand } from "./commands/daemon-command.js";
 import { listCommand } from "./commands/list-command.js";
