@@ -7,17 +7,16 @@ import { errorText } from "../../../util/text-of.js";
 import type { ModelProvider } from "../../agent/model-provider.js";
 import { chooseProvider } from "../../agent/select-provider.js";
 import { cliBridgeOptions } from "../bridge-commands.js";
-import { chatSampling, type SamplingPrompt } from "./chat-sampling.js";
-import { ChatSession, type ChatSession as Session } from "./chat-session.js";
-import { HISTORY_SIZE, historyFile, loadHistory, saveHistory } from "./history.js";
-import { ChatView, counted, tokenCounts } from "./view.js";
 import type { CommandContext } from "../command-context.js";
-import { defineCommand } from "../command-spec.js";
 import { writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
 import { type AskLine, terminalElicitation } from "../terminal-elicitation.js";
 import { urlElicitation } from "../url-elicitation.js";
 import { chatNeedsInput } from "../usage-errors.js";
+import { chatSampling, type SamplingPrompt } from "./chat-sampling.js";
+import { ChatSession, type ChatSession as Session } from "./chat-session.js";
+import { HISTORY_SIZE, historyFile, loadHistory, saveHistory } from "./history.js";
+import { ChatView, counted, tokenCounts } from "./view.js";
 
 /**
  * `mcp-bridge chat [--model M] [--provider openai|anthropic] [--base-url URL] [--system TEXT] [--yes]`
@@ -25,7 +24,8 @@ import { chatNeedsInput } from "../usage-errors.js";
  * server. The prompt opens at once; servers come up in the background and their tools join the
  * conversation as they connect.
  */
-async function runChat(context: CommandContext): Promise<number> {
+/** `mcp-bridge chat`: loaded by its command spec (commands/chat-command.ts) only when it runs. */
+export async function runChat(context: CommandContext): Promise<number> {
   const { io, options } = context;
   const str = (key: string) => (typeof options[key] === "string" ? (options[key] as string) : undefined);
   // An empty --base-url or --model is as good as none: the environment's is used.
@@ -336,42 +336,3 @@ async function interactive(
     if (tty) rl.prompt();
   });
 }
-
-export const chatCommand = defineCommand({
-  name: "chat",
-  summary: "talk to a model that uses every server's tools (/help inside)",
-  flags: {
-    model: {
-      type: "string",
-      short: "m",
-      value: "MODEL",
-      description: "the model (default: from the environment)",
-    },
-    provider: {
-      type: "choice",
-      choices: ["openai", "anthropic"],
-      value: "NAME",
-      description: "openai or anthropic (default: from the API key found)",
-    },
-    "base-url": { type: "string", value: "URL", description: "an OpenAI-compatible endpoint (local models)" },
-    system: { type: "string", value: "TEXT", description: "the system prompt" },
-    print: {
-      type: "string",
-      short: "p",
-      value: "QUESTION",
-      description: "print one answer and exit (--json: the transcript)",
-    },
-    yes: {
-      type: "boolean",
-      short: "y",
-      description: "run tools and answer servers' sampling requests without asking",
-    },
-  },
-  positionals: { usage: "", min: 0, max: 0 },
-  examples: [
-    "chat",
-    'chat -p "What is 2+3?" --yes',
-    "chat --base-url http://127.0.0.1:11434/v1 --model llama3.1",
-  ],
-  run: runChat,
-});
