@@ -7,8 +7,8 @@ import {
   parseTree,
   SyntaxKind,
 } from "jsonc-parser";
-import { stringify } from "smol-toml";
 import { type ConfigError, notEditable as notEditableError } from "../errors/index.js";
+import { smolToml } from "../util/lazy-modules.js";
 
 /**
  * Adding and removing one server in a config file's text, keeping everything else as it was: the
@@ -86,11 +86,11 @@ export function addServer(
   }
   const prefix = tomlServersPrefix(text);
   if (prefix === "[[mcp.servers]]") {
-    const table = stringify({ mcp: { servers: [{ name, ...entry }] } });
+    const table = smolToml().stringify({ mcp: { servers: [{ name, ...entry }] } });
     return appendBlock(text, table);
   }
   const [first, second] = prefix.split(".") as [string, string | undefined];
-  const table = stringify(
+  const table = smolToml().stringify(
     second ? { [first]: { [second]: { [name]: entry } } } : { [first]: { [name]: entry } },
   );
   // smol-toml writes the parent tables' headers too when they hold nothing else; they are left out.

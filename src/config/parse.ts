@@ -1,6 +1,6 @@
 import { basename, dirname } from "node:path";
-import { parse as parseToml, TomlError } from "smol-toml";
 import { configNotObject, configSyntax } from "../errors/index.js";
+import { smolToml } from "../util/lazy-modules.js";
 import { type DocumentContext, normalizeDocument, type ParsedConfig } from "./document.js";
 
 export { normalizeDocument, type ParsedConfig } from "./document.js";
@@ -34,9 +34,9 @@ export function parseDocument(text: string, file: string): Raw {
   const toml = /\.toml$/i.test(file) || (!/\.json$/i.test(file) && !/^\s*[{[]/.test(text));
   if (toml) {
     try {
-      return parseToml(text) as Raw;
+      return smolToml().parse(text) as Raw;
     } catch (error) {
-      if (error instanceof TomlError) {
+      if (error instanceof smolToml().TomlError) {
         const { line, column } = error;
         // The first line only, and no cause: the parser's message goes on with a frame of the file's
         // text, which may hold a secret.

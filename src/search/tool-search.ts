@@ -1,6 +1,7 @@
-import { RE2JS } from "re2js";
+import type { RE2JS } from "re2js";
 import { invalidSearchPattern } from "../errors/index.js";
 import type { JsonSchema, ToolDefinition } from "../registry/tool-definition.js";
+import { re2js } from "../util/lazy-modules.js";
 import { errorText } from "../util/text-of.js";
 import { meaningfulWords, relatedTerms, term, terms } from "./terms.js";
 
@@ -139,7 +140,8 @@ export class ToolSearchIndex<T extends ToolDefinition> {
 
 function compileRegex(pattern: string, ignoreCase: boolean): RE2JS {
   try {
-    return RE2JS.compile(pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+    const RE2 = re2js();
+    return RE2.compile(pattern, ignoreCase ? RE2.CASE_INSENSITIVE : 0);
   } catch (error) {
     throw invalidSearchPattern({ pattern, reason: errorText(error) });
   }

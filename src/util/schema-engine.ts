@@ -1,8 +1,31 @@
-import { addFormats } from "@modelcontextprotocol/client/validators/ajv";
-import { Ajv as AjvDraft7 } from "ajv";
-import { Ajv2019 } from "ajv/dist/2019.js";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import { RE2JS } from "re2js";
+import { createRequire } from "node:module";
+import type * as AjvFormats from "@modelcontextprotocol/client/validators/ajv";
+import type * as AjvDraft7Module from "ajv";
+import type * as Ajv2019Module from "ajv/dist/2019.js";
+import type * as Ajv2020Module from "ajv/dist/2020.js";
+import { re2js } from "./lazy-modules.js";
+
+// The engines (ajv: about 100 CommonJS modules; re2js) are loaded when a schema is first compiled,
+// not when the library is imported: `--version`, `--help` and most hosts' start never need them.
+// They are CommonJS (re2js ships both), so they load synchronously with `require`.
+const require = createRequire(import.meta.url);
+let loaded:
+  | {
+      Ajv2020: typeof Ajv2020Module.Ajv2020;
+      Ajv2019: typeof Ajv2019Module.Ajv2019;
+      AjvDraft7: typeof AjvDraft7Module.Ajv;
+      addFormats: typeof AjvFormats.addFormats;
+    }
+  | undefined;
+function load() {
+  loaded ??= {
+    Ajv2020: (require("ajv/dist/2020.js") as typeof Ajv2020Module).Ajv2020,
+    Ajv2019: (require("ajv/dist/2019.js") as typeof Ajv2019Module).Ajv2019,
+    AjvDraft7: (require("ajv") as typeof AjvDraft7Module).Ajv,
+    addFormats: (require("@modelcontextprotocol/client/validators/ajv") as typeof AjvFormats).addFormats,
+  };
+  return loaded;
+}
 
 type JsonSchema = Record<string, unknown>;
 
@@ -18,7 +41,7 @@ type JsonSchema = Record<string, unknown>;
  */
 
 type Flavor = "2020-12" | "2019-09" | "draft-07";
-type Engine = InstanceType<typeof Ajv2020>;
+type Engine = InstanceType<typeof Ajv2020Module.Ajv2020>;
 
 interface RegExpLike {
   test(input: string): boolean;
@@ -31,6 +54,7 @@ const re2Engine = Object.assign(
     // Ajv shares compiled patterns by their `toString()`, so each must print as itself.
     const printed = () => `/${pattern}/${flags}`;
     try {
+      const RE2JS = re2js();
       const compiled = RE2JS.compile(pattern, flags.includes("i") ? RE2JS.CASE_INSENSITIVE : 0);
       return { test: (input: string) => compiled.matcher(input).find(), toString: printed };
     } catch {
@@ -59,6 +83,7 @@ export function engineFor(schema: JsonSchema): Engine | undefined {
   if (!flavor) return undefined;
   let engine = engines.get(flavor);
   if (!engine) {
+    const { Ajv2020, Ajv2019, AjvDraft7, addFormats } = load();
     const Class = flavor === "2020-12" ? Ajv2020 : flavor === "2019-09" ? Ajv2019 : AjvDraft7;
     engine = new Class(options(true)) as Engine;
     addFormats(engine as never);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { COMMANDS } from "../../src/apps/cli/command-table.js";
 import { callCommand } from "../../src/apps/cli/commands/call-command.js";
 import { daemonCommand } from "../../src/apps/cli/commands/daemon-command.js";
 import { serveCommand } from "../../src/apps/cli/commands/serve-command.js";
@@ -6,7 +7,6 @@ import { toolsCommand } from "../../src/apps/cli/commands/tools-command.js";
 import { completionScript } from "../../src/apps/cli/completion.js";
 import { commandHelp } from "../../src/apps/cli/help.js";
 import { parseCommandArguments } from "../../src/apps/cli/parse-arguments.js";
-import { COMMANDS } from "../../src/apps/cli/run-cli.js";
 
 const serve = (...args: string[]) =>
   parseCommandArguments(["serve", ...args], "serve", serveCommand.flags, serveCommand.positionals).options;

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import module from "node:module";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { COMMANDS } from "../../src/apps/cli/run-cli.js";
+import { COMMANDS } from "../../src/apps/cli/command-table.js";
 import { cliEnv, emptyHome, runCli, runCliInProcess } from "../helpers/cli.js";
 
 let home: string;

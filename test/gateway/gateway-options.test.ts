@@ -50,7 +50,7 @@ describe("resolveGatewayOptions", () => {
       port: 0,
       tokens: [],
       oauth: undefined,
-      limits: { maxConcurrentCalls: 16, callsPerMinute: undefined },
+      limits: { maxConcurrentCalls: 16, maxQueuedCalls: 64, callsPerMinute: undefined },
       maxBodyBytes: 4 * 1024 * 1024,
       maxUnreadBytes: 32 * 1024 * 1024,
       drainTimeoutMs: 30_000,
@@ -115,6 +115,7 @@ describe("resolveGatewayOptions", () => {
     ["sessionIdleMs", { sessionIdleMs: Number.NaN }],
     ["limits.maxConcurrentCalls", { limits: { maxConcurrentCalls: 0 } }],
     ["limits.callsPerMinute", { limits: { callsPerMinute: 0 } }],
+    ["limits.maxQueuedCalls", { limits: { maxQueuedCalls: -1 } }],
   ] as const)("refuses %s out of range (%j) as CONFIG_INVALID naming the option", (option, given) => {
     const error = refusal(() => resolveGatewayOptions({ bridge, ...given }));
     expect(error.code).toBe(ErrorCode.ConfigInvalid);
@@ -136,7 +137,19 @@ describe("resolveStdioGatewayOptions", () => {
       version: packageInfo().version,
       maxMessageBytes: GATEWAY_DEFAULTS.maxMessageBytes,
       maxUnreadBytes: GATEWAY_DEFAULTS.maxUnreadBytes,
-      limits: { maxConcurrentCalls: GATEWAY_DEFAULTS.maxConcurrentCalls, callsPerMinute: undefined },
+      limits: {
+        maxConcurrentCalls: GATEWAY_DEFAULTS.maxConcurrentCalls,
+        maxQueuedCalls: GATEWAY_DEFAULTS.maxQueuedCalls,
+        callsPerMinute: undefined,
+      },
+    });
+    // The channel's one client is limited as configured (serve --stdio --max-calls).
+    expect(
+      resolveStdioGatewayOptions({ limits: { maxConcurrentCalls: 64, maxQueuedCalls: 0 } }).limits,
+    ).toEqual({
+      maxConcurrentCalls: 64,
+      maxQueuedCalls: 0,
+      callsPerMinute: undefined,
     });
     expect(resolved.stdin).toBe(process.stdin);
     expect(resolved.stdout).toBe(process.stdout);

@@ -56,7 +56,7 @@ describe("gateway identity is the credential, not the client name", () => {
     gateway = await startGateway({
       bridge,
       forwarder,
-      limits: { maxConcurrentCalls: 1 },
+      limits: { maxConcurrentCalls: 1, maxQueuedCalls: 0 },
       tokens: [{ token: STATIC, client: "agent", profile: { servers: ["normal"] } }],
       oauth: { issuer: ISSUER, jwksUrl },
     });

@@ -73,3 +73,24 @@ export function identityOf(auth: AuthInfo | undefined): string {
   const identity = auth?.extra?.["identity"];
   return typeof identity === "string" ? identity : "anonymous";
 }
+
+const connectionNumbers = new WeakMap<object, number>();
+let connections = 0;
+
+/**
+ * Whom a request's tool calls count against in the per-client limits: its credential's identity; without
+ * one (a loopback gateway without auth), its 2025-11-25 session, or else its connection, so that one
+ * local client cannot use up every other local client's limits.
+ */
+export function limitKeyOf(req: IncomingMessage & { auth?: AuthInfo }): string {
+  const identity = req.auth?.extra?.["identity"];
+  if (typeof identity === "string") return identity;
+  const session = req.headers["mcp-session-id"];
+  if (typeof session === "string") return `anonymous session ${session}`;
+  let number = connectionNumbers.get(req.socket);
+  if (number === undefined) {
+    number = ++connections;
+    connectionNumbers.set(req.socket, number);
+  }
+  return `anonymous connection ${number}`;
+}

@@ -4,48 +4,107 @@ import type { ResolvedLimits } from "./gateway-options.js";
 export interface GatewayLimits {
   /** Tool calls one client may have running at once. Default 16. */
   readonly maxConcurrentCalls?: number;
+  /**
+   * Calls of one client that wait, in order, for a running one to end once `maxConcurrentCalls` run;
+   * a call past them is refused. Default 64.
+   */
+  readonly maxQueuedCalls?: number;
   /** Tool calls one client may start per minute (a token bucket refilled continuously). Default unlimited. */
   readonly callsPerMinute?: number;
 }
 
 /**
- * A call admitted (with the release of its slot), or refused with the reason and the whole seconds
- * after which a retry may be admitted (HTTP `Retry-After`).
+ * A call's turn: `release` when it has ended (idempotent), or the reason it was refused with the
+ * whole seconds after which a retry may be admitted (HTTP `Retry-After`).
  */
 export type Admission =
   | { ok: true; release: () => void }
   | { ok: false; reason: string; retryAfterSeconds: number };
 
-/** The retry hint for a refusal by the concurrency limit. */
+/** The retry hint for a refusal by the concurrency limit: nothing tells when a running call ends. */
 const CONCURRENCY_RETRY_SECONDS = 1;
 
 interface ClientState {
   running: number;
   tokens: number;
   refilledAt: number;
+  /** Calls waiting for a slot, oldest first; each is handed its slot by `release`. */
+  readonly waiting: Array<() => void>;
 }
 
 /**
- * Admits or refuses a client's next call. Pure bookkeeping with an injected clock, so the rules are
- * tested without processes or waiting. Returns a release function, or the reason for a refusal.
+ * Admits, queues or refuses a client's next call. Pure bookkeeping with an injected clock, so the
+ * rules are tested without processes or waiting. A call over the concurrency limit waits for a slot
+ * (bounded by `maxQueuedCalls` and by its own signal); a call over the per-minute budget is refused at
+ * once (waiting for a token could take a minute, longer than a client's own timeout).
  */
 export class ClientLimiter {
   readonly #clients = new Map<string, ClientState>();
   readonly #maxConcurrent: number;
+  readonly #maxQueued: number;
   readonly #perMinute: number | undefined;
   readonly #now: () => number;
 
   constructor(limits: ResolvedLimits, now: () => number = Date.now) {
     this.#maxConcurrent = limits.maxConcurrentCalls;
+    this.#maxQueued = limits.maxQueuedCalls;
     this.#perMinute = limits.callsPerMinute;
     this.#now = now;
   }
 
-  admit(client: string): Admission {
+  /** Resolves when the call may run, or at once with a refusal (queue full, budget spent, `signal` aborted). */
+  admit(client: string, signal?: AbortSignal): Promise<Admission> {
+    const state = this.#refilled(client);
+    if (this.#perMinute !== undefined && state.tokens < 1) {
+      // The bucket refills continuously: the time until it holds one whole call again (whole ms first,
+      // so float dust does not add a second).
+      const waitMs = ((1 - state.tokens) / this.#perMinute) * 60_000;
+      return refused(
+        `at most ${this.#perMinute} calls per minute for one client`,
+        Math.max(1, Math.ceil(Math.round(waitMs) / 1000)),
+      );
+    }
+    if (state.running < this.#maxConcurrent && state.waiting.length === 0) {
+      this.#spendToken(state);
+      state.running++;
+      return Promise.resolve({ ok: true, release: this.#releaser(client, state) });
+    }
+    if (state.waiting.length >= this.#maxQueued) {
+      return refused(
+        `at most ${this.#maxConcurrent} calls may run at once for one client and ${this.#maxQueued} more wait for their turn`,
+      );
+    }
+    if (signal?.aborted) return refused("the call was cancelled");
+    // The token is spent on entering the queue, so a call that reached the front is never refused then.
+    this.#spendToken(state);
+    return new Promise<Admission>((resolve) => {
+      const onAbort = () => {
+        const at = state.waiting.indexOf(turn);
+        if (at === -1) return;
+        state.waiting.splice(at, 1);
+        if (this.#perMinute !== undefined) state.tokens = Math.min(this.#perMinute, state.tokens + 1);
+        this.#forgetIfIdle(client, state);
+        resolve({
+          ok: false,
+          reason: "the call was cancelled while it waited for its turn",
+          retryAfterSeconds: CONCURRENCY_RETRY_SECONDS,
+        });
+      };
+      const turn = () => {
+        signal?.removeEventListener("abort", onAbort);
+        state.running++;
+        resolve({ ok: true, release: this.#releaser(client, state) });
+      };
+      state.waiting.push(turn);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  #refilled(client: string): ClientState {
     const now = this.#now();
     let state = this.#clients.get(client);
     if (!state) {
-      state = { running: 0, tokens: this.#perMinute ?? 0, refilledAt: now };
+      state = { running: 0, tokens: this.#perMinute ?? 0, refilledAt: now, waiting: [] };
       this.#clients.set(client, state);
     }
     if (this.#perMinute !== undefined) {
@@ -55,39 +114,33 @@ export class ClientLimiter {
       );
       state.refilledAt = now;
     }
-    if (state.running >= this.#maxConcurrent) {
-      // Nothing tells when a running call ends: a short wait, as a hint rather than a promise.
-      return {
-        ok: false,
-        reason: `at most ${this.#maxConcurrent} calls may run at once for one client`,
-        retryAfterSeconds: CONCURRENCY_RETRY_SECONDS,
-      };
-    }
-    if (this.#perMinute !== undefined && state.tokens < 1) {
-      // The bucket refills continuously: the time until it holds one whole call again (whole ms first,
-      // so float dust does not add a second).
-      const waitMs = ((1 - state.tokens) / this.#perMinute) * 60_000;
-      return {
-        ok: false,
-        reason: `at most ${this.#perMinute} calls per minute for one client`,
-        retryAfterSeconds: Math.max(1, Math.ceil(Math.round(waitMs) / 1000)),
-      };
-    }
+    return state;
+  }
+
+  #spendToken(state: ClientState): void {
     if (this.#perMinute !== undefined) state.tokens -= 1;
-    state.running++;
-    const entry = state;
+  }
+
+  #releaser(client: string, state: ClientState): () => void {
     let released = false;
-    return {
-      ok: true,
-      release: () => {
-        if (released) return;
-        released = true;
-        entry.running--;
-        // Forget an idle client whose bucket is full again, so the map does not grow without bound.
-        if (entry.running === 0 && (this.#perMinute === undefined || entry.tokens >= this.#perMinute)) {
-          this.#clients.delete(client);
-        }
-      },
+    return () => {
+      if (released) return;
+      released = true;
+      state.running--;
+      // The slot goes to the oldest waiting call of the same client.
+      const next = state.waiting.shift();
+      if (next) next();
+      else this.#forgetIfIdle(client, state);
     };
   }
+
+  /** Forget an idle client whose bucket is full again, so the map does not grow without bound. */
+  #forgetIfIdle(client: string, state: ClientState): void {
+    if (state.running > 0 || state.waiting.length > 0) return;
+    if (this.#perMinute !== undefined && state.tokens < this.#perMinute) return;
+    if (this.#clients.get(client) === state) this.#clients.delete(client);
+  }
 }
+
+const refused = (reason: string, retryAfterSeconds = CONCURRENCY_RETRY_SECONDS): Promise<Admission> =>
+  Promise.resolve({ ok: false, reason, retryAfterSeconds });

@@ -9,7 +9,7 @@ import {
   localhostAllowedOrigins,
   originValidationResponse,
 } from "@modelcontextprotocol/server";
-import { identityOf } from "./authenticate.js";
+import { identityOf, limitKeyOf } from "./authenticate.js";
 import { UnreadBacklog } from "./backlog.js";
 import { ClientLimiter } from "./client-limits.js";
 import type { ResolvedGatewayOptions } from "./gateway-options.js";
@@ -31,14 +31,22 @@ export function mcpEndpoint(options: ResolvedGatewayOptions, tracker: RequestTra
   const { bridge, version, forwarder } = options;
   const limiter = new ClientLimiter(options.limits);
   const backlog = new UnreadBacklog(options.maxUnreadBytes);
-  // Without auth every caller is one client: the limits then bound the whole gateway.
+  // Without auth every caller is one client for sessions and parked calls, but the limits count each
+  // session or connection apart (limitKeyOf): they must not bound the whole gateway.
   const serverFor = (auth: AuthInfo | undefined) =>
     gatewayServer(
       bridge,
       tracker,
       auth?.extra?.profile as GatewayProfile | undefined,
       version,
-      { id: identityOf(auth), limiter, delivered: responseSent, backlog, adminTools: options.adminTools },
+      {
+        id: identityOf(auth),
+        limiter,
+        limitKey: () => currentLimitKey(auth),
+        delivered: responseSent,
+        backlog,
+        adminTools: options.adminTools,
+      },
       forwarder,
     );
   const handler = createMcpHandler((ctx) => serverFor(ctx.authInfo));
@@ -99,6 +107,12 @@ export function mcpEndpoint(options: ResolvedGatewayOptions, tracker: RequestTra
  */
 const responses = new AsyncLocalStorage<ServerResponse>();
 const sentPromises = new WeakMap<ServerResponse, Promise<void>>();
+
+/** The limit key of the request being answered (its response is known: see `responses`). */
+function currentLimitKey(auth: AuthInfo | undefined): string {
+  const req = responses.getStore()?.req;
+  return req ? limitKeyOf(req) : identityOf(auth);
+}
 
 /** Resolves once the current HTTP response was written out or abandoned (its `close`). */
 function responseSent(): Promise<void> | undefined {

@@ -25,6 +25,8 @@ export const GATEWAY_DEFAULTS = {
   maxSessions: 1000,
   sessionIdleMs: 30 * 60_000,
   maxConcurrentCalls: 16,
+  /** Calls of one client waiting for a slot before the next is refused. */
+  maxQueuedCalls: 64,
   /** Unlimited. */
   callsPerMinute: undefined,
   /** How long a forwarded elicitation or sampling request waits for the downstream client. */
@@ -77,6 +79,7 @@ export interface GatewayOptions {
 /** Per-client limits with their defaults applied. */
 export interface ResolvedLimits {
   readonly maxConcurrentCalls: number;
+  readonly maxQueuedCalls: number;
   /** Undefined: unlimited. */
   readonly callsPerMinute: number | undefined;
 }
@@ -167,6 +170,8 @@ export interface StdioGatewayOptions {
   readonly onProblem?: (message: string) => void;
   /** Serve the admin tools (status, reload, restart; see admin-tools.ts). */
   readonly adminTools?: boolean;
+  /** Limits on the channel's one client's tool calls (see GatewayOptions.limits). */
+  readonly limits?: GatewayLimits;
 }
 
 export interface ResolvedStdioGatewayOptions {
@@ -178,7 +183,7 @@ export interface ResolvedStdioGatewayOptions {
   readonly maxMessageBytes: number;
   readonly maxUnreadBytes: number;
   readonly onProblem: (message: string) => void;
-  /** The one client of a stdio channel gets the HTTP gateway's default per-client limits. */
+  /** The channel's one client's limits, defaulted as the HTTP gateway's per-client limits. */
   readonly limits: ResolvedLimits;
   readonly adminTools: boolean;
 }
@@ -195,6 +200,7 @@ export function resolveStdioGatewayOptions(options: StdioGatewayOptions): Resolv
     maxUnreadBytes = GATEWAY_DEFAULTS.maxUnreadBytes,
     onProblem = () => {},
     adminTools = false,
+    limits = {},
   } = options;
   return {
     version,
@@ -205,7 +211,7 @@ export function resolveStdioGatewayOptions(options: StdioGatewayOptions): Resolv
     maxMessageBytes: positiveInteger("maxMessageBytes", maxMessageBytes),
     maxUnreadBytes: positiveInteger("maxUnreadBytes", maxUnreadBytes),
     onProblem,
-    limits: resolveLimits({}),
+    limits: resolveLimits(limits),
     adminTools,
   };
 }
@@ -213,6 +219,7 @@ export function resolveStdioGatewayOptions(options: StdioGatewayOptions): Resolv
 function resolveLimits(limits: GatewayLimits): ResolvedLimits {
   const {
     maxConcurrentCalls = GATEWAY_DEFAULTS.maxConcurrentCalls,
+    maxQueuedCalls = GATEWAY_DEFAULTS.maxQueuedCalls,
     callsPerMinute = GATEWAY_DEFAULTS.callsPerMinute,
   } = limits;
   if (callsPerMinute !== undefined && !(Number.isFinite(callsPerMinute) && callsPerMinute > 0))
@@ -223,6 +230,7 @@ function resolveLimits(limits: GatewayLimits): ResolvedLimits {
     });
   return {
     maxConcurrentCalls: positiveInteger("limits.maxConcurrentCalls", maxConcurrentCalls),
+    maxQueuedCalls: wholeNumber("limits.maxQueuedCalls", maxQueuedCalls),
     callsPerMinute,
   };
 }
@@ -230,6 +238,12 @@ function resolveLimits(limits: GatewayLimits): ResolvedLimits {
 function positiveInteger(option: string, value: number): number {
   if (Number.isInteger(value) && value > 0) return value;
   throw gatewayOptionInvalid({ option, value, expected: "a positive whole number" });
+}
+
+/** 0 allowed: no call waits, as before queues existed. */
+function wholeNumber(option: string, value: number): number {
+  if (Number.isInteger(value) && value >= 0) return value;
+  throw gatewayOptionInvalid({ option, value, expected: "0 or a positive whole number" });
 }
 
 /** Milliseconds: 0 or more (Infinity allowed: never). */

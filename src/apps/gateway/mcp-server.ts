@@ -25,6 +25,8 @@ export const GATEWAY_NAME = "mcp-bridge";
 export interface GatewayClient {
   readonly id: string;
   readonly limiter: ClientLimiter;
+  /** Whom the limiter counts the current request's calls against (see `limitKeyOf`); default `id`. */
+  readonly limitKey?: () => string;
   /** Resolves once the response to request `id` was written out or abandoned; undefined: unknown. */
   readonly delivered?: (id: RequestId) => Promise<void> | undefined;
   /** What the client has not read yet (HTTP; the stdio channel bounds its own, see stdio-wire.ts). */
@@ -88,7 +90,8 @@ export function gatewayServer(
       if (client.backlog && unread >= client.backlog.limit) {
         throw backlogFull({ tool: name, unread, limit: client.backlog.limit });
       }
-      const admitted = client.limiter.admit(client.id);
+      // Over the concurrency limit the call waits its turn (cancelled with its request), up to a bound.
+      const admitted = await client.limiter.admit(client.limitKey?.() ?? client.id, ctx.mcpReq.signal);
       if (!admitted.ok) {
         throw rateLimited({
           tool: name,

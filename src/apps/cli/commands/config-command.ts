@@ -1,4 +1,3 @@
-import { importServers } from "../../../config/imports.js";
 import { configSearchPaths } from "../../../config/load.js";
 import {
   IMPORT_SOURCES,
@@ -7,7 +6,6 @@ import {
   type ServerDefinition,
 } from "../../../config/model.js";
 import { redactConfig, redactServer } from "../../../config/redact-config.js";
-import { configJsonSchema } from "../../../config/schema.js";
 import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
 import { loadCliConfig } from "../config-choice.js";
@@ -26,7 +24,8 @@ async function runConfig(context: CommandContext): Promise<number> {
     case "paths":
       return paths(context);
     case "schema":
-      writeJson(context.io, configJsonSchema());
+      // The zod schema and the other hosts' readers load only for the subcommands that use them.
+      writeJson(context.io, (await import("../../../config/schema.js")).configJsonSchema());
       return 0;
     case "validate":
       return validate(context);
@@ -158,6 +157,7 @@ async function importFrom(context: CommandContext): Promise<number> {
   if (!from || !SOURCES.includes(from as ImportSourceName))
     throw commandUsage(`config import --from ${SOURCES.join("|")}`);
   const home = context.io.env.HOME ?? "";
+  const { importServers } = await import("../../../config/imports.js");
   const result = await importServers(from as ImportSourceName, {
     cwd: context.io.cwd,
     homeDir: home,

@@ -58,7 +58,14 @@ const SERVE_FLAGS = {
   "max-calls": {
     type: "int",
     value: "N",
-    description: "tool calls one client may run at once (default 16)",
+    description: "tool calls one client may run at once (default 16); more wait their turn",
+  },
+  "max-queued": {
+    type: "int",
+    min: 0,
+    value: "N",
+    description:
+      "tool calls of one client that may wait for a running one to end (default 64; refused above)",
   },
   "calls-per-minute": {
     type: "int",
@@ -134,8 +141,12 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
   // The admin token must not also open /mcp: a client token holder would get control of every server.
   if (adminToken && tokenMatcher(tokens)(adminToken)) throw adminTokenIsClientToken();
   const maxBodyBytes = options["max-body"];
-  const maxConcurrentCalls = options["max-calls"];
-  const callsPerMinute = options["calls-per-minute"];
+  // The same limits on both transports (the stdio channel's one client is limited as an HTTP client is).
+  const limits = {
+    maxConcurrentCalls: options["max-calls"],
+    maxQueuedCalls: options["max-queued"],
+    callsPerMinute: options["calls-per-minute"],
+  };
   const drainTimeoutMs = options.drain;
   const sessionIdleMs = options["session-idle"];
   // Spans and histograms of the gateway and of its bridge: to the process's global OpenTelemetry
@@ -170,6 +181,7 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
         forwarder,
         telemetry,
         adminTools,
+        limits,
         onProblem: (message) => io.stderr.write(`mcp-bridge serve: ${message}\n`),
       });
       // Any end of the channel (stdin's end, stdout's failure) or a signal stops the gateway; the
@@ -187,7 +199,7 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
       port: listen.port,
       tokens,
       oauth: file?.oauth,
-      limits: { maxConcurrentCalls, callsPerMinute },
+      limits,
       maxBodyBytes,
       drainTimeoutMs,
       sessionIdleMs,

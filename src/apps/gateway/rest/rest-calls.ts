@@ -9,7 +9,7 @@ import {
 } from "../../../errors/rest-errors.js";
 import type { ToolResult } from "../../../results/tool-result.js";
 import { definedOnly } from "../../../util/defined.js";
-import { identityOf } from "../authenticate.js";
+import { limitKeyOf } from "../authenticate.js";
 import { onServer } from "../forwarded-features.js";
 import { profileAllows, surfaceAllows } from "../profile.js";
 import {
@@ -46,16 +46,19 @@ export async function callTool(request: RestRequest, name: string) {
     throw new HttpFailure(404, restToolNotFound({ name }));
   }
   const args = await readJsonObject(request.req, maxBodyBytes);
-  const admitted = limiter.admit(identityOf(request.req.auth));
-  if (!admitted.ok) {
-    const refusal = restRateLimited({ tool: name, reason: admitted.reason });
-    throw new HttpFailure(429, refusal, { "retry-after": String(admitted.retryAfterSeconds) });
-  }
-  // The slot is held until the answer has left, as `/mcp` holds it (mcp-server.ts): a client that
-  // does not read cannot make the gateway hold more results than it may run calls.
-  request.res.once("close", admitted.release);
   const signal = hangUpSignal(request);
   return tracker.handle("tools/call", { name, arguments: args }, async () => {
+    // Over the concurrency limit the call waits its turn (in flight for drain; until the client hangs
+    // up), up to a bound.
+    const admitted = await limiter.admit(limitKeyOf(request.req), signal);
+    if (!admitted.ok) {
+      const refusal = restRateLimited({ tool: name, reason: admitted.reason });
+      throw new HttpFailure(429, refusal, { "retry-after": String(admitted.retryAfterSeconds) });
+    }
+    // The slot is held until the answer has left, as `/mcp` holds it (mcp-server.ts): a client that
+    // does not read cannot make the gateway hold more results than it may run calls.
+    if (request.res.closed) admitted.release();
+    else request.res.once("close", admitted.release);
     try {
       const result = await onServer(forwarder, tool.server, () =>
         bridge.call(name, args, { signal, validateArguments: true, onError: "throw" }),

@@ -1,0 +1,67 @@
+import { type CommandSpec, defineCommand } from "./command-spec.js";
+import { addCommand, removeCommand } from "./commands/add-remove-command.js";
+import { authCommand } from "./commands/auth-command.js";
+import { callCommand } from "./commands/call-command.js";
+import { chatCommand } from "./commands/chat-command.js";
+import { configCommand } from "./commands/config-command.js";
+import { daemonCommand } from "./commands/daemon-command.js";
+import { listCommand } from "./commands/list-command.js";
+import { promptCommand, promptsCommand } from "./commands/prompts-command.js";
+import { readCommand, resourcesCommand } from "./commands/resources-command.js";
+import { serveCommand } from "./commands/serve-command.js";
+import { statusCommand } from "./commands/status-command.js";
+import { toolsCommand } from "./commands/tools-command.js";
+import { trustCommand } from "./commands/trust-command.js";
+import { completionScript, SHELLS, type Shell } from "./completion.js";
+import { writeJson } from "./output.js";
+
+const BASE_COMMANDS: readonly CommandSpec[] = [
+  listCommand,
+  addCommand,
+  removeCommand,
+  statusCommand,
+  toolsCommand,
+  callCommand,
+  resourcesCommand,
+  readCommand,
+  promptsCommand,
+  promptCommand,
+  configCommand,
+  serveCommand,
+  chatCommand,
+  authCommand,
+  trustCommand,
+  daemonCommand,
+] as unknown as readonly CommandSpec[];
+
+/** `mcp-bridge completion bash|zsh|fish`: generated from the declarations above. */
+const completionCommand = defineCommand({
+  name: "completion",
+  summary: "shell completion script for bash, zsh or fish",
+  flags: {},
+  positionals: { usage: "bash|zsh|fish", min: 1, max: 1, choices: SHELLS },
+  examples: [
+    'completion bash >> ~/.bashrc   (or eval "$(mcp-bridge completion bash)")',
+    "completion zsh > ~/.zsh/completions/_mcp-bridge",
+    "completion fish > ~/.config/fish/completions/mcp-bridge.fish",
+  ],
+  description:
+    "With --json: { shell, script } (the script as text), for installers that write it themselves. Completes commands, options, and the configured server and tool names (read from `mcp-bridge __complete`, which never starts a server).",
+  run: async (context) => {
+    const shell = context.positionals[0] as Shell;
+    const script = completionScript(shell, COMMANDS);
+    if (context.global.json) writeJson(context.io, { shell, script });
+    else context.io.stdout.write(script);
+    return 0;
+  },
+});
+
+/** Every command, in the order of `mcp-bridge --help`. */
+export const COMMANDS: readonly CommandSpec[] = [
+  ...BASE_COMMANDS,
+  completionCommand as unknown as CommandSpec,
+];
+
+export function findCommand(name: string): CommandSpec | undefined {
+  return COMMANDS.find((command) => command.name === name || command.aliases?.includes(name));
+}

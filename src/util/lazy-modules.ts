@@ -1,0 +1,24 @@
+import { createRequire } from "node:module";
+import type * as Re2Module from "re2js";
+import type * as TomlModule from "smol-toml";
+
+/**
+ * Packages loaded when first used rather than when the library or the CLI is imported: a TOML config,
+ * a regex search or a schema check is rare next to `--version`, `--help` or a host's start. Both ship
+ * a CommonJS build, so `require` loads them synchronously and their callers stay synchronous.
+ */
+const require = createRequire(import.meta.url);
+
+let toml: typeof TomlModule | undefined;
+/** smol-toml (its `parse`, `stringify` and `TomlError`). */
+export const smolToml = (): typeof TomlModule => {
+  toml ??= require("smol-toml") as typeof TomlModule;
+  return toml;
+};
+
+let re2: typeof Re2Module.RE2JS | undefined;
+/** re2js's RE2JS: regular expressions in linear time, whatever the pattern. */
+export const re2js = (): typeof Re2Module.RE2JS => {
+  re2 ??= (require("re2js") as typeof Re2Module).RE2JS;
+  return re2;
+};
