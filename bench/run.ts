@@ -19,6 +19,7 @@ import { ToolRegistry } from "../src/registry/registry.js";
 import { catalogCacheFigures } from "./catalog-cache.js";
 import { daemonCliFigures } from "./daemon-cli.js";
 import { peerFigures } from "./peer-figures.js";
+import { serveStartupFigures } from "./serve-startup.js";
 import { type Figure, fmt, measureSequential, measureThroughput, percentile } from "./stats.js";
 import { toolSearchFigures } from "./tool-search.js";
 
@@ -425,6 +426,7 @@ const sections: [string, () => Promise<void>][] = [
   ["tool search", async () => (await toolSearchFigures(quick)).forEach(record)],
   ["connect per call", connectPerCall],
   ["cli via daemon", async () => (await daemonCliFigures(quick)).forEach(record)],
+  ["serve startup with a hanging upstream", async () => (await serveStartupFigures(quick)).forEach(record)],
   ["memory", memory],
   [
     "peers",
