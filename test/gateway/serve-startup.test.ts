@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { Client } from "@modelcontextprotocol/client";
@@ -197,5 +197,60 @@ describe("serve answers before its upstream servers are up", () => {
     writeFileSync(gate, "");
     await announced(session, () => changed, "late_add");
     expect(textOf(await within(early, "the early call"))).toBe("3");
+  }, 60_000);
+
+  it("--stdio: a server the catalog cache knows is listed at once while it still connects, and its tool waits for it", async () => {
+    const home = emptyHome();
+    const gate = join(home, "gate");
+    const tag = `serve-startup-cache-${Date.now()}`;
+    const config = join(home, "mcp.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: { late: stdioEntry("slow-start", {}, ["--until-file", gate, "--tag", tag]) },
+      }),
+    );
+    const open = async () => {
+      let changed = 0;
+      const client = new Client(
+        { name: "serve-startup-test", version: "1.0.0" },
+        { listChanged: { tools: { autoRefresh: false, onChanged: () => changed++ } } },
+      );
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, "serve", "--stdio", "-c", config],
+        env: cliEnv(home),
+        cwd: home,
+        stderr: "ignore",
+      });
+      await within(client.connect(transport), "initialize");
+      return { client, changed: () => changed };
+    };
+    // A first run with the server up saves its tool list.
+    writeFileSync(gate, "");
+    const first = await open();
+    cleanups.push(async () => {
+      await first.client.close();
+    });
+    const listed = (await within(first.client.listTools(), "tools/list")).tools.map((t) => t.name);
+    if (!listed.includes("late_add")) await announced(first.client, first.changed, "late_add");
+    await first.client.close();
+    await expectUpstreamsGone(tag);
+
+    // The next run: the server cannot answer yet, its cached tools are served.
+    rmSync(gate);
+    const second = await open();
+    cleanups.push(async () => {
+      await second.client.close();
+      await expectUpstreamsGone(tag);
+    });
+    const names = (await within(second.client.listTools(), "tools/list")).tools.map((t) => t.name);
+    expect(names).toContain("late_add");
+    const early = second.client.callTool(
+      { name: "late_add", arguments: { a: 40, b: 2 } },
+      { timeout: ANSWER_BOUND_MS },
+    );
+    writeFileSync(gate, "");
+    expect(textOf(await within(early, "the call of a cached tool"))).toBe("42");
   }, 60_000);
 });
