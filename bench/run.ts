@@ -21,6 +21,7 @@ import { daemonCliFigures } from "./daemon-cli.js";
 import { FIRST_CALLS, firstCallFigures } from "./first-calls.js";
 import { peerFigures } from "./peer-figures.js";
 import { sandboxStartFigures } from "./sandbox-start.js";
+import { serveStartupFigures } from "./serve-startup.js";
 import { startFigures } from "./start.js";
 import { type Figure, fmt, measureSequential, measureThroughput, percentile } from "./stats.js";
 import { toolSearchFigures } from "./tool-search.js";
@@ -435,6 +436,7 @@ const sections: [string, () => Promise<void>][] = [
   ["sandbox start", async () => (await sandboxStartFigures(SERVER, quick)).forEach(record)],
   ["cli via daemon", async () => (await daemonCliFigures(quick)).forEach(record)],
   ["fast start", async () => startFigures(quick).forEach(record)],
+  ["serve startup with a hanging upstream", async () => (await serveStartupFigures(quick)).forEach(record)],
   ["memory", memory],
   [
     "peers",

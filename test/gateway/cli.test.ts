@@ -16,6 +16,19 @@ async function until(condition: () => Promise<boolean>, timeoutMs = 15_000): Pro
   }
 }
 
+/**
+ * The tools `serve` lists once `expected` is among them: serve answers before its upstream servers are
+ * up and announces them with list_changed, so a test lists again until they are there (bounded).
+ */
+async function toolsOnceListed(client: Client, expected: string, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { tools } = await client.listTools();
+    if (tools.some((t) => t.name === expected) || Date.now() > deadline) return tools;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 function configDir(): string {
   const home = emptyHome();
   writeFileSync(
@@ -44,7 +57,8 @@ describe("mcp-bridge serve", () => {
       }),
     );
     try {
-      const names = (await client.listTools()).tools.map((t) => t.name);
+      await toolsOnceListed(client, "normal_add");
+      const names = (await toolsOnceListed(client, "slow_sleep")).map((t) => t.name);
       expect(names).toEqual(expect.arrayContaining(["normal_add", "slow_sleep"]));
       expect(textOf(await client.callTool({ name: "normal_add", arguments: { a: 20, b: 22 } }))).toBe("42");
     } finally {
@@ -127,7 +141,7 @@ describe("mcp-bridge serve", () => {
   }, 40_000);
 
   /** The tools `serve --stdio` lists with these extra arguments and this config's settings. */
-  async function servedTools(args: string[], settings?: Record<string, unknown>) {
+  async function servedTools(args: string[], settings: Record<string, unknown>, expected: string) {
     const home = emptyHome();
     writeFileSync(
       join(home, "mcp.json"),
@@ -144,14 +158,14 @@ describe("mcp-bridge serve", () => {
       }),
     );
     try {
-      return (await client.listTools()).tools;
+      return await toolsOnceListed(client, expected);
     } finally {
       await client.close();
     }
   }
 
   it("names tools <server>_<tool> with the upstream's own description: hosts prefix per server themselves", async () => {
-    const tools = await servedTools([], { toolNameFormat: "lib_{server}_{tool}" });
+    const tools = await servedTools([], { toolNameFormat: "lib_{server}_{tool}" }, "normal_add");
     const add = tools.find((t) => t.name === "normal_add");
     expect(add).toBeDefined();
     expect(add?.description).not.toMatch(/\[MCP:/);
@@ -159,11 +173,13 @@ describe("mcp-bridge serve", () => {
   }, 30_000);
 
   it("--tool-names and the serveToolNameFormat setting choose other names (the flag wins)", async () => {
-    const bySetting = await servedTools([], { serveToolNameFormat: "{tool}" });
+    const bySetting = await servedTools([], { serveToolNameFormat: "{tool}" }, "add");
     expect(bySetting.map((t) => t.name)).toContain("add");
-    const byFlag = await servedTools(["--tool-names", "x_{server}__{tool}"], {
-      serveToolNameFormat: "{tool}",
-    });
+    const byFlag = await servedTools(
+      ["--tool-names", "x_{server}__{tool}"],
+      { serveToolNameFormat: "{tool}" },
+      "x_normal__add",
+    );
     expect(byFlag.map((t) => t.name)).toContain("x_normal__add");
     const home = emptyHome();
     const bad = await runCli(["serve", "--stdio", "--tool-names", "{server}"], {
@@ -191,7 +207,7 @@ describe("mcp-bridge serve", () => {
       }),
     );
     try {
-      const app = (await client.listTools()).tools.find((t) => t.name === "up_app");
+      const app = (await toolsOnceListed(client, "up_app")).find((t) => t.name === "up_app");
       expect(app).toEqual({
         name: "up_app",
         title: "An app",

@@ -15,6 +15,7 @@ import { ClientLimiter } from "./client-limits.js";
 import type { ResolvedGatewayOptions } from "./gateway-options.js";
 import { answeredAsJson } from "./json-only-clients.js";
 import { LegacySessions } from "./legacy-sessions.js";
+import { onListChanges } from "./list-changes.js";
 import { gatewayServer } from "./mcp-server.js";
 import type { GatewayProfile } from "./profile.js";
 import type { RequestTracker } from "./request-tracker.js";
@@ -52,17 +53,21 @@ export function mcpEndpoint(options: ResolvedGatewayOptions, tracker: RequestTra
   const handler = createMcpHandler((ctx) => serverFor(ctx.authInfo));
   const sessions = new LegacySessions(options.maxSessions, options.sessionIdleMs);
   const unsubscribe = [
-    bridge.on("toolsChanged", () => {
-      handler.notify.toolsChanged();
-      for (const s of sessions.servers()) s.sendToolListChanged().catch(() => undefined);
-    }),
-    bridge.on("resourcesChanged", () => {
-      handler.notify.resourcesChanged();
-      for (const s of sessions.servers()) s.sendResourceListChanged().catch(() => undefined);
-    }),
-    bridge.on("promptsChanged", () => {
-      handler.notify.promptsChanged();
-      for (const s of sessions.servers()) s.sendPromptListChanged().catch(() => undefined);
+    // Coalesced (see list-changes.ts): servers coming up one after another are one round of notifications.
+    onListChanges(bridge, (changes) => {
+      const open = sessions.servers();
+      if (changes.tools) {
+        handler.notify.toolsChanged();
+        for (const s of open) s.sendToolListChanged().catch(() => undefined);
+      }
+      if (changes.resources) {
+        handler.notify.resourcesChanged();
+        for (const s of open) s.sendResourceListChanged().catch(() => undefined);
+      }
+      if (changes.prompts) {
+        handler.notify.promptsChanged();
+        for (const s of open) s.sendPromptListChanged().catch(() => undefined);
+      }
     }),
     // Upstream log messages go to the client whose call runs on that server (see forward.ts).
     ...(forwarder ? [bridge.on("serverLog", forwarder.log)] : []),

@@ -28,6 +28,17 @@ const RESPONSE_FLUSH_MS = 2_000;
 /** setTimeout's longest delay; a longer one (an infinite drain bound) would fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/**
+ * `/readyz`: the gateway answers `/mcp` at once, but is worth traffic once an upstream server is
+ * connected. A gateway with none to wait for (no server configured, or only lazy or disabled ones)
+ * is ready too; one whose servers are all still connecting, or all failed, is not.
+ */
+function upstreamReady(servers: readonly { readonly state: string }[]): boolean {
+  if (servers.some((s) => s.state === "connected")) return true;
+  const waiting = new Set(["connecting", "reconnecting", "failed"]);
+  return !servers.some((s) => waiting.has(s.state));
+}
+
 const METADATA_PATH = "/.well-known/oauth-protected-resource";
 
 /** Serves the bridge's merged catalog as one MCP server over Streamable HTTP (both protocol eras). */
@@ -71,8 +82,7 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
     const path = new URL(req.url ?? "/", "http://gateway").pathname;
     if (path === "/healthz") return respond(res, 200, { status: "ok" });
     if (path === "/readyz") {
-      const servers = options.bridge.servers();
-      const ready = !draining && servers.some((s) => s.state === "connected");
+      const ready = !draining && upstreamReady(options.bridge.servers());
       return respond(res, ready ? 200 : 503, { ready, draining, inFlight: tracker.inFlight });
     }
     if (options.oauth && (path === METADATA_PATH || path === `${METADATA_PATH}/mcp`)) {

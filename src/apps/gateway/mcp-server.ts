@@ -14,10 +14,18 @@ import { type DownstreamCall, FORWARD_TIMEOUT_MS, type RequestForwarder } from "
 import { registerSurface } from "./forwarded-features.js";
 import { forwardedResult, forwardedTool } from "./forwarded-tool.js";
 import { InputRounds } from "./input-rounds.js";
+import { downServerOf, listedTool } from "./listed-tool.js";
 import { type GatewayProfile, profileAllows } from "./profile.js";
 import type { RequestTracker } from "./request-tracker.js";
 import { registerSubscriptions } from "./subscriptions.js";
-import { backlogFull, rateLimited, resultUndelivered, unknownTool } from "./wire-errors.js";
+import { statusAllows } from "./upstream-status.js";
+import {
+  backlogFull,
+  rateLimited,
+  resultUndelivered,
+  unknownTool,
+  upstreamDownResult,
+} from "./wire-errors.js";
 
 export const GATEWAY_NAME = "mcp-bridge";
 
@@ -81,7 +89,14 @@ export function gatewayServer(
       if (admin && isAdminTool(name)) {
         return callAdminTool(bridge, profile, name, request.params.arguments ?? {});
       }
-      const tool = bridge.tool(name);
+      // A tool of a server that is down says so at once, to a client that may see that server.
+      const down = bridge.tool(name) ? undefined : downServerOf(bridge, name);
+      if (down && statusAllows(bridge, profile, down.name)) {
+        const reason = down.lastError?.message;
+        return upstreamDownResult({ name, server: down.name, state: down.state, reason });
+      }
+      // A tool whose server still connects is waited for (the gateway serves before its servers are up).
+      const tool = await listedTool(bridge, name, ctx.mcpReq.signal);
       // A tool outside the profile is answered exactly like a tool that does not exist.
       if (!tool || !profileAllows(profile, tool.server, tool.name)) {
         throw unknownTool(name);

@@ -2,6 +2,7 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Bridge } from "../../bridge/api.js";
 import { ClientLimiter } from "./client-limits.js";
 import { resolveStdioGatewayOptions, type StdioGatewayOptions } from "./gateway-options.js";
+import { onListChanges } from "./list-changes.js";
 import { gatewayServer } from "./mcp-server.js";
 import { requestTracker } from "./request-tracker.js";
 import { GatewayStdioWire } from "./stdio-wire.js";
@@ -37,23 +38,17 @@ export function serveGatewayStdio(
     },
     { transport: wire },
   );
-  // A client that went away cannot be told; its send failing is nothing to report.
-  const each = (send: (server: ReturnType<typeof gatewayServer>) => Promise<void>) => () => {
-    for (const server of servers) send(server).catch(() => undefined);
-  };
+  // A client that went away cannot be told; its send failing is nothing to report. Upstream servers
+  // come up while the host initializes: a client that has not initialized yet lists afresh anyway.
   const unsubscribe = [
-    bridge.on(
-      "toolsChanged",
-      each((s) => s.sendToolListChanged()),
-    ),
-    bridge.on(
-      "resourcesChanged",
-      each((s) => s.sendResourceListChanged()),
-    ),
-    bridge.on(
-      "promptsChanged",
-      each((s) => s.sendPromptListChanged()),
-    ),
+    onListChanges(bridge, (changes) => {
+      for (const server of servers) {
+        if (server.getClientVersion() === undefined) continue;
+        if (changes.tools) server.sendToolListChanged().catch(() => undefined);
+        if (changes.resources) server.sendResourceListChanged().catch(() => undefined);
+        if (changes.prompts) server.sendPromptListChanged().catch(() => undefined);
+      }
+    }),
   ];
   if (forwarder) unsubscribe.push(bridge.on("serverLog", forwarder.log));
   const stop = () => {

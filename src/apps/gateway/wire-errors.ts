@@ -38,6 +38,33 @@ export const oversizedLineMessage = (bytes: number, limit: number) =>
 export const unknownTool = (name: string) =>
   new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
 
+/**
+ * A call to a tool of an upstream server that is down (failed to start, or its config entry is
+ * invalid): an error result the model can read, saying what happened and what to do.
+ */
+export const upstreamDownResult = ({
+  name,
+  server,
+  state,
+  reason,
+}: {
+  name: string;
+  server: string;
+  state: string;
+  reason: string | undefined;
+}) => ({
+  content: [
+    {
+      type: "text" as const,
+      text:
+        `Error: tool "${name}" cannot be called: its server "${server}" is ${state}` +
+        `${reason ? ` (${reason})` : ""}. The gateway retries it in the background; fix the server's ` +
+        "configuration if the reason says so, then retry the call (its tools are listed again once it connects).",
+    },
+  ],
+  isError: true,
+});
+
 /** A call refused before it starts: its client already left its whole backlog unread. */
 export const backlogFull = ({ tool, unread, limit }: { tool: string; unread: number; limit: number }) =>
   new ProtocolError(

@@ -173,7 +173,9 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
     throw error;
   });
   const unwatch = logged.watch(bridge);
-  await bridge.ready();
+  // Not awaiting bridge.ready(): the gateway answers at once with the tools of the servers already up
+  // (and those the catalog cache lists), sends list_changed as the others come up or fail, and a call
+  // waits for its own server. A host whose start timeout is shorter than a slow server's keeps the rest.
   const adminTools = options["admin-tools"] === true || bridge.config.settings.gatewayAdminTools === true;
   try {
     if (!listen) {

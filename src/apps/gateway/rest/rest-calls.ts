@@ -11,6 +11,7 @@ import type { ToolResult } from "../../../results/tool-result.js";
 import { definedOnly } from "../../../util/defined.js";
 import { limitKeyOf } from "../authenticate.js";
 import { onServer } from "../forwarded-features.js";
+import { listedTool } from "../listed-tool.js";
 import { profileAllows, surfaceAllows } from "../profile.js";
 import {
   reachablePrompt,
@@ -40,13 +41,14 @@ function hangUpSignal(request: RestRequest): AbortSignal {
 /** `POST /tools/{name}`: 200 with the result (an `isError` result included), or the error's status. */
 export async function callTool(request: RestRequest, name: string) {
   const { bridge, limiter, tracker, forwarder, maxBodyBytes } = request.options;
-  const tool = bridge.tool(name);
+  const signal = hangUpSignal(request);
+  // A tool whose server still connects is waited for, as on `/mcp` (listed-tool.ts).
+  const tool = await listedTool(bridge, name, signal);
   // A tool outside the profile is answered exactly like a tool that does not exist.
   if (!tool || !profileAllows(request.profile, tool.server, tool.name)) {
     throw new HttpFailure(404, restToolNotFound({ name }));
   }
   const args = await readJsonObject(request.req, maxBodyBytes);
-  const signal = hangUpSignal(request);
   return tracker.handle("tools/call", { name, arguments: args }, async () => {
     // Over the concurrency limit the call waits its turn (in flight for drain; until the client hangs
     // up), up to a bound.

@@ -1,0 +1,65 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { afterEach, describe, expect, it } from "vitest";
+import { type Gateway, startGateway } from "../../src/apps/gateway/index.js";
+import { type Bridge, startBridge } from "../../src/index.js";
+import { stdioEntry } from "../fixtures/servers/index.js";
+import { tempDirs, until } from "../helpers/wait.js";
+
+/**
+ * The gateway serves before its upstream servers are up (serve does not await ready): /readyz says
+ * when it is worth traffic, and a server coming up is news for resources and prompts too.
+ */
+
+const tempDir = tempDirs("mcp-bridge-readiness-");
+let bridge: Bridge | undefined;
+let gateway: Gateway | undefined;
+
+afterEach(async () => {
+  await gateway?.close();
+  await bridge?.close();
+  gateway = undefined;
+  bridge = undefined;
+});
+
+async function readyz(): Promise<number> {
+  return (await fetch(new URL("/readyz", gateway?.url))).status;
+}
+
+describe("gateway readiness while upstream servers start", () => {
+  it("is ready with nothing to wait for: only lazy servers", async () => {
+    bridge = await startBridge({ servers: { idle: stdioEntry("normal", { lazy: true }) }, wait: false });
+    gateway = await startGateway({ bridge });
+    expect(await readyz()).toBe(200);
+  }, 30_000);
+
+  it("is not ready while the only server connects, ready once it is up; clients hear of its resources and prompts", async () => {
+    const gate = join(tempDir(), "gate");
+    bridge = await startBridge({
+      servers: { late: stdioEntry("slow-start", {}, ["--until-file", gate]) },
+      wait: false,
+    });
+    gateway = await startGateway({ bridge });
+    expect(await readyz()).toBe(503);
+    const heard = { resources: 0, prompts: 0 };
+    const client = new Client(
+      { name: "readiness-test", version: "1.0.0" },
+      {
+        versionNegotiation: { mode: "legacy" },
+        listChanged: {
+          resources: { autoRefresh: false, onChanged: () => heard.resources++ },
+          prompts: { autoRefresh: false, onChanged: () => heard.prompts++ },
+        },
+      },
+    );
+    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+    try {
+      writeFileSync(gate, "");
+      await until(() => heard.resources > 0 && heard.prompts > 0, 20_000);
+      expect(await readyz()).toBe(200);
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+});
