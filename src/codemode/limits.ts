@@ -25,7 +25,8 @@ export const CODE_MODE_LIMITS: ResolvedLimits = {
   maxToolCalls: 100,
   maxConcurrentCalls: 4,
   timeoutMs: 60_000,
-  stackBytes: 1024 * 1024,
+  // Under the WebAssembly build's own C stack: deeper guest recursion is a RangeError in the guest, not a host failure.
+  stackBytes: 256 * 1024,
 };
 
 /** The defaults under the given limits; a limit that is not a positive number keeps its default. */

@@ -64,7 +64,7 @@ describe("executeCode with real servers", () => {
       `const n: number = 2; const f = (x: number): number => x * n; return f(21);`,
     );
     expect(run.value).toBe(42);
-  });
+  }, 90_000);
 
   it("says which limit stopped a program", async () => {
     const error = await executeCode(bridge, `while (true) {}`, { cpuMs: 200 }).catch((e) => e);
