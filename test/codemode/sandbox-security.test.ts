@@ -259,9 +259,11 @@ describe("each limit ends the program with a clear error", () => {
     const error = (await running) as McpBridgeError;
     expect(error).toBeInstanceOf(McpBridgeError);
     expect(error.code).toBe(ErrorCode.Aborted);
-    let cancelled = 0;
-    while (Date.now() < deadline && (cancelled = await count("cancelled")) < 1)
+    let cancelled = await count("cancelled");
+    while (Date.now() < deadline && cancelled < 1) {
       await new Promise((r) => setTimeout(r, 50));
+      cancelled = await count("cancelled");
+    }
     expect(cancelled).toBe(1);
   });
 
