@@ -39,7 +39,7 @@ describe("the code-mode meta-tools", () => {
     const [search, describeTools, execute] = codeModeTools(bridge);
     const found = await search?.call({ query: "divide" });
     expect(found?.text).toContain("tools.calc.divide(args: { a: number; b: number");
-    expect((found?.structuredContent as { tools: string[] }).tools[0]).toBe("calc.divide");
+    expect((found?.structuredContent as { tools: string[] } | undefined)?.tools[0]).toBe("calc.divide");
     const declared = await describeTools?.call({ names: ["calc.divide", "calc/add", "nope.nothing"] });
     expect(declared?.text).toContain("namespace calc {");
     expect(declared?.text).toMatch(
