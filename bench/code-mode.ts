@@ -33,6 +33,8 @@ interface Task {
   readonly direct: readonly DirectTurn[];
   /** The code-mode model's one program. */
   readonly program: string;
+  /** What its output must show: a figure of a program that answered wrong is no figure. */
+  readonly expect: RegExp;
 }
 
 async function tokens(text: string): Promise<number> {
@@ -66,7 +68,7 @@ async function codeRun(
 ): Promise<{ tokens: number; turns: number; output: string }> {
   const execute = codeModeTools(bridge).find((t) => t.name === "execute_code") as ToolEntry;
   const result = await execute.call({ code: task.program });
-  if (result.isError) throw new Error(`${task.name}: ${result.text}`);
+  if (result.isError || !task.expect.test(result.text)) throw new Error(`${task.name}: ${result.text}`);
   return {
     tokens: (await tokens(task.program)) + (await tokens(result.text)),
     turns: 1,
@@ -82,7 +84,8 @@ function tasks(folder: string): Task[] {
       name: "count the lines of a large file",
       direct: [() => [{ server: "fs", tool: "read_text_file", args: { path: file } }]],
       program: `const r = await tools.fs.read_text_file({ path: ${JSON.stringify(file)} });
-console.log(r.text.split("\\n").length, "lines");`,
+console.log(r.content.split("\\n").length, "lines");`,
+      expect: /^16000 lines$/,
     },
     {
       name: "list, filter and fetch across two servers",
@@ -102,17 +105,18 @@ console.log(r.text.split("\\n").length, "lines");`,
         },
       ],
       program: `const listing = await tools.fs.list_directory({ path: ${JSON.stringify(issues)} });
-const names = [...listing.text.matchAll(/\\[FILE\\] (\\S+)/g)].map((m) => m[1]);
+const names = [...listing.content.matchAll(/\\[FILE\\] (\\S+)/g)].map((m) => m[1]);
 const files = await Promise.all(names.map((n) => tools.fs.read_text_file({ path: ${JSON.stringify(issues)} + "/" + n })));
-const critical = files.map((f, i) => ({ name: names[i], text: f.text })).filter((f) => f.text.includes("priority: critical"));
+const critical = files.map((f, i) => ({ name: names[i], text: f.content })).filter((f) => f.text.includes("priority: critical"));
 const owners = critical.map((f) => /owner: (\\S+)/.exec(f.text)[1]);
-const graph = await tools.memory.open_nodes({ names: owners });
-const people = JSON.parse(graph.text).entities;
+const people = (await tools.memory.open_nodes({ names: owners })).entities;
 for (const f of critical) {
   const owner = /owner: (\\S+)/.exec(f.text)[1];
   const person = people.find((p) => p.name === owner);
   console.log(f.name, owner, person ? person.observations[0] : "?");
 }`,
+      expect:
+        /^issue-13\.md person6 works on team G\nissue-26\.md person5 works on team F\nissue-39\.md person4 works on team E$/,
     },
     {
       name: "a five-step chain",
@@ -130,13 +134,14 @@ const b = await tools.calc.add({ a: Number(a.text), b: 10 });
 const { quotient } = await tools.calc.divide({ a: Number(b.text), b: 5 });
 const e = await tools.calc.echo({ text: "quotient " + quotient });
 console.log((await tools.calc.greet({ name: e.text, polite: true })).text);`,
+      expect: /^Good day, quotient 3\.$/,
     },
   ];
 }
 
 function prepare(folder: string): void {
   const lines = Array.from(
-    { length: 40_000 },
+    { length: 16_000 },
     (_, i) => `2026-11-26T05:00:${String(i % 60).padStart(2, "0")}Z INFO request ${i} served in ${i % 97} ms`,
   );
   writeFileSync(join(folder, "big.log"), lines.join("\n"));
