@@ -205,3 +205,29 @@ describe("the API of a catalog", () => {
     expect(api.find("git-hub/create-issue")?.path).toBe("git_hub.create_issue");
   }, 120_000);
 });
+
+describe("the API cache", () => {
+  it("keeps the API while the tool list is the same and rebuilds it on toolsChanged or a new list", async () => {
+    const { apiCache } = await import("../../src/codemode/api-cache.js");
+    let list = [entry("a", "one")];
+    let changed: (() => void) | undefined;
+    const source = {
+      tools: () => list,
+      call: async () => ({ text: "", content: [], isError: false }),
+      searchTools: () => [],
+      on: (_event: string, listener: () => void) => {
+        changed = listener;
+        return () => undefined;
+      },
+    } as unknown as Parameters<typeof apiCache>[0];
+    const api = apiCache(source);
+    const first = api();
+    expect(api()).toBe(first);
+    list = [...list, entry("a", "two")];
+    const second = api();
+    expect(second).not.toBe(first);
+    expect(second.tools.map((t) => t.path)).toEqual(["a.one", "a.two"]);
+    changed?.();
+    expect(api()).not.toBe(second);
+  });
+});
