@@ -17,6 +17,7 @@ import type { Bridge } from "../src/bridge/api.js";
 import { startBridge } from "../src/bridge/bridge.js";
 import { ToolRegistry } from "../src/registry/registry.js";
 import { catalogCacheFigures } from "./catalog-cache.js";
+import { codeModeFigures } from "./code-mode.js";
 import { daemonCliFigures } from "./daemon-cli.js";
 import { FIRST_CALLS, firstCallFigures } from "./first-calls.js";
 import { peerFigures } from "./peer-figures.js";
@@ -432,6 +433,7 @@ const sections: [string, () => Promise<void>][] = [
     async () => (await catalogCacheFigures(SERVER, quick)).forEach(record),
   ],
   ["tool search", async () => (await toolSearchFigures(quick)).forEach(record)],
+  ["code mode", async () => (await codeModeFigures(join(here, "../.."))).forEach(record)],
   ["connect per call", connectPerCall],
   ["sandbox start", async () => (await sandboxStartFigures(SERVER, quick)).forEach(record)],
   ["cli via daemon", async () => (await daemonCliFigures(quick)).forEach(record)],

@@ -30,6 +30,8 @@ const allowed: Record<string, readonly string[]> = {
     "telemetry",
   ],
   adapters: ["errors", "util", "registry", "results", "search", "bridge"],
+  // Code mode: a typed API of the tools and a QuickJS sandbox, over the bridge's public types.
+  codemode: ["errors", "util", "registry", "results", "search", "bridge"],
   agent: ["errors", "util", "registry", "results", "bridge", "adapters"],
   // The gateway serves its own wire: its stdio framing and its remote documents (JWKS) go through the
   // transport layer's framer and bounded fetch.
@@ -62,6 +64,7 @@ const allowed: Record<string, readonly string[]> = {
   // The CLI's daemon: serves a bridge's documents on a Unix socket; the CLI talks to it, never the reverse.
   daemon: ["errors", "util", "config", "registry", "results", "bridge", "adapters"],
   cli: [
+    "codemode",
     "daemon",
     "errors",
     "util",

@@ -63,6 +63,7 @@ describe("one error shape", () => {
       "adapters",
       "auth",
       "bridge",
+      "codemode",
       "config",
       "connection",
       "registry",

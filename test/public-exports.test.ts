@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import * as adapters from "../src/adapters/index.js";
 import * as agent from "../src/apps/agent/index.js";
 import * as gateway from "../src/apps/gateway/index.js";
+import * as codeMode from "../src/codemode/index.js";
 import * as main from "../src/index.js";
 import { entryPoints, type PublicApi, readPublicApi } from "./helpers/public-api.js";
 
@@ -152,6 +153,24 @@ const PUBLIC_EXPORTS: Record<string, readonly string[]> = {
     "serveGatewayStdio",
     "startGateway",
   ],
+  // Code mode: the meta-tools, a program run in the QuickJS sandbox, the typed API and its limits.
+  "./code-mode": [
+    "ApiTool",
+    "CODE_MODE_LIMITS",
+    "CodeExecution",
+    "CodeLimitError",
+    "CodeLimitKind",
+    "CodeModeApi",
+    "CodeModeLimits",
+    "CodeModeOptions",
+    "CodeModeSource",
+    "ExecuteCodeOptions",
+    "codeModeApi",
+    "codeModeBridge",
+    "codeModeTools",
+    "executeCode",
+    "schemaToType",
+  ],
 };
 
 let api: PublicApi;
@@ -181,7 +200,13 @@ describe("public surface", () => {
       expect(api.names.get(subpath), subpath).toEqual([...names].sort());
     }
     // The runtime values are listed names that are not types only.
-    const modules = { ".": main, "./adapters": adapters, "./agent": agent, "./gateway": gateway };
+    const modules = {
+      ".": main,
+      "./adapters": adapters,
+      "./agent": agent,
+      "./gateway": gateway,
+      "./code-mode": codeMode,
+    };
     for (const [subpath, module] of Object.entries(modules)) {
       for (const name of Object.keys(module)) expect(PUBLIC_EXPORTS[subpath], subpath).toContain(name);
     }

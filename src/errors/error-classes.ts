@@ -52,6 +52,10 @@ export const ErrorCode = {
   BadRequest: "BAD_REQUEST",
   /** The gateway refused a client's call under its per-client limits (running calls, calls per minute). */
   RateLimited: "RATE_LIMITED",
+  /** A code-mode program went past one of its limits (CPU time, memory, output, tool calls, wall time). */
+  CodeLimit: "CODE_LIMIT",
+  /** A code-mode program did not compile or threw (its own error, or a failed tool call it did not catch). */
+  CodeFailed: "CODE_FAILED",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -242,4 +246,16 @@ export class SkillVerificationError extends McpBridgeError {
 
 export function isMcpBridgeError(value: unknown): value is McpBridgeError {
   return value instanceof McpBridgeError;
+}
+
+/** Which limit of a code-mode execution was reached (see `CodeModeLimits`). */
+export type CodeLimitKind = "cpu" | "memory" | "output" | "toolCalls" | "wallTime";
+
+/** A code-mode program went past one of its limits; it was stopped and its tool calls cancelled. */
+export class CodeLimitError extends McpBridgeError {
+  readonly limit: CodeLimitKind;
+  constructor(message: string, fields: McpBridgeErrorFields & { limit: CodeLimitKind }) {
+    super(ErrorCode.CodeLimit, message, fields);
+    this.limit = fields.limit;
+  }
 }

@@ -3,6 +3,7 @@
  * domain. A throw site picks the factory and passes the facts: `throw serverNotFound({ server,
  * configured })`; it never writes wording, so the same failure reads the same wherever it is raised.
  */
+export * from "./codemode-errors.js";
 export * from "./config-errors.js";
 export * from "./connection-errors.js";
 export * from "./error-classes.js";

@@ -45,7 +45,7 @@ export async function runChat(context: CommandContext): Promise<number> {
   const sampling: SamplingPrompt = { yes: options.yes === true };
   // Loaded on use, not imported: every other command and `--help` skip the bridge.
   const { startBridge } = await import("../../../bridge/bridge.js");
-  const bridge = await startBridge({
+  const started = await startBridge({
     ...(await cliBridgeOptions(context)),
     // A link to open is shown (and offered to the browser at the prompt) rather than asked as a form.
     onElicitation: (request) =>
@@ -59,6 +59,11 @@ export async function runChat(context: CommandContext): Promise<number> {
         : urlElicitation(io, () => ({ action: "decline" }))(request),
     onSampling: chatSampling(provider, sampling),
   });
+  // Code mode: the conversation sees the bridge through a view whose tools are the three meta-tools.
+  const bridge =
+    options["code-mode"] === true
+      ? (await import("../../../codemode/code-mode-bridge.js")).codeModeBridge(started)
+      : started;
   const closing = () => void bridge.close();
   io.signal?.addEventListener("abort", closing, { once: true });
   const view = new ChatView(

@@ -29,6 +29,11 @@ export const chatCommand = defineCommand({
       short: "y",
       description: "run tools and answer servers' sampling requests without asking",
     },
+    "code-mode": {
+      type: "boolean",
+      description:
+        "give the model three tools (search_tools, describe_tools, execute_code) and let it write programs that call the servers' tools in a sandbox",
+    },
   },
   positionals: { usage: "", min: 0, max: 0 },
   examples: [

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import type { BridgeOptions } from "../../../bridge/api.js";
+import type { Bridge, BridgeOptions } from "../../../bridge/api.js";
 import { servedNameSettings } from "../../gateway/served-names.js";
 import { cliBridgeOptions } from "../bridge-commands.js";
 import type { CommandContext } from "../command-context.js";
@@ -97,6 +97,11 @@ const SERVE_FLAGS = {
     value: "NAME",
     description: `environment variable holding the bearer token of GET /status, POST /reload, POST /restart/SERVER (default ${ADMIN_TOKEN_ENV}; without one these routes are 404)`,
   },
+  "code-mode": {
+    type: "boolean",
+    description:
+      "serve only three tools, search_tools, describe_tools and execute_code: clients write a program that calls the servers' tools in a sandbox (see docs/code-mode.md)",
+  },
   metrics: {
     type: "address",
     value: "[HOST:]PORT",
@@ -177,9 +182,12 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
   // (and those the catalog cache lists), sends list_changed as the others come up or fail, and a call
   // waits for its own server. A host whose start timeout is shorter than a slow server's keeps the rest.
   const adminTools = options["admin-tools"] === true || bridge.config.settings.gatewayAdminTools === true;
+  // Code mode: the gateway serves a view of the bridge whose tools are the three meta-tools; their
+  // programs call the real bridge, so each call takes the path (limits, audit, stats) of a direct one.
+  const served = options["code-mode"] === true ? await codeModeView(bridge) : bridge;
   try {
     if (!listen) {
-      const served = serveGatewayStdio(bridge, {
+      const channel = serveGatewayStdio(served, {
         forwarder,
         telemetry,
         adminTools,
@@ -188,12 +196,12 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
       });
       // Any end of the channel (stdin's end, stdout's failure) or a signal stops the gateway; the
       // finally below then takes the upstream servers down.
-      await Promise.race([untilAborted(io.signal), served.closed]);
-      await served.close();
+      await Promise.race([untilAborted(io.signal), channel.closed]);
+      await channel.close();
       return 0;
     }
     const gateway = await startGateway({
-      bridge,
+      bridge: served,
       forwarder,
       adminTools,
       adminToken,
@@ -235,3 +243,9 @@ export const serveCommand = defineCommand({
   ],
   run: runServe,
 });
+
+/** Loaded only with --code-mode: the sandbox and its QuickJS stay out of every other serve. */
+async function codeModeView(bridge: Bridge): Promise<Bridge> {
+  const { codeModeBridge } = await import("../../../codemode/code-mode-bridge.js");
+  return codeModeBridge(bridge);
+}

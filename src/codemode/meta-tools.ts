@@ -1,0 +1,202 @@
+import type { CallOptions, ToolEntry } from "../bridge/api.js";
+import { ErrorCode } from "../errors/index.js";
+import { flattenParameters } from "../registry/flatten.js";
+import type { JsonSchema } from "../registry/tool-definition.js";
+import { errorToolResult } from "../results/convert.js";
+import type { ToolResult } from "../results/tool-result.js";
+import { truncateText } from "../results/truncate.js";
+import { apiCache, type CodeModeSource } from "./api-cache.js";
+import type { ApiTool } from "./declarations.js";
+import { type ExecuteCodeOptions, runProgram } from "./execute-code.js";
+import { type CodeModeLimits, resolveLimits } from "./limits.js";
+
+/**
+ * Code mode for a model: three meta-tools instead of every tool. `search_tools` finds tools (the
+ * bridge's BM25F search) and answers with one-line signatures, `describe_tools` gives their
+ * TypeScript declarations, and `execute_code` runs a program that calls them in the sandbox; only
+ * what the program prints or returns reaches the model. They are ordinary `ToolEntry` objects, so
+ * every vendor export (`toOpenAITools`, `toAnthropicTools`, `toGeminiTools`, `toAiSdkTools`) and
+ * every executor takes them as they are.
+ */
+
+export interface CodeModeOptions extends CodeModeLimits {
+  /** Prefix of the meta-tools' names (default none: `search_tools`, `describe_tools`, `execute_code`). */
+  readonly prefix?: string;
+  /** Most tools one search returns (default 8, at most 30). */
+  readonly searchLimit?: number;
+  /** Characters of `execute_code`'s answer the model reads (default 20,000); the rest is cut with a marker. */
+  readonly maxResultChars?: number;
+  /** Asked before each tool a program calls; `false` refuses that call (see ExecuteCodeOptions). */
+  readonly approve?: ExecuteCodeOptions["approve"];
+}
+
+const DEFAULT_SEARCH_LIMIT = 8;
+const MAX_SEARCH_LIMIT = 30;
+const MAX_DESCRIBED = 30;
+const DEFAULT_RESULT_CHARS = 20_000;
+
+export function codeModeTools(source: CodeModeSource, options: CodeModeOptions = {}): ToolEntry[] {
+  const prefix = options.prefix ?? "";
+  const names = {
+    search: `${prefix}search_tools`,
+    describe: `${prefix}describe_tools`,
+    execute: `${prefix}execute_code`,
+  };
+  const api = apiCache(source);
+  const limit = Math.min(MAX_SEARCH_LIMIT, Math.max(1, options.searchLimit ?? DEFAULT_SEARCH_LIMIT));
+  const maxChars = options.maxResultChars ?? DEFAULT_RESULT_CHARS;
+  const limits = resolveLimits(options);
+
+  const search = metaTool({
+    name: names.search,
+    description:
+      `Find tools for a task among the available tools. Describe the task in a few words. Answers with ` +
+      `one-line TypeScript signatures (tools.<server>.<tool>(args)); get full declarations with ` +
+      `${names.describe}, then call them from a program with ${names.execute}.`,
+    inputSchema: {
+      type: "object",
+      properties: {
+        query: { type: "string", description: "What you want to do, in a few words, or a tool name." },
+        limit: {
+          type: "integer",
+          minimum: 1,
+          maximum: limit,
+          description: `How many tools (default ${limit}).`,
+        },
+      },
+      required: ["query"],
+    },
+    run: async (args) => {
+      const query = typeof args.query === "string" ? args.query.trim() : "";
+      if (!query) return modelError(`${names.search} needs a "query": describe the task in a few words.`);
+      const wanted =
+        typeof args.limit === "number" ? Math.min(limit, Math.max(1, Math.floor(args.limit))) : limit;
+      const current = api();
+      const found = source
+        .searchTools(query, { limit: wanted })
+        .map((entry) => current.find(entry.name))
+        .filter((tool): tool is ApiTool => tool !== undefined);
+      if (found.length === 0) return textResult(`No tool matches "${query.slice(0, 80)}". Try other words.`);
+      return textResult(found.map((tool) => current.signature(tool)).join("\n"), {
+        tools: found.map((tool) => tool.path),
+      });
+    },
+  });
+
+  const describe = metaTool({
+    name: names.describe,
+    description: `TypeScript declarations of tools, by the names ${names.search} gave (e.g. "github.create_issue"): parameters, result types and documentation.`,
+    inputSchema: {
+      type: "object",
+      properties: {
+        names: {
+          type: "array",
+          items: { type: "string" },
+          maxItems: MAX_DESCRIBED,
+          description: 'Tool names such as "server.tool" (or "tools.server.tool").',
+        },
+      },
+      required: ["names"],
+    },
+    run: async (args) => {
+      const wanted = Array.isArray(args.names)
+        ? args.names.filter((n): n is string => typeof n === "string")
+        : [];
+      if (wanted.length === 0)
+        return modelError(`${names.describe} needs "names": tool names from ${names.search}.`);
+      const current = api();
+      const found = new Map<string, ApiTool>();
+      const missing: string[] = [];
+      for (const name of wanted.slice(0, MAX_DESCRIBED)) {
+        const tool = current.find(name);
+        if (tool) found.set(tool.path, tool);
+        else missing.push(name.slice(0, 100));
+      }
+      const chosen = current.tools.filter((tool) => found.has(tool.path));
+      const parts = chosen.length > 0 ? [current.declarations(chosen)] : [];
+      if (missing.length > 0) parts.push(`// Unknown: ${missing.join(", ")} (use ${names.search}).`);
+      return textResult(parts.join("\n\n"));
+    },
+  });
+
+  const execute = metaTool({
+    name: names.execute,
+    description:
+      `Run a JavaScript program (TypeScript annotations allowed where the host can strip them) that calls tools as ` +
+      `\`await tools.<server>.<tool>({ ...args })\` (find them with ${names.search} and ${names.describe}). Use ` +
+      `console.log for what you need to see and/or \`return\` a JSON value: only that comes back, not the tools' ` +
+      `raw results. Calls may run in parallel (Promise.all). A failed call throws (catch it to continue). ` +
+      `No network, files, timers or modules. Limits: ${limits.cpuMs} ms CPU, ${limits.maxToolCalls} tool calls, ` +
+      `${limits.timeoutMs / 1000} s, ${Math.round(limits.maxOutputChars / 1000)}k characters of output.`,
+    inputSchema: {
+      type: "object",
+      properties: {
+        code: { type: "string", description: "The program's source: the body of an async function." },
+      },
+      required: ["code"],
+    },
+    run: async (args, callOptions) => {
+      const code = typeof args.code === "string" ? args.code : "";
+      if (!code.trim()) return modelError(`${names.execute} needs "code": a program to run.`);
+      try {
+        const run = await runProgram(source, api(), code, {
+          ...options,
+          signal: callOptions?.signal,
+        });
+        const returned = run.value === undefined ? "" : JSON.stringify(run.value, null, 2);
+        const text = [run.output, returned].filter((part) => part !== "").join("\n") || "(no output)";
+        const cut = truncateText(text, maxChars);
+        return textResult(
+          cut.text,
+          undefined,
+          cut.droppedChars > 0 ? cut.droppedChars : undefined,
+          text.length,
+        );
+      } catch (error) {
+        if (callOptions?.onError === "throw") throw error;
+        return errorToolResult(error, { tool: names.execute });
+      }
+    },
+  });
+  return [search, describe, execute];
+}
+
+function textResult(
+  text: string,
+  structuredContent?: unknown,
+  droppedChars?: number,
+  originalChars?: number,
+): ToolResult {
+  const result: { -readonly [K in keyof ToolResult]: ToolResult[K] } = {
+    text,
+    content: [{ type: "text", text }],
+    isError: false,
+  };
+  if (structuredContent !== undefined) result.structuredContent = structuredContent;
+  if (droppedChars !== undefined && originalChars !== undefined)
+    result.truncated = { originalChars, droppedChars };
+  return result;
+}
+
+function modelError(message: string): ToolResult {
+  const text = `Error: ${message} [${ErrorCode.InvalidArguments}]`;
+  return { text, content: [{ type: "text", text }], isError: true };
+}
+
+function metaTool(spec: {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+  run: (args: Record<string, unknown>, options?: CallOptions) => Promise<ToolResult>;
+}): ToolEntry {
+  return {
+    name: spec.name,
+    server: "",
+    tool: spec.name,
+    description: spec.description,
+    inputSchema: spec.inputSchema,
+    annotations: { readOnlyHint: false },
+    call: (args = {}, options) => spec.run(args, options),
+    flatParameters: () => flattenParameters(spec.inputSchema),
+  };
+}

@@ -1,0 +1,196 @@
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
+import type { CodeLimitKind } from "../errors/index.js";
+import { codeAborted, codeArgumentsNotJson, codeFailed, codeLimitReached } from "../errors/index.js";
+import { errorText } from "../util/text-of.js";
+import { GUEST_PRELUDE, wrapProgram } from "./guest-prelude.js";
+import { describeLimit, type ResolvedLimits } from "./limits.js";
+import { SANDBOX_WORKER_SOURCE } from "./sandbox-worker.js";
+import { typeScriptStripped } from "./strip-types.js";
+
+/**
+ * Runs one program in QuickJS compiled to WebAssembly, in a worker thread of its own: a fresh
+ * WebAssembly instance, runtime and context per execution, so nothing of one program (globals,
+ * prototypes, memory) reaches the next, and the guest's heap is not the host's. The guest sees the
+ * language's own built-ins plus `tools` and `console` (see guest-prelude.ts); no `process`,
+ * `require`, module loader, `fetch`, timers, filesystem or environment exists in it. Only strings
+ * cross: arguments and results are JSON text, parsed on the other side.
+ *
+ * The worker keeps the host's event loop free whatever the program does: a native built-in stuck
+ * near the memory limit, or a busy loop, never blocks the host; the worker is terminated at the wall
+ * time, on the caller's abort, and past the output or tool-call limit. Inside it, the interrupt
+ * handler stops a program past its CPU time and the runtime's allocator past its memory. Every stop
+ * cancels the program's running tool calls through the signal each call got.
+ */
+
+/** What the sandbox needs from its host: the API's names and a way to call one. */
+export interface SandboxHost {
+  /** Namespace to function names: what `tools` holds. */
+  readonly api: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Runs `tools.<namespace>.<fn>(args)`. Resolves to the JSON value the program gets; rejects with an
+   * Error whose message the program sees.
+   */
+  call(namespace: string, fn: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
+}
+
+export interface SandboxOutcome {
+  /** What the program printed, line by line (cut at the output limit, which then stops it). */
+  readonly output: string;
+  /** The program's return value as JSON text, or undefined when it returned nothing. */
+  readonly returned: string | undefined;
+  readonly toolCalls: number;
+}
+
+type WorkerMessage =
+  | { type: "call"; id: number; namespace: string; fn: string; args: string }
+  | { type: "print"; text: string }
+  | { type: "syntax"; detail: string }
+  | { type: "done"; returned?: string }
+  | { type: "failed"; detail: string; syntax?: boolean }
+  | { type: "limit"; limit: CodeLimitKind };
+
+const resolveFromHere = createRequire(import.meta.url);
+
+export function runInSandbox(
+  code: string,
+  host: SandboxHost,
+  limits: ResolvedLimits,
+  signal?: AbortSignal,
+): Promise<SandboxOutcome> {
+  if (signal?.aborted) return Promise.reject(codeAborted({ cause: signal.reason }));
+  const worker = new Worker(SANDBOX_WORKER_SOURCE, {
+    eval: true,
+    workerData: {
+      quickjsPath: resolveFromHere.resolve("quickjs-emscripten-core"),
+      variantPath: resolveFromHere.resolve("@jitl/quickjs-wasmfile-release-sync"),
+      prelude: GUEST_PRELUDE,
+      api: host.api,
+      limits,
+      code: wrapProgram(code),
+    },
+    // The guest's heap is WebAssembly memory (bounded by the runtime's limit); the worker's own
+    // JavaScript heap only relays strings.
+    resourceLimits: { maxOldGenerationSizeMb: 64 + Math.ceil((limits.maxOutputChars * 4) / (1024 * 1024)) },
+    stdout: true,
+    stderr: true,
+  });
+  const calls = new AbortController();
+  const output: string[] = [];
+  let outputChars = 0;
+  let toolCalls = 0;
+  let running = 0;
+  const queue: (() => void)[] = [];
+
+  return new Promise<SandboxOutcome>((resolve, reject) => {
+    let settled = false;
+    const finish = (error: Error | undefined, returned?: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(wallTimer);
+      signal?.removeEventListener("abort", onAbort);
+      calls.abort(error ?? new Error("finished"));
+      void worker.terminate();
+      if (error) reject(error);
+      else resolve({ output: output.join("\n"), returned, toolCalls });
+    };
+    const limit = (kind: CodeLimitKind) =>
+      finish(codeLimitReached({ limit: kind, amount: describeLimit(kind, limits) }));
+    const onAbort = () => finish(codeAborted({ cause: signal?.reason }));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const wallTimer = setTimeout(() => limit("wallTime"), limits.timeoutMs);
+
+    const startCall = (message: Extract<WorkerMessage, { type: "call" }>) => {
+      running++;
+      Promise.resolve()
+        .then(() =>
+          host.call(
+            message.namespace,
+            message.fn,
+            jsonObject(message.namespace, message.fn, message.args),
+            calls.signal,
+          ),
+        )
+        .then(
+          (value) => ({ ok: true, text: JSON.stringify(value ?? null) }),
+          (error: unknown) => ({ ok: false, text: errorText(error) }),
+        )
+        .then((answer) => {
+          if (!settled) worker.postMessage({ type: "settle", id: message.id, ...answer });
+        })
+        .finally(() => {
+          running--;
+          queue.shift()?.();
+        });
+    };
+
+    worker.on("message", (message: WorkerMessage) => {
+      if (settled) return;
+      switch (message.type) {
+        case "call": {
+          toolCalls++;
+          if (toolCalls > limits.maxToolCalls) return limit("toolCalls");
+          if (running < limits.maxConcurrentCalls) startCall(message);
+          else queue.push(() => startCall(message));
+          return;
+        }
+        case "print": {
+          outputChars += message.text.length + 1;
+          if (outputChars > limits.maxOutputChars) {
+            output.push(
+              message.text.slice(
+                0,
+                Math.max(0, limits.maxOutputChars - (outputChars - message.text.length - 1)),
+              ),
+            );
+            return limit("output");
+          }
+          output.push(message.text);
+          return;
+        }
+        case "syntax": {
+          void typeScriptStripped(wrapProgram(code)).then((stripped) => {
+            if (stripped.kind === "stripped") worker.postMessage({ type: "compile", code: stripped.code });
+            else
+              finish(
+                codeFailed({
+                  detail: message.detail,
+                  syntax: true,
+                  hint: stripped.kind === "unavailable" ? stripped.hint : undefined,
+                }),
+              );
+          });
+          return;
+        }
+        case "done":
+          return finish(undefined, message.returned);
+        case "failed":
+          return finish(codeFailed({ detail: message.detail, syntax: message.syntax }));
+        case "limit":
+          return limit(message.limit);
+      }
+    });
+    worker.on("error", (error) => finish(codeFailed({ detail: `the sandbox failed: ${errorText(error)}` })));
+    worker.on("exit", () =>
+      finish(codeFailed({ detail: "the sandbox stopped before the program finished" })),
+    );
+  });
+}
+
+/** The arguments' JSON text as an object; anything else is refused before any tool runs. */
+function jsonObject(server: string, tool: string, text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw codeArgumentsNotJson({ server, tool, problem: errorText(error) });
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw codeArgumentsNotJson({
+      server,
+      tool,
+      problem: `got ${Array.isArray(value) ? "an array" : String(value)}`,
+    });
+  }
+  return value as Record<string, unknown>;
+}
