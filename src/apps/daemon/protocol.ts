@@ -17,6 +17,12 @@ export const HEARTBEAT_MS = 5_000;
 /** A client gives up on a daemon that has sent nothing at all for this long (several heartbeats). */
 export const DAEMON_SILENCE_MS = 30_000;
 
+/**
+ * The `Upgrade` protocol of an attach connection (`GET /attach`, with the version and config headers):
+ * after the daemon's `101` the connection carries one MCP session as newline-delimited JSON-RPC.
+ */
+export const ATTACH_UPGRADE = "mcp-bridge-attach";
+
 export const OPERATIONS = ["status", "tools", "call", "resources", "read", "prompts", "prompt"] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
@@ -75,6 +81,8 @@ export interface PromptRequest {
 export interface DaemonInfo {
   readonly pid: number;
   readonly activeRequests: number;
+  /** MCP sessions attached (`mcp-bridge attach`); the daemon does not stop idle while one is. */
+  readonly attachedSessions: number;
   readonly socket: string;
   readonly config: string;
   readonly startedAt: string;
