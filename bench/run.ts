@@ -16,6 +16,7 @@ import { toOpenAITools } from "../src/adapters/openai.js";
 import type { Bridge } from "../src/bridge/api.js";
 import { startBridge } from "../src/bridge/bridge.js";
 import { ToolRegistry } from "../src/registry/registry.js";
+import { attachFleetFigures } from "./attach-fleet.js";
 import { catalogCacheFigures } from "./catalog-cache.js";
 import { daemonCliFigures } from "./daemon-cli.js";
 import { peerFigures } from "./peer-figures.js";
@@ -425,6 +426,7 @@ const sections: [string, () => Promise<void>][] = [
   ["tool search", async () => (await toolSearchFigures(quick)).forEach(record)],
   ["connect per call", connectPerCall],
   ["cli via daemon", async () => (await daemonCliFigures(quick)).forEach(record)],
+  ["attach fleet", async () => (await attachFleetFigures(quick)).forEach(record)],
   ["memory", memory],
   [
     "peers",

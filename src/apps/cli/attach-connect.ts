@@ -1,8 +1,7 @@
 import { createConnection, type Socket } from "node:net";
 import { attachRefused, daemonDidNotStart } from "../../errors/cli-errors.js";
-import { CONFIG_HEADER, PACKAGE_VERSION, VERSION_HEADER } from "../daemon/client.js";
 import { type DaemonPaths, ensureRuntimeFolder } from "../daemon/paths.js";
-import { ATTACH_UPGRADE } from "../daemon/protocol.js";
+import { ATTACH_UPGRADE, CONFIG_HEADER, PACKAGE_VERSION, VERSION_HEADER } from "../daemon/protocol.js";
 import { spawnDaemon } from "./daemon-spawn.js";
 import { terminalText } from "./terminal.js";
 

@@ -1,12 +1,13 @@
 import type { Readable, Writable } from "node:stream";
+import { configSearchPaths } from "../../config/search-paths.js";
 import { noConfigFileFor } from "../../errors/cli-errors.js";
+import { ErrorCode, isMcpBridgeError } from "../../errors/index.js";
 import { parseDuration } from "../../util/duration.js";
+import { errorText } from "../../util/text-of.js";
 import { daemonPaths } from "../daemon/paths.js";
 import { connectAttached } from "./attach-connect.js";
 import { relayAttached } from "./attach-shim.js";
 import type { CliIO } from "./cli-io.js";
-import { reportError } from "./command-answers.js";
-import { configFileFor } from "./daemon-route.js";
 import {
   type Flags,
   type GlobalOptions,
@@ -63,8 +64,9 @@ export async function attach(
     if (!global.quiet) io.stderr.write(`mcp-bridge attach: ${terminalText(message)}\n`);
   };
   try {
-    const config = configFileFor(io, global.config);
-    if (!config) throw noConfigFileFor({ purpose: "daemon" });
+    // The file the bridge commands would load here (the loader's search order), as `daemon start` finds it.
+    const config = configSearchPaths({ path: global.config, cwd: io.cwd, env: io.env }).find((c) => c.used);
+    if (!config?.exists) throw noConfigFileFor({ purpose: "daemon" });
     const target = {
       paths: daemonPaths(config.path, io.cwd, io.env),
       config: global.config,
@@ -82,6 +84,10 @@ export async function attach(
       onProblem: problem,
     });
   } catch (error) {
-    return reportError(io, global.json === true, error);
+    // Not the CLI's reportError: its module (and what it renders) is not loaded on this path.
+    // stdout is the host's MCP channel: the failure goes to stderr, which hosts show in their MCP logs.
+    const code = isMcpBridgeError(error) ? error.code : "INTERNAL";
+    io.stderr.write(`mcp-bridge attach: error: ${terminalText(errorText(error))}\n`);
+    return code === ErrorCode.ConfigNotFound || code === ErrorCode.Usage ? 2 : 1;
   }
 }

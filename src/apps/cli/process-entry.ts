@@ -1,6 +1,5 @@
 // The CLI process itself, loaded by bin.ts once Node's compile cache is set up.
 import { constants } from "node:os";
-import { runViaDaemon } from "./daemon-route.js";
 import { commandWord } from "./parse-arguments.js";
 import { guardTerminal } from "./terminal.js";
 
@@ -41,7 +40,7 @@ const fast =
         stdout: process.stdout,
         stdin: process.stdin,
       })
-    : await runViaDaemon(argv, io);
+    : await (await import("./daemon-route.js")).runViaDaemon(argv, io);
 const code = fast ?? (await (await import("./run-cli.js")).runCli(argv, io));
 process.exitCode = controller.signal.aborted ? signalExitCode : code;
 // Let stdout drain, then leave even if a misbehaving server keeps a handle open.

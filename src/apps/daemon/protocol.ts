@@ -6,7 +6,17 @@
  * so the CLI's daemon path loads nothing of the bridge.
  */
 import { ErrorCode, isMcpBridgeError } from "../../errors/index.js";
+import { packageInfo } from "../../util/package-info.js";
 import { errorText } from "../../util/text-of.js";
+
+/** This package's version: a daemon of another version is not used (its protocol may differ). */
+export const PACKAGE_VERSION = packageInfo().version;
+
+/** Header carrying the client's version; a daemon of another version answers 409. */
+export const VERSION_HEADER = "mcp-bridge-version";
+
+/** Header carrying the config the client means; a daemon serving another answers 409. */
+export const CONFIG_HEADER = "mcp-bridge-config";
 
 /**
  * While a request runs, the daemon writes an empty line this often (the client skips empty lines),
