@@ -162,6 +162,30 @@ describe("mcp-bridge attach", () => {
     expect(a.asked).toEqual([]);
   }, 90_000);
 
+  it("never asks a session a question caused by a CLI command the daemon answers meanwhile", async () => {
+    const a = open([], (request) =>
+      request.method === "elicitation/create"
+        ? { action: "accept", content: { apiKey: "from-a" } }
+        : undefined,
+    );
+    await a.initialize({ elicitation: {} });
+    const wait = await toolNamed(a, "wait");
+    const release = await toolNamed(a, "release");
+    // The session's call runs on the server, so the question below is not obviously the session's...
+    const waiting = a.start("tools/call", { name: wait, arguments: {} });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // ...but the CLI's call, answered by the same daemon, is what asks it.
+    const run = await runCli(["call", "vault/login", "--json", "-c", config], {
+      cwd: home,
+      env,
+      timeoutMs: 60_000,
+    });
+    expect(run.stdout).not.toContain("from-a");
+    expect(a.asked).toEqual([]);
+    await a.request("tools/call", { name: release, arguments: {} });
+    expect(textOf(await waiting.answer)).toBe("released");
+  }, 90_000);
+
   it("survives the daemon's kill -9: running requests fail, the shim reconnects, lists changed, calls work", async () => {
     const a = open();
     await a.initialize();

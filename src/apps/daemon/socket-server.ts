@@ -41,6 +41,11 @@ export interface DaemonOptions {
    * daemon (the gateway's stdio server over this daemon's one bridge).
    */
   readonly attach?: (channel: Duplex) => AttachedSession;
+  /**
+   * Marks a CLI request as running on a server (the forwarder's `occupy`): a question that server asks
+   * meanwhile may be this request's doing, so it is never put to an attached session.
+   */
+  readonly occupy?: (server: string) => () => void;
 }
 
 /** One `mcp-bridge attach` session the daemon serves. */
@@ -116,6 +121,24 @@ function refusal(
   return undefined;
 }
 
+/** The servers a CLI operation runs on, each marked occupied until it ends (see DaemonOptions.occupy). */
+function occupied(
+  bridge: Bridge,
+  operation: string,
+  body: unknown,
+  occupy: (server: string) => () => void,
+): (() => void)[] {
+  const request = (body ?? {}) as { name?: unknown; server?: unknown };
+  if (typeof request.server === "string") return [occupy(request.server)];
+  if (operation === "call" && typeof request.name === "string") {
+    const server = bridge.resolve(request.name)?.server;
+    return server === undefined ? [] : [occupy(server)];
+  }
+  // A read or prompt without --server may run on any server: all of them.
+  if (operation === "read" || operation === "prompt") return bridge.servers().map((s) => occupy(s.name));
+  return [];
+}
+
 /**
  * Serves a running bridge on the daemon's Unix socket (see protocol.ts). The socket is created 0600
  * inside the 0700 runtime folder; a client that disconnects mid-request cancels its operation and
@@ -166,10 +189,15 @@ export async function serveDaemon(options: DaemonOptions): Promise<RunningDaemon
       setImmediate(() => void stop("asked to stop"));
       return { document: { stopping: true, pid: process.pid }, exitCode: 0, warnings: [] };
     }
-    return answerOperation(bridge, operation, body, signal, (progress) => {
-      if (!res.writableEnded && !res.destroyed)
-        res.write(`${JSON.stringify({ progress } satisfies ResponseLine)}\n`);
-    });
+    const release = options.occupy ? occupied(bridge, operation, body, options.occupy) : [];
+    try {
+      return await answerOperation(bridge, operation, body, signal, (progress) => {
+        if (!res.writableEnded && !res.destroyed)
+          res.write(`${JSON.stringify({ progress } satisfies ResponseLine)}\n`);
+      });
+    } finally {
+      for (const free of release) free();
+    }
   }
 
   const server = createServer((req, res) => {

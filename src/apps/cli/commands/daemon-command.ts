@@ -193,6 +193,7 @@ async function run(context: CommandContext): Promise<number> {
       idleMs: idle > 0 ? idle : Number.POSITIVE_INFINITY,
       logger: context.logger,
       version: PACKAGE_VERSION,
+      occupy: (server) => forwarder.occupy(server),
       // Each `mcp-bridge attach` is served exactly as `serve --stdio` serves its host, over this one bridge.
       attach: (channel) =>
         serveGatewayStdio(bridge, {
