@@ -16,6 +16,7 @@ import { toOpenAITools } from "../src/adapters/openai.js";
 import type { Bridge } from "../src/bridge/api.js";
 import { startBridge } from "../src/bridge/bridge.js";
 import { ToolRegistry } from "../src/registry/registry.js";
+import { attachFleetFigures } from "./attach-fleet.js";
 import { catalogCacheFigures } from "./catalog-cache.js";
 import { codeModeFigures } from "./code-mode.js";
 import { daemonCliFigures } from "./daemon-cli.js";
@@ -439,6 +440,7 @@ const sections: [string, () => Promise<void>][] = [
   ["cli via daemon", async () => (await daemonCliFigures(quick)).forEach(record)],
   ["fast start", async () => startFigures(quick).forEach(record)],
   ["serve startup with a hanging upstream", async () => (await serveStartupFigures(quick)).forEach(record)],
+  ["attach fleet", async () => (await attachFleetFigures(quick)).forEach(record)],
   ["memory", memory],
   [
     "peers",

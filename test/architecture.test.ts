@@ -63,9 +63,11 @@ const allowed: Record<string, readonly string[]> = {
   ],
   // The CLI's daemon: serves a bridge's documents on a Unix socket; the CLI talks to it, never the reverse.
   daemon: ["errors", "util", "config", "registry", "results", "bridge", "adapters"],
+  // `attach` relays its host's stdio to the daemon with the transport layer's bounded line framer.
   cli: [
     "codemode",
     "daemon",
+    "transport",
     "errors",
     "util",
     "config",

@@ -11,6 +11,13 @@ export const daemonDidNotStart = ({ config, log, tail }: { config: string; log: 
     `The daemon for ${config} did not start. Its log (${log}):\n${tail}`,
   );
 
+/** `attach`: the daemon at the socket would not take the session (another version or config, or no daemon at all). */
+export const attachRefused = ({ socket, detail }: { socket: string; detail: string }) =>
+  new McpBridgeError(
+    ErrorCode.DaemonUnavailable,
+    `mcp-bridge attach could not open a session with the daemon at ${socket}: ${detail}. Restart it with \`mcp-bridge daemon stop\` (attach starts a new one), or configure \`mcp-bridge serve --stdio\` instead.`,
+  );
+
 export const projectNotTrusted = ({ listing, how }: { listing: string; how: string }) =>
   new McpBridgeError(
     ErrorCode.ProjectNotTrusted,

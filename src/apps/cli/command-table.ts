@@ -1,5 +1,6 @@
 import { type CommandSpec, defineCommand } from "./command-spec.js";
 import { addCommand, removeCommand } from "./commands/add-remove-command.js";
+import { attachCommand } from "./commands/attach-command.js";
 import { authCommand } from "./commands/auth-command.js";
 import { callCommand } from "./commands/call-command.js";
 import { chatCommand } from "./commands/chat-command.js";
@@ -28,6 +29,7 @@ const BASE_COMMANDS: readonly CommandSpec[] = [
   promptCommand,
   configCommand,
   serveCommand,
+  attachCommand,
   chatCommand,
   authCommand,
   trustCommand,

@@ -1,6 +1,6 @@
 // The CLI process itself, loaded by bin.ts once Node's compile cache is set up.
 import { constants } from "node:os";
-import { runViaDaemon } from "./daemon-route.js";
+import { commandWord } from "./parse-arguments.js";
 import { guardTerminal } from "./terminal.js";
 
 // With bin.ts (which only sets up the compile cache), the only place that reads process.argv /
@@ -31,8 +31,17 @@ const io = {
   cwd: process.cwd(),
   signal: controller.signal,
 };
-// A running daemon answers first; only without one is the full CLI (bridge, SDK) loaded.
-const code = (await runViaDaemon(argv, io)) ?? (await (await import("./run-cli.js")).runCli(argv, io));
+// `attach` relays to the daemon with nothing of the bridge loaded; a running daemon answers the bridge
+// commands; only without one is the full CLI (bridge, SDK) loaded.
+const fast =
+  commandWord(argv) === "attach"
+    ? await (await import("./attach-entry.js")).runAttach(argv, {
+        ...io,
+        stdout: process.stdout,
+        stdin: process.stdin,
+      })
+    : await (await import("./daemon-route.js")).runViaDaemon(argv, io);
+const code = fast ?? (await (await import("./run-cli.js")).runCli(argv, io));
 process.exitCode = controller.signal.aborted ? signalExitCode : code;
 // Let stdout drain, then leave even if a misbehaving server keeps a handle open.
 setTimeout(() => process.exit(process.exitCode), 100).unref();

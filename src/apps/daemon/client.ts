@@ -1,23 +1,22 @@
 import { request } from "node:http";
 import { daemonAnswered, daemonLost } from "../../errors/daemon-errors.js";
 import { definedOnly } from "../../util/defined.js";
-import { packageInfo } from "../../util/package-info.js";
-import { DAEMON_SILENCE_MS, type Envelope, type ResponseLine } from "./protocol.js";
+import {
+  CONFIG_HEADER,
+  DAEMON_SILENCE_MS,
+  type Envelope,
+  PACKAGE_VERSION,
+  type ResponseLine,
+  VERSION_HEADER,
+} from "./protocol.js";
 
 /** A response bigger than this is a misbehaving daemon, not a result (results are capped far below). */
 const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 
-/** This package's version: a daemon of another version is not used (its protocol may differ). */
-export const PACKAGE_VERSION = packageInfo().version;
-
-/** Header carrying the client's version; a daemon of another version answers 409. */
-export const VERSION_HEADER = "mcp-bridge-version";
-
 /** No daemon answers at the socket (no file, or a stale one nobody listens on): run without it. */
 export class NoDaemon extends Error {}
 
-/** Header carrying the config the client means; a daemon serving another answers 409. */
-export const CONFIG_HEADER = "mcp-bridge-config";
+export { CONFIG_HEADER, PACKAGE_VERSION, VERSION_HEADER };
 
 export interface DaemonRequestOptions {
   /** The absolute config path the command is for. */

@@ -6,7 +6,17 @@
  * so the CLI's daemon path loads nothing of the bridge.
  */
 import { ErrorCode, isMcpBridgeError } from "../../errors/index.js";
+import { packageInfo } from "../../util/package-info.js";
 import { errorText } from "../../util/text-of.js";
+
+/** This package's version: a daemon of another version is not used (its protocol may differ). */
+export const PACKAGE_VERSION = packageInfo().version;
+
+/** Header carrying the client's version; a daemon of another version answers 409. */
+export const VERSION_HEADER = "mcp-bridge-version";
+
+/** Header carrying the config the client means; a daemon serving another answers 409. */
+export const CONFIG_HEADER = "mcp-bridge-config";
 
 /**
  * While a request runs, the daemon writes an empty line this often (the client skips empty lines),
@@ -16,6 +26,12 @@ export const HEARTBEAT_MS = 5_000;
 
 /** A client gives up on a daemon that has sent nothing at all for this long (several heartbeats). */
 export const DAEMON_SILENCE_MS = 30_000;
+
+/**
+ * The `Upgrade` protocol of an attach connection (`GET /attach`, with the version and config headers):
+ * after the daemon's `101` the connection carries one MCP session as newline-delimited JSON-RPC.
+ */
+export const ATTACH_UPGRADE = "mcp-bridge-attach";
 
 export const OPERATIONS = ["status", "tools", "call", "resources", "read", "prompts", "prompt"] as const;
 export type Operation = (typeof OPERATIONS)[number];
@@ -75,6 +91,8 @@ export interface PromptRequest {
 export interface DaemonInfo {
   readonly pid: number;
   readonly activeRequests: number;
+  /** MCP sessions attached (`mcp-bridge attach`); the daemon does not stop idle while one is. */
+  readonly attachedSessions: number;
   readonly socket: string;
   readonly config: string;
   readonly startedAt: string;

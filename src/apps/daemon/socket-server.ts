@@ -1,5 +1,6 @@
 import { chmodSync, unlinkSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import type { Bridge } from "../../bridge/api.js";
 import { daemonRequestNotJson, daemonRequestTooLarge } from "../../errors/daemon-errors.js";
 import { ErrorCode, isMcpBridgeError } from "../../errors/index.js";
@@ -8,7 +9,13 @@ import { errorText } from "../../util/text-of.js";
 import { statusDocument } from "./documents.js";
 import { answerOperation } from "./operations.js";
 import type { DaemonPaths } from "./paths.js";
-import { type DaemonInfo, type Envelope, HEARTBEAT_MS, type ResponseLine } from "./protocol.js";
+import {
+  ATTACH_UPGRADE,
+  type DaemonInfo,
+  type Envelope,
+  HEARTBEAT_MS,
+  type ResponseLine,
+} from "./protocol.js";
 
 function safeDecode(text: string): string | undefined {
   try {
@@ -28,6 +35,24 @@ export interface DaemonOptions {
   readonly idleMs: number;
   readonly logger: Logger;
   readonly version: string;
+  /**
+   * Serves one attached MCP session (`mcp-bridge attach`) on a connection upgraded to the attach
+   * protocol; without it such a connection is refused. Given by the application that starts the
+   * daemon (the gateway's stdio server over this daemon's one bridge).
+   */
+  readonly attach?: (channel: Duplex) => AttachedSession;
+  /**
+   * Marks a CLI request as running on a server (the forwarder's `occupy`): a question that server asks
+   * meanwhile may be this request's doing, so it is never put to an attached session.
+   */
+  readonly occupy?: (server: string) => () => void;
+}
+
+/** One `mcp-bridge attach` session the daemon serves. */
+export interface AttachedSession {
+  /** Resolves when the channel ended, however. */
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
 }
 
 export interface RunningDaemon {
@@ -71,6 +96,7 @@ function refusal(
   operation: string,
   config: string,
   version: string,
+  method = "POST",
 ): { status: number; error: { code: string; message: string } } | undefined {
   const managing = operation === "daemon" || operation === "shutdown";
   const asked = req.headers["mcp-bridge-config"];
@@ -90,8 +116,27 @@ function refusal(
       },
     };
   }
-  if (req.method !== "POST") return { status: 405, error: { code: ErrorCode.Usage, message: "Only POST" } };
+  if (req.method !== method)
+    return { status: 405, error: { code: ErrorCode.Usage, message: `Only ${method}` } };
   return undefined;
+}
+
+/** The servers a CLI operation runs on, each marked occupied until it ends (see DaemonOptions.occupy). */
+function occupied(
+  bridge: Bridge,
+  operation: string,
+  body: unknown,
+  occupy: (server: string) => () => void,
+): (() => void)[] {
+  const request = (body ?? {}) as { name?: unknown; server?: unknown };
+  if (typeof request.server === "string") return [occupy(request.server)];
+  if (operation === "call" && typeof request.name === "string") {
+    const server = bridge.resolve(request.name)?.server;
+    return server === undefined ? [] : [occupy(server)];
+  }
+  // A read or prompt without --server may run on any server: all of them.
+  if (operation === "read" || operation === "prompt") return bridge.servers().map((s) => occupy(s.name));
+  return [];
 }
 
 /**
@@ -103,6 +148,8 @@ export async function serveDaemon(options: DaemonOptions): Promise<RunningDaemon
   const { bridge, paths, logger } = options;
   const startedAt = Date.now();
   let inflight = 0;
+  /** The attached MCP sessions with their sockets: each counts as a request in flight while it lasts. */
+  const attached = new Map<Duplex, AttachedSession>();
   let idleTimer: NodeJS.Timeout | undefined;
   let stopping: Promise<void> | undefined;
   let resolveStopped: () => void = () => {};
@@ -120,7 +167,8 @@ export async function serveDaemon(options: DaemonOptions): Promise<RunningDaemon
   const info = (): DaemonInfo & { servers: unknown } => ({
     pid: process.pid,
     // Requests being answered besides this one.
-    activeRequests: inflight - 1,
+    activeRequests: inflight - 1 - attached.size,
+    attachedSessions: attached.size,
     socket: paths.socket,
     config: paths.config,
     startedAt: new Date(startedAt).toISOString(),
@@ -141,10 +189,15 @@ export async function serveDaemon(options: DaemonOptions): Promise<RunningDaemon
       setImmediate(() => void stop("asked to stop"));
       return { document: { stopping: true, pid: process.pid }, exitCode: 0, warnings: [] };
     }
-    return answerOperation(bridge, operation, body, signal, (progress) => {
-      if (!res.writableEnded && !res.destroyed)
-        res.write(`${JSON.stringify({ progress } satisfies ResponseLine)}\n`);
-    });
+    const release = options.occupy ? occupied(bridge, operation, body, options.occupy) : [];
+    try {
+      return await answerOperation(bridge, operation, body, signal, (progress) => {
+        if (!res.writableEnded && !res.destroyed)
+          res.write(`${JSON.stringify({ progress } satisfies ResponseLine)}\n`);
+      });
+    } finally {
+      for (const free of release) free();
+    }
   }
 
   const server = createServer((req, res) => {
@@ -185,6 +238,36 @@ export async function serveDaemon(options: DaemonOptions): Promise<RunningDaemon
         });
       });
   });
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const refused =
+      refusal(req, "attach", paths.config, options.version, "GET") ??
+      (req.headers.upgrade !== ATTACH_UPGRADE || !options.attach || stopping
+        ? { status: 404, error: { code: ErrorCode.DaemonUnavailable, message: "No attach here" } }
+        : undefined);
+    if (refused) {
+      socket.end(
+        `HTTP/1.1 ${refused.status} Refused\r\nConnection: close\r\n\r\n${JSON.stringify({ error: refused.error })}\n`,
+      );
+      return;
+    }
+    socket.write(
+      `HTTP/1.1 101 Switching Protocols\r\nUpgrade: ${ATTACH_UPGRADE}\r\nConnection: Upgrade\r\n\r\n`,
+    );
+    if (head.length > 0) socket.unshift(head);
+    inflight++;
+    clearTimeout(idleTimer);
+    const session = (options.attach as NonNullable<DaemonOptions["attach"]>)(socket);
+    attached.set(socket, session);
+    // A session that ends (its shim exited or the host closed it) cancels its own calls (the server's
+    // transport closing aborts its handlers) and nothing else.
+    void session.closed.then(async () => {
+      attached.delete(socket);
+      await session.close().catch(() => undefined);
+      socket.destroy();
+      inflight--;
+      armIdle();
+    });
+  });
   // Keep-alive would hold a finished CLI's connection open; every request is one connection.
   server.keepAliveTimeout = 0;
 
@@ -210,6 +293,8 @@ export async function serveDaemon(options: DaemonOptions): Promise<RunningDaemon
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
+        // Upgraded connections are no longer the HTTP server's: each attached shim reconnects.
+        for (const socket of attached.keys()) socket.destroy();
       });
       try {
         unlinkSync(paths.socket);

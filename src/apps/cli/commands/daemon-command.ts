@@ -1,6 +1,4 @@
-import { spawn } from "node:child_process";
-import { closeSync, existsSync, openSync, readFileSync, unlinkSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { existsSync, readFileSync, unlinkSync } from "node:fs";
 import { daemonDidNotStart, noConfigFileFor } from "../../../errors/cli-errors.js";
 import { parseDuration } from "../../../util/duration.js";
 import { daemonRequest, NoDaemon, PACKAGE_VERSION } from "../../daemon/client.js";
@@ -13,6 +11,7 @@ import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
 import { cliConfigSource } from "../config-choice.js";
 import { configFileFor } from "../daemon-route.js";
+import { spawnDaemon } from "../daemon-spawn.js";
 import { writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
 
@@ -103,33 +102,14 @@ async function start(context: CommandContext): Promise<number> {
     printInfo(context, running, "already running");
     return 0;
   }
-  const bin = fileURLToPath(new URL("../bin.js", import.meta.url));
-  const args = [
-    bin,
-    "daemon",
-    "run",
-    ...(context.global.config === undefined ? [] : ["--config", context.global.config]),
-    "--idle",
-    `${idle}ms`,
-    ...(context.global.trustProject ? ["--trust-project"] : []),
-  ];
-  const log = openSync(paths.log, "a", 0o600);
-  let exited: number | null | undefined;
-  try {
-    // No shell; its own session, so the terminal's signals (Ctrl-C, closing it) do not reach it.
-    const child = spawn(process.execPath, args, {
-      cwd: context.io.cwd,
-      env: context.io.env as NodeJS.ProcessEnv,
-      detached: true,
-      stdio: ["ignore", log, log],
-    });
-    child.on("exit", (code) => {
-      exited = code;
-    });
-    child.unref();
-  } finally {
-    closeSync(log);
-  }
+  const failed = spawnDaemon({
+    paths,
+    config: context.global.config,
+    idleMs: idle,
+    trustProject: context.global.trustProject === true,
+    cwd: context.io.cwd,
+    env: context.io.env,
+  });
   const deadline = Date.now() + START_WAIT_MS;
   while (Date.now() < deadline) {
     const answer = await info(paths);
@@ -137,8 +117,7 @@ async function start(context: CommandContext): Promise<number> {
       printInfo(context, answer, "started");
       return 0;
     }
-    // Exit 0: another start won the race, and its daemon will answer soon.
-    if (exited !== undefined && exited !== 0) break;
+    if (failed()) break;
     await sleep(50);
   }
   throw daemonDidNotStart({ config: config.path, log: paths.log, tail: terminalText(logTail(paths)) });
@@ -191,17 +170,38 @@ async function run(context: CommandContext): Promise<number> {
     // We hold the lock, so a socket file left behind is a dead daemon's.
     if (existsSync(paths.socket)) unlinkSync(paths.socket);
     // Loaded here, not imported: `daemon start|stop|status` and every other command skip the bridge.
-    const [{ startBridge }, { serveDaemon }] = await Promise.all([
+    const [{ startBridge }, { serveDaemon }, { RequestForwarder, serveGatewayStdio }] = await Promise.all([
       import("../../../bridge/bridge.js"),
       import("../../daemon/socket-server.js"),
+      import("../../gateway/index.js"),
     ]);
-    const bridge = await startBridge({ ...options, settings: { ...options.settings, autoReload: true } });
+    // Elicitation and sampling of a call made by an attached session go to that session; the rest
+    // (CLI calls, questions no session can be tied to) get the daemon's own answers.
+    const forwarder = new RequestForwarder({
+      elicitation: options.onElicitation,
+      sampling: options.onSampling,
+    });
+    const bridge = await startBridge({
+      ...options,
+      settings: { ...options.settings, autoReload: true },
+      onElicitation: forwarder.elicitation,
+      onSampling: forwarder.sampling,
+    });
     const daemon = await serveDaemon({
       bridge,
       paths,
       idleMs: idle > 0 ? idle : Number.POSITIVE_INFINITY,
       logger: context.logger,
       version: PACKAGE_VERSION,
+      occupy: (server) => forwarder.occupy(server),
+      // Each `mcp-bridge attach` is served exactly as `serve --stdio` serves its host, over this one bridge.
+      attach: (channel) =>
+        serveGatewayStdio(bridge, {
+          stdin: channel,
+          stdout: channel,
+          forwarder,
+          onProblem: (message) => context.logger.warn(`Attached session: ${message}`),
+        }),
     });
     context.io.signal?.addEventListener("abort", () => void daemon.stop("signal"), { once: true });
     await daemon.stopped;

@@ -1,0 +1,93 @@
+import type { Readable, Writable } from "node:stream";
+import { configSearchPaths } from "../../config/search-paths.js";
+import { noConfigFileFor } from "../../errors/cli-errors.js";
+import { ErrorCode, isMcpBridgeError } from "../../errors/index.js";
+import { parseDuration } from "../../util/duration.js";
+import { errorText } from "../../util/text-of.js";
+import { daemonPaths } from "../daemon/paths.js";
+import { connectAttached } from "./attach-connect.js";
+import { relayAttached } from "./attach-shim.js";
+import type { CliIO } from "./cli-io.js";
+import {
+  type Flags,
+  type GlobalOptions,
+  type PositionalSpec,
+  parseCommandArguments,
+} from "./parse-arguments.js";
+import { terminalText } from "./terminal.js";
+
+/**
+ * `mcp-bridge attach`, the fast path: loaded by process-entry without the bridge, the SDK or the rest
+ * of the CLI, so a host's new session costs Node's start-up plus a few small modules and one
+ * connection to the warm daemon.
+ */
+
+/** A daemon `attach` starts stops after this long without a request or an attached session. */
+export const ATTACH_DEFAULT_IDLE = "10m";
+
+export const ATTACH_FLAGS = {
+  idle: {
+    type: "duration",
+    value: "DURATION",
+    description: `when it starts the daemon: stop after this long with no request and no session attached (default ${ATTACH_DEFAULT_IDLE}; 0: never)`,
+  },
+} as const satisfies Flags;
+
+export const ATTACH_POSITIONALS: PositionalSpec = { usage: "", min: 0, max: 0 };
+
+export interface AttachIO extends CliIO {
+  readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+}
+
+/**
+ * Runs `attach` for this command line; undefined when the full CLI must handle it instead (--help,
+ * --version, a usage error, which it reports with its usual wording).
+ */
+export async function runAttach(argv: readonly string[], io: AttachIO): Promise<number | undefined> {
+  let parsed: ReturnType<typeof parseCommandArguments<typeof ATTACH_FLAGS>>;
+  try {
+    parsed = parseCommandArguments(argv, "attach", ATTACH_FLAGS, ATTACH_POSITIONALS);
+  } catch {
+    return undefined;
+  }
+  if (parsed.global.help || parsed.global.version) return undefined;
+  return attach(parsed.global, parsed.options.idle as number | undefined, io);
+}
+
+/** Connects to (or starts) the config's daemon and relays stdin/stdout to it until either ends. */
+export async function attach(
+  global: GlobalOptions,
+  idleMs: number | undefined,
+  io: AttachIO,
+): Promise<number> {
+  const problem = (message: string) => {
+    if (!global.quiet) io.stderr.write(`mcp-bridge attach: ${terminalText(message)}\n`);
+  };
+  try {
+    // The file the bridge commands would load here (the loader's search order), as `daemon start` finds it.
+    const config = configSearchPaths({ path: global.config, cwd: io.cwd, env: io.env }).find((c) => c.used);
+    if (!config?.exists) throw noConfigFileFor({ purpose: "daemon" });
+    const target = {
+      paths: daemonPaths(config.path, io.cwd, io.env),
+      config: global.config,
+      idleMs: idleMs ?? parseDuration(ATTACH_DEFAULT_IDLE),
+      trustProject: global.trustProject === true,
+      cwd: io.cwd,
+      env: io.env,
+    };
+    const first = await connectAttached(target);
+    if (global.verbose) problem(`attached to the daemon for ${config.path}`);
+    return await relayAttached(first, {
+      stdin: io.stdin as Readable,
+      stdout: io.stdout as Writable,
+      connect: () => connectAttached(target),
+      onProblem: problem,
+    });
+  } catch (error) {
+    // Not the CLI's reportError: its module (and what it renders) is not loaded on this path.
+    // stdout is the host's MCP channel: the failure goes to stderr, which hosts show in their MCP logs.
+    const code = isMcpBridgeError(error) ? error.code : "INTERNAL";
+    io.stderr.write(`mcp-bridge attach: error: ${terminalText(errorText(error))}\n`);
+    return code === ErrorCode.ConfigNotFound || code === ErrorCode.Usage ? 2 : 1;
+  }
+}

@@ -1,0 +1,290 @@
+import { execFileSync } from "node:child_process";
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { stdioEntry } from "../fixtures/servers/index.js";
+import { type AttachSession, attachSession, textOf, toolNamed } from "../helpers/attach-client.js";
+import { cliEnv, emptyHome, runCli } from "../helpers/cli.js";
+import { secondUser } from "../helpers/second-user.js";
+
+let home: string;
+let config: string;
+/** A fresh runtime folder per test: its own daemons, killed in afterEach; never the user's. */
+let runtime: string;
+let env: Record<string, string>;
+const sessions: AttachSession[] = [];
+
+beforeAll(() => {
+  home = emptyHome();
+  config = join(home, "servers.json");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: {
+        calc: stdioEntry("normal"),
+        slow: stdioEntry("slow-tool"),
+        vault: stdioEntry("asks-for-secret"),
+      },
+    }),
+  );
+});
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+beforeEach(() => {
+  runtime = mkdtempSync(join(tmpdir(), "mcp-bridge-attach-"));
+  env = cliEnv(home, { XDG_RUNTIME_DIR: runtime });
+});
+
+const folder = () => join(runtime, "mcp-bridge");
+function daemonPids(): number[] {
+  if (!existsSync(folder())) return [];
+  return readdirSync(folder())
+    .filter((name) => name.endsWith(".pid"))
+    .map((name) => Number.parseInt(readFileSync(join(folder(), name), "utf8"), 10))
+    .filter((pid) => pid > 0);
+}
+const killed: number[] = [];
+
+afterEach(async () => {
+  for (const session of sessions.splice(0)) {
+    session.child.kill("SIGKILL");
+  }
+  for (const pid of [...daemonPids(), ...killed.splice(0)]) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone
+    }
+  }
+  rmSync(runtime, { recursive: true, force: true });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function open(extra: string[] = [], answer?: Parameters<typeof attachSession>[1]["answer"]): AttachSession {
+  const session = attachSession(["-c", config, ...extra], { cwd: home, env, answer });
+  sessions.push(session);
+  return session;
+}
+
+async function daemonStatus(): Promise<{ pid: number; attachedSessions: number } | undefined> {
+  const run = await runCli(["daemon", "status", "--json", "-c", config], { cwd: home, env });
+  const info = JSON.parse(run.stdout) as { running: boolean; pid: number; attachedSessions: number };
+  return info.running ? info : undefined;
+}
+
+function parentOf(pid: number | string): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The pids of the processes running `fixture` under the daemon (its upstream servers: each runs
+ * under a small supervisor the daemon started), from /proc.
+ */
+function processesOf(fixture: string, daemon: number): number[] {
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        const under = parentOf(pid) === daemon || parentOf(parentOf(pid)) === daemon;
+        return under && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(`servers/${fixture}.js`);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+describe("mcp-bridge attach", () => {
+  it("serves two sessions from one daemon: one upstream process, tools/list and calls work in both", async () => {
+    const a = open();
+    await a.initialize();
+    const b = open();
+    await b.initialize();
+    const pidTool = await toolNamed(a, "pid");
+    expect(await toolNamed(b, "pid")).toBe(pidTool);
+    const [fromA, fromB] = await Promise.all([
+      a.request("tools/call", { name: pidTool, arguments: {} }),
+      b.request("tools/call", { name: pidTool, arguments: {} }),
+    ]);
+    expect(textOf(fromA)).toMatch(/^\d+$/);
+    expect(textOf(fromB)).toBe(textOf(fromA));
+    const status = await daemonStatus();
+    expect(processesOf("normal", status?.pid as number)).toEqual([Number(textOf(fromA))]);
+    const add = await toolNamed(a, "add");
+    const sum = await b.request("tools/call", { name: add, arguments: { a: 2, b: 3 } });
+    expect(textOf(sum)).toBe("5");
+    expect(status?.attachedSessions).toBe(2);
+    expect(await a.close()).toBe(0);
+    await until(async () => (await daemonStatus())?.attachedSessions === 1, "the first session to detach");
+  }, 90_000);
+
+  it("asks the elicitation of an upstream call of the session whose call caused it, and no other", async () => {
+    const answer = (name: string) => (request: { method?: string }) =>
+      request.method === "elicitation/create" ? { action: "accept", content: { apiKey: name } } : undefined;
+    const a = open([], answer("from-a"));
+    await a.initialize({ elicitation: {} });
+    const b = open([], answer("from-b"));
+    await b.initialize({ elicitation: {} });
+    const login = await toolNamed(a, "login");
+    const result = await b.request("tools/call", { name: login, arguments: {} });
+    expect(textOf(result)).toContain("from-b");
+    expect(b.asked.map((m) => m.method)).toEqual(["elicitation/create"]);
+    expect(a.asked).toEqual([]);
+  }, 90_000);
+
+  it("never asks a session a question caused by a CLI command the daemon answers meanwhile", async () => {
+    const a = open([], (request) =>
+      request.method === "elicitation/create"
+        ? { action: "accept", content: { apiKey: "from-a" } }
+        : undefined,
+    );
+    await a.initialize({ elicitation: {} });
+    const wait = await toolNamed(a, "wait");
+    const release = await toolNamed(a, "release");
+    // The session's call runs on the server, so the question below is not obviously the session's...
+    const waiting = a.start("tools/call", { name: wait, arguments: {} });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // ...but the CLI's call, answered by the same daemon, is what asks it.
+    const run = await runCli(["call", "vault/login", "--json", "-c", config], {
+      cwd: home,
+      env,
+      timeoutMs: 60_000,
+    });
+    expect(run.stdout).not.toContain("from-a");
+    expect(a.asked).toEqual([]);
+    await a.request("tools/call", { name: release, arguments: {} });
+    expect(textOf(await waiting.answer)).toBe("released");
+  }, 90_000);
+
+  it("survives the daemon's kill -9: running requests fail, the shim reconnects, lists changed, calls work", async () => {
+    const a = open();
+    await a.initialize();
+    const pidTool = await toolNamed(a, "pid");
+    const before = Number(textOf(await a.request("tools/call", { name: pidTool, arguments: {} })));
+    const sleep = await toolNamed(a, "sleep");
+    const running = a.start("tools/call", { name: sleep, arguments: { ms: 15_000 } });
+    const daemon = (await daemonStatus())?.pid as number;
+    await until(() => processesOf("slow-tool", daemon).length === 1, "the slow server");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const upstream = [
+      ...processesOf("slow-tool", daemon),
+      ...processesOf("normal", daemon),
+      ...processesOf("asks-for-secret", daemon),
+    ];
+    process.kill(daemon, "SIGKILL");
+    killed.push(...upstream);
+    const failed = await running.answer;
+    expect(failed.error?.message).toContain("went away");
+    await a.until(
+      () => a.notifications.some((n) => n.method === "notifications/tools/list_changed"),
+      "tools/list_changed after the reconnect",
+    );
+    const after = await toolNamed(a, "pid");
+    const again = await a.request("tools/call", { name: after, arguments: {} });
+    expect(Number(textOf(again))).toBeGreaterThan(0);
+    expect(Number(textOf(again))).not.toBe(before);
+    const status = await daemonStatus();
+    expect(status?.pid).not.toBe(daemon);
+    expect(status?.attachedSessions).toBe(1);
+  }, 90_000);
+
+  it("a session's exit cancels its own call only", async () => {
+    const a = open();
+    await a.initialize();
+    const b = open();
+    await b.initialize();
+    const sleep = await toolNamed(a, "sleep");
+    const cancelled = await toolNamed(a, "cancelled");
+    const maxActive = await toolNamed(a, "max_active");
+    a.start("tools/call", { name: sleep, arguments: { ms: 15_000 } });
+    // Killed once its call runs on the server (not while it is still on its way).
+    await until(
+      async () => textOf(await b.request("tools/call", { name: maxActive, arguments: {} })) === "1",
+      "the session's call to reach the server",
+    );
+    const other = b.start("tools/call", { name: sleep, arguments: { ms: 2_500 } });
+    await until(
+      async () => textOf(await b.request("tools/call", { name: maxActive, arguments: {} })) === "2",
+      "the other session's call to reach the server",
+    );
+    a.child.kill("SIGKILL");
+    await until(
+      async () => textOf(await b.request("tools/call", { name: cancelled, arguments: {} })) === "1",
+      "the killed session's call to be cancelled",
+    );
+    expect(textOf(await other.answer)).toBe("slept");
+    expect(textOf(await b.request("tools/call", { name: cancelled, arguments: {} }))).toBe("1");
+  }, 90_000);
+
+  it("keeps the daemon up while a session is attached, past its idle time; it stops once none is", async () => {
+    const a = open(["--idle", "1s"]);
+    await a.initialize();
+    const pid = (await daemonStatus())?.pid as number;
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(alive(pid)).toBe(true);
+    expect(
+      textOf(await a.request("tools/call", { name: await toolNamed(a, "add"), arguments: { a: 1, b: 1 } })),
+    ).toBe("2");
+    expect(await a.close()).toBe(0);
+    await until(() => !alive(pid), "the idle daemon to stop", 15_000);
+  }, 90_000);
+
+  it("the daemon's socket refuses another local user", async (ctx) => {
+    const other = secondUser();
+    if (typeof other === "string") return ctx.skip(other);
+    const a = open();
+    await a.initialize();
+    const socket = readdirSync(folder()).find((name) => name.endsWith(".sock")) as string;
+    const path = join(folder(), socket);
+    // Even with the folders on the way opened, the socket itself (0600) refuses them.
+    chmodSync(runtime, 0o755);
+    chmodSync(folder(), 0o755);
+    const script = `const s=require("node:net").createConnection(${JSON.stringify(path)});s.on("connect",()=>{console.log("connected");process.exit(0)});s.on("error",(e)=>{console.log(e.code);process.exit(0)})`;
+    let seen: string;
+    try {
+      seen = other.run(process.execPath, ["-e", script]).trim();
+    } finally {
+      chmodSync(folder(), 0o700);
+      chmodSync(runtime, 0o700);
+    }
+    expect(seen).toBe("EACCES");
+    // And a folder opened to others is refused by attach itself, which never talks to a socket there.
+    chmodSync(folder(), 0o755);
+    const b = open();
+    const code = await new Promise<number | null>((resolve) => b.child.on("close", resolve));
+    chmodSync(folder(), 0o700);
+    expect(code).not.toBe(0);
+    expect(b.stderr()).toContain("Refusing the daemon folder");
+    expect(execFileSync("stat", ["-c", "%a", path], { encoding: "utf8" }).trim()).toBe("600");
+  }, 90_000);
+});
