@@ -17,6 +17,10 @@ const allowed: Record<string, readonly string[]> = {
   registry: ["errors", "util", "config"],
   results: ["errors", "util"],
   search: ["errors", "util", "registry"],
+  // The call policy: a pure evaluator over config rules (and the managed policy file's).
+  policy: ["errors", "util", "config"],
+  // The hash-chained audit log: its writer and its verifier.
+  audit: ["errors", "util"],
   bridge: [
     "errors",
     "util",
@@ -28,6 +32,8 @@ const allowed: Record<string, readonly string[]> = {
     "results",
     "search",
     "telemetry",
+    "policy",
+    "audit",
   ],
   adapters: ["errors", "util", "registry", "results", "search", "bridge"],
   agent: ["errors", "util", "registry", "results", "bridge", "adapters"],
@@ -62,6 +68,7 @@ const allowed: Record<string, readonly string[]> = {
   // The CLI's daemon: serves a bridge's documents on a Unix socket; the CLI talks to it, never the reverse.
   daemon: ["errors", "util", "config", "registry", "results", "bridge", "adapters"],
   cli: [
+    "audit",
     "daemon",
     "errors",
     "util",
