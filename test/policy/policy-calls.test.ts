@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Bridge, startBridge } from "../../src/index.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
@@ -63,6 +64,29 @@ describe("the call policy on the library's call path", () => {
     const result = await bridge.call("files/delete_file", { path: "/x" });
     expect(result.isError).toBe(true);
     expect(result.text).toMatch(/rule #1 of the config's policy/);
+    expect(calls(record).filter((line) => line.startsWith("delete_file"))).toEqual([]);
+  });
+
+  it("is never bypassed by how the tool's name is spelled (property)", async () => {
+    const exposed = bridge.tools().find((tool) => tool.tool === "delete_file")?.name ?? "";
+    const base = fc.constantFrom(
+      exposed,
+      "files/delete_file",
+      "files.delete_file",
+      "files:delete_file",
+      "files__delete_file",
+    );
+    const spelling = fc
+      .tuple(base, fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }))
+      .map(([name, upper]) => [...name].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join(""));
+    await fc.assert(
+      fc.asyncProperty(spelling, async (name) => {
+        const result = await bridge.call(name, { path: "/x" }, { onError: "result" });
+        expect(result.isError).toBe(true);
+        expect(result.text).toMatch(/POLICY_DENIED|TOOL_NOT_FOUND/);
+      }),
+      { numRuns: 100 },
+    );
     expect(calls(record).filter((line) => line.startsWith("delete_file"))).toEqual([]);
   });
 
