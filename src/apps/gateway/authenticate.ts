@@ -73,3 +73,12 @@ export function identityOf(auth: AuthInfo | undefined): string {
   const identity = auth?.extra?.["identity"];
   return typeof identity === "string" ? identity : "anonymous";
 }
+
+/**
+ * Who called, as the call policy's `caller` rules and the audit log name it: the client name the
+ * gateway's own token list (or the JWT's client) gives the credential, which the client cannot choose;
+ * its identity when it has no name; `anonymous` without auth.
+ */
+export function callerOf(auth: AuthInfo | undefined): string {
+  return auth?.clientId || identityOf(auth);
+}

@@ -9,7 +9,7 @@ import {
   localhostAllowedOrigins,
   originValidationResponse,
 } from "@modelcontextprotocol/server";
-import { identityOf } from "./authenticate.js";
+import { callerOf, identityOf } from "./authenticate.js";
 import { UnreadBacklog } from "./backlog.js";
 import { ClientLimiter } from "./client-limits.js";
 import type { ResolvedGatewayOptions } from "./gateway-options.js";
@@ -38,7 +38,14 @@ export function mcpEndpoint(options: ResolvedGatewayOptions, tracker: RequestTra
       tracker,
       auth?.extra?.profile as GatewayProfile | undefined,
       version,
-      { id: identityOf(auth), limiter, delivered: responseSent, backlog, adminTools: options.adminTools },
+      {
+        id: identityOf(auth),
+        caller: callerOf(auth),
+        limiter,
+        delivered: responseSent,
+        backlog,
+        adminTools: options.adminTools,
+      },
       forwarder,
     );
   const handler = createMcpHandler((ctx) => serverFor(ctx.authInfo));

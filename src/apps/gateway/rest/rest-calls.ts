@@ -9,7 +9,7 @@ import {
 } from "../../../errors/rest-errors.js";
 import type { ToolResult } from "../../../results/tool-result.js";
 import { definedOnly } from "../../../util/defined.js";
-import { identityOf } from "../authenticate.js";
+import { callerOf, identityOf } from "../authenticate.js";
 import { onServer } from "../forwarded-features.js";
 import { profileAllows, surfaceAllows } from "../profile.js";
 import {
@@ -55,7 +55,12 @@ export async function callTool(request: RestRequest, name: string) {
   return tracker.handle("tools/call", { name, arguments: args }, async () => {
     try {
       const result = await onServer(forwarder, tool.server, () =>
-        bridge.call(name, args, { signal, validateArguments: true, onError: "throw" }),
+        bridge.call(name, args, {
+          signal,
+          validateArguments: true,
+          onError: "throw",
+          caller: callerOf(request.req.auth),
+        }),
       );
       return callAnswer(result);
     } catch (error) {
