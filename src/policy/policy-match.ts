@@ -54,7 +54,7 @@ export function globTest(glob: string, foldCase: boolean): (text: string) => boo
     return foldCase ? (text) => text.toLowerCase() === literal : (text) => text === literal;
   }
   const source = [...glob]
-    .map((char) => (char === "*" ? ".*" : char === "?" ? "." : char.replace(/[.+?^${}()|[\]\\/-]/g, "\\$&")))
+    .map((char) => (char === "*" ? ".*" : char === "?" ? "." : char.replace(/[.+?^${}()|[\]\\/]/g, "\\$&")))
     .join("")
     .replace(/(\.\*)+/g, ".*");
   const regexp = new RegExp(`^${source}$`, foldCase ? "isu" : "su");

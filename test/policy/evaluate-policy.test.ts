@@ -46,7 +46,7 @@ function reference(policy: PolicySettings, facts: CallFacts): { action: string; 
   return { action: policy.default ?? "allow", index: undefined };
 }
 
-const names = fc.constantFrom("fs", "FS", "web", "f*", "*", "w?b", "*s", "x");
+const names = fc.constantFrom("fs", "FS", "web", "f*", "*", "w?b", "*s", "x", "web-*");
 const tools = fc.constantFrom(
   "delete_file",
   "Delete_File",
@@ -56,7 +56,7 @@ const tools = fc.constantFrom(
   "*",
   "re?d_file",
 );
-const callers = fc.constantFrom("", "alice", "bob", "a*", "*");
+const callers = fc.constantFrom("", "alice", "bob", "a*", "*", "ci-*", "(x)|[y]{2}.+$^\\");
 const argument = fc
   .record(
     {
@@ -90,9 +90,9 @@ const policy: fc.Arbitrary<PolicySettings> = fc.record({
   rules: fc.array(rule, { maxLength: 6 }),
 });
 const facts: fc.Arbitrary<CallFacts> = fc.record({
-  server: fc.constantFrom("fs", "web", "Fs"),
+  server: fc.constantFrom("fs", "web", "Fs", "web-2"),
   tool: fc.constantFrom("delete_file", "read_file", "DELETE_FILE", "list"),
-  caller: fc.constantFrom("", "alice", "bob"),
+  caller: fc.constantFrom("", "alice", "bob", "ci-1", "(x)|[y]{2}.+$^\\"),
   annotations: fc.option(
     fc.dictionary(fc.constantFrom("readOnlyHint", "destructiveHint", "openWorldHint"), fc.boolean(), {
       maxKeys: 3,
