@@ -129,7 +129,8 @@ function lastLine(fd: number, size: number): string {
   let buffer = Buffer.alloc(0);
   let position = size;
   for (;;) {
-    const length = Math.min(65_536, position);
+    // Small first reads: a record is usually well under 4 KB, and this runs on every append.
+    const length = Math.min(buffer.length === 0 ? 4_096 : buffer.length * 2, position);
     position -= length;
     const chunk = Buffer.alloc(length);
     readSync(fd, chunk, 0, length, position);
