@@ -22,10 +22,12 @@ export { toOpenAITools } from "./adapters/openai.js";
 // --- auth (the `auth` option of BridgeOptions) ---
 export type { AuthOptions } from "./auth/oauth-client.js";
 export type {
+  ApproveCall,
   Bridge,
   BridgeEventMap,
   BridgeOptions,
   BridgeStats,
+  CallApprovalRequest,
   CallOptions,
   ElicitationHandler,
   ElicitationRequest,

@@ -17,6 +17,10 @@ const allowed: Record<string, readonly string[]> = {
   registry: ["errors", "util", "config"],
   results: ["errors", "util"],
   search: ["errors", "util", "registry"],
+  // The call policy: a pure evaluator over config rules (and the managed policy file's).
+  policy: ["errors", "util", "config"],
+  // The hash-chained audit log: its writer and its verifier.
+  audit: ["errors", "util"],
   bridge: [
     "errors",
     "util",
@@ -28,6 +32,8 @@ const allowed: Record<string, readonly string[]> = {
     "results",
     "search",
     "telemetry",
+    "policy",
+    "audit",
   ],
   adapters: ["errors", "util", "registry", "results", "search", "bridge"],
   // Code mode: a typed API of the tools and a QuickJS sandbox, over the bridge's public types.
@@ -65,6 +71,7 @@ const allowed: Record<string, readonly string[]> = {
   daemon: ["errors", "util", "config", "registry", "results", "bridge", "adapters"],
   // `attach` relays its host's stdio to the daemon with the transport layer's bounded line framer.
   cli: [
+    "audit",
     "codemode",
     "daemon",
     "transport",

@@ -61,6 +61,8 @@ describe("one error shape", () => {
   it("composes messages in errors/ (or the CLI's usage-errors.ts), never at a throw site anywhere in src/", () => {
     const dirs = [
       "adapters",
+      "audit",
+      "policy",
       "auth",
       "bridge",
       "codemode",

@@ -20,6 +20,9 @@ const PUBLIC_EXPORTS: Record<string, readonly string[]> = {
     "BridgeOptions",
     "BridgeStats",
     "CallOptions",
+    // the call policy's `ask`, answered by the host (BridgeOptions.approveCall)
+    "ApproveCall",
+    "CallApprovalRequest",
     "CompleteOptions",
     "CompleteRef",
     "CompletionResult",

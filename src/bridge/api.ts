@@ -39,7 +39,29 @@ export interface CallOptions {
   readonly onError?: "throw" | "result";
   /** Check arguments against the tool's inputSchema before sending. */
   readonly validateArguments?: boolean;
+  /**
+   * Who is calling, for the call policy's `caller` rules and the audit log: a gateway passes its
+   * client's identity; a local call is `""`.
+   */
+  readonly caller?: string;
+  /** Answers a policy `ask` for this call (overrides BridgeOptions.approveCall). */
+  readonly approveCall?: ApproveCall;
 }
+
+/** A call the policy wants a person to approve (a rule with `action: "ask"`). */
+export interface CallApprovalRequest {
+  readonly server: string;
+  readonly tool: string;
+  /** The exposed name the call used. */
+  readonly name: string;
+  readonly arguments: Readonly<Record<string, unknown>>;
+  readonly caller: string;
+  /** The rule's `reason`, if it has one. */
+  readonly reason: string | undefined;
+}
+
+/** Says whether a call a policy `ask` rule matched may run; false (or a throw) denies it. */
+export type ApproveCall = (request: CallApprovalRequest) => boolean | Promise<boolean>;
 
 /** One tool as the host's LLM sees it, callable. */
 export interface ToolEntry extends ToolDefinition {
@@ -80,6 +102,11 @@ export interface BridgeOptions {
   readonly onError?: "throw" | "result";
   /** Default for CallOptions.validateArguments. */
   readonly validateArguments?: boolean;
+  /**
+   * Answers the call policy's `ask` rules (default for CallOptions.approve). Without it an `ask` is a
+   * deny whose result says nobody could be asked.
+   */
+  readonly approveCall?: ApproveCall;
   /** `clientInfo` sent to servers. */
   readonly clientInfo?: { readonly name: string; readonly version: string };
   /** OAuth for remote servers: token storage and how the authorization step runs (see auth/). */

@@ -18,6 +18,7 @@ import { loadTokenizer } from "../util/token-count.js";
 import { keepUpstream, upstreamOf } from "../util/upstream.js";
 import type { CallOptions, ToolEntry } from "./api.js";
 import type { BridgeState } from "./bridge-state.js";
+import { admitCall } from "./call-guard.js";
 import { unknownToolError } from "./diagnostics.js";
 import { callResourceTool } from "./features/resource-tools.js";
 import { resultPolicy } from "./options.js";
@@ -107,6 +108,36 @@ async function callServerTool(
   if (state.toolListCache.served(record)) {
     ({ definition, record, request } = await awaitLiveTool(state, name, record, definition, request));
   }
+  // The policy decides on the resolved tool, whatever name the caller spelled; a refusal is the result.
+  const admission = await admitCall(state, definition, args, request);
+  if (admission.denied) return admission.denied;
+  try {
+    const result = await sendFollowingServer(state, record, definition, args, request);
+    admission.done(result, undefined);
+    return result;
+  } catch (error) {
+    admission.done(errorResultOf(error), error);
+    throw error;
+  }
+}
+
+/** The tool's own error result a ToolExecutionError carries (`onError: "throw"`), else none. */
+function errorResultOf(error: unknown): ToolResult | undefined {
+  return error instanceof ToolExecutionError && error.result !== undefined
+    ? (error.result as ToolResult)
+    : undefined;
+}
+
+/** Sends the call to `record`, following its server through reloads that replace it before it is sent. */
+async function sendFollowingServer(
+  state: BridgeState,
+  initial: ServerRecord,
+  definition: ToolDefinition,
+  args: Record<string, unknown>,
+  initialRequest: CallRequest,
+): Promise<ToolResult> {
+  let record = initial;
+  let request = initialRequest;
   const started = Date.now();
   const timeoutMs = request.timeoutMs ?? record.definition.callTimeoutMs;
   // A call still waiting for its server when a reload replaced that server was never sent (the

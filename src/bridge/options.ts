@@ -8,7 +8,7 @@ import type { Telemetry } from "../telemetry/create-telemetry.js";
 import { type Logger, silentLogger } from "../util/logger.js";
 import { packageInfo } from "../util/package-info.js";
 import { SecretMask } from "../util/redact.js";
-import type { BridgeOptions, ElicitationHandler, ResultOptions } from "./api.js";
+import type { ApproveCall, BridgeOptions, ElicitationHandler, ResultOptions } from "./api.js";
 import { declineElicitation } from "./features/elicitation.js";
 import { toolListCacheDir, toolListCacheSwitchedOff } from "./tool-list-cache.js";
 
@@ -32,6 +32,7 @@ export interface ResolvedBridgeOptions {
   readonly toolFilter: ToolFilterCallback | undefined;
   readonly onError: "throw" | "result";
   readonly validateArguments: boolean;
+  readonly approveCall: ApproveCall | undefined;
   readonly clientInfo: { readonly name: string; readonly version: string };
   readonly auth: AuthOptions;
   readonly onElicitation: ElicitationHandler;
@@ -74,6 +75,7 @@ export function resolveBridgeOptions(options: BridgeOptions, telemetry?: Telemet
     toolFilter: options.toolFilter,
     onError: options.onError ?? DEFAULT_BRIDGE_OPTIONS.onError,
     validateArguments: options.validateArguments ?? DEFAULT_BRIDGE_OPTIONS.validateArguments,
+    approveCall: options.approveCall,
     clientInfo: options.clientInfo ?? packageInfo(),
     results: options.results ?? {},
     onSampling: options.onSampling,

@@ -2,6 +2,7 @@ import * as z from "zod";
 import { parseDuration } from "../util/duration.js";
 import { DEFAULT_SETTINGS } from "./defaults.js";
 import { IMPORT_SOURCES, type ImportSourceName } from "./model.js";
+import { TRUST_SETTINGS } from "./policy-keys.js";
 import { EntryProblem } from "./problem.js";
 import { CLIENT_FEATURES, durationSchema, STRUCTURED } from "./structured.js";
 
@@ -387,7 +388,11 @@ export const SERVER_KEYS: ReadonlySet<string> = new Set([
 ]);
 
 /** Settings with structure: the global roots and sampling policy. */
-export const SETTINGS_STRUCTURED = { roots: CLIENT_FEATURES.roots, sampling: CLIENT_FEATURES.sampling };
+export const SETTINGS_STRUCTURED = {
+  roots: CLIENT_FEATURES.roots,
+  sampling: CLIENT_FEATURES.sampling,
+  ...TRUST_SETTINGS,
+};
 
 export const SETTINGS_KEYS: ReadonlySet<string> = new Set([
   ...keysOf(SETTINGS_FIELDS),

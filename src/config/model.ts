@@ -5,6 +5,7 @@
  */
 
 import type { SamplingPolicy, ServerLogLevel } from "./client-features.js";
+import type { AuditSettings, PolicySettings } from "./policy-settings.js";
 
 export type { SamplingPolicy, ServerLogLevel } from "./client-features.js";
 
@@ -241,6 +242,10 @@ export interface BridgeSettings {
   readonly gatewayAdminTools?: boolean;
   /** Global sampling switch and default token cap (each server must still be allowed on its own). */
   readonly sampling?: SamplingPolicy;
+  /** Call policy rules (after the managed policy's); undefined: allow every call. */
+  readonly policy?: PolicySettings;
+  /** The audit log; undefined: none. */
+  readonly audit?: AuditSettings;
 }
 
 /** The hosts whose config files can be imported (`imports`, `config import --from`). */

@@ -4,6 +4,7 @@ import { didYouMean } from "../util/suggest.js";
 import { parseClientFeatures } from "./client-features.js";
 import { lookup, type Raw, READERS, readField, SETTINGS_FIELDS, SETTINGS_KEYS } from "./fields.js";
 import type { BridgeSettings, ConfigWarning } from "./model.js";
+import { readTrustSettings } from "./policy-keys.js";
 import { EntryProblem } from "./problem.js";
 
 type Mutable<T> = { -readonly [K in keyof T]?: T[K] };
@@ -70,6 +71,9 @@ export function normalizeSettings(
   );
   if (features.roots) settings.roots = features.roots;
   if (features.sampling) settings.sampling = features.sampling;
+  readTrustSettings(raw, file, settings, (field, message) =>
+    warnings.push({ kind: "other", field, message, ...where }),
+  );
   for (const key of Object.keys(raw)) {
     if (SETTINGS_KEYS.has(key) || ignore.includes(key)) continue;
     warnings.push({

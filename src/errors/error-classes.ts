@@ -18,6 +18,10 @@ export const ErrorCode = {
   ToolTimeout: "TOOL_TIMEOUT",
   Aborted: "ABORTED",
   ToolExecution: "TOOL_EXECUTION",
+  /** The call policy (config `policy`, or the managed policy file) refused a call; it never reached the server. */
+  PolicyDenied: "POLICY_DENIED",
+  /** The audit log could not be written (so the call was not sent), or `audit verify` found a broken chain. */
+  AuditFailed: "AUDIT_FAILED",
   InvalidArguments: "INVALID_ARGUMENTS",
   ResultTooLarge: "RESULT_TOO_LARGE",
   BridgeClosed: "BRIDGE_CLOSED",

@@ -1,6 +1,6 @@
 import { declinedResult, executeEntry } from "../../adapters/execute.js";
 import { resolveToolCall } from "../../adapters/resolve-call.js";
-import type { Bridge, Progress, ToolEntry } from "../../bridge/api.js";
+import type { Bridge, CallApprovalRequest, Progress, ToolEntry } from "../../bridge/api.js";
 import { type McpBridgeError, toolRenamed, turnCancelled } from "../../errors/index.js";
 import { errorToolResult } from "../../results/convert.js";
 import type { ToolResult } from "../../results/tool-result.js";
@@ -60,6 +60,11 @@ export interface AgentOptions {
   /** Per tool call, in milliseconds (default: the server's call timeout). */
   readonly callTimeout?: number;
   readonly approve?: ApproveToolCall;
+  /**
+   * Answers the call policy's `ask` for one of the model's calls (see CallOptions.approveCall);
+   * without it such a call is denied, as nobody can be asked.
+   */
+  readonly approveCall?: (request: CallApprovalRequest, call: AgentToolCall) => Promise<boolean> | boolean;
   readonly onEvent?: (event: AgentEvent) => void;
 }
 
@@ -183,8 +188,10 @@ export class Agent {
     else if (renamed(bridge, decision.entry)) result = errorToolResult(renamedError(decision.entry));
     else {
       // Exactly the approved tool runs: its entry, never the model's name resolved a second time.
+      const { approveCall } = this.#options;
       result = await executeEntry(decision.entry, call.arguments, {
         signal,
+        approveCall: approveCall && ((request) => approveCall(request, call)),
         timeout: this.#options.callTimeout || undefined,
         onProgress: (progress) => onEvent?.({ type: "tool_progress", call, progress, entry: decision.entry }),
       });

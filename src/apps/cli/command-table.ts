@@ -1,6 +1,7 @@
 import { type CommandSpec, defineCommand } from "./command-spec.js";
 import { addCommand, removeCommand } from "./commands/add-remove-command.js";
 import { attachCommand } from "./commands/attach-command.js";
+import { auditCommand } from "./commands/audit-command.js";
 import { authCommand } from "./commands/auth-command.js";
 import { callCommand } from "./commands/call-command.js";
 import { chatCommand } from "./commands/chat-command.js";
@@ -33,6 +34,7 @@ const BASE_COMMANDS: readonly CommandSpec[] = [
   chatCommand,
   authCommand,
   trustCommand,
+  auditCommand,
   daemonCommand,
 ] as unknown as readonly CommandSpec[];
 

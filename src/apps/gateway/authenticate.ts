@@ -94,3 +94,12 @@ export function limitKeyOf(req: IncomingMessage & { auth?: AuthInfo }): string {
   }
   return `anonymous connection ${number}`;
 }
+
+/**
+ * Who called, as the call policy's `caller` rules and the audit log name it: the client name the
+ * gateway's own token list (or the JWT's client) gives the credential, which the client cannot choose;
+ * its identity when it has no name; `anonymous` without auth.
+ */
+export function callerOf(auth: AuthInfo | undefined): string {
+  return auth?.clientId || identityOf(auth);
+}

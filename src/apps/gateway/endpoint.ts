@@ -9,7 +9,7 @@ import {
   localhostAllowedOrigins,
   originValidationResponse,
 } from "@modelcontextprotocol/server";
-import { identityOf, limitKeyOf } from "./authenticate.js";
+import { callerOf, identityOf, limitKeyOf } from "./authenticate.js";
 import { UnreadBacklog } from "./backlog.js";
 import { ClientLimiter } from "./client-limits.js";
 import type { ResolvedGatewayOptions } from "./gateway-options.js";
@@ -42,6 +42,7 @@ export function mcpEndpoint(options: ResolvedGatewayOptions, tracker: RequestTra
       version,
       {
         id: identityOf(auth),
+        caller: callerOf(auth),
         limiter,
         limitKey: () => currentLimitKey(auth),
         delivered: responseSent,

@@ -41,6 +41,8 @@ export interface GatewayClient {
   readonly backlog?: UnreadBacklog;
   /** Whether the admin tools are on (see admin-tools.ts); the profile decides who may use them. */
   readonly adminTools?: boolean;
+  /** The caller the call policy and the audit log see (see callerOf); `id` when unset. */
+  readonly caller?: string;
 }
 
 /**
@@ -227,6 +229,9 @@ async function callUpstream(
     const result = await bridge.call(name, args, {
       signal,
       onError: "result",
+      // The call policy's `caller` rules and the audit log see who called; a policy `ask` is a deny
+      // here, since the gateway has nobody to ask (no approveCall is passed).
+      caller: client.caller ?? client.id,
       ...(token === undefined
         ? {}
         : {

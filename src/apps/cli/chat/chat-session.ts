@@ -1,4 +1,4 @@
-import type { Bridge, ToolEntry } from "../../../bridge/api.js";
+import type { Bridge, CallApprovalRequest, ToolEntry } from "../../../bridge/api.js";
 import type { RemoteServerDefinition } from "../../../config/model.js";
 import { isMcpBridgeError } from "../../../errors/index.js";
 import { errorText } from "../../../util/text-of.js";
@@ -54,6 +54,8 @@ export class ChatSession {
   readonly #options: ChatSessionOptions;
   readonly #disabled = new Set<string>();
   readonly #alwaysAllowed = new Set<string>();
+  /** The model's calls the person said yes to in this step: a policy `ask` on them is already answered. */
+  readonly #personApproved = new Set<string>();
   /** Tokens of every turn of this session (the endpoint's own counts). */
   readonly usage = { inputTokens: 0, outputTokens: 0 };
 
@@ -65,6 +67,7 @@ export class ChatSession {
       system: options.system || undefined,
       tools: () => options.bridge.tools().filter((tool) => !this.#disabled.has(tool.server)),
       approve: this.#approve,
+      approveCall: this.#approvePolicy,
       onEvent: (event) => options.view.event(event),
     });
   }
@@ -282,10 +285,35 @@ export class ChatSession {
       }
       if (answer === "a" || answer === "always") {
         this.#alwaysAllowed.add(`${entry.server}\0${entry.tool}`);
+        this.#personApproved.add(call.id);
         return true;
       }
-      return answer === "y" || answer === "yes";
+      const yes = answer === "y" || answer === "yes";
+      if (yes) this.#personApproved.add(call.id);
+      return yes;
     }
+  };
+
+  /**
+   * The call policy's `ask`: the policy's author wants a person to confirm each such call, so neither
+   * `--yes`, `trust` nor "always" answers it; a yes the person gave this very call just before counts.
+   * Without a terminal the call is denied.
+   */
+  readonly #approvePolicy = async (request: CallApprovalRequest, call: AgentToolCall): Promise<boolean> => {
+    if (this.#personApproved.delete(call.id)) return true;
+    const label = terminalText(`${request.server} › ${request.tool}`);
+    if (!this.#options.ask) {
+      this.#options.view.note(
+        `(not running ${label}: the call policy asks for your approval and there is no terminal to ask)`,
+      );
+      return false;
+    }
+    const why = request.reason ? ` (${terminalText(request.reason)})` : "";
+    const args = terminalText(call.arguments || "{}");
+    const answer = await this.#answer(
+      `The call policy asks${why}: run ${label} ${shorten(args, 60)}? [y]es / [n]o: `,
+    );
+    return answer === "y" || answer === "yes";
   };
 
   async #answer(question: string): Promise<string> {

@@ -9,7 +9,7 @@ import {
 } from "../../../errors/rest-errors.js";
 import type { ToolResult } from "../../../results/tool-result.js";
 import { definedOnly } from "../../../util/defined.js";
-import { limitKeyOf } from "../authenticate.js";
+import { callerOf, limitKeyOf } from "../authenticate.js";
 import { onServer } from "../forwarded-features.js";
 import { listedTool } from "../listed-tool.js";
 import { profileAllows, surfaceAllows } from "../profile.js";
@@ -63,7 +63,12 @@ export async function callTool(request: RestRequest, name: string) {
     else request.res.once("close", admitted.release);
     try {
       const result = await onServer(forwarder, tool.server, () =>
-        bridge.call(name, args, { signal, validateArguments: true, onError: "throw" }),
+        bridge.call(name, args, {
+          signal,
+          validateArguments: true,
+          onError: "throw",
+          caller: callerOf(request.req.auth),
+        }),
       );
       return callAnswer(result);
     } catch (error) {

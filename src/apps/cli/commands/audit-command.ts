@@ -1,0 +1,55 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { verifyAuditFiles } from "../../../audit/audit-verify.js";
+import { auditFileUnreadable } from "../../../errors/index.js";
+import type { CommandContext } from "../command-context.js";
+import { defineCommand } from "../command-spec.js";
+import { writeJson } from "../output.js";
+import { terminalText } from "../terminal.js";
+
+/**
+ * `mcp-bridge audit verify FILE...`: checks the hash chain of an audit log (its rotated files too,
+ * in any order) and names each line where it breaks. Exit 0 when intact, 1 when not.
+ */
+async function runAudit(context: CommandContext): Promise<number> {
+  const files = context.positionals.slice(1).map((file) => resolve(context.io.cwd, file));
+  const report = verifyAuditFiles(files, (file) => {
+    try {
+      return readFileSync(file, "utf8");
+    } catch (error) {
+      throw auditFileUnreadable({ file, detail: (error as NodeJS.ErrnoException).code ?? String(error) });
+    }
+  });
+  const ok = report.problems.length === 0;
+  if (context.global.json) {
+    writeJson(context.io, {
+      ok,
+      records: report.records,
+      startsAt: report.startsAt,
+      problems: report.problems,
+    });
+    return ok ? 0 : 1;
+  }
+  for (const problem of report.problems) {
+    context.io.stdout.write(`${terminalText(problem.file)}:${problem.line}: ${problem.problem}\n`);
+  }
+  const from =
+    report.startsAt === undefined ? "" : ` (from record #${report.startsAt}: earlier files not given)`;
+  context.io.stdout.write(
+    ok
+      ? `Audit chain intact: ${report.records} records${from}.\n`
+      : `Audit chain broken: ${report.problems.length} problem(s) in ${report.records} records.\n`,
+  );
+  return ok ? 0 : 1;
+}
+
+export const auditCommand = defineCommand({
+  name: "audit",
+  summary: "check an audit log's hash chain (`audit verify FILE...`)",
+  description:
+    "Verifies the SHA-256 chain of the audit log written by the `audit` setting: any edited, deleted, inserted or reordered record is named by file and line. Give the rotated files too (audit.2.jsonl audit.1.jsonl audit.jsonl, in any order) to check the chain across them. Exit code 0 when intact, 1 when broken. --json prints { ok, records, startsAt, problems: [{ file, line, problem }] }.",
+  flags: {},
+  positionals: { usage: "verify FILE...", min: 2, max: Number.POSITIVE_INFINITY, choices: ["verify"] },
+  examples: ["audit verify ~/.mcp-bridge/audit.jsonl", "audit verify audit.1.jsonl audit.jsonl --json"],
+  run: runAudit,
+});

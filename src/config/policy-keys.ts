@@ -1,0 +1,40 @@
+import { dirname } from "node:path";
+import type { Raw } from "./fields.js";
+import type { BridgeSettings } from "./model.js";
+import { auditSchema, policySchema, readAuditSetting, readPolicySetting } from "./policy-settings.js";
+import type { StructuredKey } from "./structured.js";
+
+/** The trust settings `policy` and `audit`, as listed in the schema and docs/config.md. */
+export const TRUST_SETTINGS = {
+  policy: {
+    keys: ["policy"],
+    schema: policySchema,
+    doc: "`{ default, rules }`: which tool calls are allowed, denied, asked about or rate-limited, first matching rule wins (see docs/security.md#policy); a managed policy file (`MCP_BRIDGE_POLICY_FILE`, `/etc/mcp-bridge/policy.json`) is evaluated first and cannot be loosened; a policy that cannot be read denies every call",
+  },
+  audit: {
+    keys: ["audit"],
+    schema: auditSchema,
+    doc: "`{ file, full, maxBytes }`: a hash-chained JSONL record of every call and policy decision, arguments and results as SHA-256 digests unless `full` (see docs/security.md#audit-log); check it with `mcp-bridge audit verify`",
+  },
+} satisfies Record<string, StructuredKey>;
+
+type Mutable<T> = { -readonly [K in keyof T]?: T[K] };
+
+/** Reads `policy` and `audit` of a settings table into `settings`; an unusable one is also a warning. */
+export function readTrustSettings(
+  raw: Raw,
+  file: string | undefined,
+  settings: Mutable<BridgeSettings>,
+  warn: (field: string, message: string) => void,
+): void {
+  if (raw.policy !== undefined) {
+    settings.policy = readPolicySetting(raw.policy);
+    const problem = settings.policy.unusable;
+    if (problem) warn("policy", `Setting "policy" cannot be used (${problem}); every call is denied`);
+  }
+  if (raw.audit !== undefined) {
+    settings.audit = readAuditSetting(raw.audit, file === undefined ? undefined : dirname(file));
+    const problem = settings.audit.unusable;
+    if (problem) warn("audit", `Setting "audit" cannot be used (${problem}); every call is denied`);
+  }
+}
