@@ -1,8 +1,9 @@
 import type { AuthProvider, FetchLike, OAuthClientProvider, Transport } from "@modelcontextprotocol/client";
 import { SdkError } from "@modelcontextprotocol/client";
 import type { ServerDefinition } from "../config/model.js";
+import { childEnvironment } from "./child-environment.js";
 import { LogLevelEnvelope } from "./log-level-envelope.js";
-import { childEnvironment, type ExitInfo, type NoiseKind, ProcessTransport } from "./process-transport.js";
+import { type ExitInfo, type NoiseKind, ProcessTransport } from "./process-transport.js";
 import { createSseTransport, createStreamableHttpTransport } from "./remote-transports.js";
 
 /** One way of reaching a server; an inferred `url` has two (Streamable HTTP, then legacy SSE). */
@@ -16,6 +17,8 @@ export interface TransportContext {
   readonly fetch?: FetchLike;
   /** Bytes kept of each string literal of an oversized stdio message. */
   readonly stringCapBytes?: number;
+  /** Told the names of the host variables withheld from a stdio server because they look secret. */
+  readonly onEnvironmentWithheld?: (names: readonly string[]) => void;
 }
 
 export function transportAttempts(definition: ServerDefinition): TransportAttempt[] {
@@ -65,10 +68,12 @@ function createBareTransport(
   context: TransportContext,
 ): CreatedTransport {
   if (definition.transport === "stdio") {
+    const { env, withheld } = childEnvironment(definition.env, definition.inheritEnv, context.hostEnv);
+    if (withheld.length > 0) context.onEnvironmentWithheld?.(withheld);
     const transport = new ProcessTransport({
       command: definition.command,
       args: definition.args,
-      env: childEnvironment(definition.env, definition.inheritEnv, context.hostEnv),
+      env,
       cwd: definition.cwd,
       maxMessageBytes: definition.maxMessageBytes,
       stringCapBytes: context.stringCapBytes,
