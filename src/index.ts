@@ -30,6 +30,9 @@ export type {
   ElicitationHandler,
   ElicitationRequest,
   ElicitationResponse,
+  PinDrift,
+  PinDriftEvent,
+  PinReport,
   Progress,
   ReloadSummary,
   ToolEntry,
@@ -67,6 +70,7 @@ export {
   ServerConnectionError,
   ServerRequestError,
   SkillVerificationError,
+  ToolChangedError,
   ToolExecutionError,
   ToolTimeoutError,
 } from "./errors/index.js";

@@ -11,6 +11,7 @@ import { chatCommand } from "./commands/chat-command.js";
 import { configCommand } from "./commands/config-command.js";
 import { daemonCommand } from "./commands/daemon-command.js";
 import { listCommand } from "./commands/list-command.js";
+import { pinsCommand } from "./commands/pins-command.js";
 import { promptCommand, promptsCommand } from "./commands/prompts-command.js";
 import { readCommand, resourcesCommand } from "./commands/resources-command.js";
 import { serveCommand } from "./commands/serve-command.js";
@@ -40,6 +41,7 @@ const BASE_COMMANDS: readonly CommandSpec[] = [
   chatCommand,
   authCommand,
   trustCommand,
+  pinsCommand,
   daemonCommand,
 ] as unknown as readonly CommandSpec[];
 
