@@ -19,6 +19,7 @@ import { ToolRegistry } from "../src/registry/registry.js";
 import { catalogCacheFigures } from "./catalog-cache.js";
 import { daemonCliFigures } from "./daemon-cli.js";
 import { peerFigures } from "./peer-figures.js";
+import { pinCheckFigures } from "./pin-check.js";
 import { type Figure, fmt, measureSequential, measureThroughput, percentile } from "./stats.js";
 import { toolSearchFigures } from "./tool-search.js";
 
@@ -423,6 +424,7 @@ const sections: [string, () => Promise<void>][] = [
     async () => (await catalogCacheFigures(SERVER, quick)).forEach(record),
   ],
   ["tool search", async () => (await toolSearchFigures(quick)).forEach(record)],
+  ["pin check", async () => pinCheckFigures(quick).forEach(record)],
   ["connect per call", connectPerCall],
   ["cli via daemon", async () => (await daemonCliFigures(quick)).forEach(record)],
   ["memory", memory],

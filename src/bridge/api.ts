@@ -1,6 +1,6 @@
 import type { AuthOptions } from "../auth/oauth-client.js";
 import type { ResolveInput } from "../config/inputs.js";
-import type { AdmitProjectServer, DriftAction, ResolvedConfig } from "../config/model.js";
+import type { AdmitProjectServer, DriftAction, ResolvedConfig, ServerDefinition } from "../config/model.js";
 import type { SettingsInput } from "../config/settings.js";
 import type { ServerStatus } from "../connection/server-status.js";
 import type {
@@ -17,9 +17,23 @@ import type { SurfaceMethods } from "./features/feature-methods.js";
 import type { ServerLogMessage } from "./features/logging.js";
 import type { SamplingHandler } from "./features/sampling.js";
 import type { PinDriftEvent, PinReport } from "./pins/definition-pins.js";
+import type { PinKind } from "./pins/fingerprint.js";
 
 export type { PinDriftEvent, PinReport } from "./pins/definition-pins.js";
-export type { PinDrift } from "./pins/fingerprint.js";
+export type { PinDrift, PinKind } from "./pins/fingerprint.js";
+
+/**
+ * What the MCP features use of the pins: a listing of prompts or resource templates, or a `ui://`
+ * resource read, checked against its server's pins (see pins/definition-pins.ts).
+ */
+export interface PinChecker {
+  check<T extends { readonly name: string }>(
+    definition: ServerDefinition,
+    kind: PinKind,
+    items: readonly T[],
+    setting: DriftAction | undefined,
+  ): { readonly admitted: readonly T[] };
+}
 
 export interface Progress {
   readonly progress: number;

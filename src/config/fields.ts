@@ -271,7 +271,8 @@ export const SETTINGS_FIELDS = {
     name: "onDrift",
     aliases: ["on_drift"],
     kind: "onDrift",
-    default: "`warn` in the library and the gateway's log... see docs/security.md",
+    default:
+      "by face: `warn` in the library, `ask` in the CLI and `chat`, `block` in `serve` and the daemon (docs/security.md)",
     doc: "what a change of a server's tool definitions since they were pinned does: `warn`, `block` the changed and new tools, or `ask` on a terminal (block elsewhere)",
   }),
   enabled: field({

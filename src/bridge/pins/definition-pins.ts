@@ -126,8 +126,9 @@ export class DefinitionPins {
       const pinned = pinnedDefinition(item as unknown as Record<string, unknown>);
       listed.set(item.name, { fingerprint: fingerprintOf(pinned), definition: pinned });
     }
-    server.listed[kind] = listed;
     const file = this.#read(definition);
+    if (kind === "uiResource") return this.#checkRead(server, listed, file?.pins, items);
+    server.listed[kind] = listed;
     if (!file?.pins[kind]) {
       this.#save(definition, { ...file?.pins, [kind]: Object.fromEntries(listed) });
       return { admitted: items };
@@ -147,6 +148,41 @@ export class DefinitionPins {
     if (!keepOut || kind !== "tool") return { admitted: items, question };
     const out = new Set([...found.changed.map((c) => c.name), ...found.added.map((a) => a.name)]);
     return { admitted: items.filter((item) => !out.has(item.name)), question };
+  }
+
+  /**
+   * `ui://` resources are read one at a time, not listed: each is pinned when first read, and a read
+   * whose content differs from its pin is a change (never "added" or "removed").
+   */
+  #checkRead<T>(
+    server: ServerPins,
+    read: Listed,
+    pins: PinTable | undefined,
+    items: readonly T[],
+  ): PinCheck<T> {
+    const pinned = pins?.uiResource ?? {};
+    const listed: Listed = new Map([...(server.listed.uiResource ?? []), ...read]);
+    server.listed.uiResource = listed;
+    const fresh = [...read].filter(([name]) => !Object.hasOwn(pinned, name));
+    if (fresh.length > 0)
+      this.#save(server.definition, { ...pins, uiResource: { ...pinned, ...Object.fromEntries(fresh) } });
+    const known = new Map([...read].filter(([name]) => Object.hasOwn(pinned, name)));
+    const found = compareDefinitions(
+      "uiResource",
+      new Map([...known.keys()].map((name) => [name, pinned[name] as PinEntry])),
+      known,
+    );
+    const drift = this.#mergeDrift(server, "uiResource", {
+      added: [],
+      removed: [],
+      changed: [
+        ...(server.drift?.changed ?? []).filter((c) => c.kind === "uiResource" && !read.has(c.name)),
+        ...found.changed,
+      ],
+    });
+    if (found.changed.length === 0) return { admitted: items };
+    const lines = describeDrift(drift).map((line) => plainText(this.#options.redact(line), 500));
+    return { admitted: items, question: this.#report(server, drift, lines) };
   }
 
   /** The TOOL_CHANGED error of a tool kept out, by its server and original name. */
@@ -176,8 +212,9 @@ export class DefinitionPins {
     const server = this.#servers.get(definition.name);
     if (!this.#files || !server) return;
     const pins: PinTable = { ...this.#read(definition)?.pins };
+    // UI resources are pinned as they are read: the ones not read this time keep their pins.
     for (const [kind, listed] of Object.entries(server.listed) as [PinKind, Listed][])
-      pins[kind] = Object.fromEntries(listed);
+      pins[kind] = { ...(kind === "uiResource" ? pins[kind] : {}), ...Object.fromEntries(listed) };
     this.#files.write(definition, pins, (this.#options.now ?? Date.now)());
     server.drift = undefined;
     server.reported = undefined;
