@@ -42,6 +42,12 @@ export function pinKey(definition: ServerDefinition): string {
 
 export class PinFiles {
   readonly dir: string;
+  /**
+   * The last file read or written, per path, with the size and mtime it had: an unchanged file is
+   * not parsed again at each listing (a 2,000-tool pin file is megabytes of JSON). Another process's
+   * `pins accept` changes the mtime, so it is seen.
+   */
+  readonly #parsed = new Map<string, { readonly stamp: string; readonly file: PinFile }>();
 
   constructor(dir: string) {
     // A shared folder given as the cache folder (1777, group-writable) gets a subfolder of ours.
@@ -55,18 +61,25 @@ export class PinFiles {
   /** The definition's pins; undefined when none were saved (or the file is not ours, a link, damaged). */
   read(definition: ServerDefinition): PinFile | undefined {
     const file = this.fileOf(definition);
+    let stamp: string;
     try {
-      if (lstatSync(file).size > MAX_FILE_BYTES) return undefined;
+      const stat = lstatSync(file);
+      if (stat.size > MAX_FILE_BYTES || !stat.isFile()) return undefined;
+      stamp = `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
     } catch {
       return undefined;
     }
+    const known = this.#parsed.get(file);
+    if (known?.stamp === stamp) return known.file;
     const text = readPrivateFile(file);
     if (text === undefined) return undefined;
     try {
       const raw = JSON.parse(text) as Record<string, unknown>;
       if (raw.format !== FORMAT || raw.key !== pinKey(definition)) return undefined;
       if (typeof raw.pinnedAt !== "number" || !raw.pins || typeof raw.pins !== "object") return undefined;
-      return { server: definition.name, pinnedAt: raw.pinnedAt, pins: raw.pins as PinTable };
+      const parsed: PinFile = { server: definition.name, pinnedAt: raw.pinnedAt, pins: raw.pins as PinTable };
+      this.#parsed.set(file, { stamp, file: parsed });
+      return parsed;
     } catch {
       return undefined;
     }
