@@ -22,6 +22,7 @@ import { codeModeFigures } from "./code-mode.js";
 import { daemonCliFigures } from "./daemon-cli.js";
 import { FIRST_CALLS, firstCallFigures } from "./first-calls.js";
 import { peerFigures } from "./peer-figures.js";
+import { pinCheckFigures } from "./pin-check.js";
 import { policyFigures } from "./policy.js";
 import { sandboxStartFigures } from "./sandbox-start.js";
 import { serveStartupFigures } from "./serve-startup.js";
@@ -437,6 +438,7 @@ const sections: [string, () => Promise<void>][] = [
   ["tool search", async () => (await toolSearchFigures(quick)).forEach(record)],
   ["code mode", async () => (await codeModeFigures(join(here, "../.."))).forEach(record)],
   ["policy and audit", async () => (await policyFigures(SERVER, quick)).forEach(record)],
+  ["pin check", async () => pinCheckFigures(quick).forEach(record)],
   ["connect per call", connectPerCall],
   ["sandbox start", async () => (await sandboxStartFigures(SERVER, quick)).forEach(record)],
   ["cli via daemon", async () => (await daemonCliFigures(quick)).forEach(record)],

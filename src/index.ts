@@ -32,6 +32,9 @@ export type {
   ElicitationHandler,
   ElicitationRequest,
   ElicitationResponse,
+  PinDrift,
+  PinDriftEvent,
+  PinReport,
   Progress,
   ReloadSummary,
   ToolEntry,
@@ -69,6 +72,7 @@ export {
   ServerConnectionError,
   ServerRequestError,
   SkillVerificationError,
+  ToolChangedError,
   ToolExecutionError,
   ToolTimeoutError,
 } from "./errors/index.js";

@@ -2,3 +2,5 @@
 // a test never lists tools another test (or an earlier run) left there, and never writes into the
 // real home. Tests of the cache turn it on with their own folder.
 process.env.MCP_BRIDGE_CATALOG_CACHE ??= "off";
+// Pinned tool definitions live in the same folder: off too, except in the tests of pins.
+process.env.MCP_BRIDGE_PINS ??= "off";

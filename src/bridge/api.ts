@@ -1,6 +1,6 @@
 import type { AuthOptions } from "../auth/oauth-client.js";
 import type { ResolveInput } from "../config/inputs.js";
-import type { AdmitProjectServer, ResolvedConfig } from "../config/model.js";
+import type { AdmitProjectServer, DriftAction, ResolvedConfig, ServerDefinition } from "../config/model.js";
 import type { SettingsInput } from "../config/settings.js";
 import type { ServerStatus } from "../connection/server-status.js";
 import type {
@@ -16,6 +16,24 @@ import type { Logger } from "../util/logger.js";
 import type { SurfaceMethods } from "./features/feature-methods.js";
 import type { ServerLogMessage } from "./features/logging.js";
 import type { SamplingHandler } from "./features/sampling.js";
+import type { PinDriftEvent, PinReport } from "./pins/definition-pins.js";
+import type { PinKind } from "./pins/fingerprint.js";
+
+export type { PinDriftEvent, PinReport } from "./pins/definition-pins.js";
+export type { PinDrift, PinKind } from "./pins/fingerprint.js";
+
+/**
+ * What the MCP features use of the pins: a listing of prompts or resource templates, or a `ui://`
+ * resource read, checked against its server's pins (see pins/definition-pins.ts).
+ */
+export interface PinChecker {
+  check<T extends { readonly name: string }>(
+    definition: ServerDefinition,
+    kind: PinKind,
+    items: readonly T[],
+    setting: DriftAction | undefined,
+  ): { readonly admitted: readonly T[] };
+}
 
 export interface Progress {
   readonly progress: number;
@@ -162,6 +180,20 @@ export interface BridgeOptions {
    * turns it off; `{ tracerProvider, meterProvider }` uses these instead of the global ones.
    */
   readonly telemetry?: TelemetrySetting;
+  /**
+   * Pinned tool definitions (trust on first use): each server's first listing is fingerprinted and
+   * kept beside the catalog cache (in `cacheDir`); a later change is a drift (see `onDrift`). Default
+   * on; `false` or `MCP_BRIDGE_PINS=0` turns it off.
+   */
+  readonly pins?: boolean;
+  /**
+   * What a drift does for servers whose config says nothing (`onDrift` per server or in `settings`):
+   * `warn` (default: logged and a `pinsDrifted` event; the tools stay), `block` (changed and new tools
+   * are kept out; calling one fails with TOOL_CHANGED), `ask` (asks `confirmDrift`; blocks without it).
+   */
+  readonly onDrift?: DriftAction;
+  /** Asks a person whether to accept a drift (for `ask`); true accepts it as the new pins. */
+  readonly confirmDrift?: (event: PinDriftEvent) => Promise<boolean>;
 }
 
 export interface ResultOptions {
@@ -215,6 +247,11 @@ export interface BridgeEventMap {
   promptsChanged: [event: { readonly server: string }];
   /** A server sent a log message (`notifications/message`); it also goes to the logger. */
   serverLog: [message: ServerLogMessage];
+  /**
+   * A server's listing differs from its pinned definitions (told once per distinct drift): what
+   * changed, and what was done (`warn`: kept, `block`/`ask`: kept out until accepted).
+   */
+  pinsDrifted: [event: PinDriftEvent];
 }
 
 export type { BridgeStats, LatencyStats } from "../registry/tool-definition.js";
@@ -251,6 +288,13 @@ export interface Bridge extends AsyncDisposable, SurfaceMethods {
    */
   refreshTools(server?: string): Promise<void>;
   stats(): BridgeStats;
+  /** Each configured server's pins: file, count, the drift of its last listing, what is blocked. */
+  pins(server?: string): PinReport[];
+  /**
+   * Accepts a server's current listing as its pins (ending its drift; blocked tools come back).
+   * An unknown name is SERVER_NOT_FOUND.
+   */
+  acceptPins(server: string): Promise<PinReport>;
   on<E extends keyof BridgeEventMap>(event: E, listener: (...args: BridgeEventMap[E]) => void): () => void;
   close(): Promise<void>;
 }

@@ -10,6 +10,7 @@ import type { BridgeEventMap } from "./api.js";
 import { ToolEntries } from "./calls.js";
 import { BridgeFeatures } from "./features/bridge-features.js";
 import type { ResolvedBridgeOptions } from "./options.js";
+import { DefinitionPins } from "./pins/definition-pins.js";
 import { PublishedTools } from "./published-tools.js";
 import { SerialQueue } from "./reload.js";
 import { RestartGates } from "./server-restart.js";
@@ -32,6 +33,8 @@ export interface BridgeState {
   /** The tools the host sees, and which of them run as tasks. */
   readonly tools: PublishedTools;
   readonly toolListCache: ToolListCache;
+  /** Each server's pinned tool definitions, the drift of its listings, the tools kept out. */
+  readonly pins: DefinitionPins;
   readonly stats: CallStats;
   /** The bridge's overflow files (written within the budget, removed on close). */
   readonly overflowFiles: OverflowFiles;
@@ -72,6 +75,14 @@ export function createBridgeState(config: ResolvedConfig, options: ResolvedBridg
       config,
     ),
     toolListCache: new ToolListCache({ dir: options.toolListCacheDir, option: options.catalogCache, logger }),
+    pins: new DefinitionPins({
+      dir: options.pinsDir,
+      logger,
+      redact: options.secrets.text,
+      onDrift: options.onDrift,
+      confirmDrift: options.confirmDrift,
+      emit: (event) => state.events.emit("pinsDrifted", event),
+    }),
     stats: new CallStats(),
     overflowFiles: new OverflowFiles(),
     entries: new ToolEntries(),

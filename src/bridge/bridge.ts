@@ -12,6 +12,7 @@ import type {
   BridgeOptions,
   BridgeStats,
   CallOptions,
+  PinReport,
   ReloadSummary,
   ToolEntry,
 } from "./api.js";
@@ -103,8 +104,10 @@ class BridgeRuntime implements Bridge {
     await this.#enforceRequired();
   }
 
-  ready(): Promise<void> {
-    return this.#state.servers.ready();
+  async ready(): Promise<void> {
+    await this.#state.servers.ready();
+    // A drift being asked about is part of starting: its tools come back once accepted.
+    await this.#state.pins.settled();
   }
 
   servers(): ServerStatus[] {
@@ -161,6 +164,26 @@ class BridgeRuntime implements Bridge {
 
   stats(): BridgeStats {
     return this.#state.stats.snapshot();
+  }
+
+  pins(server?: string): PinReport[] {
+    const state = this.#state;
+    const definitions = state.config.servers.filter((d) => server === undefined || d.name === server);
+    return state.pins.reports(definitions, state.config.settings.onDrift);
+  }
+
+  /** Accepts the server's last listing as its pins; its tools kept out are published again. */
+  async acceptPins(server: string): Promise<PinReport> {
+    this.#assertOpen();
+    const state = this.#state;
+    const record = state.servers.get(server);
+    if (!record) {
+      const configured = state.config.servers.map((definition) => definition.name);
+      throw serverNotFound({ server, configured });
+    }
+    state.pins.accept(record.definition);
+    publishTools(state, record);
+    return this.pins(server)[0] as PinReport;
   }
 
   on<E extends keyof BridgeEventMap>(event: E, listener: (...args: BridgeEventMap[E]) => void): () => void {

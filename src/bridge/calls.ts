@@ -9,6 +9,7 @@ import {
   toolReportedError,
 } from "../errors/index.js";
 import { flattenParameters } from "../registry/flatten.js";
+import { formatToolName } from "../registry/naming.js";
 import type { ToolDefinition } from "../registry/tool-definition.js";
 import { validateArguments } from "../registry/validate.js";
 import { type ConvertOptions, errorToolResult, toToolResult } from "../results/convert.js";
@@ -99,7 +100,10 @@ async function callServerTool(
   args: Record<string, unknown>,
   request: CallRequest,
 ): Promise<ToolResult> {
-  let definition = state.tools.registry.resolve(name) ?? (await resolveLate(state, name, request));
+  let definition =
+    state.tools.registry.resolve(name) ??
+    (await keptOut(state, name)) ??
+    (await resolveLate(state, name, request));
   const wait = request.timeoutMs ?? state.servers.get(definition.server)?.definition.callTimeoutMs ?? 0;
   const restarting = state.restartGates.pass(definition.server, wait, request.signal);
   if (restarting) await restarting;
@@ -158,6 +162,29 @@ async function sendFollowingServer(
       request = { ...request, timeoutMs: remainingOf(timeoutMs, started) };
     }
   }
+}
+
+/**
+ * A tool kept out because its definition drifted from its pin: its TOOL_CHANGED error, thrown (after
+ * any question about the drift was answered: a tool accepted then resolves). Undefined: not kept out.
+ */
+async function keptOut(state: BridgeState, name: string): Promise<ToolDefinition | undefined> {
+  const target = blockedTarget(state, name);
+  if (!target) return undefined;
+  await state.pins.settled();
+  const accepted = state.tools.registry.resolve(name);
+  if (accepted) return accepted;
+  const error = state.pins.blockedTool(target.server, target.tool);
+  if (error) throw error;
+  return undefined;
+}
+
+/** The server and tool a name means among the tools kept out: `server/tool` or the name it would be exposed as. */
+function blockedTarget(state: BridgeState, name: string): { server: string; tool: string } | undefined {
+  const split = state.servers.splitServerTool(name);
+  if (split && state.pins.blockedTool(split.server, split.tool)) return split;
+  const format = state.config.settings.toolNameFormat;
+  return state.pins.blockedTools().find(({ server, tool }) => formatToolName(format, server, tool) === name);
 }
 
 /**
@@ -304,6 +331,9 @@ function unknownTool(
   name: string,
   target: { server: string; tool: string } | undefined,
 ): McpBridgeError {
+  const blocked = blockedTarget(state, name);
+  const changed = blocked && state.pins.blockedTool(blocked.server, blocked.tool);
+  if (changed) return changed;
   return unknownToolError(name, target, state.servers.statuses(), state.tools.registry.list().length);
 }
 

@@ -1,7 +1,7 @@
 import type { AuthOptions } from "../auth/oauth-client.js";
 import { DEFAULT_BRIDGE_OPTIONS } from "../config/defaults.js";
 import type { LoadConfigOptions } from "../config/load.js";
-import type { BridgeSettings } from "../config/model.js";
+import type { BridgeSettings, DriftAction } from "../config/model.js";
 import type { ToolFilterCallback } from "../registry/tool-definition.js";
 import { OVERFLOW_BUDGET } from "../results/overflow.js";
 import type { Telemetry } from "../telemetry/create-telemetry.js";
@@ -48,6 +48,17 @@ export interface ResolvedBridgeOptions {
   readonly toolListCacheDir: string | undefined;
   /** Loaded by `startBridge` from `BridgeOptions.telemetry`; undefined when off or not installed. */
   readonly telemetry: Telemetry | undefined;
+  /** The pins' folder (the cache folder, whatever the catalog cache's switch); undefined: pins off. */
+  readonly pinsDir: string | undefined;
+  /** The host's default for a drift from the pins (under the config's `onDrift`). */
+  readonly onDrift: DriftAction;
+  readonly confirmDrift: BridgeOptions["confirmDrift"];
+}
+
+/** `MCP_BRIDGE_PINS=0|false|off|no` turns pinning off for a whole environment (the test suite). */
+export function pinsSwitchedOff(env: Readonly<Record<string, string | undefined>>): boolean {
+  const value = env.MCP_BRIDGE_PINS?.trim().toLowerCase();
+  return value === "0" || value === "false" || value === "off" || value === "no";
 }
 
 /** `telemetry` is what `createTelemetry(options.telemetry ?? true)` gave (loading it is async). */
@@ -90,6 +101,12 @@ export function resolveBridgeOptions(options: BridgeOptions, telemetry?: Telemet
     hostElicitation: options.onElicitation !== undefined,
     enforceRequired: options.enforceRequired ?? DEFAULT_BRIDGE_OPTIONS.enforceRequired,
     telemetry,
+    pinsDir:
+      options.pins === false || (options.pins === undefined && pinsSwitchedOff(env))
+        ? undefined
+        : (options.cacheDir ?? toolListCacheDir(env)),
+    onDrift: options.onDrift ?? "warn",
+    confirmDrift: options.confirmDrift,
   };
 }
 

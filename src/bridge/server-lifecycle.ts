@@ -74,7 +74,13 @@ export function publishTools(
     : declaresToolTasks(listing?.capabilities);
   const previous = state.tools.registry.forServer(record.name);
   const before = new Set(previous.map((tool) => tool.name));
-  state.tools.publish(record.name, current.definition.tools, tools, toolTasks);
+  // Tools whose definitions drifted from their pins may be kept out (onDrift: block, or ask until a
+  // person accepts them; then the whole list is published again).
+  const checked = state.pins.check(current.definition, "tool", tools, state.config.settings.onDrift);
+  void checked.question?.then((accepted) => {
+    if (accepted) publishTools(state, record);
+  });
+  state.tools.publish(record.name, current.definition.tools, checked.admitted, toolTasks);
   if (options.quietIfSame && sameDefinitions(previous, state.tools.registry.forServer(record.name))) return;
   const after = toolEntries(state, record.name);
   for (const tool of after) before.delete(tool.name);

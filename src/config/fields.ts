@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { parseDuration } from "../util/duration.js";
 import { DEFAULT_SETTINGS } from "./defaults.js";
-import { IMPORT_SOURCES, type ImportSourceName } from "./model.js";
+import { type DriftAction, IMPORT_SOURCES, type ImportSourceName } from "./model.js";
 import { TRUST_SETTINGS } from "./policy-keys.js";
 import { EntryProblem } from "./problem.js";
 import { CLIENT_FEATURES, durationSchema, STRUCTURED } from "./structured.js";
@@ -99,6 +99,14 @@ export const READERS = {
     },
     schema: () => z.string().min(1),
   } satisfies Reader<string>,
+  /** What a drift from the pinned tool definitions does (see docs/security.md, "Pinned tool definitions"). */
+  onDrift: {
+    read: (value: unknown): DriftAction => {
+      if (value === "warn" || value === "block" || value === "ask") return value;
+      throw new Error('must be "warn", "block" or "ask"');
+    },
+    schema: () => z.enum(["warn", "block", "ask"]),
+  } satisfies Reader<DriftAction>,
   imports: {
     read: (value: unknown): ImportSourceName[] => {
       if (Array.isArray(value) && value.every((item) => IMPORT_SOURCES.includes(item as ImportSourceName)))
@@ -163,6 +171,13 @@ export const SERVER_FIELDS = {
     kind: "boolean",
     default: "the `catalogCache` setting (true)",
     doc: "false never lists this server's tools from the catalog cache nor saves them there",
+  }),
+  onDrift: field({
+    name: "onDrift",
+    aliases: ["on_drift"],
+    kind: "onDrift",
+    default: "the `onDrift` setting",
+    doc: "what a change of this server's tool definitions since they were pinned does: `warn`, `block` the changed and new tools, or `ask` on a terminal (block elsewhere)",
   }),
   startupTimeout: field({
     name: "startupTimeout",
@@ -252,6 +267,14 @@ export const SETTINGS_FIELDS = {
     kind: "boolean",
     default: "true",
     doc: "list each server's tools from its last live list while it connects: `start()` resolves at once",
+  }),
+  onDrift: field({
+    name: "onDrift",
+    aliases: ["on_drift"],
+    kind: "onDrift",
+    default:
+      "by face: `warn` in the library, `ask` in the CLI and `chat`, `block` in `serve` and the daemon (docs/security.md)",
+    doc: "what a change of a server's tool definitions since they were pinned does: `warn`, `block` the changed and new tools, or `ask` on a terminal (block elsewhere)",
   }),
   enabled: field({
     name: "enabled",

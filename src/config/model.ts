@@ -117,6 +117,8 @@ interface ServerDefinitionBase {
   readonly lazy: boolean;
   /** false: this server's tools are never listed from nor saved to the catalog cache; undefined follows the setting. */
   readonly catalogCache?: boolean;
+  /** What a drift from this server's pinned tool definitions does; undefined follows the setting. */
+  readonly onDrift?: DriftAction;
   /** Close a connection unused for this long and reopen it on the next call; undefined means never. */
   readonly idleTimeoutMs?: number;
   /** Calls beyond this many in flight wait in a queue; undefined means no limit. */
@@ -238,6 +240,8 @@ export interface BridgeSettings {
   readonly resourceTools?: boolean;
   /** The catalog cache (default on): tools listed from each server's last live list while it connects. */
   readonly catalogCache?: boolean;
+  /** What a drift from a server's pinned tool definitions does; undefined: the host's default. */
+  readonly onDrift?: DriftAction;
   /** `serve` offers its admin tools (status, reload, restart) as with `--admin-tools` (default false). */
   readonly gatewayAdminTools?: boolean;
   /** Global sampling switch and default token cap (each server must still be allowed on its own). */
@@ -247,6 +251,13 @@ export interface BridgeSettings {
   /** The audit log; undefined: none. */
   readonly audit?: AuditSettings;
 }
+
+/**
+ * What a change of a server's tool definitions since they were pinned does: `warn` (logged, an event,
+ * the tools stay), `block` (changed and new tools are kept out until accepted), `ask` (a person is
+ * asked on a terminal; blocked elsewhere).
+ */
+export type DriftAction = "warn" | "block" | "ask";
 
 /** The hosts whose config files can be imported (`imports`, `config import --from`). */
 export const IMPORT_SOURCES = ["claude-code", "claude-desktop", "cursor", "vscode", "codex"] as const;

@@ -129,6 +129,7 @@ export function normalizeEntry(
   const maxConcurrency = reader.field(f.maxConcurrency);
   const trust = reader.field(f.trust);
   const catalogCache = reader.field(f.catalogCache);
+  const onDrift = reader.field(f.onDrift);
   const base = {
     name,
     enabled: disabled === true ? false : (reader.field(f.enabled) ?? true),
@@ -145,6 +146,7 @@ export function normalizeEntry(
     maxConcurrency,
     trust,
     catalogCache,
+    onDrift,
     ...parseClientFeatures(
       (...keys) => lookup(raw, keys),
       (field, message) => {

@@ -28,6 +28,7 @@ const TARGETS = {
   imports: "imports",
   resourceTools: "resourceTools",
   catalogCache: "catalogCache",
+  onDrift: "onDrift",
   gatewayAdminTools: "gatewayAdminTools",
 } as const satisfies Record<keyof typeof SETTINGS_FIELDS, keyof BridgeSettings>;
 

@@ -86,7 +86,7 @@ export const STRUCTURED = {
   inheritEnv: {
     keys: ["inheritEnv", "inherit_env", "env_vars"],
     schema: () => z.union([z.boolean(), z.array(z.string())]).describe("Host variables to pass through"),
-    doc: "host variables to pass through (`true`: all); Codex `env_vars`",
+    doc: "host variables to pass through (`true`: all whose names do not look secret, see docs/security.md); Codex `env_vars`",
   },
   sandbox: {
     keys: ["sandbox"],

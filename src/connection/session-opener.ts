@@ -62,7 +62,7 @@ export async function openSession(
   const deadline = Date.now() + timeoutMs;
   const attempts = transportAttempts(definition);
   const factory = traced(options.createTransport ?? createTransport, options.telemetry, options.redact);
-  const context = transportContext(options, input.output);
+  const context = transportContext(input);
   let lastError: unknown;
   let authorizations = 0;
   for (let index = 0; index < attempts.length; index++) {
@@ -191,8 +191,14 @@ function traced(
   };
 }
 
-function transportContext(options: ConnectionOptions, output: ServerOutput): TransportContext {
+function transportContext({ name, options, output }: OpenerInput): TransportContext {
   return {
+    // Names only, at debug level: which of the host's secrets the server does not get.
+    onEnvironmentWithheld: (names) =>
+      options.logger.debug(
+        `Server "${name}" does not get these host variables (their names look secret): ${names.join(", ")}`,
+        { server: name, withheld: names },
+      ),
     hostEnv: options.hostEnv,
     authProvider: options.auth?.provider,
     fetch: options.fetch,

@@ -15,6 +15,8 @@ export const ErrorCode = {
   ServerRequired: "SERVER_REQUIRED",
   ServerNotFound: "SERVER_NOT_FOUND",
   ToolNotFound: "TOOL_NOT_FOUND",
+  /** The tool's definition changed (or it is new) since its server's tools were pinned, and drifts are blocked. */
+  ToolChanged: "TOOL_CHANGED",
   ToolTimeout: "TOOL_TIMEOUT",
   Aborted: "ABORTED",
   ToolExecution: "TOOL_EXECUTION",
@@ -141,6 +143,16 @@ export class ServerCrashedError extends McpBridgeError {
 export class ToolNotFoundError extends McpBridgeError {
   constructor(message: string, fields: McpBridgeErrorFields = {}) {
     super(ErrorCode.ToolNotFound, message, fields);
+  }
+}
+
+/** A call of a tool kept out because its definition drifted from its pin (see bridge/pins). */
+export class ToolChangedError extends McpBridgeError {
+  /** What changed, one line each (`changed tool "x": description`, its diff lines, `new tool "y"`). */
+  readonly drift: readonly string[];
+  constructor(message: string, fields: McpBridgeErrorFields & { drift: readonly string[] }) {
+    super(ErrorCode.ToolChanged, message, fields);
+    this.drift = fields.drift;
   }
 }
 

@@ -1,8 +1,9 @@
 import type { AuthProvider, FetchLike, OAuthClientProvider, Transport } from "@modelcontextprotocol/client";
 import { SdkError } from "@modelcontextprotocol/client";
 import type { ServerDefinition } from "../config/model.js";
+import { childEnvironment } from "./child-environment.js";
 import { LogLevelEnvelope } from "./log-level-envelope.js";
-import { childEnvironment, type ExitInfo, type NoiseKind, ProcessTransport } from "./process-transport.js";
+import { type ExitInfo, type NoiseKind, ProcessTransport } from "./process-transport.js";
 import { createSseTransport, createStreamableHttpTransport } from "./remote-transports.js";
 import { sandboxedSpec } from "./sandbox/sandboxed-spawn.js";
 
@@ -17,6 +18,8 @@ export interface TransportContext {
   readonly fetch?: FetchLike;
   /** Bytes kept of each string literal of an oversized stdio message. */
   readonly stringCapBytes?: number;
+  /** Told the names of the host variables withheld from a stdio server because they look secret. */
+  readonly onEnvironmentWithheld?: (names: readonly string[]) => void;
 }
 
 export function transportAttempts(definition: ServerDefinition): TransportAttempt[] {
@@ -66,19 +69,22 @@ function createBareTransport(
   context: TransportContext,
 ): CreatedTransport {
   if (definition.transport === "stdio") {
-    const { sandbox, name, env } = definition;
+    const { sandbox, name } = definition;
     const hostEnv = context.hostEnv ?? process.env;
+    const { env, withheld } = childEnvironment(definition.env, definition.inheritEnv, context.hostEnv);
+    if (withheld.length > 0) context.onEnvironmentWithheld?.(withheld);
     const transport = new ProcessTransport({
       command: definition.command,
       args: definition.args,
-      env: childEnvironment(definition.env, definition.inheritEnv, context.hostEnv),
+      env,
       cwd: definition.cwd,
       maxMessageBytes: definition.maxMessageBytes,
       stringCapBytes: context.stringCapBytes,
       onStderrLine: context.onStderrLine,
       onNoise: context.onNoise,
       wrapSpawn: sandbox
-        ? (spec) => sandboxedSpec(spec, { server: name, policy: sandbox, configured: env, hostEnv })
+        ? (spec) =>
+            sandboxedSpec(spec, { server: name, policy: sandbox, configured: definition.env, hostEnv })
         : undefined,
     });
     return {

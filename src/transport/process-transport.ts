@@ -3,9 +3,7 @@ import { statSync } from "node:fs";
 import type { Writable } from "node:stream";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { serializeMessage } from "@modelcontextprotocol/client";
-import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import { PROCESS_STOP } from "../config/defaults.js";
-import { definedOnly } from "../util/defined.js";
 import { DEFAULT_MAX_KEPT_BYTES, LineFramer, type OversizedLine } from "./framing.js";
 import { deserializeLine } from "./message.js";
 import { reapGroup, stopProcessTree, trackGroup, useProcessGroups } from "./process-tree.js";
@@ -77,27 +75,6 @@ function stdioLimits(options: StdioTransportOptions): StdioLimits {
 
 /** JSON-RPC error code for a response dropped for exceeding `maxMessageBytes` (implementation-defined range). */
 export const RESULT_TOO_LARGE_RPC_CODE = -32099;
-
-/**
- * The environment a stdio server gets: the SDK's safe inherited base (PATH, HOME, ...), the host
- * variables the config opts into, then the configured env. Never the whole host environment by
- * default, so the host's API keys do not leak into every server.
- */
-export function childEnvironment(
-  configured: Readonly<Record<string, string>>,
-  inherit: boolean | readonly string[],
-  hostEnv: Readonly<Record<string, string | undefined>> = process.env,
-): Record<string, string> {
-  const env: Record<string, string> =
-    inherit === true ? (definedOnly(hostEnv) as Record<string, string>) : getDefaultEnvironment();
-  if (Array.isArray(inherit)) {
-    for (const name of inherit) {
-      const value = hostEnv[name];
-      if (value !== undefined) env[name] = value;
-    }
-  }
-  return { ...env, ...configured };
-}
 
 /**
  * The configured working directory of a stdio server does not exist (or is no directory). Not a

@@ -19,7 +19,9 @@ describe("catalog cache: capabilities", () => {
       await using cold = await startBridge({ servers: { everything }, env });
       expect(cold.tool(researchTool)).toBeDefined();
     }
-    const [file] = readdirSync(cacheDir).filter((name) => name.endsWith(".json"));
+    const [file] = readdirSync(cacheDir).filter(
+      (name) => name.startsWith("tools-") && name.endsWith(".json"),
+    );
     expect(JSON.parse(readFileSync(join(cacheDir, file as string), "utf8")).capabilities).toMatchObject({
       tasks: { requests: { tools: { call: {} } } },
     });

@@ -61,6 +61,7 @@ describe("every key the loader accepts is published and documented", () => {
       timeout: 7,
       positiveInt: 7,
       negotiation: "2025-06-18",
+      onDrift: "block",
     } as const;
     for (const spec of Object.values(SERVER_FIELDS)) {
       for (const key of [spec.name, ...spec.aliases]) {
@@ -82,7 +83,9 @@ describe("every key the loader accepts is published and documented", () => {
               ? read.includes(key.endsWith("_ms") ? ":7," : ":7000")
               : spec.kind === "negotiation"
                 ? read.includes("2025-06-18")
-                : server[spec.name] === 7;
+                : spec.kind === "onDrift"
+                  ? server[spec.name] === "block"
+                  : server[spec.name] === 7;
         expect(expected, `${key} -> ${read}`).toBe(true);
       }
     }

@@ -35,7 +35,10 @@ function setup(tools: string) {
     closeGate: () => rmSync(gate, { force: true }),
     openGate: () => writeFileSync(gate, ""),
     spawns: () => (existsSync(spawnLog) ? readFileSync(spawnLog, "utf8").trim().split("\n").length : 0),
-    cacheFiles: () => (existsSync(cacheDir) ? readdirSync(cacheDir).filter((f) => f.endsWith(".json")) : []),
+    cacheFiles: () =>
+      existsSync(cacheDir)
+        ? readdirSync(cacheDir).filter((f) => f.startsWith("tools-") && f.endsWith(".json"))
+        : [],
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Bridge, BridgeOptions } from "../../bridge/api.js";
+import type { Bridge, BridgeOptions, PinDriftEvent } from "../../bridge/api.js";
 import type { ServerStatus } from "../../connection/server-status.js";
 import { type Logger, SERVER_START_FAILED } from "../../util/logger.js";
 import type { Envelope } from "../daemon/protocol.js";
@@ -8,7 +8,7 @@ import { askedBy, type DaemonCommand } from "./command-requests.js";
 import { type CliConfigSource, cliConfigSource } from "./config-choice.js";
 import { rememberedInputs } from "./remembered-inputs.js";
 import { progressText, startProgress } from "./start-progress.js";
-import { stopAsking } from "./terminal-ask.js";
+import { canAsk, clean, confirm, stopAsking } from "./terminal-ask.js";
 import { terminalElicitation } from "./terminal-elicitation.js";
 import { urlElicitation } from "./url-elicitation.js";
 
@@ -48,7 +48,19 @@ export async function cliBridgeOptions(
     logger: context.logger,
     wait: false,
     enforceRequired: false,
+    // A changed tool is asked about on a terminal and kept out elsewhere (docs/security.md).
+    onDrift: "ask",
+    confirmDrift: canAsk(context.io) ? (event) => confirmDrift(context, event) : undefined,
   };
+}
+
+/** Asks on the terminal whether to accept a server's changed tools (default no). */
+async function confirmDrift(context: CommandContext, event: PinDriftEvent): Promise<boolean> {
+  const server = clean(event.drift.server);
+  context.io.stderr.write(
+    `Server "${server}" changed its tools since they were pinned:\n${event.lines.map((l) => `  ${clean(l)}`).join("\n")}\n`,
+  );
+  return confirm(context.io, `Accept these changes for "${server}"? [y/N] `);
 }
 
 /** Starts the bridge, showing live progress on stderr when it is a terminal. */

@@ -8,6 +8,7 @@ import { chatCommand } from "./commands/chat-command.js";
 import { configCommand } from "./commands/config-command.js";
 import { daemonCommand } from "./commands/daemon-command.js";
 import { listCommand } from "./commands/list-command.js";
+import { pinsCommand } from "./commands/pins-command.js";
 import { promptCommand, promptsCommand } from "./commands/prompts-command.js";
 import { readCommand, resourcesCommand } from "./commands/resources-command.js";
 import { serveCommand } from "./commands/serve-command.js";
@@ -34,6 +35,7 @@ const BASE_COMMANDS: readonly CommandSpec[] = [
   chatCommand,
   authCommand,
   trustCommand,
+  pinsCommand,
   auditCommand,
   daemonCommand,
 ] as unknown as readonly CommandSpec[];

@@ -4,7 +4,7 @@ import { bridgeClosed, type McpBridgeError, serverNotFound } from "../../errors/
 import type { TypedEmitter } from "../../util/events.js";
 import type { Logger } from "../../util/logger.js";
 import type { SecretMask } from "../../util/redact.js";
-import type { BridgeEventMap } from "../api.js";
+import type { BridgeEventMap, PinChecker } from "../api.js";
 import type { SamplingHandler } from "./sampling.js";
 import type { SessionRequestOptions } from "./session-clients.js";
 
@@ -30,6 +30,8 @@ export interface FeatureContext {
   readonly events: Pick<TypedEmitter<BridgeEventMap>, "emit">;
   readonly servers: ServerSource;
   readonly config: ResolvedConfig;
+  /** The servers' pinned definitions: prompts, resource templates and `ui://` resources are checked too. */
+  readonly pins: PinChecker;
   /** Set once the bridge began closing. */
   readonly closing: Promise<void> | undefined;
 }

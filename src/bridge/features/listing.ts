@@ -8,6 +8,7 @@ import type {
 import { MAX_LIST_PAGES, type ServerConnection } from "../../connection/connection.js";
 import type { Logger } from "../../util/logger.js";
 import { errorText } from "../../util/text-of.js";
+import type { PinKind } from "../api.js";
 import {
   assertOpen,
   connectedServers,
@@ -31,6 +32,8 @@ export interface ListingSpec<T> {
   readonly load: (connection: ServerConnection, client: Client, options: SdkRequestOptions) => Promise<T[]>;
   /** Listed afresh on every call (skills: the SDK caches by the server's `ttlMs`). */
   readonly fresh?: boolean;
+  /** Checked against the server's pins as this kind of definition (prompts, resource templates). */
+  readonly pinAs?: PinKind;
 }
 
 /** One server's part of a listing. */
@@ -96,7 +99,7 @@ export class ServerListing<T> {
     if (this.#spec.fresh) return this.#spec.load(connection, client, options);
     let cached = this.#cache.get(client);
     if (!cached) {
-      const loading = this.#spec.load(connection, client, options);
+      const loading = this.#load(connection, client, options);
       cached = loading;
       this.#cache.set(client, loading);
       loading.catch(() => {
@@ -104,6 +107,18 @@ export class ServerListing<T> {
       });
     }
     return cached;
+  }
+
+  /** One server's list, checked against its pins when the spec says so (a drift is reported there). */
+  async #load(connection: ServerConnection, client: Client, options: SdkRequestOptions): Promise<T[]> {
+    const items = await this.#spec.load(connection, client, options);
+    const kind = this.#spec.pinAs;
+    if (kind === undefined) return items;
+    const named = items as unknown as { readonly name: string }[];
+    const setting = this.#context.config.settings.onDrift;
+    return [
+      ...this.#context.pins.check(connection.definition, kind, named, setting).admitted,
+    ] as unknown as T[];
   }
 
   /** The session's server said the list changed. */

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   type Client,
   type Icon,
@@ -96,6 +97,7 @@ export class ResourceCatalog {
       method: "resources/templates/list",
       // A server may list resources without templates: its failing template listing is no news.
       warnAs: undefined,
+      pinAs: "resourceTemplate",
       load: async (connection, client, options) => {
         if (!client.getServerCapabilities()?.resources) return [];
         const templates = await listEvery("resourceTemplates", context.logger, connection, client, options);
@@ -135,6 +137,19 @@ export class ResourceCatalog {
       sessionRequestOptions(connection, options),
       (client, requestOptions) => client.readResource({ uri }, requestOptions),
     );
+    // An MCP App's UI is code the host renders: its content is pinned like a tool's definition.
+    if (uri.startsWith("ui://")) {
+      const digest = createHash("sha256")
+        .update(JSON.stringify(result.contents ?? []))
+        .digest("hex");
+      const setting = this.#context.config.settings.onDrift;
+      this.#context.pins.check(
+        connection.definition,
+        "uiResource",
+        [{ name: uri, content: digest }],
+        setting,
+      );
+    }
     const content = toResourceContent(connection.name, uri, result, {
       maxResultChars: options.maxResultChars ?? maxResultCharsOf(this.#context, connection),
       binary: options.binary === true,

@@ -173,6 +173,9 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
     onElicitation: forwarder.elicitation,
     onSampling: forwarder.sampling,
     telemetry: observed.setting,
+    // Nobody can be asked: a changed tool stays out until `mcp-bridge pins accept` (docs/security.md).
+    onDrift: "block",
+    confirmDrift: undefined,
   }).catch(async (error: unknown) => {
     await observed.close();
     throw error;

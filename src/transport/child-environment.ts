@@ -1,0 +1,74 @@
+import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
+
+/**
+ * The environment of a stdio server. A server is a program other people wrote: it gets what it needs
+ * to run (a small base), what its entry gives it, and never the host's credentials by accident. A host
+ * variable whose name looks like a secret is withheld even under `inheritEnv: true`; the entry passes
+ * one on purpose by naming it (`inheritEnv: ["GITHUB_TOKEN"]`) or in its `env` (`"${GITHUB_TOKEN}"`).
+ */
+
+/** Name fragments (upper case) that make a host variable look like a secret. Documented in docs/security.md. */
+export const SECRET_NAME_PARTS: readonly string[] = [
+  "TOKEN",
+  "SECRET",
+  "KEY",
+  "PASSWORD",
+  "PASSWD",
+  "PASSPHRASE",
+  "CREDENTIAL",
+  "AUTH",
+  "PRIVATE",
+  "COOKIE",
+  "SESSIONID",
+  "SESSION_ID",
+  "CONNECTION_STRING",
+  "DATABASE_URL",
+];
+
+/** Name endings (upper case) that make a host variable look like a secret (`GH_PAT`, `DB_PASS`, `SENTRY_DSN`). */
+export const SECRET_NAME_ENDINGS: readonly string[] = ["_PAT", "_PASS", "_PWD", "_DSN"];
+
+/** Whether a variable's name looks like it holds a secret (case-insensitive). */
+export function looksSecretName(name: string): boolean {
+  const upper = name.toUpperCase();
+  return (
+    SECRET_NAME_PARTS.some((part) => upper.includes(part)) ||
+    SECRET_NAME_ENDINGS.some((ending) => upper.endsWith(ending))
+  );
+}
+
+export interface ChildEnvironment {
+  /** The complete environment of the child. */
+  readonly env: Record<string, string>;
+  /** Names of host variables that look secret and were not passed (never their values). */
+  readonly withheld: readonly string[];
+}
+
+/**
+ * The environment a stdio server gets: the SDK's safe base (PATH, HOME, USER, LOGNAME, SHELL, TERM;
+ * on Windows its system folders), the host variables the entry opts into (`inheritEnv`: a list of
+ * names, or `true` for every host variable whose name does not look secret), then the entry's `env`.
+ */
+export function childEnvironment(
+  configured: Readonly<Record<string, string>>,
+  inherit: boolean | readonly string[],
+  hostEnv: Readonly<Record<string, string | undefined>> = process.env,
+): ChildEnvironment {
+  const env: Record<string, string> = getDefaultEnvironment();
+  if (inherit === true) {
+    for (const [name, value] of Object.entries(hostEnv)) {
+      if (value !== undefined && !looksSecretName(name)) env[name] = value;
+    }
+  } else if (Array.isArray(inherit)) {
+    // A name listed is passed on purpose, secret-looking or not.
+    for (const name of inherit) {
+      const value = hostEnv[name];
+      if (value !== undefined) env[name] = value;
+    }
+  }
+  Object.assign(env, configured);
+  const withheld = Object.keys(hostEnv)
+    .filter((name) => hostEnv[name] !== undefined && !(name in env) && looksSecretName(name))
+    .sort();
+  return { env, withheld };
+}
