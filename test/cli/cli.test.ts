@@ -70,7 +70,17 @@ describe("mcp-bridge CLI (in this process; the built CLI as a child where the pr
     expect(doc.servers[1]?.serverInfo).toBeNull();
     expect(doc.servers[1]).toMatchObject({ state: "failed", error: { code: "SERVER_START_FAILED" } });
     expect(Object.keys(doc.servers[0] ?? {}).sort()).toEqual(
-      ["error", "name", "protocolVersion", "serverInfo", "startMs", "state", "tools", "transport"].sort(),
+      [
+        "error",
+        "name",
+        "protocolVersion",
+        "sandboxed",
+        "serverInfo",
+        "startMs",
+        "state",
+        "tools",
+        "transport",
+      ].sort(),
     );
   });
 

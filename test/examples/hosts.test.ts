@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -22,11 +22,12 @@ const hasGo = spawnSync("go", ["version"]).status === 0;
 if (!hasPython) console.warn("Python host tests skipped: python3 is not installed");
 if (!hasGo) console.warn("Go host tests skipped: go is not installed (Debian: apt-get install golang-go)");
 
-const { home, env, config } = cliHome({
+const SERVERS = {
   calc: { command: process.execPath, args: [resolve("dist/examples/servers/calculator.js")] },
   units: { command: process.execPath, args: [fixturePath("typed-params")] },
   broken: { command: process.execPath, args: [fixturePath("exits-at-start")] },
-});
+};
+const { home, env, config } = cliHome(SERVERS);
 const temps: string[] = [];
 let goHost = "";
 let gateway: ChildProcess | undefined;
@@ -238,6 +239,35 @@ describe.skipIf(!hasPython)("the Python host (examples/hosts/python/host.py)", (
     expectCommonOutput(result.stdout);
   }, 120_000);
 });
+
+describe.skipIf(!hasPython)(
+  "the Python host through `mcp-bridge attach` (the config's daemon serves it)",
+  () => {
+    it("uses MCP over stdio through attach, which starts the daemon that serves the session", async () => {
+      // A runtime folder of its own, so the daemon attach starts is this test's alone.
+      const runtime = mkdtempSync(join(tmpdir(), "mcp-bridge-hosts-attach-"));
+      temps.push(runtime);
+      // attach serves the tools as the CLI names them (toolNameFormat): the names the hosts call.
+      const attachConfig = join(home, "attach.json");
+      writeFileSync(
+        attachConfig,
+        JSON.stringify({ mcpServers: SERVERS, settings: { toolNameFormat: "{server}_{tool}" } }),
+      );
+      const attach = [process.execPath, CLI, "attach", "--config", attachConfig];
+      try {
+        const result = await run("python3", [PYTHON_HOST, ...pythonCalls(CALLS), "--stdio", ...attach], {
+          XDG_RUNTIME_DIR: runtime,
+        });
+        expect(result.code, result.stderr).toBe(0);
+        expectCommonOutput(result.stdout);
+      } finally {
+        await run(process.execPath, [CLI, "daemon", "stop", "--config", attachConfig], {
+          XDG_RUNTIME_DIR: runtime,
+        }).catch(() => undefined);
+      }
+    }, 120_000);
+  },
+);
 
 /** A port nothing listens on: a gateway that is down. */
 async function closedPort(): Promise<number> {

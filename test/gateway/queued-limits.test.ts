@@ -46,6 +46,7 @@ describe("ClientLimiter queue", () => {
     expect(await limiter.admit("a")).toEqual({
       ok: false,
       reason: expect.stringMatching(/at most 1 calls may run at once for one client and 2 more wait/),
+      retryAfterSeconds: 1,
     });
     // Another client is not held up by a's queue.
     expect((await limiter.admit("b")).ok).toBe(true);
@@ -65,14 +66,22 @@ describe("ClientLimiter queue", () => {
     const cancelled = limiter.admit("a", controller.signal);
     const next = limiter.admit("a");
     controller.abort();
-    expect(await cancelled).toEqual({ ok: false, reason: expect.stringMatching(/cancelled/) });
+    expect(await cancelled).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/cancelled/),
+      retryAfterSeconds: 1,
+    });
     release(first);
     expect((await next).ok).toBe(true);
     // The cancelled call's token came back: 3 per minute, 2 started.
     expect((await limiter.admit("a", AbortSignal.abort())).ok).toBe(false);
     const already = new ClientLimiter(limits(1, 2));
     await already.admit("a");
-    expect(await already.admit("a", AbortSignal.abort())).toEqual({ ok: false, reason: expect.any(String) });
+    expect(await already.admit("a", AbortSignal.abort())).toEqual({
+      ok: false,
+      reason: expect.any(String),
+      retryAfterSeconds: 1,
+    });
   });
 
   it("with no queue refuses at once, as before", async () => {
@@ -129,7 +138,7 @@ describe("serve --stdio limits", () => {
     // The third is refused while the first runs (it waits for a second gather that cannot start).
     expect(await outcomes([client.callTool({ name: "slow_sleep", arguments: { ms: 1 } })])).toEqual([
       expect.stringMatching(
-        /refused: .*Call to slow_sleep refused: at most 1 calls may run at once for one client and 1 more wait for their turn; retry later/,
+        /refused: .*Call to slow_sleep refused: at most 1 calls may run at once for one client and 1 more wait for their turn; retry in 1 s/,
       ),
     ]);
     await client.close();

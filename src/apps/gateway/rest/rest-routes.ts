@@ -14,6 +14,7 @@ import {
   restUnknownFormat,
 } from "../../../errors/index.js";
 import type { Refusal } from "../authenticate.js";
+import { REST_LISTING_WAIT_MS, serversSettled } from "../listed-tool.js";
 import { type GatewayProfile, surfaceAllows } from "../profile.js";
 import { HttpFailure, sendError, sendJson } from "./http-json.js";
 import { openApiDocument } from "./openapi.js";
@@ -117,8 +118,18 @@ function refuseForeignHost(req: IncomingMessage, allowed: readonly string[] | un
   if (refused) throw new HttpFailure(403, restRefusedHost({ detail: refused.message }));
 }
 
-function document(request: RestRequest, server: string | undefined) {
+/** The listing waits (bounded) for servers still connecting: see REST_LISTING_WAIT_MS. */
+async function settled(request: RestRequest): Promise<void> {
+  const hungUp = new AbortController();
+  const onClose = () => hungUp.abort();
+  request.res.once("close", onClose);
+  await serversSettled(request.options.bridge, hungUp.signal, REST_LISTING_WAIT_MS);
+  request.res.off("close", onClose);
+}
+
+async function document(request: RestRequest, server: string | undefined) {
   const { bridge, version, secured } = request.options;
+  await settled(request);
   let tools = visibleTools(request);
   if (server !== undefined) {
     // A server the profile hides is answered exactly as one that does not exist.
@@ -132,10 +143,11 @@ function document(request: RestRequest, server: string | undefined) {
   return openApiDocument({ tools, origin: `http://${host}`, version, secured, server });
 }
 
-function toolList(request: RestRequest) {
+async function toolList(request: RestRequest) {
   const format = request.url.searchParams.get("format") ?? "mcp";
   if (!Object.hasOwn(FORMATS, format)) {
     throw new HttpFailure(400, restUnknownFormat({ format, known: Object.keys(FORMATS) }));
   }
+  await settled(request);
   return FORMATS[format as keyof typeof FORMATS](visibleTools(request));
 }
