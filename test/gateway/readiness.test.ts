@@ -62,4 +62,20 @@ describe("gateway readiness while upstream servers start", () => {
       await client.close();
     }
   }, 30_000);
+
+  it("answers a REST listing once a server still connecting is up (a REST client has no list_changed)", async () => {
+    const gate = join(tempDir(), "gate");
+    bridge = await startBridge({
+      servers: { late: stdioEntry("slow-start", {}, ["--until-file", gate]) },
+      wait: false,
+    });
+    gateway = await startGateway({ bridge });
+    const base = gateway.url.replace(/\/mcp$/, "");
+    // Asked while the server connects: the answer waits for it, then lists its tools.
+    const listing = fetch(`${base}/tools?format=mcp`).then((r) => r.json() as Promise<{ tools: unknown[] }>);
+    const document = fetch(`${base}/openapi.json`).then((r) => r.json() as Promise<{ paths: object }>);
+    writeFileSync(gate, "");
+    expect((await listing).tools.length).toBeGreaterThan(0);
+    expect(Object.keys((await document).paths).length).toBeGreaterThan(0);
+  }, 30_000);
 });
