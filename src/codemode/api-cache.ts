@@ -2,7 +2,8 @@ import type { Bridge, ToolEntry } from "../bridge/api.js";
 import { buildApi, type CodeModeApi } from "./declarations.js";
 
 /** What code mode needs from a bridge (a `Bridge` is one). */
-export type CodeModeSource = Pick<Bridge, "tools" | "call" | "searchTools"> & Partial<Pick<Bridge, "on">>;
+export type CodeModeSource = Pick<Bridge, "tools" | "call" | "searchTools"> &
+  Partial<Pick<Bridge, "on" | "servers">>;
 
 /**
  * The API of the source's current tools, built once per tool list: kept while `tools()` returns the

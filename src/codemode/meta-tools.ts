@@ -1,4 +1,5 @@
-import type { CallOptions, ToolEntry } from "../bridge/api.js";
+import type { Bridge, CallOptions, ToolEntry } from "../bridge/api.js";
+import { serversSettled } from "../bridge/servers-settled.js";
 import { ErrorCode } from "../errors/index.js";
 import { flattenParameters } from "../registry/flatten.js";
 import type { JsonSchema } from "../registry/tool-definition.js";
@@ -34,6 +35,12 @@ const DEFAULT_SEARCH_LIMIT = 8;
 const MAX_SEARCH_LIMIT = 30;
 const MAX_DESCRIBED = 30;
 const DEFAULT_RESULT_CHARS = 20_000;
+/**
+ * How long a meta-tool waits for servers still connecting before it reads the catalog: a model that
+ * searches or runs a program just after start would otherwise find tools missing (no `list_changed`
+ * reaches a program), but a server that hangs at its handshake must not hold every call up.
+ */
+const CATALOG_WAIT_MS = 5_000;
 
 export function codeModeTools(source: CodeModeSource, options: CodeModeOptions = {}): ToolEntry[] {
   const prefix = options.prefix ?? "";
@@ -46,8 +53,12 @@ export function codeModeTools(source: CodeModeSource, options: CodeModeOptions =
   const limit = Math.min(MAX_SEARCH_LIMIT, Math.max(1, options.searchLimit ?? DEFAULT_SEARCH_LIMIT));
   const maxChars = options.maxResultChars ?? DEFAULT_RESULT_CHARS;
   const limits = resolveLimits(options);
+  const settle = (signal: AbortSignal | undefined) =>
+    source.servers && source.on
+      ? serversSettled(source as Pick<Bridge, "servers" | "on">, signal, CATALOG_WAIT_MS)
+      : Promise.resolve();
 
-  const search = metaTool({
+  const search = metaTool(settle, {
     name: names.search,
     description:
       `Find tools for a task among the available tools. Describe the task in a few words. Answers with ` +
@@ -83,7 +94,7 @@ export function codeModeTools(source: CodeModeSource, options: CodeModeOptions =
     },
   });
 
-  const describe = metaTool({
+  const describe = metaTool(settle, {
     name: names.describe,
     description: `TypeScript declarations of tools, by the names ${names.search} gave (e.g. "github.create_issue"): parameters, result types and documentation.`,
     inputSchema: {
@@ -119,7 +130,7 @@ export function codeModeTools(source: CodeModeSource, options: CodeModeOptions =
     },
   });
 
-  const execute = metaTool({
+  const execute = metaTool(settle, {
     name: names.execute,
     description:
       `Run a JavaScript program (TypeScript annotations allowed where the host can strip them) that calls tools as ` +
@@ -183,12 +194,15 @@ function modelError(message: string): ToolResult {
   return { text, content: [{ type: "text", text }], isError: true };
 }
 
-function metaTool(spec: {
-  name: string;
-  description: string;
-  inputSchema: JsonSchema;
-  run: (args: Record<string, unknown>, options?: CallOptions) => Promise<ToolResult>;
-}): ToolEntry {
+function metaTool(
+  settle: (signal: AbortSignal | undefined) => Promise<void>,
+  spec: {
+    name: string;
+    description: string;
+    inputSchema: JsonSchema;
+    run: (args: Record<string, unknown>, options?: CallOptions) => Promise<ToolResult>;
+  },
+): ToolEntry {
   return {
     name: spec.name,
     server: "",
@@ -196,7 +210,10 @@ function metaTool(spec: {
     description: spec.description,
     inputSchema: spec.inputSchema,
     annotations: { readOnlyHint: false },
-    call: (args = {}, options) => spec.run(args, options),
+    call: async (args = {}, options) => {
+      await settle(options?.signal);
+      return spec.run(args, options);
+    },
     flatParameters: () => flattenParameters(spec.inputSchema),
   };
 }

@@ -148,6 +148,28 @@ describe("mcp-bridge attach", () => {
     await until(async () => (await daemonStatus())?.attachedSessions === 1, "the first session to detach");
   }, 90_000);
 
+  it("serves an attach --code-mode session the three code-mode tools over the same daemon and servers", async () => {
+    const plain = open();
+    await plain.initialize();
+    const coded = open(["--code-mode"]);
+    await coded.initialize();
+    const listed = await coded.request("tools/list");
+    const names = ((listed.result?.tools ?? []) as { name: string }[]).map((t) => t.name).sort();
+    expect(names).toEqual(["describe_tools", "execute_code", "search_tools"]);
+    const run = await coded.request(
+      "tools/call",
+      {
+        name: "execute_code",
+        arguments: { code: "const r = await tools.calc.add({ a: 20, b: 22 }); console.log(r.text);" },
+      },
+      60_000,
+    );
+    expect(textOf(run)).toBe("42");
+    // The other session still sees every tool, from the same daemon.
+    expect(await toolNamed(plain, "add")).toMatch(/add$/);
+    expect((await daemonStatus())?.attachedSessions).toBe(2);
+  }, 90_000);
+
   it("asks the elicitation of an upstream call of the session whose call caused it, and no other", async () => {
     const answer = (name: string) => (request: { method?: string }) =>
       request.method === "elicitation/create" ? { action: "accept", content: { apiKey: name } } : undefined;

@@ -1,7 +1,13 @@
 import { createConnection, type Socket } from "node:net";
 import { attachRefused, daemonDidNotStart } from "../../errors/cli-errors.js";
 import { type DaemonPaths, ensureRuntimeFolder } from "../daemon/paths.js";
-import { ATTACH_UPGRADE, CONFIG_HEADER, PACKAGE_VERSION, VERSION_HEADER } from "../daemon/protocol.js";
+import {
+  ATTACH_MODE_HEADER,
+  ATTACH_UPGRADE,
+  CONFIG_HEADER,
+  PACKAGE_VERSION,
+  VERSION_HEADER,
+} from "../daemon/protocol.js";
 import { spawnDaemon } from "./daemon-spawn.js";
 import { terminalText } from "./terminal.js";
 
@@ -16,6 +22,8 @@ class Absent extends Error {}
 
 export interface AttachTarget {
   readonly paths: DaemonPaths;
+  /** `--code-mode`: the session is served the three code-mode tools instead of every tool. */
+  readonly codeMode: boolean;
   /** The --config the user gave, passed on to a daemon this starts. */
   readonly config: string | undefined;
   readonly idleMs: number;
@@ -28,7 +36,7 @@ export interface AttachTarget {
  * One upgraded connection to the daemon at `paths.socket` (`GET /attach`, the config and version
  * headers the daemon checks, then `101`): from there on the socket carries one MCP session.
  */
-function openChannel(paths: DaemonPaths): Promise<Socket> {
+function openChannel(paths: DaemonPaths, codeMode: boolean): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket = createConnection(paths.socket);
     let answer = Buffer.alloc(0);
@@ -46,7 +54,8 @@ function openChannel(paths: DaemonPaths): Promise<Socket> {
       connected = true;
       socket.write(
         `GET /attach HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: ${ATTACH_UPGRADE}\r\n` +
-          `${VERSION_HEADER}: ${PACKAGE_VERSION}\r\n${CONFIG_HEADER}: ${encodeURIComponent(paths.config)}\r\n\r\n`,
+          `${VERSION_HEADER}: ${PACKAGE_VERSION}\r\n${CONFIG_HEADER}: ${encodeURIComponent(paths.config)}\r\n` +
+          `${codeMode ? `${ATTACH_MODE_HEADER}: code\r\n` : ""}\r\n`,
       );
     });
     const onData = (chunk: Buffer) => {
@@ -113,7 +122,7 @@ export async function connectAttached(target: AttachTarget): Promise<Socket> {
   let started: (() => boolean) | undefined;
   for (;;) {
     try {
-      return await openChannel(target.paths);
+      return await openChannel(target.paths, target.codeMode);
     } catch (error) {
       if (!(error instanceof Absent)) throw error;
     }

@@ -31,6 +31,11 @@ export const ATTACH_FLAGS = {
     value: "DURATION",
     description: `when it starts the daemon: stop after this long with no request and no session attached (default ${ATTACH_DEFAULT_IDLE}; 0: never)`,
   },
+  "code-mode": {
+    type: "boolean",
+    description:
+      "serve this session only search_tools, describe_tools and execute_code: the host's model writes a program that calls the servers' tools in a sandbox (see docs/code-mode.md)",
+  },
 } as const satisfies Flags;
 
 export const ATTACH_POSITIONALS: PositionalSpec = { usage: "", min: 0, max: 0 };
@@ -51,13 +56,17 @@ export async function runAttach(argv: readonly string[], io: AttachIO): Promise<
     return undefined;
   }
   if (parsed.global.help || parsed.global.version) return undefined;
-  return attach(parsed.global, parsed.options.idle as number | undefined, io);
+  return attach(
+    parsed.global,
+    { idleMs: parsed.options.idle as number | undefined, codeMode: parsed.options["code-mode"] === true },
+    io,
+  );
 }
 
 /** Connects to (or starts) the config's daemon and relays stdin/stdout to it until either ends. */
 export async function attach(
   global: GlobalOptions,
-  idleMs: number | undefined,
+  { idleMs, codeMode }: { idleMs: number | undefined; codeMode: boolean },
   io: AttachIO,
 ): Promise<number> {
   const problem = (message: string) => {
@@ -69,6 +78,7 @@ export async function attach(
     if (!config?.exists) throw noConfigFileFor({ purpose: "daemon" });
     const target = {
       paths: daemonPaths(config.path, io.cwd, io.env),
+      codeMode,
       config: global.config,
       idleMs: idleMs ?? parseDuration(ATTACH_DEFAULT_IDLE),
       trustProject: global.trustProject === true,

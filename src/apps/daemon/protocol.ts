@@ -32,6 +32,8 @@ export const DAEMON_SILENCE_MS = 30_000;
  * after the daemon's `101` the connection carries one MCP session as newline-delimited JSON-RPC.
  */
 export const ATTACH_UPGRADE = "mcp-bridge-attach";
+/** On the attach upgrade: `code` serves that session the code-mode tools (`attach --code-mode`). */
+export const ATTACH_MODE_HEADER = "mcp-bridge-attach-mode";
 
 export const OPERATIONS = ["status", "tools", "call", "resources", "read", "prompts", "prompt"] as const;
 export type Operation = (typeof OPERATIONS)[number];

@@ -10,6 +10,7 @@ import { statusDocument } from "./documents.js";
 import { answerOperation } from "./operations.js";
 import type { DaemonPaths } from "./paths.js";
 import {
+  ATTACH_MODE_HEADER,
   ATTACH_UPGRADE,
   type DaemonInfo,
   type Envelope,
@@ -40,12 +41,18 @@ export interface DaemonOptions {
    * protocol; without it such a connection is refused. Given by the application that starts the
    * daemon (the gateway's stdio server over this daemon's one bridge).
    */
-  readonly attach?: (channel: Duplex) => AttachedSession;
+  readonly attach?: (channel: Duplex, mode: AttachMode) => AttachedSession;
   /**
    * Marks a CLI request as running on a server (the forwarder's `occupy`): a question that server asks
    * meanwhile may be this request's doing, so it is never put to an attached session.
    */
   readonly occupy?: (server: string) => () => void;
+}
+
+/** How an attached session asked to be served (headers of its upgrade request). */
+export interface AttachMode {
+  /** `attach --code-mode`: only the three code-mode tools. */
+  readonly codeMode: boolean;
 }
 
 /** One `mcp-bridge attach` session the daemon serves. */
@@ -256,7 +263,8 @@ export async function serveDaemon(options: DaemonOptions): Promise<RunningDaemon
     if (head.length > 0) socket.unshift(head);
     inflight++;
     clearTimeout(idleTimer);
-    const session = (options.attach as NonNullable<DaemonOptions["attach"]>)(socket);
+    const mode = { codeMode: req.headers[ATTACH_MODE_HEADER] === "code" };
+    const session = (options.attach as NonNullable<DaemonOptions["attach"]>)(socket, mode);
     attached.set(socket, session);
     // A session that ends (its shim exited or the host closed it) cancels its own calls (the server's
     // transport closing aborts its handlers) and nothing else.

@@ -42,35 +42,6 @@ export async function listedTool(
   });
 }
 
-/**
- * How long a REST listing waits for servers still connecting. A REST client has no `list_changed` to
- * learn of tools that come later (an OpenAPI importer reads the document once), so its listing waits
- * for them, but only this long: a server that hangs at its handshake must not hold every listing up.
- */
-export const REST_LISTING_WAIT_MS = 5_000;
-
-/** Resolves once no server is connecting, after `maxMs`, or when `signal` aborts, whichever is first. */
-export function serversSettled(bridge: Bridge, signal: AbortSignal, maxMs: number): Promise<void> {
-  if (!someConnecting(bridge) || signal.aborted) return Promise.resolve();
-  return new Promise<void>((resolve) => {
-    const finish = () => {
-      clearTimeout(timer);
-      off();
-      signal.removeEventListener("abort", finish);
-      resolve();
-    };
-    const off = bridge.on("serverStateChanged", () => {
-      try {
-        if (!someConnecting(bridge)) finish();
-      } catch {
-        finish();
-      }
-    });
-    const timer = setTimeout(finish, maxMs);
-    signal.addEventListener("abort", finish, { once: true });
-  });
-}
-
 function someConnecting(bridge: Bridge): boolean {
   return bridge.servers().some((s) => s.state === "connecting");
 }

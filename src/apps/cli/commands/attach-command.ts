@@ -7,11 +7,12 @@ export const attachCommand = defineCommand({
   flags: ATTACH_FLAGS,
   positionals: ATTACH_POSITIONALS,
   description: `Configure it in a host in place of \`serve --stdio\` ({"command": "mcp-bridge", "args": ["attach"]}). It starts no server itself: it connects to the daemon for the config (starting one, idle stop ${ATTACH_DEFAULT_IDLE}, when none runs) and relays the host's MCP session to it, so every host session and CLI command shares one set of upstream processes, one tool cache and one OAuth state. The daemon stays up while a session is attached; when it stops or crashes, attach reconnects (starting a new one), answers the requests that were running with an error and tells the host the lists changed. Tools are named as the daemon's CLI names them (the config's toolNameFormat).`,
-  examples: ["attach", "attach -c ./mcp.json", "attach --idle 1h"],
+  examples: ["attach", "attach -c ./mcp.json", "attach --idle 1h", "attach --code-mode"],
   run: async (context) => {
     // process-entry runs attach before the full CLI loads; this is the same command run in-process.
     const { stdin } = context.io;
     if (!stdin) return 2;
-    return attach(context.global, context.options.idle, { ...context.io, stdin });
+    const mode = { idleMs: context.options.idle, codeMode: context.options["code-mode"] === true };
+    return attach(context.global, mode, { ...context.io, stdin });
   },
 });

@@ -170,11 +170,14 @@ async function run(context: CommandContext): Promise<number> {
     // We hold the lock, so a socket file left behind is a dead daemon's.
     if (existsSync(paths.socket)) unlinkSync(paths.socket);
     // Loaded here, not imported: `daemon start|stop|status` and every other command skip the bridge.
-    const [{ startBridge }, { serveDaemon }, { RequestForwarder, serveGatewayStdio }] = await Promise.all([
-      import("../../../bridge/bridge.js"),
-      import("../../daemon/socket-server.js"),
-      import("../../gateway/index.js"),
-    ]);
+    const [{ startBridge }, { serveDaemon }, { RequestForwarder, serveGatewayStdio }, { codeModeBridge }] =
+      await Promise.all([
+        import("../../../bridge/bridge.js"),
+        import("../../daemon/socket-server.js"),
+        import("../../gateway/index.js"),
+        // The view only: QuickJS itself loads when a program first runs.
+        import("../../../codemode/code-mode-bridge.js"),
+      ]);
     // Elicitation and sampling of a call made by an attached session go to that session; the rest
     // (CLI calls, questions no session can be tied to) get the daemon's own answers.
     const forwarder = new RequestForwarder({
@@ -195,8 +198,9 @@ async function run(context: CommandContext): Promise<number> {
       version: PACKAGE_VERSION,
       occupy: (server) => forwarder.occupy(server),
       // Each `mcp-bridge attach` is served exactly as `serve --stdio` serves its host, over this one bridge.
-      attach: (channel) =>
-        serveGatewayStdio(bridge, {
+      // `attach --code-mode` is served the code-mode view of the same bridge (same servers, same calls).
+      attach: (channel, mode) =>
+        serveGatewayStdio(mode.codeMode ? codeModeBridge(bridge) : bridge, {
           stdin: channel,
           stdout: channel,
           forwarder,

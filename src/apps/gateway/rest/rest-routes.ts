@@ -4,6 +4,7 @@ import { toAnthropicTools } from "../../../adapters/anthropic.js";
 import { toGeminiTools } from "../../../adapters/gemini.js";
 import { toMcpTools } from "../../../adapters/mcp.js";
 import { toOpenAITools } from "../../../adapters/openai.js";
+import { serversSettled } from "../../../bridge/servers-settled.js";
 import {
   restDraining,
   restMethodNotAllowed,
@@ -14,7 +15,6 @@ import {
   restUnknownFormat,
 } from "../../../errors/index.js";
 import type { Refusal } from "../authenticate.js";
-import { REST_LISTING_WAIT_MS, serversSettled } from "../listed-tool.js";
 import { type GatewayProfile, surfaceAllows } from "../profile.js";
 import { HttpFailure, sendError, sendJson } from "./http-json.js";
 import { openApiDocument } from "./openapi.js";
@@ -117,6 +117,13 @@ function refuseForeignHost(req: IncomingMessage, allowed: readonly string[] | un
   const refused = !host.ok ? host : !origin.ok ? origin : undefined;
   if (refused) throw new HttpFailure(403, restRefusedHost({ detail: refused.message }));
 }
+
+/**
+ * How long a REST listing waits for servers still connecting. A REST client has no `list_changed` to
+ * learn of tools that come later (an OpenAPI importer reads the document once), so its listing waits
+ * for them, but only this long: a server that hangs at its handshake must not hold every listing up.
+ */
+export const REST_LISTING_WAIT_MS = 5_000;
 
 /** The listing waits (bounded) for servers still connecting: see REST_LISTING_WAIT_MS. */
 async function settled(request: RestRequest): Promise<void> {

@@ -1,0 +1,34 @@
+import type { Bridge } from "./api.js";
+
+/**
+ * Resolves once no server is connecting, after `maxMs`, or when `signal` aborts, whichever is first.
+ * For faces that answer a listing once and have no `list_changed` to tell of tools that come later
+ * (the gateway's REST listings, code mode's catalog), so they wait for servers still starting, but
+ * never longer than `maxMs`: a server that hangs at its handshake must not hold them up.
+ */
+export function serversSettled(
+  bridge: Pick<Bridge, "servers" | "on">,
+  signal: AbortSignal | undefined,
+  maxMs: number,
+): Promise<void> {
+  const connecting = () => bridge.servers().some((s) => s.state === "connecting");
+  if (!connecting() || signal?.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const finish = () => {
+      clearTimeout(timer);
+      off();
+      signal?.removeEventListener("abort", finish);
+      resolve();
+    };
+    const off = bridge.on("serverStateChanged", () => {
+      try {
+        if (!connecting()) finish();
+      } catch {
+        // The bridge is closing: nothing more will connect.
+        finish();
+      }
+    });
+    const timer = setTimeout(finish, maxMs);
+    signal?.addEventListener("abort", finish, { once: true });
+  });
+}
