@@ -133,8 +133,13 @@ describe("serve --stdio limits", () => {
 
   it("a call past a full queue is refused with a clear error", async () => {
     await using client = await stdioGateway(["--max-calls", "1", "--max-queued", "1"]);
-    const running = client.callTool({ name: "slow_gather", arguments: { count: 2, ms: 20_000 } });
-    const waiting = client.callTool({ name: "slow_gather", arguments: { count: 1, ms: 1 } });
+    // Both end with the connection closed below: settled here, so that end is no unhandled rejection.
+    const running = client
+      .callTool({ name: "slow_gather", arguments: { count: 2, ms: 20_000 } })
+      .catch(() => undefined);
+    const waiting = client
+      .callTool({ name: "slow_gather", arguments: { count: 1, ms: 1 } })
+      .catch(() => undefined);
     // The third is refused while the first runs (it waits for a second gather that cannot start).
     expect(await outcomes([client.callTool({ name: "slow_sleep", arguments: { ms: 1 } })])).toEqual([
       expect.stringMatching(
