@@ -131,6 +131,8 @@ describe("mcp-bridge attach", () => {
     const b = open();
     await b.initialize();
     const pidTool = await toolNamed(a, "pid");
+    // Named as serve --stdio names them (<server>_<tool>), not as the daemon's CLI does (mcp_calc_pid).
+    expect(pidTool).toBe("calc_pid");
     expect(await toolNamed(b, "pid")).toBe(pidTool);
     const [fromA, fromB] = await Promise.all([
       a.request("tools/call", { name: pidTool, arguments: {} }),

@@ -247,12 +247,10 @@ describe.skipIf(!hasPython)(
       // A runtime folder of its own, so the daemon attach starts is this test's alone.
       const runtime = mkdtempSync(join(tmpdir(), "mcp-bridge-hosts-attach-"));
       temps.push(runtime);
-      // attach serves the tools as the CLI names them (toolNameFormat): the names the hosts call.
+      // A config of its own (so the daemon is this test's) with the CLI's default names (mcp_calc_add):
+      // attach serves serve's names all the same (calc_add), the names the hosts call.
       const attachConfig = join(home, "attach.json");
-      writeFileSync(
-        attachConfig,
-        JSON.stringify({ mcpServers: SERVERS, settings: { toolNameFormat: "{server}_{tool}" } }),
-      );
+      writeFileSync(attachConfig, JSON.stringify({ mcpServers: SERVERS }));
       const attach = [process.execPath, CLI, "attach", "--config", attachConfig];
       try {
         const result = await run("python3", [PYTHON_HOST, ...pythonCalls(CALLS), "--stdio", ...attach], {

@@ -170,14 +170,22 @@ async function run(context: CommandContext): Promise<number> {
     // We hold the lock, so a socket file left behind is a dead daemon's.
     if (existsSync(paths.socket)) unlinkSync(paths.socket);
     // Loaded here, not imported: `daemon start|stop|status` and every other command skip the bridge.
-    const [{ startBridge }, { serveDaemon }, { RequestForwarder, serveGatewayStdio }, { codeModeBridge }] =
-      await Promise.all([
-        import("../../../bridge/bridge.js"),
-        import("../../daemon/socket-server.js"),
-        import("../../gateway/index.js"),
-        // The view only: QuickJS itself loads when a program first runs.
-        import("../../../codemode/code-mode-bridge.js"),
-      ]);
+    const [
+      { startBridge },
+      { serveDaemon },
+      { RequestForwarder, serveGatewayStdio },
+      { codeModeBridge },
+      { servedNamesView },
+      { SERVED_TOOL_NAME_FORMAT },
+    ] = await Promise.all([
+      import("../../../bridge/bridge.js"),
+      import("../../daemon/socket-server.js"),
+      import("../../gateway/index.js"),
+      // The view only: QuickJS itself loads when a program first runs.
+      import("../../../codemode/code-mode-bridge.js"),
+      import("../../gateway/served-view.js"),
+      import("../../gateway/served-names.js"),
+    ]);
     // Elicitation and sampling of a call made by an attached session go to that session; the rest
     // (CLI calls, questions no session can be tied to) get the daemon's own answers.
     const forwarder = new RequestForwarder({
@@ -197,15 +205,21 @@ async function run(context: CommandContext): Promise<number> {
       logger: context.logger,
       version: PACKAGE_VERSION,
       occupy: (server) => forwarder.occupy(server),
-      // Each `mcp-bridge attach` is served exactly as `serve --stdio` serves its host, over this one bridge.
-      // `attach --code-mode` is served the code-mode view of the same bridge (same servers, same calls).
+      // Each `mcp-bridge attach` is served exactly as `serve --stdio` serves its host, over this one
+      // bridge: with serve's tool names (the config's serveToolNameFormat, else <server>_<tool>), not
+      // the CLI's names this bridge keeps; `attach --code-mode` gets the code-mode view of it.
       attach: (channel, mode) =>
-        serveGatewayStdio(mode.codeMode ? codeModeBridge(bridge) : bridge, {
-          stdin: channel,
-          stdout: channel,
-          forwarder,
-          onProblem: (message) => context.logger.warn(`Attached session: ${message}`),
-        }),
+        serveGatewayStdio(
+          mode.codeMode
+            ? codeModeBridge(bridge)
+            : servedNamesView(bridge, bridge.config.settings.serveToolNameFormat ?? SERVED_TOOL_NAME_FORMAT),
+          {
+            stdin: channel,
+            stdout: channel,
+            forwarder,
+            onProblem: (message) => context.logger.warn(`Attached session: ${message}`),
+          },
+        ),
     });
     context.io.signal?.addEventListener("abort", () => void daemon.stop("signal"), { once: true });
     await daemon.stopped;
