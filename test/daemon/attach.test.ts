@@ -216,10 +216,17 @@ describe("mcp-bridge attach", () => {
     const pidTool = await toolNamed(a, "pid");
     const before = Number(textOf(await a.request("tools/call", { name: pidTool, arguments: {} })));
     const sleep = await toolNamed(a, "sleep");
-    const running = a.start("tools/call", { name: sleep, arguments: { ms: 15_000 } });
+    const maxActive = await toolNamed(a, "max_active");
+    // Longer than anything below can take on a loaded machine: the call must still be running when
+    // the daemon dies, and its answer must be the relay's, not the sleep's end or our own timeout.
+    const running = a.start("tools/call", { name: sleep, arguments: { ms: 80_000 } }, 85_000);
+    // Killed once the call runs on the server (not while it is still on its way).
+    await until(
+      async () => textOf(await a.request("tools/call", { name: maxActive, arguments: {} })) === "1",
+      "the call to reach the server",
+      30_000,
+    );
     const daemon = (await daemonStatus())?.pid as number;
-    await until(() => processesOf("slow-tool", daemon).length === 1, "the slow server");
-    await new Promise((resolve) => setTimeout(resolve, 300));
     const upstream = [
       ...processesOf("slow-tool", daemon),
       ...processesOf("normal", daemon),
@@ -229,18 +236,20 @@ describe("mcp-bridge attach", () => {
     killed.push(...upstream);
     const failed = await running.answer;
     expect(failed.error?.message).toContain("went away");
+    // A new daemon starts and its servers connect: bounds for a loaded machine.
     await a.until(
       () => a.notifications.some((n) => n.method === "notifications/tools/list_changed"),
       "tools/list_changed after the reconnect",
+      45_000,
     );
-    const after = await toolNamed(a, "pid");
-    const again = await a.request("tools/call", { name: after, arguments: {} });
+    const after = await toolNamed(a, "pid", 45_000);
+    const again = await a.request("tools/call", { name: after, arguments: {} }, 30_000);
     expect(Number(textOf(again))).toBeGreaterThan(0);
     expect(Number(textOf(again))).not.toBe(before);
     const status = await daemonStatus();
     expect(status?.pid).not.toBe(daemon);
     expect(status?.attachedSessions).toBe(1);
-  }, 90_000);
+  }, 240_000);
 
   it("a session's exit cancels its own call only", async () => {
     const a = open();
