@@ -20,6 +20,16 @@ const HANDSHAKE_TIMEOUT_MS = 10_000;
 /** Nothing listens at the socket (no file, or a dead daemon's): start one. */
 class Absent extends Error {}
 
+/**
+ * The connection dropped before the daemon answered: a daemon starting up or going down (a crash, a
+ * config reload's restart) can do that. Tried again within the wait, never taken as a refusal.
+ */
+class Dropped extends Error {
+  constructor(readonly refusal: Error) {
+    super(refusal.message);
+  }
+}
+
 export interface AttachTarget {
   readonly paths: DaemonPaths;
   /** `--code-mode`: the session is served the three code-mode tools instead of every tool. */
@@ -85,11 +95,9 @@ function openChannel(paths: DaemonPaths, codeMode: boolean): Promise<Socket> {
     const onError = (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       const absent = !connected && (error.code === "ENOENT" || error.code === "ECONNREFUSED");
-      fail(
-        absent
-          ? new Absent(error.code)
-          : attachRefused({ socket: paths.socket, detail: error.code ?? error.message }),
-      );
+      const refusal = attachRefused({ socket: paths.socket, detail: error.code ?? error.message });
+      // No answer has come (onData removes this handler once it has): the drop is the daemon's state.
+      fail(absent ? new Absent(error.code) : new Dropped(refusal));
     };
     const onClose = () => onError(Object.assign(new Error("the connection closed"), { code: "ECONNRESET" }));
     socket.on("data", onData);
@@ -124,6 +132,11 @@ export async function connectAttached(target: AttachTarget): Promise<Socket> {
     try {
       return await openChannel(target.paths, target.codeMode);
     } catch (error) {
+      if (error instanceof Dropped) {
+        if (Date.now() > deadline) throw error.refusal;
+        await sleep(100);
+        continue;
+      }
       if (!(error instanceof Absent)) throw error;
     }
     // The daemon that would answer died, or exited at once (a broken config): its log says why.
