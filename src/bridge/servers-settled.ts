@@ -1,5 +1,10 @@
 import type { Bridge } from "./api.js";
 
+/** Whether some server is still connecting (its tools may yet appear). */
+export function someServerConnecting(bridge: Pick<Bridge, "servers">): boolean {
+  return bridge.servers().some((s) => s.state === "connecting");
+}
+
 /**
  * Resolves once no server is connecting, after `maxMs`, or when `signal` aborts, whichever is first.
  * For faces that answer a listing once and have no `list_changed` to tell of tools that come later
@@ -11,7 +16,7 @@ export function serversSettled(
   signal: AbortSignal | undefined,
   maxMs: number,
 ): Promise<void> {
-  const connecting = () => bridge.servers().some((s) => s.state === "connecting");
+  const connecting = () => someServerConnecting(bridge);
   if (!connecting() || signal?.aborted) return Promise.resolve();
   return new Promise<void>((resolve) => {
     const finish = () => {

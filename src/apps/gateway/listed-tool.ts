@@ -1,4 +1,5 @@
 import type { Bridge, ToolEntry } from "../../bridge/api.js";
+import { someServerConnecting } from "../../bridge/servers-settled.js";
 import { normalizeNamePart, normalizeServerPart } from "../../registry/naming.js";
 
 type ServerStatus = ReturnType<Bridge["servers"]>[number];
@@ -16,7 +17,7 @@ export async function listedTool(
   signal: AbortSignal,
 ): Promise<ToolEntry | undefined> {
   const now = bridge.tool(name);
-  if (now || !someConnecting(bridge) || signal.aborted) return now;
+  if (now || !someServerConnecting(bridge) || signal.aborted) return now;
   return new Promise<ToolEntry | undefined>((resolve) => {
     const finish = (entry: ToolEntry | undefined) => {
       clearTimeout(timer);
@@ -30,7 +31,7 @@ export async function listedTool(
     const check = () => {
       try {
         const entry = bridge.tool(name);
-        if (entry || !someConnecting(bridge)) finish(entry);
+        if (entry || !someServerConnecting(bridge)) finish(entry);
       } catch {
         // The bridge is closing: the call is answered as for an unknown tool.
         finish(undefined);
@@ -40,10 +41,6 @@ export async function listedTool(
     const listening = [bridge.on("toolsChanged", check), bridge.on("serverStateChanged", check)];
     signal.addEventListener("abort", aborted, { once: true });
   });
-}
-
-function someConnecting(bridge: Bridge): boolean {
-  return bridge.servers().some((s) => s.state === "connecting");
 }
 
 /**
