@@ -29,9 +29,33 @@ class LongestFirst extends BaseSequencer {
   }
 }
 
+/**
+ * The unit-test folders, whose files start no servers and leave nothing behind in the process: they
+ * share one module graph per worker (`isolate: false`), so the code under test is loaded and
+ * transformed once per worker instead of once per file (a group of config tests: 30.5 s -> 21.2 s
+ * user+sys, 161 s -> 89 s wall). Files that spawn the CLI and servers gain nothing measurable from it
+ * (12 CLI test files: 87.6 s vs 87.8 s), so they keep a fresh module graph each, as does any file that
+ * changes what the process holds (OTel's globals, process handlers, `process.env`, spies and mocks).
+ */
+const SHARED = [
+  "test/config/**/*.test.ts",
+  "test/registry/**/*.test.ts",
+  "test/results/**/*.test.ts",
+  "test/search/**/*.test.ts",
+  "test/policy/**/*.test.ts",
+  "test/util/**/*.test.ts",
+  "test/adapters/**/*.test.ts",
+  "test/errors.test.ts",
+  "test/architecture.test.ts",
+  "test/public-exports.test.ts",
+];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
+    projects: [
+      { extends: true, test: { name: "shared", include: SHARED, isolate: false } },
+      { extends: true, test: { name: "isolated", include: ["test/**/*.test.ts"], exclude: SHARED } },
+    ],
     setupFiles: ["test/setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
