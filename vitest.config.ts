@@ -7,13 +7,22 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * for vitest to order by (it then takes the largest files first); the files not listed keep its order.
  */
 const LONGEST_FIRST = [
-  "test/gateway/backlog.test.ts",
   "test/daemon/daemon.test.ts",
-  "test/readme.test.ts",
-  "test/docs.test.ts",
-  "test/examples/hosts.test.ts",
-  "test/auth/refresh.test.ts",
+  "test/gateway/backlog.test.ts",
+  "test/daemon/attach.test.ts",
+  "test/reliability/faults.test.ts",
   "test/cli/cli.test.ts",
+  "test/examples/hosts.test.ts",
+  "test/docs.test.ts",
+  "test/codemode/sandbox-security.test.ts",
+  "test/integration/connections.test.ts",
+  "test/reliability/secrets.test.ts",
+  "test/bridge/reload.test.ts",
+  "test/auth/refresh.test.ts",
+  "test/readme.test.ts",
+  "test/cli/examples.test.ts",
+  "test/cli/chat.test.ts",
+  "test/security/trust.test.ts",
   "test/gateway/profiles.test.ts",
 ];
 
