@@ -38,5 +38,6 @@ describe("mcp-bridge pins", () => {
     expect((await run("pins", "accept", "s")).code).toBe(0);
     expect((await run("call", "s/add")).stdout).toContain("called add");
     expect((await run("pins", "diff", "s")).code).toBe(0);
-  });
+    // Seven runs of the built CLI, each starting the server: bounded as a loaded machine needs.
+  }, 180_000);
 });
