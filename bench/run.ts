@@ -442,7 +442,7 @@ const sections: [string, () => Promise<void>][] = [
   ["connect per call", connectPerCall],
   ["sandbox start", async () => (await sandboxStartFigures(SERVER, quick)).forEach(record)],
   ["cli via daemon", async () => (await daemonCliFigures(quick)).forEach(record)],
-  ["fast start", async () => startFigures(quick).forEach(record)],
+  ["fast start", async () => (await startFigures(quick)).forEach(record)],
   ["serve startup with a hanging upstream", async () => (await serveStartupFigures(quick)).forEach(record)],
   ["attach fleet", async () => (await attachFleetFigures(quick)).forEach(record)],
   ["memory", memory],

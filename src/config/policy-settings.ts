@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
-import { RE2JS } from "re2js";
 import * as z from "zod";
+import { re2js } from "../util/lazy-modules.js";
 
 /**
  * The `policy` and `audit` settings: their raw shapes (one zod schema each, which is also what the
@@ -107,7 +107,7 @@ function ruleProblem(rules: readonly PolicyRule[]): string | undefined {
         return `${at}: an argument match has both glob and regex`;
       if (match.regex === undefined) continue;
       try {
-        RE2JS.compile(match.regex);
+        re2js().compile(match.regex);
       } catch (error) {
         return `${at}: regex ${JSON.stringify(match.regex)} is not valid RE2 (${(error as Error).message})`;
       }

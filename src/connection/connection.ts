@@ -1,7 +1,7 @@
 import type { CallToolResult, Client, Tool } from "@modelcontextprotocol/client";
 import type { ServerDefinition } from "../config/model.js";
 import { incompleteModernResult } from "../errors/index.js";
-import { httpStatusOf } from "../transport/create.js";
+import { httpStatusOf } from "../transport/transport-kinds.js";
 import { isIncompleteModernResult } from "./era-fallback.js";
 import * as fail from "./failures.js";
 import {

@@ -8,9 +8,8 @@ import {
   type ServerCrashedError,
   type ToolTimeoutError,
 } from "../errors/index.js";
-import { httpStatusOf } from "../transport/create.js";
 import type { ExitInfo } from "../transport/process-transport.js";
-import { RESULT_TOO_LARGE_RPC_CODE } from "../transport/process-transport.js";
+import { httpStatusOf, RESULT_TOO_LARGE_RPC_CODE } from "../transport/transport-kinds.js";
 import { STDERR_HINT } from "../util/stderr-hint.js";
 import { errorText } from "../util/text-of.js";
 

@@ -4,15 +4,9 @@ import type { McpBridgeError } from "../errors/index.js";
 import type { Telemetry } from "../telemetry/create-telemetry.js";
 import { peerAttributes } from "../telemetry/semconv.js";
 import { traceTransport } from "../telemetry/traced-transport.js";
-import {
-  type CreatedTransport,
-  createTransport,
-  looksLikeLegacySseServer,
-  type TransportContext,
-  type TransportFactory,
-  transportAttempts,
-} from "../transport/create.js";
+import type { CreatedTransport, TransportContext, TransportFactory } from "../transport/create.js";
 import type { ExitInfo } from "../transport/process-transport.js";
+import { looksLikeLegacySseServer, transportAttempts } from "../transport/transport-kinds.js";
 import * as fail from "./failures.js";
 import type { ConnectionOptions } from "./server-connection.js";
 import type { ServerOutput } from "./server-output.js";
@@ -46,6 +40,14 @@ export interface OpenerInput {
 }
 
 /**
+ * The transport implementations (process supervision, the sandbox, HTTP and SSE clients), loaded when
+ * the first server connects rather than with the library: `import "mcp-bridge"` does not pay for them.
+ */
+async function transportFactory(): Promise<TransportFactory> {
+  return (await import("../transport/create.js")).createTransport;
+}
+
+/**
  * One connect attempt: transport, handshake and version negotiation, the first tools listing, the
  * fallback from Streamable HTTP to legacy SSE, and one retry after an OAuth authorization. The
  * startup deadline bounds the whole attempt (spawn, handshake, the SSE endpoint wait, every listing
@@ -61,7 +63,11 @@ export async function openSession(
   const timeoutMs = definition.startupTimeoutMs;
   const deadline = Date.now() + timeoutMs;
   const attempts = transportAttempts(definition);
-  const factory = traced(options.createTransport ?? createTransport, options.telemetry, options.redact);
+  const factory = traced(
+    options.createTransport ?? (await transportFactory()),
+    options.telemetry,
+    options.redact,
+  );
   const context = transportContext(input);
   let lastError: unknown;
   let authorizations = 0;

@@ -1,4 +1,4 @@
-import { ErrorCode, McpBridgeError } from "./index.js";
+import { ErrorCode, McpBridgeError } from "./error-classes.js";
 
 /**
  * The CLI daemon's own failures, one factory per situation: the code, the wording and the fields are

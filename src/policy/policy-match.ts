@@ -1,5 +1,5 @@
-import { RE2JS } from "re2js";
 import type { PolicyArgumentMatch, PolicyRule } from "../config/policy-settings.js";
+import { re2js } from "../util/lazy-modules.js";
 
 /**
  * What one rule tests, compiled once per policy: globs and RE2 patterns become matchers, JSON paths
@@ -109,7 +109,7 @@ function argumentTest(match: PolicyArgumentMatch): Matcher {
   let test: (text: string) => boolean = () => true;
   if (match.glob !== undefined) test = globTest(match.glob, false);
   else if (match.regex !== undefined) {
-    const pattern = RE2JS.compile(match.regex);
+    const pattern = re2js().compile(match.regex);
     test = (text) => pattern.matcher(text).find();
   }
   // Any value at the path matching is enough (`$.files[*]` with one forbidden file among many).

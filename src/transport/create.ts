@@ -1,14 +1,20 @@
 import type { AuthProvider, FetchLike, OAuthClientProvider, Transport } from "@modelcontextprotocol/client";
-import { SdkError } from "@modelcontextprotocol/client";
 import type { ServerDefinition } from "../config/model.js";
 import { childEnvironment } from "./child-environment.js";
 import { LogLevelEnvelope } from "./log-level-envelope.js";
 import { type ExitInfo, type NoiseKind, ProcessTransport } from "./process-transport.js";
 import { createSseTransport, createStreamableHttpTransport } from "./remote-transports.js";
 import { sandboxedSpec } from "./sandbox/sandboxed-spawn.js";
+import type { TransportAttempt } from "./transport-kinds.js";
 
-/** One way of reaching a server; an inferred `url` has two (Streamable HTTP, then legacy SSE). */
-export type TransportAttempt = "stdio" | "streamable-http" | "sse";
+// Where they were first: the connection imports them from transport-kinds.ts, so that this file (and
+// every transport implementation behind it) loads only when a server is first connected.
+export {
+  httpStatusOf,
+  looksLikeLegacySseServer,
+  type TransportAttempt,
+  transportAttempts,
+} from "./transport-kinds.js";
 
 export interface TransportContext {
   readonly hostEnv?: Readonly<Record<string, string | undefined>>;
@@ -20,12 +26,6 @@ export interface TransportContext {
   readonly stringCapBytes?: number;
   /** Told the names of the host variables withheld from a stdio server because they look secret. */
   readonly onEnvironmentWithheld?: (names: readonly string[]) => void;
-}
-
-export function transportAttempts(definition: ServerDefinition): TransportAttempt[] {
-  if (definition.transport === "stdio") return ["stdio"];
-  if (definition.transport === "sse") return ["sse"];
-  return definition.fallbackToSse ? ["streamable-http", "sse"] : ["streamable-http"];
 }
 
 /** The server process behind a stdio transport, as the connection sees it. */
@@ -107,25 +107,4 @@ function createBareTransport(
   };
   const transport = attempt === "sse" ? createSseTransport(remote) : createStreamableHttpTransport(remote);
   return { transport, finishAuth: (params) => transport.finishAuth(params) };
-}
-
-/**
- * Whether a failed Streamable HTTP connect means "this is a legacy HTTP+SSE server": the spec's
- * backwards-compatibility rule is a 4xx answer to the initializing POST (auth failures excepted).
- */
-export function looksLikeLegacySseServer(error: unknown): boolean {
-  const status = httpStatusOf(error);
-  if (status === undefined) return false;
-  return status >= 400 && status < 500 && status !== 401 && status !== 403;
-}
-
-export function httpStatusOf(error: unknown): number | undefined {
-  for (let current: unknown = error, depth = 0; current && depth < 5; depth++) {
-    if (current instanceof SdkError) {
-      const data = current.data as { status?: unknown } | undefined;
-      if (typeof data?.status === "number") return data.status;
-    }
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
 }

@@ -8,6 +8,7 @@ import { DEFAULT_MAX_KEPT_BYTES, LineFramer, type OversizedLine } from "./framin
 import { deserializeLine } from "./message.js";
 import { reapGroup, stopProcessTree, trackGroup, useProcessGroups } from "./process-tree.js";
 import { type SpawnSpec, spawnServer } from "./supervisor.js";
+import { RESULT_TOO_LARGE_RPC_CODE } from "./transport-kinds.js";
 
 export interface StdioTransportOptions {
   readonly command: string;
@@ -73,8 +74,7 @@ function stdioLimits(options: StdioTransportOptions): StdioLimits {
   };
 }
 
-/** JSON-RPC error code for a response dropped for exceeding `maxMessageBytes` (implementation-defined range). */
-export const RESULT_TOO_LARGE_RPC_CODE = -32099;
+export { RESULT_TOO_LARGE_RPC_CODE };
 
 /**
  * The configured working directory of a stdio server does not exist (or is no directory). Not a

@@ -1,4 +1,4 @@
-import { argumentType, malformedKeyValue, unknownParameter } from "../errors/index.js";
+import { argumentType, malformedKeyValue, unknownParameter } from "../errors/tool-errors.js";
 import { suggest } from "./suggest.js";
 
 /**

@@ -16,7 +16,8 @@ import {
   writeFileSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { type McpBridgeError, unsafePath } from "../errors/index.js";
+import type { McpBridgeError } from "../errors/error-classes.js";
+import { unsafePath } from "../errors/file-errors.js";
 
 /**
  * The one way mcp-bridge creates folders and writes files it keeps (config edits, stores, caches,

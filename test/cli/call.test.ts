@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseKeyValuesFor } from "../../src/apps/cli/parse-arguments.js";
+import { parseKeyValuesFor } from "../../src/util/key-values.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { cliHome, runCli } from "../helpers/cli.js";
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { parseKeyValues } from "../../src/apps/cli/parse-arguments.js";
+import { parseKeyValues } from "../../src/util/key-values.js";
 import { alive, stdioEntry, waitForExit } from "../fixtures/servers/index.js";
 import { cliHome, preloadCliInProcess, runCli, runCliInProcess, spawnCli } from "../helpers/cli.js";
 import { pidsIn } from "../helpers/process.js";

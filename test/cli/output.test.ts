@@ -5,7 +5,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { callCommand } from "../../src/apps/cli/commands/call-command.js";
 import { statusCommand } from "../../src/apps/cli/commands/status-command.js";
 import { shorten, styleFor, table } from "../../src/apps/cli/output.js";
-import { parseCommandArguments, parseKeyValues } from "../../src/apps/cli/parse-arguments.js";
+import { parseCommandArguments } from "../../src/apps/cli/parse-arguments.js";
+import { parseKeyValues } from "../../src/util/key-values.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { emptyHome, runCliInProcess } from "../helpers/cli.js";
 

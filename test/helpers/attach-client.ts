@@ -40,9 +40,11 @@ export function attachSession(
     cwd: string;
     env: Record<string, string>;
     answer?: (request: Message) => Record<string, unknown> | undefined;
+    /** Node's own arguments, before the CLI's (a module trace's preload). */
+    nodeArgs?: readonly string[];
   },
 ): AttachSession {
-  const child = spawn(process.execPath, [CLI, "attach", ...args], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, "attach", ...args], {
     cwd: options.cwd,
     env: options.env,
     stdio: ["pipe", "pipe", "pipe"],

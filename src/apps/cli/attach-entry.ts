@@ -1,7 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import { configSearchPaths } from "../../config/search-paths.js";
 import { noConfigFileFor } from "../../errors/cli-errors.js";
-import { ErrorCode, isMcpBridgeError } from "../../errors/index.js";
+import { ErrorCode, isMcpBridgeError } from "../../errors/error-classes.js";
 import { parseDuration } from "../../util/duration.js";
 import { errorText } from "../../util/text-of.js";
 import { daemonPaths } from "../daemon/paths.js";

@@ -1,5 +1,5 @@
 import type { ServerInfo } from "../../connection/server-status.js";
-import { ErrorCode, isMcpBridgeError } from "../../errors/index.js";
+import { ErrorCode, isMcpBridgeError } from "../../errors/error-classes.js";
 import { plainText } from "../../util/plain-text.js";
 import { withoutStderrHint } from "../../util/stderr-hint.js";
 import { errorText } from "../../util/text-of.js";

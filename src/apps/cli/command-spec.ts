@@ -21,6 +21,12 @@ export interface CommandSpec<F extends Flags = Flags> {
   run(context: CommandContext<FlagValues<F>>): Promise<number>;
 }
 
+/**
+ * What help and argument parsing need of a command, without its implementation: the static table
+ * `help-table.ts` holds one per command, so `--help` loads no command.
+ */
+export type CommandDeclaration = Omit<CommandSpec, "run">;
+
 /** Keeps the flag types of a declaration (`const` so `type: "string"` stays a literal). */
 export function defineCommand<const F extends Flags>(spec: CommandSpec<F>): CommandSpec<F> {
   return spec;

@@ -1,4 +1,4 @@
-import type { CommandSpec } from "./command-spec.js";
+import type { CommandDeclaration } from "./command-spec.js";
 import { type FlagSpec, type Flags, GLOBAL_FLAGS } from "./parse-arguments.js";
 
 const INTRO = "mcp-bridge: the tools of any MCP server as native tools of an LLM agent";
@@ -20,7 +20,7 @@ function flagLines(flags: Flags): string[] {
 }
 
 /** `mcp-bridge --help`: every command with its one-line summary, and the global options. */
-export function overviewHelp(commands: readonly CommandSpec[]): string {
+export function overviewHelp(commands: readonly CommandDeclaration[]): string {
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;
   const lines = commands.map((c) => `  ${c.name}${" ".repeat(width - c.name.length)}${c.summary}`);
   return `${INTRO}
@@ -39,7 +39,7 @@ ${EXIT_CODES}
 }
 
 /** `mcp-bridge CMD --help`: usage, description, the command's own options, examples. */
-export function commandHelp(spec: CommandSpec): string {
+export function commandHelp(spec: CommandDeclaration): string {
   const own = Object.keys(spec.flags).length ? flagLines(spec.flags).join("\n") : "  (none)";
   const usage = `mcp-bridge ${spec.name}${spec.positionals.usage ? ` ${spec.positionals.usage}` : ""}${Object.keys(spec.flags).length ? " [options]" : ""}`;
   const aliases = spec.aliases?.length ? `\nAlso: ${spec.aliases.join(", ")}\n` : "";

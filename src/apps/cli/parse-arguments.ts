@@ -293,4 +293,4 @@ function checkPositionals(rest: readonly string[], spec: PositionalSpec, where: 
   }
 }
 
-export { parseKeyValues, parseKeyValuesFor } from "../../util/key-values.js";
+// (parseKeyValues lives in util/key-values.ts: parsing argv for help or --version does not load it.)

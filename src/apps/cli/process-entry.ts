@@ -22,6 +22,7 @@ process.on("SIGTERM", onSignal);
 process.on("SIGHUP", onSignal);
 
 const argv = process.argv.slice(2);
+const HELP_OR_VERSION = new Set(["--help", "-h", "--version", "-V"]);
 const io = {
   stdin: process.stdin,
   // On a terminal, nothing but the CLI's own colors and line editing gets through (see terminal.ts).
@@ -32,15 +33,20 @@ const io = {
   signal: controller.signal,
 };
 // `attach` relays to the daemon with nothing of the bridge loaded; a running daemon answers the bridge
-// commands; only without one is the full CLI (bridge, SDK) loaded.
+// commands; only without one is the full CLI (bridge, SDK) loaded. Help and `--version` are never the
+// daemon's (runViaDaemon would decline them after loading itself), so they skip it.
+const word = commandWord(argv);
+const helpOrVersion = word === undefined || word === "help" || argv.some((arg) => HELP_OR_VERSION.has(arg));
 const fast =
-  commandWord(argv) === "attach"
+  word === "attach"
     ? await (await import("./attach-entry.js")).runAttach(argv, {
         ...io,
         stdout: process.stdout,
         stdin: process.stdin,
       })
-    : await (await import("./daemon-route.js")).runViaDaemon(argv, io);
+    : helpOrVersion
+      ? undefined
+      : await (await import("./daemon-route.js")).runViaDaemon(argv, io);
 const code = fast ?? (await (await import("./run-cli.js")).runCli(argv, io));
 process.exitCode = controller.signal.aborted ? signalExitCode : code;
 // Let stdout drain, then leave even if a misbehaving server keeps a handle open.

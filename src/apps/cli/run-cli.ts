@@ -1,25 +1,42 @@
 import { packageInfo } from "../../util/package-info.js";
 import { suggest } from "../../util/suggest.js";
 import type { CliIO } from "./cli-io.js";
-import { reportError } from "./command-answers.js";
-import { createContext } from "./command-context.js";
-import type { CommandSpec } from "./command-spec.js";
-import { commandHelp, overviewHelp } from "./help.js";
+import type { CommandDeclaration } from "./command-spec.js";
 import { writeJson } from "./output.js";
 import { commandWord, parseCommandArguments } from "./parse-arguments.js";
 import { unknownCommand } from "./usage-errors.js";
 
-/** An unknown command word, with the nearest command as a suggestion. */
-function noSuchCommand(COMMANDS: readonly CommandSpec[], name: string) {
-  const near = suggest(name, [...COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]), "help"]);
-  return unknownCommand({ name, near });
+/**
+ * The static table of the commands' declarations and the help text built from it, loaded once a command
+ * word is read: `--version` needs neither.
+ */
+async function declarations() {
+  const [{ DECLARED_COMMANDS }, help] = await Promise.all([import("./help-table.js"), import("./help.js")]);
+  /** A command's declaration (help, flags), from the static table: no command is loaded for it. */
+  const declared = (name: string): CommandDeclaration | undefined =>
+    DECLARED_COMMANDS.find((command) => command.name === name || command.aliases?.includes(name));
+  /** An unknown command word, with the nearest command as a suggestion. */
+  const noSuchCommand = (name: string) => {
+    const words = DECLARED_COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]);
+    return unknownCommand({ name, near: suggest(name, [...words, "help"]) });
+  };
+  return { all: DECLARED_COMMANDS, declared, noSuchCommand, ...help };
 }
 
 /**
- * The commands (and through them the config's field table, zod and the rest) load once a command or
- * help is asked for: `--version` needs none of them.
+ * The command's implementation (and through it the config's field table, zod and the rest), loaded
+ * only to run it: help and `--version` need none of them.
  */
-const commandTable = () => import("./command-table.js");
+async function commandToRun(name: string, noSuchCommand: (name: string) => Error) {
+  const [{ findCommand }, { createContext }] = await Promise.all([
+    import("./command-table.js"),
+    import("./command-context.js"),
+  ]);
+  const spec = findCommand(name);
+  // Only with a stale help table, which test/cli/help-table.test.ts prevents.
+  if (!spec) throw noSuchCommand(name);
+  return { spec, createContext };
+}
 
 /** `--version`: the version, or with --json `{ "name": ..., "version": ... }`. */
 function printVersion(io: CliIO, json: boolean): number {
@@ -40,29 +57,32 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       const parsed = parseCommandArguments(argv, word, {}, { usage: "[COMMAND]", min: 0, max: 1 });
       json = parsed.global.json;
       if (parsed.global.version) return printVersion(io, parsed.global.json);
-      const { COMMANDS, findCommand } = await commandTable();
+      const table = await declarations();
       const [topic] = parsed.positionals;
       if (topic !== undefined) {
-        const spec = findCommand(topic);
-        if (!spec) throw noSuchCommand(COMMANDS, topic);
-        io.stdout.write(commandHelp(spec));
+        const spec = table.declared(topic);
+        if (!spec) throw table.noSuchCommand(topic);
+        io.stdout.write(table.commandHelp(spec));
         return 0;
       }
-      io.stdout.write(overviewHelp(COMMANDS));
+      io.stdout.write(table.overviewHelp(table.all));
       return word === "help" || parsed.global.help ? 0 : 2;
     }
-    const { COMMANDS, findCommand } = await commandTable();
-    const spec = findCommand(word);
-    if (!spec) throw noSuchCommand(COMMANDS, word);
-    const parsed = parseCommandArguments(argv, word, spec.flags, spec.positionals);
+    const table = await declarations();
+    const declared = table.declared(word);
+    if (!declared) throw table.noSuchCommand(word);
+    const parsed = parseCommandArguments(argv, word, declared.flags, declared.positionals);
     json = parsed.global.json;
     if (parsed.global.help) {
-      io.stdout.write(commandHelp(spec));
+      io.stdout.write(table.commandHelp(declared));
       return 0;
     }
     if (parsed.global.version) return printVersion(io, parsed.global.json);
+    const { spec, createContext } = await commandToRun(declared.name, table.noSuchCommand);
     return await spec.run(createContext(io, parsed));
   } catch (error) {
+    // Loaded for a failure only: help and `--version` do without the answer rendering.
+    const { reportError } = await import("./command-answers.js");
     return reportError(io, json, error, argv.includes("-v") || argv.includes("--verbose"));
   }
 }

@@ -1,4 +1,4 @@
-import { ErrorCode, McpBridgeError } from "../../errors/index.js";
+import { ErrorCode, McpBridgeError } from "../../errors/error-classes.js";
 
 /**
  * Every usage error of the CLI, one factory per situation: the wording lives here, the throw sites

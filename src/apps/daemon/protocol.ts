@@ -5,7 +5,7 @@
  * one final `{"result": Envelope}` or `{"error": {code, message}}` line. Only types and pure helpers,
  * so the CLI's daemon path loads nothing of the bridge.
  */
-import { ErrorCode, isMcpBridgeError } from "../../errors/index.js";
+import { ErrorCode, isMcpBridgeError } from "../../errors/error-classes.js";
 import { packageInfo } from "../../util/package-info.js";
 import { errorText } from "../../util/text-of.js";
 

@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, customFetch, errors as joseErrors, jwtVerify } from "jose";
+import type * as Jose from "jose";
 import { boundedFetch } from "../../transport/bounded-fetch.js";
 import { errorText } from "../../util/text-of.js";
 import type { GatewayProfile } from "./profile.js";
@@ -47,15 +47,33 @@ async function fetchJwks(url: string, init: RequestInit): Promise<Response> {
   }
 }
 
+let joseLoad: Promise<typeof Jose> | undefined;
+
+/**
+ * jose (46 modules), imported by the first gateway that verifies JWTs: one without OAuth never loads
+ * it. A failed import rejects every verification with node's own error, naming the missing package.
+ */
+function loadJose(): Promise<typeof Jose> {
+  joseLoad ??= import("jose");
+  return joseLoad;
+}
+
 /** Checks signature (against the JWKS), issuer, audience and expiry; the JWKS is fetched and cached by jose. */
 export function jwtVerifier(oauth: GatewayOAuth, audience: string): (token: string) => Promise<JwtOutcome> {
-  const keys = createRemoteJWKSet(new URL(oauth.jwksUrl), {
-    timeoutDuration: 5_000,
-    [customFetch]: fetchJwks,
-  });
+  const verifier = loadJose().then((jose) => ({
+    jose,
+    keys: jose.createRemoteJWKSet(new URL(oauth.jwksUrl), {
+      timeoutDuration: 5_000,
+      [jose.customFetch]: fetchJwks,
+    }),
+  }));
+  // Reported by the first verification (below), not as an unhandled rejection before any request.
+  verifier.catch(() => {});
   return async (token) => {
+    const { jose, keys } = await verifier;
+    const joseErrors = jose.errors;
     try {
-      const { payload } = await jwtVerify(token, keys, {
+      const { payload } = await jose.jwtVerify(token, keys, {
         issuer: oauth.issuer,
         audience,
         requiredClaims: ["exp"],
