@@ -38,6 +38,7 @@ export function relatedLogsFetch(inner: FetchLike): FetchLike {
     const response = await inner(url, init);
     if (response instanceof SettledResponse) {
       // A body that arrived whole: its messages are already parsed, in the order the SDK delivers them.
+      if (!(await response.text()).includes(LOG_METHOD)) return response;
       const messages = await response.json();
       if (Array.isArray(messages)) for (const message of messages) tell(sink, message);
       return response;
@@ -52,15 +53,13 @@ export function relatedLogsFetch(inner: FetchLike): FetchLike {
   };
 }
 
-/** Whether a POST body is one tools/call request (a batch or anything else is never attributed). */
+/**
+ * Whether a POST body is one tools/call request (a batch or anything else is never attributed). The
+ * SDK writes `method` first (`{...request, jsonrpc, id}`); the arguments, which may be large, are not
+ * parsed to find out. A body in another order is not attributed: its messages stay in the log.
+ */
 function isToolCall(body: unknown): boolean {
-  if (typeof body !== "string" || !body.startsWith("{") || !body.includes(`"tools/call"`)) return false;
-  try {
-    const message = JSON.parse(body) as { method?: unknown; id?: unknown };
-    return message.method === "tools/call" && message.id !== undefined;
-  } catch {
-    return false;
-  }
+  return typeof body === "string" && body.startsWith(`{"method":"tools/call",`);
 }
 
 function tell(sink: RelatedLogSink, message: unknown): void {

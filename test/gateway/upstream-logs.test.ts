@@ -116,6 +116,30 @@ describe("upstream log messages tied to a call (Streamable HTTP upstream)", () =
   });
 });
 
+describe("upstream log messages tied to a call (2026-07-28 upstream)", () => {
+  it("an upstream that logs only when asked (its entry's logLevel) reaches the calling client", async () => {
+    await using upstream = await startHttpFixture("logs", ["--modern"]);
+    const bridge = await startBridge({ servers: { logs: { url: upstream.url, logLevel: "info" } } });
+    try {
+      await bridge.ready();
+      const gateway = await startGateway({ bridge });
+      try {
+        await using client = await listeningClient(gateway.url, "2025-11-25");
+        await client.callTool({ name: "mcp_logs_chatty", arguments: { tag: "m" } });
+        // The upstream sends info and up, as configured; the client (no level set) gets them all.
+        expect(client.heard).toEqual([
+          { level: "info", logger: "logs/chatty", data: "info from m" },
+          { level: "error", logger: "logs/chatty", data: "error from m" },
+        ]);
+      } finally {
+        await gateway.close();
+      }
+    } finally {
+      await bridge.close();
+    }
+  });
+});
+
 describe("serve --stdio: the gateway's only client gets every upstream log message", () => {
   let home: string;
   beforeAll(() => {
