@@ -139,7 +139,9 @@ export function gatewayServer(
       const run = (call: DownstreamCall | undefined, signal: AbortSignal) => {
         const untrack = call && forwarder?.track(tool.server, call);
         // callUpstream never rejects: an upstream failure is an error result.
-        const logs = client.everyUpstreamLog ? undefined : callLogs(client, ctx, logLevel.forRequest(ctx));
+        // Read on every call: a 2026-07-28 request's level is also the channel's latest (stdio-server.ts).
+        const threshold = logLevel.forRequest(ctx);
+        const logs = client.everyUpstreamLog ? undefined : callLogs(client, ctx, threshold);
         return callUpstream(bridge, name, request.params.arguments ?? {}, ctx, signal, client, logs).then(
           (result) => {
             untrack?.();
