@@ -44,10 +44,18 @@ export interface ProcessRun {
 export function runProcess(
   command: string,
   args: readonly string[],
-  options: { cwd: string; env: Record<string, string>; timeoutMs: number; label?: string },
+  options: {
+    cwd: string;
+    env: Record<string, string>;
+    timeoutMs: number;
+    label?: string;
+    /** Written to its stdin, which is then closed. */
+    input?: string;
+  },
 ): Promise<ProcessRun> {
   return new Promise((done, fail) => {
     const child = spawn(command, args, { cwd: options.cwd, env: options.env });
+    if (options.input !== undefined) child.stdin.end(options.input);
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
