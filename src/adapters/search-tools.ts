@@ -3,6 +3,7 @@ import { ErrorCode, searchUnknownTool } from "../errors/index.js";
 import { flattenParameters } from "../registry/flatten.js";
 import type { JsonSchema } from "../registry/tool-definition.js";
 import type { ToolResult } from "../results/tool-result.js";
+import { searchLimit, searchToolsInputSchema } from "../search/search-tools-input.js";
 import type { ToolSearchOptions } from "../search/tool-search.js";
 import { toOpenAITools } from "./openai.js";
 
@@ -141,25 +142,12 @@ export function catalogTools(source: ToolCatalogSource, options: CatalogOptions 
     description:
       `Find tools for a task among ${source.tools().length} available tools. Describe the task in a few words ` +
       `(or give a tool's exact name). Returns the best matching tools with their parameters; call one with ${callName}.`,
-    inputSchema: {
-      type: "object",
-      properties: {
-        query: { type: "string", description: "What you want to do, in a few words, or a tool name." },
-        limit: {
-          type: "integer",
-          minimum: 1,
-          maximum: limit,
-          description: `How many tools to return (default ${limit}).`,
-        },
-      },
-      required: ["query"],
-    },
+    inputSchema: searchToolsInputSchema(limit),
     run: async (args) => {
       const query = typeof args.query === "string" ? args.query : "";
       if (!query.trim())
         return modelError(`${searchName} needs a "query": describe the task in a few words.`);
-      const wanted =
-        typeof args.limit === "number" ? Math.min(limit, Math.max(1, Math.floor(args.limit))) : limit;
+      const wanted = searchLimit(args.limit, limit);
       const found = source.searchTools(query, { limit: wanted });
       return searchResult(query, found, callName);
     },

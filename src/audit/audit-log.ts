@@ -11,6 +11,7 @@ import {
 import { basename, dirname, extname, join } from "node:path";
 import { auditWriteFailed, unsafePath } from "../errors/index.js";
 import { withFileLockSync } from "../util/file-lock.js";
+import { NO_FOLLOW, withNoFollowRead } from "../util/no-follow-read.js";
 import { ensurePrivateDir } from "../util/private-path.js";
 import { errorText } from "../util/text-of.js";
 import { chainLine, GENESIS, sha256 } from "./audit-chain.js";
@@ -25,7 +26,6 @@ import { chainLine, GENESIS, sha256 } from "./audit-chain.js";
  * this user's and not writable by others.
  */
 
-const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
 const isWindows = process.platform === "win32";
 
 export class AuditLog {
@@ -142,18 +142,10 @@ function lastLine(fd: number, size: number): string {
 }
 
 function lastLineOf(file: string): string | undefined {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | NO_FOLLOW);
-  } catch {
-    return undefined;
-  }
-  try {
+  return withNoFollowRead(file, (fd) => {
     const size = fstatSync(fd).size;
     return size > 0 ? lastLine(fd, size) : undefined;
-  } finally {
-    closeSync(fd);
-  }
+  });
 }
 
 function seqOf(line: string): number {

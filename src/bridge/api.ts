@@ -64,6 +64,12 @@ export interface CallOptions {
   readonly caller?: string;
   /** Answers a policy `ask` for this call (overrides BridgeOptions.approveCall). */
   readonly approveCall?: ApproveCall;
+  /**
+   * The log messages the server sent with this call (masked as for `serverLog`): those a Streamable
+   * HTTP server sends on the call's own response stream. Nothing ties a stdio or legacy SSE server's
+   * messages to a call, so those only reach `serverLog` and the logger (as these do too).
+   */
+  readonly onLog?: (message: ServerLogMessage) => void;
 }
 
 /** A call the policy wants a person to approve (a rule with `action: "ask"`). */

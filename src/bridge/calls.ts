@@ -15,12 +15,14 @@ import { validateArguments } from "../registry/validate.js";
 import { type ConvertOptions, errorToolResult, toToolResult } from "../results/convert.js";
 import { OVERFLOW_BUDGET } from "../results/overflow.js";
 import type { ToolResult } from "../results/tool-result.js";
+import { withRelatedLogs } from "../transport/related-notifications.js";
 import { loadTokenizer } from "../util/token-count.js";
 import { keepUpstream, upstreamOf } from "../util/upstream.js";
 import type { CallOptions, ToolEntry } from "./api.js";
 import type { BridgeState } from "./bridge-state.js";
 import { admitCall } from "./call-guard.js";
 import { unknownToolError } from "./diagnostics.js";
+import { serverLogMessage } from "./features/logging.js";
 import { callResourceTool } from "./features/resource-tools.js";
 import { resultPolicy } from "./options.js";
 import type { ServerRecord } from "./server-record.js";
@@ -267,8 +269,28 @@ async function sendCall(
   }
 }
 
-/** The request on the wire: a task-augmented call when publishing decided the tool runs as a task. */
+/**
+ * The request on the wire: a task-augmented call when publishing decided the tool runs as a task. With
+ * `onLog`, the log messages the server sends on the call's own response stream go to it too.
+ */
 function send(
+  state: BridgeState,
+  record: ServerRecord,
+  definition: ToolDefinition,
+  args: Record<string, unknown>,
+  request: CallRequest,
+): Promise<CallToolResult> {
+  const onLog = request.onLog;
+  if (!onLog) return sendRequest(state, record, definition, args, request);
+  const { server } = definition;
+  const { secrets } = state.options;
+  return withRelatedLogs(
+    (params) => onLog(serverLogMessage(server, params, secrets)),
+    () => sendRequest(state, record, definition, args, request),
+  );
+}
+
+function sendRequest(
   state: BridgeState,
   record: ServerRecord,
   definition: ToolDefinition,

@@ -6,6 +6,7 @@ import type { JsonSchema } from "../registry/tool-definition.js";
 import { errorToolResult } from "../results/convert.js";
 import type { ToolResult } from "../results/tool-result.js";
 import { truncateText } from "../results/truncate.js";
+import { searchLimit, searchToolsInputSchema } from "../search/search-tools-input.js";
 import { apiCache, type CodeModeSource } from "./api-cache.js";
 import type { ApiTool } from "./declarations.js";
 import { type ExecuteCodeOptions, runProgram } from "./execute-code.js";
@@ -64,24 +65,11 @@ export function codeModeTools(source: CodeModeSource, options: CodeModeOptions =
       `Find tools for a task among the available tools. Describe the task in a few words. Answers with ` +
       `one-line TypeScript signatures (tools.<server>.<tool>(args)); get full declarations with ` +
       `${names.describe}, then call them from a program with ${names.execute}.`,
-    inputSchema: {
-      type: "object",
-      properties: {
-        query: { type: "string", description: "What you want to do, in a few words, or a tool name." },
-        limit: {
-          type: "integer",
-          minimum: 1,
-          maximum: limit,
-          description: `How many tools (default ${limit}).`,
-        },
-      },
-      required: ["query"],
-    },
+    inputSchema: searchToolsInputSchema(limit),
     run: async (args) => {
       const query = typeof args.query === "string" ? args.query.trim() : "";
       if (!query) return modelError(`${names.search} needs a "query": describe the task in a few words.`);
-      const wanted =
-        typeof args.limit === "number" ? Math.min(limit, Math.max(1, Math.floor(args.limit))) : limit;
+      const wanted = searchLimit(args.limit, limit);
       const current = api();
       const found = source
         .searchTools(query, { limit: wanted })

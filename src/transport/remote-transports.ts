@@ -3,6 +3,7 @@ import { SSEClientTransport, StreamableHTTPClientTransport } from "@modelcontext
 import { boundedFetch, DEFAULT_MAX_RESPONSE_BYTES } from "./bounded-fetch.js";
 import { keepAliveFetch } from "./keepalive-fetch.js";
 import { RESULT_TOO_LARGE_RPC_CODE } from "./process-transport.js";
+import { relatedLogsFetch } from "./related-notifications.js";
 import { SseSessionTransport } from "./sse-session.js";
 
 export interface RemoteTransportOptions {
@@ -31,7 +32,8 @@ export function createStreamableHttpTransport(
   return new StreamableHTTPClientTransport(new URL(options.url), {
     requestInit: { headers: { ...options.headers } },
     ...(options.authProvider ? { authProvider: options.authProvider } : {}),
-    fetch: fetchFor(options),
+    // A call's own log messages come on its POST's response stream: told to its caller.
+    fetch: relatedLogsFetch(fetchFor(options)),
     // Reconnecting is the connection layer's job (one policy for every transport); keep the SDK's
     // stream resumption short so a dead server surfaces instead of being retried silently.
     reconnectionOptions: {

@@ -14,6 +14,7 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import { lockTimeout } from "../errors/index.js";
+import { NO_FOLLOW, withNoFollowRead } from "./no-follow-read.js";
 
 /**
  * An advisory lock for read-modify-write of a file shared by several processes (config edits, stores):
@@ -35,7 +36,6 @@ interface Holder {
   readonly token: string;
 }
 
-const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
 const thisHost = hostname();
 
 /**
@@ -173,24 +173,22 @@ function inspect(lockFile: string): Seen | undefined {
 }
 
 function readHolder(file: string): Holder | undefined {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | NO_FOLLOW);
-  } catch {
-    return undefined;
-  }
-  try {
-    const buffer = Buffer.alloc(Math.min(4096, fstatSync(fd).size));
-    const read = readSync(fd, buffer, 0, buffer.length, 0);
-    const parsed = JSON.parse(buffer.subarray(0, read).toString("utf8")) as Partial<Holder>;
-    if (typeof parsed.pid !== "number" || typeof parsed.host !== "string" || typeof parsed.token !== "string")
+  return withNoFollowRead(file, (fd) => {
+    try {
+      const buffer = Buffer.alloc(Math.min(4096, fstatSync(fd).size));
+      const read = readSync(fd, buffer, 0, buffer.length, 0);
+      const parsed = JSON.parse(buffer.subarray(0, read).toString("utf8")) as Partial<Holder>;
+      if (
+        typeof parsed.pid !== "number" ||
+        typeof parsed.host !== "string" ||
+        typeof parsed.token !== "string"
+      )
+        return undefined;
+      return { pid: parsed.pid, host: parsed.host, token: parsed.token };
+    } catch {
       return undefined;
-    return { pid: parsed.pid, host: parsed.host, token: parsed.token };
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+    }
+  });
 }
 
 function isStale(seen: Seen, staleMs: number): boolean {

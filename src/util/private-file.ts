@@ -1,5 +1,6 @@
-import { closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, readFileSync } from "node:fs";
+import { fchmodSync, fstatSync, lstatSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { withNoFollowRead } from "./no-follow-read.js";
 import { ensurePrivateDir, replaceFileAtomic } from "./private-path.js";
 
 /**
@@ -10,7 +11,6 @@ import { ensurePrivateDir, replaceFileAtomic } from "./private-path.js";
  */
 
 // Windows has no O_NOFOLLOW; there the lstat check before opening is what refuses a link.
-const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
 const isWindows = process.platform === "win32";
 
 /** True when `file` does not exist or is a regular file (not a link, folder, fifo, ...). */
@@ -25,25 +25,19 @@ export function isRegularOrAbsent(file: string): boolean {
 /** The file's text; undefined when it is absent, unreadable, a symbolic link or another user's (refused). */
 export function readPrivateFile(file: string): string | undefined {
   if (!isRegularOrAbsent(file)) return undefined;
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | NO_FOLLOW);
-  } catch {
-    return undefined;
-  }
-  try {
-    const stat = fstatSync(fd);
-    // A file someone else owns was planted, not written by us: not believed.
-    const mine = process.getuid === undefined || stat.uid === process.getuid();
-    if (!stat.isFile() || !mine) return undefined;
-    // Our own file with loose permissions (written by an older version or by hand): ours to tighten.
-    if (!isWindows && (stat.mode & 0o077) !== 0) fchmodSync(fd, 0o600);
-    return readFileSync(fd, "utf8");
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+  return withNoFollowRead(file, (fd) => {
+    try {
+      const stat = fstatSync(fd);
+      // A file someone else owns was planted, not written by us: not believed.
+      const mine = process.getuid === undefined || stat.uid === process.getuid();
+      if (!stat.isFile() || !mine) return undefined;
+      // Our own file with loose permissions (written by an older version or by hand): ours to tighten.
+      if (!isWindows && (stat.mode & 0o077) !== 0) fchmodSync(fd, 0o600);
+      return readFileSync(fd, "utf8");
+    } catch {
+      return undefined;
+    }
+  });
 }
 
 /**

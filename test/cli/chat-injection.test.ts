@@ -1,10 +1,10 @@
-import { spawn } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { CLI, cliEnv, emptyHome } from "../helpers/cli.js";
 import { type ScriptedEndpoint, startScriptedOpenAI } from "../helpers/model-endpoints.js";
+import { type ProcessRun, runProcess } from "../helpers/process.js";
 
 /**
  * A prompt-injected model tries every way around the chat's approval: other spellings of a tool's
@@ -37,34 +37,17 @@ function chat(
   endpoint: ScriptedEndpoint,
   lines: string[],
   flags: string[] = [],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+): Promise<ProcessRun> {
   const dir = emptyHome();
   closers.push(async () => rmSync(dir, { recursive: true, force: true }));
   const config = join(dir, "mcp.json");
   writeFileSync(config, JSON.stringify({ mcpServers: servers }));
-  const child = spawn(process.execPath, [resolve(CLI), "chat", "-c", config, ...flags], {
+  return runProcess(process.execPath, [resolve(CLI), "chat", "-c", config, ...flags], {
     cwd: dir,
     env: cliEnv(dir, { OPENAI_BASE_URL: `${endpoint.url}/v1`, OPENAI_MODEL: "scripted" }),
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr += chunk;
-  });
-  child.stdin.end([...lines, ""].join("\n"));
-  return new Promise((done, fail) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      fail(new Error(`chat did not finish in time\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, 45_000);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    });
+    timeoutMs: 45_000,
+    label: "chat",
+    input: [...lines, ""].join("\n"),
   });
 }
 

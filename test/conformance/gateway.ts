@@ -19,13 +19,10 @@ const SUITE_TIMEOUT_MS = 5 * 60_000;
 
 /**
  * Scenarios the gateway fails on purpose, each with the reason; reported, not counted as regressions.
- * Upstream log messages are not forwarded to gateway clients: nothing ties a message to the call that
- * caused it (the upstream client does not report the related request, stdio carries none), and one
- * client's log must never reach another (see docs/security.md). They stay in the gateway's own log.
+ * None at present: upstream log messages sent with a call (tools-call-with-logging) reach the client
+ * that made it (see src/apps/gateway/upstream-logs.ts).
  */
-const DELIBERATE: Readonly<Record<string, string>> = {
-  "tools-call-with-logging": "upstream log messages stay in the gateway's log (docs/security.md)",
-};
+const DELIBERATE: Readonly<Record<string, string>> = {};
 const START_TIMEOUT_MS = 60_000;
 
 /** Starts a process in its own group and resolves with it once a stdout line matches `ready`. */

@@ -6,6 +6,7 @@ import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixturePath } from "../fixtures/servers/index.js";
 import { CLI, cliHome } from "../helpers/cli.js";
+import { type ProcessRun, runProcess } from "../helpers/process.js";
 
 /**
  * The hosts of examples/hosts/ (Python and Go, standard library only) as their users run them: each
@@ -46,26 +47,8 @@ function run(
   args: readonly string[],
   extraEnv: Record<string, string> = {},
   cwd = home,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(command, args, { cwd, env: { ...env, ...extraEnv } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      fail(new Error(`${command} ${args.join(" ")} did not finish in 100 s:\n${stdout}\n${stderr}`));
-    }, 100_000);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    });
-  });
+): Promise<ProcessRun> {
+  return runProcess(command, args, { cwd, env: { ...env, ...extraEnv }, timeoutMs: 100_000 });
 }
 
 beforeAll(async () => {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll } from "vitest";
+import { runProcess } from "./process.js";
 
 export const CLI = resolve("dist/src/apps/cli/bin.js");
 
@@ -51,24 +52,11 @@ export function runCli(
   args: readonly string[],
   options: { cwd: string; env: Record<string, string>; timeoutMs?: number },
 ): Promise<CliRun> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: options.env });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`mcp-bridge ${args.join(" ")} did not finish in time\nstderr: ${stderr}`));
-    }, options.timeoutMs ?? 20_000);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolvePromise({ code, stdout, stderr });
-    });
+  return runProcess(process.execPath, [CLI, ...args], {
+    cwd: options.cwd,
+    env: options.env,
+    timeoutMs: options.timeoutMs ?? 20_000,
+    label: `mcp-bridge ${args.join(" ")}`,
   });
 }
 

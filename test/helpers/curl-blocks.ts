@@ -2,6 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createInterface } from "node:readline";
 import { expect } from "vitest";
 import { CLI } from "./cli.js";
+import { runProcess } from "./process.js";
 
 /**
  * A shell block that starts the gateway and talks to it with curl, as a reader copies it:
@@ -59,25 +60,7 @@ export function shellWords(line: string): string[] {
 }
 
 function run(command: string, args: readonly string[], cwd: string, env: Record<string, string>) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
-    const child = spawn(command, args, { cwd, env });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      fail(new Error(`${command} ${args.join(" ")} did not finish in 60 s`));
-    }, 60_000);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    });
-  });
+  return runProcess(command, args, { cwd, env, timeoutMs: 60_000 });
 }
 
 async function stop(child: ChildProcess): Promise<void> {

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 
 /**
@@ -28,4 +29,53 @@ export function pidsIn(file: string): number[] {
   } catch {
     return [];
   }
+}
+
+export interface ProcessRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs a command (never through a shell) to its end and collects its output, bounded in time: past
+ * `timeoutMs` it is killed and the promise rejects with what it printed so far.
+ */
+export function runProcess(
+  command: string,
+  args: readonly string[],
+  options: {
+    cwd: string;
+    env: Record<string, string>;
+    timeoutMs: number;
+    label?: string;
+    /** Written to its stdin, which is then closed. */
+    input?: string;
+  },
+): Promise<ProcessRun> {
+  return new Promise((done, fail) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env });
+    if (options.input !== undefined) child.stdin.end(options.input);
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      const label = options.label ?? `${command} ${args.join(" ")}`;
+      fail(
+        new Error(
+          `${label} did not finish in ${options.timeoutMs / 1000} s\nstdout: ${stdout}\nstderr: ${stderr}`,
+        ),
+      );
+    }, options.timeoutMs);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr });
+    });
+  });
 }

@@ -25,8 +25,8 @@ export const LOOPBACK_NAMES = [...new Set([...localhostAllowedHostnames(), ...lo
 
 /**
  * The `/mcp` endpoint: the stateless 2026-07-28 handler and the 2025-11-25 sessions over the bridge,
- * each request served by a server instance limited to its client's profile, list changes and log
- * messages passed on, and DNS rebinding refused on a loopback bind.
+ * each request served by a server instance limited to its client's profile, list changes passed on
+ * (and a call's own upstream log messages: see upstream-logs.ts), and DNS rebinding refused on a loopback bind.
  */
 export function mcpEndpoint(options: ResolvedGatewayOptions, tracker: RequestTracker) {
   const { bridge, version, forwarder } = options;
@@ -70,8 +70,6 @@ export function mcpEndpoint(options: ResolvedGatewayOptions, tracker: RequestTra
         for (const s of open) s.sendPromptListChanged().catch(() => undefined);
       }
     }),
-    // Upstream log messages go to the client whose call runs on that server (see forward.ts).
-    ...(forwarder ? [bridge.on("serverLog", forwarder.log)] : []),
   ];
   const node = toNodeHandler(
     {

@@ -105,12 +105,11 @@ export class RequestForwarder {
   };
 
   /**
-   * Pass to the bridge's `serverLog` event. A log message reaches a client only when it can be tied to
-   * the call that caused it, and nothing ties one yet: the upstream client does not say which request a
-   * notification came with (over stdio nothing does), and "the one call running on that server" may be
-   * another client's while the message is about work a call that already ended started. So none is
-   * passed on; the bridge's logger (the gateway's own log) still gets every one. Progress is tied (by
-   * its token) and does reach its caller (see mcp-server.ts).
+   * Does nothing; kept for programs that pass it to the bridge's `serverLog` event. Upstream log
+   * messages are not routed by server, as questions are: "the one call running on that server" may be
+   * another client's while the message is about work a call that already ended started. The gateway
+   * itself forwards a message to the client whose call it came with (tied by the call's own response
+   * stream, see upstream-logs.ts); the rest stay in the gateway's own log.
    */
   readonly log = (_message: ServerLogMessage): void => {};
 

@@ -172,6 +172,13 @@ export interface StdioGatewayOptions {
   readonly adminTools?: boolean;
   /** Limits on the channel's one client's tool calls (see GatewayOptions.limits). */
   readonly limits?: GatewayLimits;
+  /**
+   * The channel's client is the bridge's only client (`serve --stdio`): every upstream log message is
+   * forwarded to it, not only those tied to one of its calls. Never for a bridge that serves others too
+   * (the daemon's attached sessions, CLI calls): a message could be about another client's work.
+   * Default false.
+   */
+  readonly soleClient?: boolean;
 }
 
 export interface ResolvedStdioGatewayOptions {
@@ -186,6 +193,7 @@ export interface ResolvedStdioGatewayOptions {
   /** The channel's one client's limits, defaulted as the HTTP gateway's per-client limits. */
   readonly limits: ResolvedLimits;
   readonly adminTools: boolean;
+  readonly soleClient: boolean;
 }
 
 /** The stdio gateway's options, defaulted from GATEWAY_DEFAULTS and each checked once. */
@@ -201,6 +209,7 @@ export function resolveStdioGatewayOptions(options: StdioGatewayOptions): Resolv
     onProblem = () => {},
     adminTools = false,
     limits = {},
+    soleClient = false,
   } = options;
   return {
     version,
@@ -213,6 +222,7 @@ export function resolveStdioGatewayOptions(options: StdioGatewayOptions): Resolv
     onProblem,
     limits: resolveLimits(limits),
     adminTools,
+    soleClient,
   };
 }
 

@@ -4,7 +4,8 @@ import {
   Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import type { Bridge } from "../../bridge/api.js";
+import type { Bridge, Progress } from "../../bridge/api.js";
+import type { ServerLogMessage } from "../../bridge/features/logging.js";
 import { useIdTables } from "../../util/id-table.js";
 import { errorText } from "../../util/text-of.js";
 import { adminAllowed, adminTools, callAdminTool, isAdminTool } from "./admin-tools.js";
@@ -18,6 +19,7 @@ import { downServerOf, listedTool } from "./listed-tool.js";
 import { type GatewayProfile, profileAllows } from "./profile.js";
 import type { RequestTracker } from "./request-tracker.js";
 import { registerSubscriptions } from "./subscriptions.js";
+import { ClientLogLevel, forwardedLog, type LogThreshold, LogValve, passes } from "./upstream-logs.js";
 import { statusAllows } from "./upstream-status.js";
 import {
   backlogFull,
@@ -43,6 +45,17 @@ export interface GatewayClient {
   readonly adminTools?: boolean;
   /** The caller the call policy and the audit log see (see callerOf); `id` when unset. */
   readonly caller?: string;
+  /**
+   * The log level this client asked for, when the caller keeps it (stdio-server.ts); else each server
+   * instance keeps its own.
+   */
+  readonly logLevel?: ClientLogLevel;
+  /**
+   * Every upstream log message goes to this client by other means (the only client of `serve
+   * --stdio`): its calls do not forward their own again. Otherwise a call forwards the messages tied
+   * to it (see upstream-logs.ts).
+   */
+  readonly everyUpstreamLog?: boolean;
 }
 
 /**
@@ -71,9 +84,13 @@ export function gatewayServer(
   );
   // A stdio host's connection is one long-lived server: its request tables must not be Maps (see id-table.ts).
   useIdTables(server);
-  // Accepted, as the logging capability promises; no upstream log message is passed on (see forward.ts).
+  // Filters the upstream log messages this client gets (see upstream-logs.ts).
+  const logLevel = client.logLevel ?? new ClientLogLevel();
   server.setRequestHandler("logging/setLevel", (request) =>
-    tracker.handle("logging/setLevel", request.params, async () => ({})),
+    tracker.handle("logging/setLevel", request.params, async () => {
+      logLevel.set(request.params.level);
+      return {};
+    }),
   );
   const admin = adminAllowed(client.adminTools, profile);
   const visible = () =>
@@ -122,7 +139,10 @@ export function gatewayServer(
       const run = (call: DownstreamCall | undefined, signal: AbortSignal) => {
         const untrack = call && forwarder?.track(tool.server, call);
         // callUpstream never rejects: an upstream failure is an error result.
-        return callUpstream(bridge, name, request.params.arguments ?? {}, ctx, signal, client).then(
+        // Read on every call: a 2026-07-28 request's level is also the channel's latest (stdio-server.ts).
+        const threshold = logLevel.forRequest(ctx);
+        const logs = client.everyUpstreamLog ? undefined : callLogs(client, ctx, threshold);
+        return callUpstream(bridge, name, request.params.arguments ?? {}, ctx, signal, client, logs).then(
           (result) => {
             untrack?.();
             return heldUntilSent(client, ctx, name, result, admitted.release);
@@ -213,6 +233,26 @@ function boundedNotify(
   ctx.mcpReq.notify(notification).catch(() => undefined);
 }
 
+/** The log messages tied to one call, sent on its request's stream at the client's level, capped. */
+interface CallLogs {
+  readonly onLog: (message: ServerLogMessage) => void;
+  /** Tells the client of messages dropped and not reported yet (before the call's result). */
+  readonly close: () => void;
+}
+
+function callLogs(client: GatewayClient, ctx: ServerContext, threshold: LogThreshold): CallLogs | undefined {
+  if (threshold === "none") return undefined;
+  const valve = new LogValve((params) =>
+    boundedNotify(client, ctx, { method: "notifications/message", params }),
+  );
+  return {
+    onLog: (message) => {
+      if (passes(message.level, threshold)) valve.offer(forwardedLog(message));
+    },
+    close: () => valve.close(),
+  };
+}
+
 /** One upstream call as this client's result: an upstream failure is an error result, never a dropped connection. */
 async function callUpstream(
   bridge: Bridge,
@@ -221,10 +261,19 @@ async function callUpstream(
   ctx: ServerContext,
   signal: AbortSignal,
   client: GatewayClient,
+  logs: CallLogs | undefined,
 ): Promise<CallToolResult> {
+  // Upstream progress goes to the downstream client under the token it chose, when it asked for it.
+  const token = ctx.mcpReq._meta?.progressToken;
+  const onProgress =
+    token === undefined
+      ? undefined
+      : (p: Progress) =>
+          boundedNotify(client, ctx, {
+            method: "notifications/progress",
+            params: { progressToken: token, ...p },
+          });
   try {
-    // Upstream progress goes to the downstream client under the token it chose, when it asked for it.
-    const token = ctx.mcpReq._meta?.progressToken;
     // A failure becomes an error result that says what happened and what to do (see forwardedResult).
     const result = await bridge.call(name, args, {
       signal,
@@ -232,20 +281,14 @@ async function callUpstream(
       // The call policy's `caller` rules and the audit log see who called; a policy `ask` is a deny
       // here, since the gateway has nobody to ask (no approveCall is passed).
       caller: client.caller ?? client.id,
-      ...(token === undefined
-        ? {}
-        : {
-            resetTimeoutOnProgress: true,
-            onProgress: (p) => {
-              boundedNotify(client, ctx, {
-                method: "notifications/progress",
-                params: { progressToken: token, ...p },
-              });
-            },
-          }),
+      resetTimeoutOnProgress: onProgress !== undefined,
+      onProgress,
+      onLog: logs?.onLog,
     });
     return forwardedResult(result);
   } catch (error) {
     return { content: [{ type: "text" as const, text: `Error: ${errorText(error)}` }], isError: true };
+  } finally {
+    logs?.close();
   }
 }

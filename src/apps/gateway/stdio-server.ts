@@ -6,6 +6,7 @@ import { onListChanges } from "./list-changes.js";
 import { gatewayServer } from "./mcp-server.js";
 import { requestTracker } from "./request-tracker.js";
 import { GatewayStdioWire } from "./stdio-wire.js";
+import { ClientLogLevel, forwardedLog, LogValve, passes } from "./upstream-logs.js";
 
 /** Serves the bridge's merged catalog as one MCP server on this process's stdin/stdout. */
 export function serveGatewayStdio(
@@ -24,11 +25,14 @@ export function serveGatewayStdio(
   const wire = new GatewayStdioWire(options.stdin, options.stdout, options);
   // A call keeps its limiter slot until its response was written out: a host that stops reading cannot
   // have more results waiting than it may have calls running.
+  const logLevel = new ClientLogLevel();
   const client = {
     id: "stdio",
     limiter,
     delivered: (id: string | number) => wire.delivered(id),
     adminTools: options.adminTools,
+    logLevel,
+    everyUpstreamLog: options.soleClient,
   };
   const handle = serveStdio(
     () => {
@@ -50,9 +54,23 @@ export function serveGatewayStdio(
       }
     }),
   ];
-  if (forwarder) unsubscribe.push(bridge.on("serverLog", forwarder.log));
+  // The only client of the bridge gets every upstream log message; otherwise a call gets those tied to
+  // it (mcp-server.ts) and the rest stay in the bridge's log (see upstream-logs.ts).
+  const valve = new LogValve((params) => {
+    for (const server of servers)
+      server.notification({ method: "notifications/message", params }).catch(() => undefined);
+  });
+  if (options.soleClient) {
+    unsubscribe.push(
+      bridge.on("serverLog", (message) => {
+        if (![...servers].some((s) => s.getClientVersion() !== undefined)) return;
+        if (passes(message.level, logLevel.current())) valve.offer(forwardedLog(message));
+      }),
+    );
+  }
   const stop = () => {
     for (const off of unsubscribe) off();
+    valve.close();
   };
   return {
     closed: wire.closed,

@@ -1,7 +1,8 @@
 import type { Client, LoggingLevel } from "@modelcontextprotocol/client";
-import { definedOnly } from "../../util/defined.js";
+import { definedOnly, omitUndefined } from "../../util/defined.js";
 import { type Logger, SERVER_LOG } from "../../util/logger.js";
 import { plainText } from "../../util/plain-text.js";
+import type { SecretMask } from "../../util/redact.js";
 import { errorText, textOf } from "../../util/text-of.js";
 import type { FeatureContext } from "./feature-context.js";
 
@@ -39,19 +40,10 @@ export interface ServerLogMessage {
  * so every consumer (logger, event, CLI, daemon log, gateway clients) gets it masked.
  */
 export function registerLogging(client: Client, server: string, context: FeatureContext): void {
-  const { secrets } = context.options;
   client.setNotificationHandler("notifications/message", (notification) => {
-    const params = notification.params;
-    const level = (params.level in LEVELS ? params.level : "info") as LoggingLevel;
-    const name = typeof params.logger === "string" ? secrets.text(params.logger) : undefined;
-    const data = secrets.deep(params.data);
-    // Absent, not undefined, when the server named no logger: the event reaches hosts and gateway clients.
-    context.events.emit("serverLog", {
-      ...definedOnly({ server, level, logger: name }),
-      server,
-      level,
-      data,
-    });
+    const message = serverLogMessage(server, notification.params, context.options.secrets);
+    context.events.emit("serverLog", message);
+    const { level, logger: name, data } = message;
     context.logger[LEVELS[level]](
       `[${plainText(server, 200)}] ${plainText(textOf(data))}`,
       definedOnly({
@@ -62,6 +54,24 @@ export function registerLogging(client: Client, server: string, context: Feature
       }),
     );
   });
+}
+
+/**
+ * A server's `notifications/message` params as the bridge passes them on: a known level (else
+ * `info`), the logger name if a string, every string masked. Also used for the messages a call's
+ * caller gets (`CallOptions.onLog`), which never went through the handler above.
+ */
+export function serverLogMessage(
+  server: string,
+  params: { readonly level?: unknown; readonly logger?: unknown; readonly data?: unknown },
+  secrets: SecretMask,
+): ServerLogMessage {
+  const level = (
+    typeof params.level === "string" && Object.hasOwn(LEVELS, params.level) ? params.level : "info"
+  ) as LoggingLevel;
+  const name = typeof params.logger === "string" ? secrets.text(params.logger) : undefined;
+  // Absent, not undefined, when the server named no logger: the message reaches hosts and gateway clients.
+  return omitUndefined({ server, level, logger: name, data: secrets.deep(params.data) });
 }
 
 /** `logging/setLevel` on a freshly connected session, when configured and the server logs. */

@@ -195,6 +195,8 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
         telemetry,
         adminTools,
         limits,
+        // This bridge serves nobody else: every upstream log message is this client's business.
+        soleClient: true,
         onProblem: (message) => io.stderr.write(`mcp-bridge serve: ${message}\n`),
       });
       // Any end of the channel (stdin's end, stdout's failure) or a signal stops the gateway; the
