@@ -10,6 +10,8 @@ const HEARTBEAT_EVERY_MS = 3_000;
 const HEARTBEAT_TTL_MS = 10_000;
 /** While the store is down, how often it is asked again. */
 const PROBE_EVERY_MS = 1_000;
+/** How long a starting replica waits for its first connection before it serves alone. */
+const START_WAIT_MS = 5_000;
 
 const PREFIX = "mcp-bridge:";
 const sha = (text: string) => createHash("sha1").update(text).digest("hex");
@@ -132,7 +134,7 @@ export async function connectRedisStore(options: RedisStoreOptions): Promise<Clu
   timer.unref();
   // A store down at start is no reason not to serve: the probe finds it once it is there.
   const connecting = client.connect().catch(() => undefined);
-  await Promise.race([connecting, new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+  await Promise.race([connecting, new Promise((resolve) => setTimeout(resolve, START_WAIT_MS).unref())]);
   await probe();
   if (up) await heartbeat();
   else down("no connection at start");
@@ -202,10 +204,10 @@ export function redactedUrl(url: string): string {
   return parsed.href;
 }
 
-/** A short reason (an errno code or a Redis error's first word), never a reply's content. */
+/** A short reason: an errno code, or the client's own message (Redis's errors quote no data). */
 function errorCode(error: unknown): string {
   const code = (error as { code?: unknown })?.code;
   if (typeof code === "string") return code;
   const message = error instanceof Error ? error.message : String(error);
-  return message.split(/[\s:]/)[0]?.slice(0, 40) || "error";
+  return message.replace(/[^\x20-\x7e]/g, " ").slice(0, 80) || "error";
 }
