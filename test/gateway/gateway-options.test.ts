@@ -8,6 +8,7 @@ import {
 } from "../../src/apps/gateway/gateway-options.js";
 import type { Bridge } from "../../src/bridge/api.js";
 import { ErrorCode, McpBridgeError } from "../../src/errors/index.js";
+import { silentLogger } from "../../src/util/logger.js";
 import { packageInfo } from "../../src/util/package-info.js";
 
 // The resolver never touches the bridge: it is carried through as given.
@@ -29,7 +30,18 @@ const OPTIONAL = [
   "telemetry",
   "adminTools",
   "adminToken",
+  "replicaId",
+  "advertiseUrl",
+  "clusterSecret",
+  "store",
+  "logger",
 ] as const;
+
+/** Resolved options with the replica id (random when not given) set aside. */
+const withoutReplicaId = (resolved: ReturnType<typeof resolveGatewayOptions>) => ({
+  ...resolved,
+  replica: { ...resolved.replica, id: "any" },
+});
 
 function refusal(fn: () => unknown): McpBridgeError {
   try {
@@ -61,6 +73,9 @@ describe("resolveGatewayOptions", () => {
       telemetry: undefined,
       adminTools: false,
       adminToken: undefined,
+      replica: { id: expect.stringMatching(/^[0-9a-f-]{36}$/), advertiseUrl: undefined, secret: undefined },
+      store: undefined,
+      logger: silentLogger,
     });
   });
 
@@ -69,8 +84,8 @@ describe("resolveGatewayOptions", () => {
       fc.property(fc.subarray([...OPTIONAL]), (keys) => {
         const given: Record<string, unknown> = { bridge };
         for (const key of keys) given[key] = undefined;
-        expect(resolveGatewayOptions(given as unknown as GatewayOptions)).toStrictEqual(
-          resolveGatewayOptions({ bridge }),
+        expect(withoutReplicaId(resolveGatewayOptions(given as unknown as GatewayOptions))).toStrictEqual(
+          withoutReplicaId(resolveGatewayOptions({ bridge })),
         );
       }),
       { numRuns: 200 },
@@ -162,5 +177,25 @@ describe("resolveStdioGatewayOptions", () => {
     expect(refusal(() => resolveStdioGatewayOptions({ maxMessageBytes: 0 })).code).toBe(
       ErrorCode.ConfigInvalid,
     );
+  });
+});
+
+describe("resolveGatewayOptions: cluster options", () => {
+  it("refuses a store that is not a Redis URL (its password never shown), a short secret and a bad replica id", () => {
+    expect(
+      refusal(() => resolveGatewayOptions({ bridge, store: "http://user:hunter2@h:1" })).message,
+    ).not.toContain("hunter2");
+    expect(refusal(() => resolveGatewayOptions({ bridge, clusterSecret: new Uint8Array(8) })).code).toBe(
+      ErrorCode.ConfigInvalid,
+    );
+    expect(refusal(() => resolveGatewayOptions({ bridge, replicaId: "a b\n" })).code).toBe(
+      ErrorCode.ConfigInvalid,
+    );
+    expect(refusal(() => resolveGatewayOptions({ bridge, advertiseUrl: "ftp://x" })).code).toBe(
+      ErrorCode.ConfigInvalid,
+    );
+    const given = resolveGatewayOptions({ bridge, store: "redis://127.0.0.1:6379", replicaId: "pod-1" });
+    expect(given.store).toBe("redis://127.0.0.1:6379");
+    expect(given.replica.id).toBe("pod-1");
   });
 });
