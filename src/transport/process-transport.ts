@@ -7,7 +7,7 @@ import { PROCESS_STOP } from "../config/defaults.js";
 import { DEFAULT_MAX_KEPT_BYTES, LineFramer, type OversizedLine } from "./framing.js";
 import { deserializeLine } from "./message.js";
 import { reapGroup, stopProcessTree, trackGroup, useProcessGroups } from "./process-tree.js";
-import { type SpawnSpec, spawnServer } from "./supervisor.js";
+import { type SpawnSpec, spawnServer } from "./spawn-server.js";
 
 export interface StdioTransportOptions {
   readonly command: string;

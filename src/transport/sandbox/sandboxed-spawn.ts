@@ -11,7 +11,7 @@ import { homedir } from "node:os";
 import type { SandboxPolicy } from "../../config/model.js";
 import { sandboxProgramMissing, sandboxSetupFailed, sandboxUnsupported } from "../../errors/index.js";
 import { plainText } from "../../util/plain-text.js";
-import type { SpawnSpec } from "../supervisor.js";
+import type { SpawnSpec } from "../spawn-server.js";
 import { bwrapArguments } from "./bwrap-arguments.js";
 import { CACHE_VARIABLES, findCommand, hostFacts, isPackageRunner } from "./host-facts.js";
 import { sandboxExecProfile } from "./sandbox-exec-profile.js";
