@@ -28,6 +28,7 @@ import { sandboxStartFigures } from "./sandbox-start.js";
 import { serveStartupFigures } from "./serve-startup.js";
 import { startFigures } from "./start.js";
 import { type Figure, fmt, measureSequential, measureThroughput, percentile } from "./stats.js";
+import { stdioSpawnFigures } from "./stdio-spawn.js";
 import { toolSearchFigures } from "./tool-search.js";
 
 const quick = process.argv.includes("--quick");
@@ -441,6 +442,7 @@ const sections: [string, () => Promise<void>][] = [
   ["pin check", async () => pinCheckFigures(quick).forEach(record)],
   ["connect per call", connectPerCall],
   ["sandbox start", async () => (await sandboxStartFigures(SERVER, quick)).forEach(record)],
+  ["stdio spawn and memory per server", async () => stdioSpawnFigures(quick).forEach(record)],
   ["cli via daemon", async () => (await daemonCliFigures(quick)).forEach(record)],
   ["fast start", async () => startFigures(quick).forEach(record)],
   ["serve startup with a hanging upstream", async () => (await serveStartupFigures(quick)).forEach(record)],

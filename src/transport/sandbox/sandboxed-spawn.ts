@@ -1,8 +1,8 @@
 /**
  * Runs a stdio server inside a sandbox by rewriting what is spawned (command, args, env, cwd): bwrap on
- * Linux, sandbox-exec on macOS, a refusal elsewhere. The rewritten spec goes to the same supervisor as
- * any server, so the process-group and die-with-the-host guarantees are unchanged (bwrap adds its own
- * `--die-with-parent` and pid namespace). A sandbox that cannot be set up fails the start with an
+ * Linux, sandbox-exec on macOS, a refusal elsewhere. The rewritten spec is spawned as any server's, in
+ * its own process group under the host's watchdog, so the die-with-the-host guarantees are unchanged
+ * (bwrap adds its own `--die-with-parent`, whose parent is the host itself, and pid namespace). A sandbox that cannot be set up fails the start with an
  * error naming the server; the server is never started without it.
  */
 
