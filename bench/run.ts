@@ -18,6 +18,7 @@ import { startBridge } from "../src/bridge/bridge.js";
 import { ToolRegistry } from "../src/registry/registry.js";
 import { attachFleetFigures } from "./attach-fleet.js";
 import { catalogCacheFigures } from "./catalog-cache.js";
+import { catalogHeapFigures } from "./catalog-heap.js";
 import { codeModeFigures } from "./code-mode.js";
 import { daemonCliFigures } from "./daemon-cli.js";
 import { FIRST_CALLS, firstCallFigures } from "./first-calls.js";
@@ -436,6 +437,7 @@ const sections: [string, () => Promise<void>][] = [
     "catalog cache and large catalogs",
     async () => (await catalogCacheFigures(SERVER, quick)).forEach(record),
   ],
+  ["catalog heap", async () => catalogHeapFigures(quick).forEach(record)],
   ["tool search", async () => (await toolSearchFigures(quick)).forEach(record)],
   ["code mode", async () => (await codeModeFigures(join(here, "../.."))).forEach(record)],
   ["policy and audit", async () => (await policyFigures(SERVER, quick)).forEach(record)],
