@@ -108,7 +108,7 @@ describe.runIf(process.platform === "linux")("one watchdog per host", () => {
     expect(server).toBeGreaterThan(1);
     leftovers.push(server);
     await expect.poll(() => groupMembers(server), { timeout: 20_000, interval: 100 }).toEqual([]);
-  }, 40_000);
+  }, 60_000);
 
   it("a host that survives a Ctrl-C at its terminal keeps its guard; a host that does not takes its servers along", async () => {
     const script = (ignoreInterrupt: boolean) => `
@@ -135,7 +135,7 @@ describe.runIf(process.platform === "linux")("one watchdog per host", () => {
       await exited;
       await expect.poll(() => groupMembers(server), { timeout: 20_000, interval: 100 }).toEqual([]);
     }
-  }, 60_000);
+  }, 90_000);
 
   it("a host that closes its servers exits on its own: the watchdog does not hold its event loop", async () => {
     const script = `
@@ -150,7 +150,7 @@ describe.runIf(process.platform === "linux")("one watchdog per host", () => {
     const exit = new Promise<number | null>((done) => host.once("exit", (code) => done(code)));
     expect(await firstLine(host)).toBe("closed");
     expect(await exit).toBe(0);
-  }, 40_000);
+  }, 60_000);
 
   it("ends the groups it holds (SIGKILL after the grace for one that ignores SIGTERM), never one it was told is gone", async () => {
     const group = (ignoreTerm: boolean) => {
