@@ -89,7 +89,7 @@ function ussKiB(pid: number): number {
   }
 }
 
-/** Every process below `root` (the daemon's upstream servers and their supervisors). */
+/** Every process below `root` (the daemon's upstream servers and its watchdog). */
 function descendants(root: number): number[] {
   const children = new Map<number, number[]>();
   for (const name of readdirSync("/proc")) {
@@ -204,7 +204,7 @@ export async function attachFleetFigures(quick: boolean): Promise<Figure[]> {
         bridge: five.kib / 1024,
         baseline: one.kib / 1024,
         baselineName: "1 session",
-        detail: `sum of USS of the shims, the daemon and its ${one.upstream} upstream processes (servers and supervisors): ${(one.kib / 1024).toFixed(1)} MiB with 1 session, ${(five.kib / 1024).toFixed(1)} MiB with 5 (ratio ${ratio.toFixed(2)}); upstream processes ${one.upstream} -> ${five.upstream}`,
+        detail: `sum of USS of the shims, the daemon and its ${one.upstream} upstream processes (servers and the watchdog): ${(one.kib / 1024).toFixed(1)} MiB with 1 session, ${(five.kib / 1024).toFixed(1)} MiB with 5 (ratio ${ratio.toFixed(2)}); upstream processes ${one.upstream} -> ${five.upstream}`,
         target: {
           text: "<= 1.5x, no extra upstream process",
           met: ratio <= 1.5 && five.upstream === one.upstream,

@@ -18,6 +18,7 @@ import { startBridge } from "../src/bridge/bridge.js";
 import { ToolRegistry } from "../src/registry/registry.js";
 import { attachFleetFigures } from "./attach-fleet.js";
 import { catalogCacheFigures } from "./catalog-cache.js";
+import { catalogHeapFigures } from "./catalog-heap.js";
 import { codeModeFigures } from "./code-mode.js";
 import { daemonCliFigures } from "./daemon-cli.js";
 import { FIRST_CALLS, firstCallFigures } from "./first-calls.js";
@@ -28,6 +29,7 @@ import { sandboxStartFigures } from "./sandbox-start.js";
 import { serveStartupFigures } from "./serve-startup.js";
 import { startFigures } from "./start.js";
 import { type Figure, fmt, measureSequential, measureThroughput, percentile } from "./stats.js";
+import { stdioSpawnFigures } from "./stdio-spawn.js";
 import { toolSearchFigures } from "./tool-search.js";
 
 const quick = process.argv.includes("--quick");
@@ -435,12 +437,14 @@ const sections: [string, () => Promise<void>][] = [
     "catalog cache and large catalogs",
     async () => (await catalogCacheFigures(SERVER, quick)).forEach(record),
   ],
+  ["catalog heap", async () => catalogHeapFigures(quick).forEach(record)],
   ["tool search", async () => (await toolSearchFigures(quick)).forEach(record)],
   ["code mode", async () => (await codeModeFigures(join(here, "../.."))).forEach(record)],
   ["policy and audit", async () => (await policyFigures(SERVER, quick)).forEach(record)],
   ["pin check", async () => pinCheckFigures(quick).forEach(record)],
   ["connect per call", connectPerCall],
   ["sandbox start", async () => (await sandboxStartFigures(SERVER, quick)).forEach(record)],
+  ["stdio spawn and memory per server", async () => stdioSpawnFigures(quick).forEach(record)],
   ["cli via daemon", async () => (await daemonCliFigures(quick)).forEach(record)],
   ["fast start", async () => (await startFigures(quick)).forEach(record)],
   ["serve startup with a hanging upstream", async () => (await serveStartupFigures(quick)).forEach(record)],

@@ -7,7 +7,7 @@ import { PROCESS_STOP } from "../config/defaults.js";
 import { DEFAULT_MAX_KEPT_BYTES, LineFramer, type OversizedLine } from "./framing.js";
 import { deserializeLine } from "./message.js";
 import { reapGroup, stopProcessTree, trackGroup, useProcessGroups } from "./process-tree.js";
-import { type SpawnSpec, spawnServer } from "./supervisor.js";
+import { type SpawnSpec, spawnServer } from "./spawn-server.js";
 import { RESULT_TOO_LARGE_RPC_CODE } from "./transport-kinds.js";
 
 export interface StdioTransportOptions {
@@ -34,7 +34,10 @@ export interface StdioTransportOptions {
    * fails the start and nothing is spawned.
    */
   readonly wrapSpawn?: (spec: SpawnSpec) => Promise<SpawnSpec>;
-  /** Run the server under the supervisor that ends its tree when the host dies (POSIX; see supervisor.ts). */
+  /**
+   * Put the server's process group under the host's watchdog, which ends it when the host dies, even
+   * by SIGKILL (POSIX; default true there; see watchdog.ts).
+   */
   readonly supervise?: boolean;
   /** Each stderr line; `complete` is false for a piece of an overlong line that has no end yet. */
   readonly onStderrLine?: (line: string, complete: boolean) => void;
@@ -136,7 +139,6 @@ export class ProcessTransport implements Transport {
   readonly #framer: LineFramer;
   #stallTimer: NodeJS.Timeout | undefined;
   #drained: Promise<unknown> | undefined;
-  #serverPid: number | undefined;
   /** Whether a message was sent in this turn of the event loop; the later ones are corked. */
   #turn = false;
   #corked = false;
@@ -156,9 +158,9 @@ export class ProcessTransport implements Transport {
     });
   }
 
-  /** The server's own pid (not its supervisor's). */
+  /** The server's pid (it leads its process group on POSIX). */
   get pid(): number | undefined {
-    return this.#serverPid ?? this.#child?.pid;
+    return this.#child?.pid;
   }
 
   /** How the process ended, once it has. */
@@ -183,22 +185,18 @@ export class ProcessTransport implements Transport {
   }
 
   #spawn(spec: SpawnSpec): Promise<void> {
-    const { child, started } = spawnServer({ ...spec, graceMs: this.#termGraceMs }, this.#limits.supervise);
+    const { child, started } = spawnServer(spec);
     this.#child = child;
-    if (child.pid !== undefined) trackGroup(child.pid);
+    // In the same synchronous turn as the spawn: see the window in watchdog.ts.
+    if (child.pid !== undefined) trackGroup(child.pid, this.#limits.supervise);
     return new Promise((resolve, reject) => {
       let running = false;
       started.then(
-        (pid) => {
+        () => {
           running = true;
-          this.#serverPid = pid;
           resolve();
         },
-        (error: unknown) => {
-          reject(error);
-          // A server that never started has nothing to stop; the supervisor, if any, exits by itself.
-          if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-        },
+        (error: unknown) => reject(error),
       );
       child.once("error", (error) => {
         if (running) this.onerror?.(error);

@@ -1,5 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { unwatchGroup, watchGroup } from "./watchdog.js";
 
 /**
  * Servers started through `npx`, `uvx` or a shell wrapper have children of their own, which outlive the
@@ -20,14 +21,21 @@ function installExitHook(): void {
   });
 }
 
-export function trackGroup(pgid: number): void {
+/**
+ * Tracks a server's group until it is reaped; `watch` also puts it under the host's watchdog, which
+ * ends it if the host dies without running its exit hook (SIGKILL; see watchdog.ts).
+ */
+export function trackGroup(pgid: number, watch: boolean): void {
   if (!useProcessGroups) return;
   liveGroups.add(pgid);
   installExitHook();
+  if (watch) watchGroup(pgid);
 }
 
+/** No process of the group is left: nothing may signal that pgid any more. */
 export function untrackGroup(pgid: number): void {
   liveGroups.delete(pgid);
+  unwatchGroup(pgid);
 }
 
 /** Sends a signal to every process of the group; false when no process of the group is left. */

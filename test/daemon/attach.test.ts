@@ -107,8 +107,8 @@ function parentOf(pid: number | string): number {
 }
 
 /**
- * The pids of the processes running `fixture` under the daemon (its upstream servers: each runs
- * under a small supervisor the daemon started), from /proc.
+ * The pids of the processes running `fixture` under the daemon (its upstream servers: each is one of
+ * the daemon's own children, in their own process groups), from /proc.
  */
 function processesOf(fixture: string, daemon: number): number[] {
   return readdirSync("/proc")

@@ -13,7 +13,7 @@ import {
   type PinKind,
   pinnedDefinition,
 } from "./fingerprint.js";
-import { type PinEntry, PinFiles, type PinTable } from "./pin-store.js";
+import { type PinEntry, PinFiles, type PinTable, pinsDigest } from "./pin-store.js";
 
 /**
  * Trust on first use for what servers say their tools are. The first listing of a server (per exact
@@ -65,10 +65,28 @@ export interface DefinitionPinsOptions {
 
 type Listed = Map<string, PinEntry>;
 
+/** A listing's definitions by name, each with its fingerprint and pinned fields. */
+function fingerprinted(items: readonly { readonly name: string }[]): Listed {
+  const listed: Listed = new Map();
+  for (const item of items) {
+    const pinned = pinnedDefinition(item as unknown as Record<string, unknown>);
+    listed.set(item.name, { fingerprint: fingerprintOf(pinned), definition: pinned });
+  }
+  return listed;
+}
+
+/** Pinned kinds that are listed whole (`ui://` resources are read one at a time). */
+type ListedKind = Exclude<PinKind, "uiResource">;
+
 interface ServerPins {
   readonly definition: ServerDefinition;
-  /** The latest listing of each kind, fingerprinted. */
-  readonly listed: Partial<Record<PinKind, Listed>>;
+  /**
+   * The latest listing of each kind as the server sent it (fingerprinted again only by `accept`): the
+   * items are held by the bridge anyway, a fingerprinted copy would be one more object per definition.
+   */
+  readonly listed: Partial<Record<ListedKind, readonly { readonly name: string }[]>>;
+  /** The `ui://` resources read so far, fingerprinted. */
+  uiRead: Listed | undefined;
   drift: PinDrift | undefined;
   /** The drift last reported (canonical JSON), so the same drift is told once. */
   reported: string | undefined;
@@ -121,19 +139,21 @@ export class DefinitionPins {
     // An empty listing (a failed server, a removed one) pins nothing and blocks nothing.
     if (!files || items.length === 0) return { admitted: items };
     const server = this.#serverOf(definition, setting);
-    const listed: Listed = new Map();
-    for (const item of items) {
-      const pinned = pinnedDefinition(item as unknown as Record<string, unknown>);
-      listed.set(item.name, { fingerprint: fingerprintOf(pinned), definition: pinned });
-    }
-    const file = this.#read(definition);
-    if (kind === "uiResource") return this.#checkRead(server, listed, file?.pins, items);
-    server.listed[kind] = listed;
-    if (!file?.pins[kind]) {
-      this.#save(definition, { ...file?.pins, [kind]: Object.fromEntries(listed) });
+    const listed = fingerprinted(items);
+    const summary = files.summary(definition);
+    if (kind === "uiResource") return this.#checkRead(definition, server, listed, summary?.uiResource, items);
+    server.listed[kind] = items;
+    const pinned = summary?.kinds[kind];
+    if (!pinned) {
+      this.#save(definition, { ...this.#read(definition)?.pins, [kind]: Object.fromEntries(listed) });
       return { admitted: items };
     }
-    const found = compareDefinitions(kind, new Map(Object.entries(file.pins[kind] ?? {})), listed);
+    // The usual case, a listing as pinned, is told by one digest; the pinned definitions are read only
+    // to describe a drift.
+    const found =
+      pinned.count === listed.size && pinned.digest === pinsDigest(listed)
+        ? { added: [], removed: [], changed: [] }
+        : compareDefinitions(kind, new Map(Object.entries(this.#read(definition)?.pins[kind] ?? {})), listed);
     const drift = this.#mergeDrift(server, kind, found);
     for (const name of [...server.blocked.keys()])
       if (name.startsWith(`${kind}\0`)) server.blocked.delete(name);
@@ -155,17 +175,19 @@ export class DefinitionPins {
    * whose content differs from its pin is a change (never "added" or "removed").
    */
   #checkRead<T>(
+    definition: ServerDefinition,
     server: ServerPins,
     read: Listed,
-    pins: PinTable | undefined,
+    uiPins: Readonly<Record<string, PinEntry>> | undefined,
     items: readonly T[],
   ): PinCheck<T> {
-    const pinned = pins?.uiResource ?? {};
-    const listed: Listed = new Map([...(server.listed.uiResource ?? []), ...read]);
-    server.listed.uiResource = listed;
+    const pinned = uiPins ?? {};
+    server.uiRead = new Map([...(server.uiRead ?? []), ...read]);
     const fresh = [...read].filter(([name]) => !Object.hasOwn(pinned, name));
-    if (fresh.length > 0)
-      this.#save(server.definition, { ...pins, uiResource: { ...pinned, ...Object.fromEntries(fresh) } });
+    if (fresh.length > 0) {
+      const pins = this.#read(definition)?.pins;
+      this.#save(definition, { ...pins, uiResource: { ...pinned, ...Object.fromEntries(fresh) } });
+    }
     const known = new Map([...read].filter(([name]) => Object.hasOwn(pinned, name)));
     const found = compareDefinitions(
       "uiResource",
@@ -212,9 +234,10 @@ export class DefinitionPins {
     const server = this.#servers.get(definition.name);
     if (!this.#files || !server) return;
     const pins: PinTable = { ...this.#read(definition)?.pins };
+    for (const [kind, items] of Object.entries(server.listed) as [ListedKind, { name: string }[]][])
+      pins[kind] = Object.fromEntries(fingerprinted(items));
     // UI resources are pinned as they are read: the ones not read this time keep their pins.
-    for (const [kind, listed] of Object.entries(server.listed) as [PinKind, Listed][])
-      pins[kind] = { ...(kind === "uiResource" ? pins[kind] : {}), ...Object.fromEntries(listed) };
+    if (server.uiRead) pins.uiResource = { ...pins.uiResource, ...Object.fromEntries(server.uiRead) };
     this.#files.write(definition, pins, (this.#options.now ?? Date.now)());
     server.drift = undefined;
     server.reported = undefined;
@@ -226,15 +249,15 @@ export class DefinitionPins {
     const files = this.#files;
     if (!files) return [];
     return definitions.map((definition) => {
-      const file = this.#read(definition);
+      const summary = files.summary(definition);
       const server = this.#servers.get(definition.name);
       const pinned: Partial<Record<PinKind, number>> = {};
-      for (const [kind, table] of Object.entries(file?.pins ?? {}) as [PinKind, Record<string, PinEntry>][])
-        pinned[kind] = Object.keys(table).length;
+      for (const [kind, table] of Object.entries(summary?.kinds ?? {}) as [PinKind, { count: number }][])
+        pinned[kind] = table.count;
       return {
         server: definition.name,
         file: files.fileOf(definition),
-        pinnedAt: file?.pinnedAt,
+        pinnedAt: summary?.pinnedAt,
         pinned,
         drift: server?.drift,
         onDrift: this.actionOf(definition, setting),
@@ -250,6 +273,7 @@ export class DefinitionPins {
       server = {
         definition,
         listed: {},
+        uiRead: undefined,
         drift: undefined,
         reported: undefined,
         blocked: new Map(),

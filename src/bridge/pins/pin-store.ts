@@ -40,14 +40,47 @@ export function pinKey(definition: ServerDefinition): string {
   return createHash("sha256").update(`mcp-bridge pins ${FORMAT}\0`).update(canonicalJson(rest)).digest("hex");
 }
 
+/**
+ * What a check needs of a pin file at each listing, without the definitions: per kind, how many names
+ * are pinned and one digest of every (name, fingerprint) pair. A listing whose digest matches has not
+ * drifted; only one that does not (or `pins accept`) reads the definitions again.
+ */
+export interface PinSummary {
+  readonly pinnedAt: number;
+  readonly kinds: Partial<Record<PinKind, { readonly count: number; readonly digest: string }>>;
+  /** The `ui://` resources' pins in full: they are checked one read at a time, by name (few, small). */
+  readonly uiResource: Readonly<Record<string, PinEntry>> | undefined;
+}
+
+/** The digest of a table of pins of one kind (names in code-unit order, so key order does not count). */
+export function pinsDigest(entries: Iterable<readonly [string, unknown]>): string {
+  const sorted = [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const hash = createHash("sha256");
+  // A damaged entry (no fingerprint) digests as such: it cannot match a listing, which then reads the file.
+  for (const [name, entry] of sorted)
+    hash.update(`${name}\0${String((entry as { fingerprint?: unknown } | null)?.fingerprint)}\0`);
+  return hash.digest("hex");
+}
+
+function summaryOf(file: PinFile): PinSummary {
+  const kinds: Partial<Record<PinKind, { count: number; digest: string }>> = {};
+  for (const [kind, table] of Object.entries(file.pins) as [PinKind, Record<string, PinEntry>][]) {
+    if (!table || typeof table !== "object") continue;
+    const entries = Object.entries(table);
+    kinds[kind] = { count: entries.length, digest: pinsDigest(entries) };
+  }
+  return { pinnedAt: file.pinnedAt, kinds, uiResource: file.pins.uiResource };
+}
+
 export class PinFiles {
   readonly dir: string;
   /**
-   * The last file read or written, per path, with the size and mtime it had: an unchanged file is
-   * not parsed again at each listing (a 2,000-tool pin file is megabytes of JSON). Another process's
-   * `pins accept` changes the mtime, so it is seen.
+   * The summary of the last file read or written, per path, with the size and mtime it had: an
+   * unchanged file is not parsed again at each listing (a 2,000-tool pin file is megabytes of JSON),
+   * and what stays in memory is a digest per kind, not a parsed copy of every definition. Another
+   * process's `pins accept` changes the mtime, so it is seen.
    */
-  readonly #parsed = new Map<string, { readonly stamp: string; readonly file: PinFile }>();
+  readonly #summaries = new Map<string, { readonly stamp: string; readonly summary: PinSummary }>();
 
   constructor(dir: string) {
     // A shared folder given as the cache folder (1777, group-writable) gets a subfolder of ours.
@@ -58,28 +91,49 @@ export class PinFiles {
     return join(this.dir, `pins-${pinKey(definition).slice(0, 32)}.json`);
   }
 
-  /** The definition's pins; undefined when none were saved (or the file is not ours, a link, damaged). */
-  read(definition: ServerDefinition): PinFile | undefined {
-    const file = this.fileOf(definition);
-    let stamp: string;
+  /** The size, mtime and inode of the definition's pin file; undefined when there is none to read. */
+  #stampOf(file: string): string | undefined {
     try {
       const stat = lstatSync(file);
       if (stat.size > MAX_FILE_BYTES || !stat.isFile()) return undefined;
-      stamp = `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
+      return `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
     } catch {
       return undefined;
     }
-    const known = this.#parsed.get(file);
-    if (known?.stamp === stamp) return known.file;
+  }
+
+  /** What a check needs of the definition's pins (cached while the file is unchanged; see #summaries). */
+  summary(definition: ServerDefinition): PinSummary | undefined {
+    const file = this.fileOf(definition);
+    const stamp = this.#stampOf(file);
+    if (stamp === undefined) return undefined;
+    const known = this.#summaries.get(file);
+    if (known?.stamp === stamp) return known.summary;
+    const parsed = this.#parse(definition, file);
+    if (!parsed) return undefined;
+    const summary = summaryOf(parsed);
+    this.#summaries.set(file, { stamp, summary });
+    return summary;
+  }
+
+  /**
+   * The definition's pins with every pinned definition; undefined when none were saved (or the file is
+   * not ours, a link, damaged). Read afresh each time: only a drift or an accept needs them.
+   */
+  read(definition: ServerDefinition): PinFile | undefined {
+    const file = this.fileOf(definition);
+    if (this.#stampOf(file) === undefined) return undefined;
+    return this.#parse(definition, file);
+  }
+
+  #parse(definition: ServerDefinition, file: string): PinFile | undefined {
     const text = readPrivateFile(file);
     if (text === undefined) return undefined;
     try {
       const raw = JSON.parse(text) as Record<string, unknown>;
       if (raw.format !== FORMAT || raw.key !== pinKey(definition)) return undefined;
       if (typeof raw.pinnedAt !== "number" || !raw.pins || typeof raw.pins !== "object") return undefined;
-      const parsed: PinFile = { server: definition.name, pinnedAt: raw.pinnedAt, pins: raw.pins as PinTable };
-      this.#parsed.set(file, { stamp, file: parsed });
-      return parsed;
+      return { server: definition.name, pinnedAt: raw.pinnedAt, pins: raw.pins as PinTable };
     } catch {
       return undefined;
     }

@@ -1,8 +1,8 @@
 /**
  * Runs a stdio server inside a sandbox by rewriting what is spawned (command, args, env, cwd): bwrap on
- * Linux, sandbox-exec on macOS, a refusal elsewhere. The rewritten spec goes to the same supervisor as
- * any server, so the process-group and die-with-the-host guarantees are unchanged (bwrap adds its own
- * `--die-with-parent` and pid namespace). A sandbox that cannot be set up fails the start with an
+ * Linux, sandbox-exec on macOS, a refusal elsewhere. The rewritten spec is spawned as any server's, in
+ * its own process group under the host's watchdog, so the die-with-the-host guarantees are unchanged
+ * (bwrap adds its own `--die-with-parent`, whose parent is the host itself, and pid namespace). A sandbox that cannot be set up fails the start with an
  * error naming the server; the server is never started without it.
  */
 
@@ -11,7 +11,7 @@ import { homedir } from "node:os";
 import type { SandboxPolicy } from "../../config/model.js";
 import { sandboxProgramMissing, sandboxSetupFailed, sandboxUnsupported } from "../../errors/index.js";
 import { plainText } from "../../util/plain-text.js";
-import type { SpawnSpec } from "../supervisor.js";
+import type { SpawnSpec } from "../spawn-server.js";
 import { bwrapArguments } from "./bwrap-arguments.js";
 import { CACHE_VARIABLES, findCommand, hostFacts, isPackageRunner } from "./host-facts.js";
 import { sandboxExecProfile } from "./sandbox-exec-profile.js";

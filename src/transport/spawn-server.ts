@@ -1,0 +1,42 @@
+/**
+ * Spawns a stdio server: the host's three pipes, no shell, and on POSIX as the leader of a new process
+ * group, so stopping it can signal everything it started (process-tree.ts) and the host's watchdog can
+ * end that group if the host dies (watchdog.ts). The server is the host's own child: nothing relays its
+ * pipes and nothing boots before it.
+ */
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { useProcessGroups } from "./process-tree.js";
+
+/** What is spawned for a server: the program, its arguments, its whole environment, its folder. */
+export interface SpawnSpec {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd?: string | undefined;
+}
+
+export interface ServerProcess {
+  /** The server; it leads its process group on POSIX. */
+  readonly child: ChildProcess;
+  /** Resolves with the server's pid once it runs; rejects with the spawn error (its `code` kept). */
+  readonly started: Promise<number>;
+}
+
+export function spawnServer(spec: SpawnSpec): ServerProcess {
+  const child = spawn(spec.command, [...spec.args], {
+    env: { ...spec.env },
+    cwd: spec.cwd,
+    stdio: ["pipe", "pipe", "pipe"],
+    shell: false,
+    detached: useProcessGroups,
+    windowsHide: true,
+  });
+  const started = new Promise<number>((resolve, reject) => {
+    child.once("spawn", () => resolve(child.pid as number));
+    child.once("error", (error) => {
+      if (child.pid === undefined) reject(error);
+    });
+  });
+  return { child, started };
+}
