@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import { isAdminRoute, serveAdminRoute } from "./admin-routes.js";
 import { gatewayAuthenticator, identityOf } from "./authenticate.js";
+import { clusterEntry } from "./cluster/cluster-entry.js";
 import { LOOPBACK_NAMES, mcpEndpoint } from "./endpoint.js";
 import { type GatewayOptions, resolveGatewayOptions } from "./gateway-options.js";
 import { protectedResourceMetadata } from "./jwt-auth.js";
@@ -64,6 +65,14 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
   });
   // Known once listening; requests only arrive after that.
   let url = "";
+  const replica = () => ({ ...options.replica, advertiseUrl: options.replica.advertiseUrl ?? url });
+  const cluster = clusterEntry({
+    replica,
+    maxBodyBytes: options.maxBodyBytes,
+    placement: undefined,
+    allowedHosts: options.loopback ? LOOPBACK_NAMES : undefined,
+    answer: (res, given) => answer(res, given),
+  });
   let draining = false;
   const active = new Set<ServerResponse>();
 
@@ -117,7 +126,9 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
       if (!res.writableFinished && req.method === "POST" && typeof session === "string")
         void sessions.drop(session, identity);
     });
-    await endpoint.serve(req, res);
+    // Forwarded by another replica, or a session that lives on another one (see cluster/cluster-entry.ts).
+    const here = await cluster.admit(req, res, identity);
+    if (here) await endpoint.serve(req, res, here.parsedBody);
   };
   const http = createServer((req, res) => {
     route(req, res).catch((error) => {
