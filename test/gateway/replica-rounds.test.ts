@@ -4,7 +4,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpFixture, startHttpFixture, stdioEntry } from "../fixtures/servers/index.js";
-import { cliEnv, cliHome, spawnCli } from "../helpers/cli.js";
+import { cliEnv, cliHome, runCli, spawnCli } from "../helpers/cli.js";
 import { until } from "../helpers/wait.js";
 
 /** `serve --http` with these arguments; resolves with its /mcp URL once it prints it. */
@@ -201,4 +201,21 @@ describe("a 2025-era upstream's question parked on one replica, answered through
       content: { apiKey: "typed-on-b" },
     });
   }, 60_000);
+});
+
+describe("serve --state-keys", () => {
+  const { home, env, config } = cliHome({});
+
+  it("refuses, before starting anything, a key file the group can read, naming the fix and no key", async () => {
+    const file = join(home, "loose-keys");
+    const key = randomBytes(32).toString("base64");
+    writeFileSync(file, `k1:${key}\n`, { mode: 0o640 });
+    const run = await runCli(["serve", "--http", "0", "-c", config, "--state-keys", file], {
+      cwd: home,
+      env,
+    });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/Refusing the state keys file .*mode 640.*chmod 600/);
+    expect(run.stderr + run.stdout).not.toContain(key);
+  }, 30_000);
 });
