@@ -313,6 +313,7 @@ function sendRequest(
     signal: request.signal,
     onProgress: request.onProgress,
     resetTimeoutOnProgress: request.resetTimeoutOnProgress,
+    inputRound: request.inputRound,
   });
 }
 

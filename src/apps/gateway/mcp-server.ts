@@ -4,7 +4,7 @@ import {
   Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import type { Bridge, Progress } from "../../bridge/api.js";
+import type { Bridge, InputRound, Progress } from "../../bridge/api.js";
 import type { ServerLogMessage } from "../../bridge/features/logging.js";
 import { useIdTables } from "../../util/id-table.js";
 import { errorText } from "../../util/text-of.js";
@@ -102,9 +102,13 @@ export function gatewayServer(
   );
   server.setRequestHandler("tools/call", (request, ctx) =>
     tracker.handle("tools/call", request.params, async () => {
-      // A 2026-07-28 retry carrying the answer to an upstream question resumes its parked call.
-      if (forwarder && InputRounds.isRetry(ctx)) return forwarder.rounds.resume(client.id, ctx);
       const name = request.params.name;
+      // A 2026-07-28 retry carrying answers to an upstream's questions: its parked call resumes, or
+      // (an upstream of that era) the answers go upstream as the call's next leg, on any replica.
+      const roundCall = { tool: name, args: request.params.arguments ?? {} };
+      const retry =
+        forwarder && InputRounds.isRetry(ctx) ? forwarder.rounds.open(client.id, roundCall, ctx) : undefined;
+      if (forwarder && retry?.kind === "parked") return forwarder.rounds.resume(retry, roundCall, ctx);
       if (admin && isAdminTool(name)) {
         return callAdminTool(bridge, profile, name, request.params.arguments ?? {});
       }
@@ -136,13 +140,13 @@ export function gatewayServer(
       // While the call runs, its upstream server's elicitation and sampling requests may be asked of
       // this client (see forward.ts): pushed to a 2025-11-25 client within the call, bounded by its
       // signal and FORWARD_TIMEOUT_MS; returned to a 2026-07-28 client as input_required rounds.
-      const run = (call: DownstreamCall | undefined, signal: AbortSignal) => {
+      const run = (call: DownstreamCall | undefined, signal: AbortSignal, round?: InputRound) => {
         const untrack = call && forwarder?.track(tool.server, call);
         // callUpstream never rejects: an upstream failure is an error result.
         // Read on every call: a 2026-07-28 request's level is also the channel's latest (stdio-server.ts).
         const threshold = logLevel.forRequest(ctx);
         const logs = client.everyUpstreamLog ? undefined : callLogs(client, ctx, threshold);
-        return callUpstream(bridge, name, request.params.arguments ?? {}, ctx, signal, client, logs).then(
+        return callUpstream(bridge, name, request.params.arguments ?? {}, ctx, signal, client, logs, round).then(
           (result) => {
             untrack?.();
             return heldUntilSent(client, ctx, name, result, admitted.release);
@@ -150,7 +154,10 @@ export function gatewayServer(
         );
       };
       if (!forwarder) return run(undefined, ctx.mcpReq.signal);
-      if (ctx.mcpReq.envelope !== undefined) return forwarder.rounds.start(client.id, ctx, run);
+      if (ctx.mcpReq.envelope !== undefined) {
+        const round = retry?.kind === "upstream" ? retry.round : {};
+        return forwarder.rounds.start(client.id, roundCall, ctx, run, round);
+      }
       const asked = { signal: ctx.mcpReq.signal, timeout: FORWARD_TIMEOUT_MS };
       return run(
         {
@@ -262,6 +269,7 @@ async function callUpstream(
   signal: AbortSignal,
   client: GatewayClient,
   logs: CallLogs | undefined,
+  inputRound: InputRound | undefined,
 ): Promise<CallToolResult> {
   // Upstream progress goes to the downstream client under the token it chose, when it asked for it.
   const token = ctx.mcpReq._meta?.progressToken;
@@ -284,6 +292,8 @@ async function callUpstream(
       resetTimeoutOnProgress: onProgress !== undefined,
       onProgress,
       onLog: logs?.onLog,
+      // A 2026-07-28 client: an upstream of that era's own rounds come back to be passed on (input-rounds.ts).
+      inputRound,
     });
     return forwardedResult(result);
   } catch (error) {
