@@ -1,6 +1,6 @@
-import { fchmodSync, fstatSync, lstatSync, readFileSync } from "node:fs";
+import { closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { withNoFollowRead } from "./no-follow-read.js";
+import { NO_FOLLOW, withNoFollowRead } from "./no-follow-read.js";
 import { ensurePrivateDir, replaceFileAtomic } from "./private-path.js";
 
 /**

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { clusterSecretUnusable } from "../../../errors/gateway-errors.js";
-import { isRegularOrAbsent } from "../../../util/private-file.js";
+import { readSecretFile } from "../../../util/private-file.js";
 
 /**
  * Who this gateway process is among the replicas of one cluster: its id (in the store's session
@@ -27,20 +26,10 @@ export const newReplicaId = () => randomUUID();
  * another user's file or a symbolic link is refused). Its trimmed text is the key.
  */
 export async function readClusterSecret(file: string): Promise<Uint8Array> {
-  const { lstat } = await import("node:fs/promises");
-  if (!isRegularOrAbsent(file)) throw clusterSecretUnusable({ file, detail: "it is not a regular file" });
-  const stat = await lstat(file).catch(() => undefined);
-  if (!stat) throw clusterSecretUnusable({ file, detail: "it does not exist" });
-  if (process.getuid !== undefined && stat.uid !== process.getuid())
-    throw clusterSecretUnusable({ file, detail: `it belongs to uid ${stat.uid}, not to this user` });
-  if (process.platform !== "win32" && (stat.mode & 0o077) !== 0)
-    throw clusterSecretUnusable({
-      file,
-      detail: `its mode ${(stat.mode & 0o777).toString(8)} lets others read it (chmod 600 it)`,
-    });
-  const text = (await readFile(file, "utf8").catch(() => undefined))?.trim();
-  if (text === undefined) throw clusterSecretUnusable({ file, detail: "it cannot be read" });
-  const secret = new TextEncoder().encode(text);
+  // Opened without following a link, then checked on the descriptor: no window for a swapped file.
+  const read = readSecretFile(file);
+  if (!read.ok) throw clusterSecretUnusable({ file, detail: read.problem });
+  const secret = new TextEncoder().encode(read.text.trim());
   if (secret.length < MIN_CLUSTER_SECRET_BYTES)
     throw clusterSecretUnusable({
       file,
