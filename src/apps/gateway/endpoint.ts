@@ -95,9 +95,12 @@ export function mcpEndpoint(options: ResolvedGatewayOptions, tracker: RequestTra
     sessions,
     /** The per-client limiter, shared with the REST face (rest/rest-routes.ts). */
     limiter,
-    /** Answers one request to `/mcp` (already authenticated: `req.auth` set when auth is on). */
-    serve: (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse) =>
-      responses.run(res, () => node(req, res)),
+    /**
+     * Answers one request to `/mcp` (already authenticated: `req.auth` set when auth is on);
+     * `parsedBody` when the body was already read (a retry a drain let through: drain-retries.ts).
+     */
+    serve: (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, parsedBody?: unknown) =>
+      responses.run(res, () => node(req, res, parsedBody)),
     async close(): Promise<void> {
       for (const stop of unsubscribe) stop();
       await sessions.close();

@@ -45,6 +45,8 @@ const KEY = "upstream";
 export class InputRounds {
   readonly #parked = new Map<string, Parked>();
   readonly #timeoutMs: number;
+  /** Who waits for no call to be parked (a drain). */
+  #idleWaiters: (() => void)[] = [];
 
   constructor(timeoutMs: number) {
     this.#timeoutMs = timeoutMs;
@@ -118,7 +120,7 @@ export class InputRounds {
     if (!parked || parked.owner !== owner || typeof token !== "string") {
       throw unknownRequestState();
     }
-    this.#parked.delete(token);
+    this.#unpark(token);
     clearTimeout(parked.timer);
     const question = parked.pending;
     parked.pending = undefined;
@@ -128,6 +130,22 @@ export class InputRounds {
       else question.fail(questionRefused.noAnswer());
     }
     return this.#round(parked, ctx);
+  }
+
+  /** How many calls wait for their client's next round. */
+  get parkedCount(): number {
+    return this.#parked.size;
+  }
+
+  /** Whether `token` names a parked call: a drain still answers the retry that carries it. */
+  holds(token: string): boolean {
+    return this.#parked.has(token);
+  }
+
+  /** Resolves once no call is parked (answered, expired or closed). */
+  idle(): Promise<void> {
+    if (this.#parked.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
   /** Closes every parked call (gateway shutdown). */
@@ -159,9 +177,17 @@ export class InputRounds {
     }
   }
 
+  #unpark(token: string): void {
+    this.#parked.delete(token);
+    if (this.#parked.size > 0) return;
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
   #expire(token: string, parked: Parked, why: string): void {
     if (this.#parked.get(token) !== parked) return;
-    this.#parked.delete(token);
+    this.#unpark(token);
     clearTimeout(parked.timer);
     parked.pending?.fail(questionRefused.ended(why));
     parked.pending = undefined;
