@@ -76,3 +76,18 @@ export const duplicateGatewayToken = ({ what }: { what: string }) =>
     ErrorCode.ConfigInvalid,
     `Two gateway tokens have the same ${what}: give each token its own value and client name.`,
   );
+
+/** `serve --cluster-secret-file`: the file that signs what replicas forward to each other is unusable. */
+export const clusterSecretUnusable = ({ file, detail }: { file: string; detail: string }) =>
+  new ConfigError(
+    ErrorCode.ConfigInvalid,
+    `Cannot use the cluster secret file ${file}: ${detail}. Give every replica the same private file (chmod 600) of at least 32 bytes.`,
+    { file },
+  );
+
+/** `--store` names something other than a Redis URL. */
+export const storeUrlInvalid = ({ url }: { url: string }) =>
+  new ConfigError(
+    ErrorCode.ConfigInvalid,
+    `The gateway store must be a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379), got ${JSON.stringify(url.replace(/\/\/[^@/]*@/, "//***@"))}.`,
+  );

@@ -14,15 +14,19 @@ export async function parkedRetryBody(
   req: IncomingMessage,
   rounds: InputRounds | undefined,
   maxBodyBytes: number,
+  /** The body when it was already read (a request forwarded by another replica: cluster-entry.ts). */
+  parsed: unknown,
 ): Promise<unknown> {
   if (!rounds || rounds.parkedCount === 0 || req.method !== "POST") return undefined;
-  const text = await readBounded(req, maxBodyBytes);
-  if (text === undefined) return undefined;
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return undefined;
+  let body = parsed;
+  if (body === undefined) {
+    const text = await readBounded(req, maxBodyBytes);
+    if (text === undefined) return undefined;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
   }
   const token = retryToken(body);
   return token !== undefined && rounds.holds(token) ? body : undefined;

@@ -97,7 +97,7 @@ export function mcpEndpoint(options: ResolvedGatewayOptions, tracker: RequestTra
     limiter,
     /**
      * Answers one request to `/mcp` (already authenticated: `req.auth` set when auth is on);
-     * `parsedBody` when the body was already read (a retry a drain let through: drain-retries.ts).
+     * `parsedBody` when its body was already read (see cluster/cluster-entry.ts, drain-retries.ts).
      */
     serve: (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, parsedBody?: unknown) =>
       responses.run(res, () => node(req, res, parsedBody)),

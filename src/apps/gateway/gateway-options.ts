@@ -1,9 +1,10 @@
 import type { Readable, Writable } from "node:stream";
 import type { Bridge } from "../../bridge/api.js";
-import { gatewayNeedsAuth, gatewayOptionInvalid } from "../../errors/gateway-errors.js";
+import { gatewayNeedsAuth, gatewayOptionInvalid, storeUrlInvalid } from "../../errors/gateway-errors.js";
 import type { Telemetry } from "../../telemetry/create-telemetry.js";
 import { packageInfo } from "../../util/package-info.js";
 import type { GatewayLimits } from "./client-limits.js";
+import { MIN_CLUSTER_SECRET_BYTES, newReplicaId, type Replica } from "./cluster/replica.js";
 import type { RequestForwarder } from "./forward.js";
 import type { GatewayOAuth } from "./jwt-auth.js";
 import type { GatewayToken } from "./static-tokens.js";
@@ -74,6 +75,20 @@ export interface GatewayOptions {
    * job); without one these routes answer 404.
    */
   readonly adminToken?: string;
+  /** This replica's id among a cluster's (store records, forwarded requests). Default a random one. */
+  readonly replicaId?: string;
+  /** The URL other replicas reach this one's `/mcp` at. Default the gateway's own URL. */
+  readonly advertiseUrl?: string;
+  /**
+   * Signs the requests replicas forward to each other (the same on every replica, at least 32 bytes).
+   * Without it this replica neither forwards nor accepts forwarded requests.
+   */
+  readonly clusterSecret?: Uint8Array;
+  /**
+   * The cluster store, a `redis://` (or `rediss://`) URL: per-client call budgets and 2025-11-25
+   * session ownership shared by the replicas (see docs/deploy.md). Without one this replica shares nothing.
+   */
+  readonly store?: string;
 }
 
 /** Per-client limits with their defaults applied. */
@@ -104,6 +119,8 @@ export interface ResolvedGatewayOptions {
   readonly telemetry: Telemetry | undefined;
   readonly adminTools: boolean;
   readonly adminToken: string | undefined;
+  readonly replica: Replica;
+  readonly store: string | undefined;
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -127,6 +144,10 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     telemetry,
     adminTools = false,
     adminToken,
+    replicaId = newReplicaId(),
+    advertiseUrl,
+    clusterSecret,
+    store,
   } = options;
   const loopback = LOOPBACK.has(host);
   if (!loopback && tokens.length === 0 && !oauth) throw gatewayNeedsAuth({ host });
@@ -150,7 +171,45 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     telemetry,
     adminTools,
     adminToken,
+    replica: {
+      id: replicaIdOf(replicaId),
+      advertiseUrl: advertiseUrl === undefined ? undefined : httpUrl("advertiseUrl", advertiseUrl),
+      secret: clusterSecretOf(clusterSecret),
+    },
+    store: storeUrlOf(store),
   };
+}
+
+/** Printable and short: it is a store key part and a header value. */
+function replicaIdOf(id: string): string {
+  if (/^[A-Za-z0-9._:-]{1,128}$/.test(id)) return id;
+  throw gatewayOptionInvalid({
+    option: "replicaId",
+    value: id,
+    expected: "1 to 128 letters, digits, '.', '_', ':' or '-'",
+  });
+}
+
+function httpUrl(option: string, value: string): string {
+  const url = URL.parse(value);
+  if (url && (url.protocol === "http:" || url.protocol === "https:")) return url.href;
+  throw gatewayOptionInvalid({ option, value, expected: "an http:// or https:// URL" });
+}
+
+function clusterSecretOf(secret: Uint8Array | undefined): Uint8Array | undefined {
+  if (secret === undefined || secret.byteLength >= MIN_CLUSTER_SECRET_BYTES) return secret;
+  throw gatewayOptionInvalid({
+    option: "clusterSecret",
+    value: `${secret.byteLength} bytes`,
+    expected: `at least ${MIN_CLUSTER_SECRET_BYTES} bytes`,
+  });
+}
+
+function storeUrlOf(store: string | undefined): string | undefined {
+  if (store === undefined) return undefined;
+  const url = URL.parse(store);
+  if (url && (url.protocol === "redis:" || url.protocol === "rediss:")) return store;
+  throw storeUrlInvalid({ url: store });
 }
 
 export interface StdioGatewayOptions {

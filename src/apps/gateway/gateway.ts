@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import { isAdminRoute, serveAdminRoute } from "./admin-routes.js";
 import { gatewayAuthenticator, identityOf } from "./authenticate.js";
+import { clusterEntry } from "./cluster/cluster-entry.js";
 import { parkedRetryBody } from "./drain-retries.js";
 import { LOOPBACK_NAMES, mcpEndpoint } from "./endpoint.js";
 import { type GatewayOptions, resolveGatewayOptions } from "./gateway-options.js";
@@ -69,6 +70,14 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
   });
   // Known once listening; requests only arrive after that.
   let url = "";
+  const replica = () => ({ ...options.replica, advertiseUrl: options.replica.advertiseUrl ?? url });
+  const cluster = clusterEntry({
+    replica,
+    maxBodyBytes: options.maxBodyBytes,
+    placement: undefined,
+    allowedHosts: options.loopback ? LOOPBACK_NAMES : undefined,
+    answer: (res, given) => answer(res, given),
+  });
   let draining = false;
   const active = new Set<ServerResponse>();
 
@@ -103,9 +112,8 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
       return rest.serve(req, res);
     }
     if (path !== "/mcp") return answer(res, httpAnswers.notFound());
-    // Draining: only the retry of a call parked here is still answered (see drain-retries.ts).
-    const parsedBody = draining ? await parkedRetryBody(req, rounds, options.maxBodyBytes) : undefined;
-    if (draining && parsedBody === undefined) return answer(res, httpAnswers.draining());
+    // Draining, only the retry of a call parked here is still answered (below); nothing else is.
+    if (draining && (rounds?.parkedCount ?? 0) === 0) return answer(res, httpAnswers.draining());
     const refusal = await auth.authorize(req);
     if (refusal) return answer(res, httpAnswers.unauthorized(refusal.headers));
     // A response stays "active" until written out: a call's result is written just after its handler
@@ -124,6 +132,14 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
       if (!res.writableFinished && req.method === "POST" && typeof session === "string")
         void sessions.drop(session, identity);
     });
+    // Forwarded by another replica, or a session that lives on another one (see cluster/cluster-entry.ts).
+    const here = await cluster.admit(req, res, identity);
+    if (!here) return;
+    // Draining: only the retry of a call parked here is still answered (see drain-retries.ts).
+    const parsedBody = draining
+      ? await parkedRetryBody(req, rounds, options.maxBodyBytes, here.parsedBody)
+      : here.parsedBody;
+    if (draining && parsedBody === undefined) return answer(res, httpAnswers.draining());
     await endpoint.serve(req, res, parsedBody);
   };
   const http = createServer((req, res) => {

@@ -194,6 +194,36 @@ export const httpAnswers = {
     headers,
   }),
   internal: (error: unknown): HttpAnswer => ({ status: 500, body: { error: errorText(error) } }),
+  /** A request claiming to come from another gateway replica whose signature does not hold. */
+  peerRefused: (): HttpAnswer => ({ status: 403, body: { error: "forwarding signature refused" } }),
+  /** The replica a request was forwarded to failed after it may have started on it. */
+  peerFailed: (): HttpAnswer => ({
+    status: 502,
+    body: {
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32603,
+        message:
+          "The gateway replica holding this session stopped answering; the request may or may not have run there. Retry it, or initialize a new session.",
+      },
+    },
+  }),
+  /** A request body that is not JSON (forwarded requests are parsed before they are served). */
+  notJson: (): HttpAnswer => ({
+    status: 400,
+    body: { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: the body is not JSON" } },
+  }),
+  /** A request body over the gateway's limit. */
+  tooLarge: (limit: number): HttpAnswer => ({
+    status: 413,
+    body: {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32000, message: `Payload Too Large: Request body must not exceed ${limit} bytes` },
+    },
+    headers: { connection: "close" },
+  }),
 };
 
 // Why a question an upstream server asked could not go to the downstream client. The forwarder then

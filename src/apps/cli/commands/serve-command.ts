@@ -108,6 +108,28 @@ const SERVE_FLAGS = {
     description:
       "serve Prometheus metrics at /metrics (host 127.0.0.1 unless given; needs the OpenTelemetry SDK packages)",
   },
+  store: {
+    type: "string",
+    value: "URL",
+    description:
+      "share per-client budgets and 2025-11-25 sessions with the other replicas through Redis (redis://HOST:PORT; see docs/deploy.md)",
+  },
+  "replica-id": {
+    type: "string",
+    value: "ID",
+    description: "this replica's id in the cluster store (default a random one per start)",
+  },
+  "advertise-url": {
+    type: "string",
+    value: "URL",
+    description: "the /mcp URL other replicas reach this one at (default the URL it listens on)",
+  },
+  "cluster-secret-file": {
+    type: "string",
+    value: "FILE",
+    description:
+      "private file (chmod 600, 32+ bytes) shared by the replicas: signs the requests they forward to each other",
+  },
 } as const satisfies Flags;
 
 const untilAborted = (signal: AbortSignal | undefined) =>
@@ -153,6 +175,10 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
     callsPerMinute: options["calls-per-minute"],
   };
   const drainTimeoutMs = options.drain;
+  const secretFile = options["cluster-secret-file"];
+  const clusterSecret = secretFile
+    ? await (await import("../../gateway/cluster/replica.js")).readClusterSecret(resolve(io.cwd, secretFile))
+    : undefined;
   const sessionIdleMs = options["session-idle"];
   // Spans and histograms of the gateway and of its bridge: to the process's global OpenTelemetry
   // providers, or with --metrics to a Prometheus endpoint of our own.
@@ -217,6 +243,10 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
       drainTimeoutMs,
       sessionIdleMs,
       telemetry,
+      store: options.store,
+      replicaId: options["replica-id"],
+      advertiseUrl: options["advertise-url"],
+      clusterSecret,
     });
     io.stderr.write(`mcp-bridge gateway listening on ${gateway.url}\n`);
     if (context.global.json) io.stdout.write(`${JSON.stringify({ url: gateway.url })}\n`);
