@@ -2,7 +2,11 @@ import type { AuthOptions } from "../auth/oauth-client.js";
 import type { ResolveInput } from "../config/inputs.js";
 import type { AdmitProjectServer, DriftAction, ResolvedConfig, ServerDefinition } from "../config/model.js";
 import type { SettingsInput } from "../config/settings.js";
+import type { InputRound } from "../connection/server-connection.js";
 import type { ServerStatus } from "../connection/server-status.js";
+
+export type { InputRound };
+
 import type {
   BridgeStats,
   FlatParameters,
@@ -64,6 +68,12 @@ export interface CallOptions {
   readonly caller?: string;
   /** Answers a policy `ask` for this call (overrides BridgeOptions.approveCall). */
   readonly approveCall?: ApproveCall;
+  /**
+   * The caller drives a 2026-07-28 server's `input_required` rounds itself (a gateway passing them to
+   * its own client): the result's upstream original (`upstreamOf`) may then be an `input_required`
+   * result, and a retry passes the answers and the server's `requestState` here. `{}` is a first leg.
+   */
+  readonly inputRound?: InputRound;
 }
 
 /** A call the policy wants a person to approve (a rule with `action: "ask"`). */

@@ -291,6 +291,7 @@ function send(
     signal: request.signal,
     onProgress: request.onProgress,
     resetTimeoutOnProgress: request.resetTimeoutOnProgress,
+    inputRound: request.inputRound,
   });
 }
 

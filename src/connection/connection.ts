@@ -135,7 +135,9 @@ class Connection implements ServerConnection {
         const remaining = deadline - Date.now();
         if (remaining <= 0) throw fail.timeoutError(this.name, tool, options.timeoutMs);
         try {
-          const plain = live.toolIndex.withoutOutputSchema(tool, live.listing.tools);
+          const plain = options.inputRound
+            ? live.toolIndex.forRounds(tool, live.listing.tools)
+            : live.toolIndex.withoutOutputSchema(tool, live.listing.tools);
           return await sendToolCall(session, tool, args, options, remaining, plain);
         } catch (error) {
           if (isIncompleteModernResult(error) && session.client.getProtocolEra() !== "legacy") {

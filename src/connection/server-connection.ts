@@ -44,6 +44,18 @@ export interface ToolCallOptions {
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
   readonly resetTimeoutOnProgress?: boolean;
+  /** Manual multi-round mode (2026-07-28): see `CallOptions.inputRound`. */
+  readonly inputRound?: InputRound;
+}
+
+/**
+ * One leg of a tool call whose `input_required` rounds the caller drives itself: the result may be an
+ * `input_required` result (returned, not fulfilled through the client's handlers), and a retry carries
+ * the answers and the server's `requestState` back. `{}` is a first leg.
+ */
+export interface InputRound {
+  readonly inputResponses?: Record<string, unknown>;
+  readonly requestState?: string;
 }
 
 export interface ConnectionEvents {

@@ -1,8 +1,13 @@
-import type { CallToolRequestOptions, CallToolResult, Tool } from "@modelcontextprotocol/client";
+import type {
+  CallToolRequest,
+  CallToolRequestOptions,
+  CallToolResult,
+  Tool,
+} from "@modelcontextprotocol/client";
 import { linkAbort } from "../util/linked-abort.js";
 import type { Semaphore } from "../util/semaphore.js";
 import * as fail from "./failures.js";
-import type { ToolCallOptions } from "./server-connection.js";
+import type { InputRound, ToolCallOptions } from "./server-connection.js";
 import type { Session } from "./session.js";
 import { SessionClient } from "./session-client.js";
 
@@ -30,6 +35,19 @@ export class ToolIndex {
     }
     const tool = this.#index.get(name);
     return tool?.outputSchema === undefined ? tool : undefined;
+  }
+
+  /**
+   * The listed definition without its output schema, for a leg of a call whose rounds the caller
+   * drives: its result may be an `input_required` one, which has no structured output to check (the
+   * caller's own client checks the final result against the schema it listed).
+   */
+  forRounds(name: string, tools: readonly Tool[]): Tool | undefined {
+    this.withoutOutputSchema(name, tools);
+    const tool = this.#index?.get(name);
+    if (!tool || tool.outputSchema === undefined) return tool;
+    const { outputSchema: _, ...rest } = tool;
+    return rest;
   }
 }
 
@@ -64,12 +82,21 @@ export function sendToolCall(
   plain: Tool | undefined,
 ): Promise<CallToolResult> {
   // Built field by field: this runs on every call, and spreading empty objects allocates each.
-  const params = args === undefined ? { name: tool } : { name: tool, arguments: args };
+  const params: CallToolRequest["params"] & { -readonly [K in keyof InputRound]: InputRound[K] } =
+    args === undefined ? { name: tool } : { name: tool, arguments: args };
   const requestOptions: CallToolRequestOptions = {
     timeout: options.resetTimeoutOnProgress ? options.timeoutMs : remaining,
   };
   if (options.onProgress) requestOptions.onprogress = options.onProgress;
   if (options.resetTimeoutOnProgress) requestOptions.resetTimeoutOnProgress = true;
+  const round = options.inputRound;
+  if (round) {
+    // The caller drives the rounds (a gateway passing them to its own client): the SDK hands an
+    // input_required result back instead of asking our handlers.
+    requestOptions.allowInputRequired = true;
+    if (round.inputResponses !== undefined) params.inputResponses = round.inputResponses;
+    if (round.requestState !== undefined) params.requestState = round.requestState;
+  }
   const send = () =>
     plain && session.client instanceof SessionClient
       ? session.client.callPlainTool(params, plain, requestOptions)

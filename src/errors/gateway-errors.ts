@@ -91,3 +91,34 @@ export const storeUrlInvalid = ({ url }: { url: string }) =>
     ErrorCode.ConfigInvalid,
     `The gateway store must be a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379), got ${JSON.stringify(url.replace(/\/\/[^@/]*@/, "//***@"))}.`,
   );
+
+/** The state keys file (`serve --state-keys`) cannot be used as it is; `problem` says why (never a key). */
+export const stateKeysFileRefused = ({ file, problem }: { file: string; problem: string }) =>
+  new ConfigError(
+    ErrorCode.ConfigInvalid,
+    `Refusing the state keys file ${file}: ${problem}. It must be a regular file of this user's, mode 0600 (chmod 600 ${file}).`,
+    { file },
+  );
+
+/** A line of the state keys file is not `kid:base64key`; `line` counts from 1. The line is never quoted. */
+export const stateKeysFileInvalid = ({
+  file,
+  line,
+  detail,
+}: {
+  file: string;
+  line: number;
+  detail: string;
+}) =>
+  new ConfigError(
+    ErrorCode.ConfigInvalid,
+    `Line ${line} of the state keys file ${file} is invalid: ${detail}. Each line is KID:KEY, KID made of letters, digits, "_" and "-", KEY 32 random bytes in base64 (openssl rand -base64 32).`,
+    { file },
+  );
+
+export const stateKeysFileEmpty = ({ file }: { file: string }) =>
+  new ConfigError(
+    ErrorCode.ConfigInvalid,
+    `The state keys file ${file} holds no key: add a line KID:KEY (KEY from openssl rand -base64 32).`,
+    { file },
+  );

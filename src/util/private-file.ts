@@ -54,3 +54,38 @@ export function writePrivateFile(file: string, text: string, what: string): void
   ensurePrivateDir(dirname(file), { what: `${what} folder` });
   replaceFileAtomic(file, text, { what: `${what} file`, private: true });
 }
+
+/**
+ * A file of secrets the user wrote and we only read (shared keys): its text, or why it is refused. It
+ * must be a regular file (not a link), ours, and readable by nobody else; unlike `readPrivateFile`, loose
+ * permissions are refused rather than tightened, since a key others could read is already spent.
+ */
+export function readSecretFile(file: string): { ok: true; text: string } | { ok: false; problem: string } {
+  if (!isRegularOrAbsent(file)) return { ok: false, problem: "it is a symbolic link or not a regular file" };
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | NO_FOLLOW);
+  } catch (error) {
+    return {
+      ok: false,
+      problem: `it cannot be opened (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+    };
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return { ok: false, problem: "it is not a regular file" };
+    const uid = process.getuid?.();
+    if (!isWindows && uid !== undefined && stat.uid !== uid) {
+      return { ok: false, problem: `it is owned by uid ${stat.uid}, not by this user (uid ${uid})` };
+    }
+    if (!isWindows && (stat.mode & 0o077) !== 0) {
+      return {
+        ok: false,
+        problem: `its mode ${(stat.mode & 0o777).toString(8)} lets others read or change it (chmod 600 it)`,
+      };
+    }
+    return { ok: true, text: readFileSync(fd, "utf8") };
+  } finally {
+    closeSync(fd);
+  }
+}

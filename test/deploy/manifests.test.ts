@@ -9,7 +9,7 @@ const k8sDir = join(process.cwd(), "deploy/k8s");
 
 interface Manifest {
   kind: string;
-  metadata?: { name: string };
+  metadata: { name: string };
   // biome-ignore lint/suspicious/noExplicitAny: manifests are checked field by field below
   spec?: any;
   // biome-ignore lint/suspicious/noExplicitAny: as above
@@ -26,7 +26,8 @@ function manifests(): Map<string, Manifest> {
     for (const document of parseAllDocuments(readFileSync(join(k8sDir, file), "utf8"))) {
       expect(document.errors, file).toEqual([]);
       const manifest = document.toJS() as Manifest;
-      const name = manifest.metadata?.name ?? "";
+      // A Kustomization has no metadata.
+      const name = (manifest.metadata as Manifest["metadata"] | undefined)?.name ?? "";
       found.set(`${manifest.kind}/${name}`, manifest);
       if (!name.includes("redis")) found.set(manifest.kind, manifest);
     }

@@ -1,23 +1,24 @@
 import type { IncomingMessage } from "node:http";
-import type { InputRounds } from "./input-rounds.js";
 
 /**
- * While the gateway drains it accepts no new call, but a call parked for its client's next round (a
- * 2025-era upstream asked mid-call: see input-rounds.ts) can only end when the client's retry reaches
- * it, wherever the balancer sent that retry first (another replica forwards it here). So a draining
- * gateway still reads a POST to `/mcp` (within the body bound) and answers it when it is the retry of
- * a call parked here; anything else gets the draining 503.
+ * While the gateway drains it accepts no new call, but a call already begun may still need its
+ * client's next round: a call parked here for a 2025-era upstream that asked mid-call ends only when
+ * the retry reaches it (directly, or forwarded by the replica the balancer picked), and a retry of a
+ * 2026-07-28 upstream's round continues a call the client has already started (refusing it would fail
+ * that call: a balancer does not send a refused POST elsewhere). So a draining gateway still reads a
+ * POST to `/mcp` (within the body bound) and serves it when it is a `tools/call` retry, one carrying a
+ * `requestState`; the token is opened as always (a forged one is refused there). Anything else gets
+ * the draining 503.
  *
  * Resolves to the parsed body to serve (the request stream is consumed), or undefined to refuse.
  */
-export async function parkedRetryBody(
+export async function retryBody(
   req: IncomingMessage,
-  rounds: InputRounds | undefined,
   maxBodyBytes: number,
   /** The body when it was already read (a request forwarded by another replica: cluster-entry.ts). */
   parsed: unknown,
 ): Promise<unknown> {
-  if (!rounds || rounds.parkedCount === 0 || req.method !== "POST") return undefined;
+  if (req.method !== "POST") return undefined;
   let body = parsed;
   if (body === undefined) {
     const text = await readBounded(req, maxBodyBytes);
@@ -28,16 +29,15 @@ export async function parkedRetryBody(
       return undefined;
     }
   }
-  const token = retryToken(body);
-  return token !== undefined && rounds.holds(token) ? body : undefined;
+  return isRetry(body) ? body : undefined;
 }
 
-/** The `requestState` of a single `tools/call` request (2026-07-28 has no batches). */
-function retryToken(body: unknown): string | undefined {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
+/** Whether the body is one `tools/call` with a `requestState` (2026-07-28 has no batches). */
+function isRetry(body: unknown): boolean {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
   const { method, params } = body as { method?: unknown; params?: { requestState?: unknown } };
-  if (method !== "tools/call" || typeof params !== "object" || params === null) return undefined;
-  return typeof params.requestState === "string" ? params.requestState : undefined;
+  if (method !== "tools/call" || typeof params !== "object" || params === null) return false;
+  return typeof params.requestState === "string";
 }
 
 /** The request's body as text, or undefined past `maxBytes` or when the client went away. */

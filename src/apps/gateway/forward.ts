@@ -11,6 +11,7 @@ import type { SamplingHandler, SamplingResult } from "../../bridge/features/samp
 import { errorText } from "../../util/text-of.js";
 import { GATEWAY_DEFAULTS } from "./gateway-options.js";
 import { InputRounds } from "./input-rounds.js";
+import type { StateKeys } from "./sealed-state.js";
 import { questionRefused, samplingNotForwarded } from "./wire-errors.js";
 
 /**
@@ -23,6 +24,20 @@ export const FORWARD_TIMEOUT_MS = GATEWAY_DEFAULTS.forwardTimeoutMs;
 export interface DownstreamCall {
   readonly elicit: (params: ElicitRequestFormParams | ElicitRequestURLParams) => Promise<ElicitResult>;
   readonly sample: (params: CreateMessageRequest["params"]) => Promise<SamplingResult>;
+}
+
+export interface RequestForwarderOptions {
+  /** Answers an elicitation no downstream client can (default: declined). */
+  readonly elicitation?: ElicitationHandler;
+  /** Answers a sampling request no downstream client can (default: refused). */
+  readonly sampling?: SamplingHandler;
+  /** How long a question waits for its client's answer, in ms (default 10 min). */
+  readonly timeoutMs?: number;
+  /**
+   * The keys that seal `requestState` tokens, shared by every replica (see `readStateKeys`); without
+   * them a random key of this process: a token then works on this replica only.
+   */
+  readonly stateKeys?: StateKeys;
 }
 
 /**
@@ -41,12 +56,10 @@ export class RequestForwarder {
   /** The calls of 2026-07-28 clients waiting for their client's answer (see input-rounds.ts). */
   readonly rounds: InputRounds;
 
-  constructor(
-    options: { elicitation?: ElicitationHandler; sampling?: SamplingHandler; timeoutMs?: number } = {},
-  ) {
+  constructor(options: RequestForwarderOptions = {}) {
     this.#fallback = options.elicitation ?? declineElicitation;
     this.#samplingFallback = options.sampling;
-    this.rounds = new InputRounds(options.timeoutMs ?? FORWARD_TIMEOUT_MS);
+    this.rounds = new InputRounds(options.timeoutMs ?? FORWARD_TIMEOUT_MS, options.stateKeys);
   }
 
   /**

@@ -4,7 +4,7 @@ import type { AuthInfo } from "@modelcontextprotocol/server";
 import { isAdminRoute, serveAdminRoute } from "./admin-routes.js";
 import { gatewayAuthenticator, identityOf } from "./authenticate.js";
 import { clusterEntry } from "./cluster/cluster-entry.js";
-import { parkedRetryBody } from "./drain-retries.js";
+import { retryBody } from "./drain-retries.js";
 import { LOOPBACK_NAMES, mcpEndpoint } from "./endpoint.js";
 import { type GatewayOptions, resolveGatewayOptions } from "./gateway-options.js";
 import { protectedResourceMetadata } from "./jwt-auth.js";
@@ -112,8 +112,8 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
       return rest.serve(req, res);
     }
     if (path !== "/mcp") return answer(res, httpAnswers.notFound());
-    // Draining, only the retry of a call parked here is still answered (below); nothing else is.
-    if (draining && (rounds?.parkedCount ?? 0) === 0) return answer(res, httpAnswers.draining());
+    // Draining, only the retry of a call already begun is still answered (below); nothing else is.
+    if (draining && rounds === undefined) return answer(res, httpAnswers.draining());
     const refusal = await auth.authorize(req);
     if (refusal) return answer(res, httpAnswers.unauthorized(refusal.headers));
     // A response stays "active" until written out: a call's result is written just after its handler
@@ -135,9 +135,9 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
     // Forwarded by another replica, or a session that lives on another one (see cluster/cluster-entry.ts).
     const here = await cluster.admit(req, res, identity);
     if (!here) return;
-    // Draining: only the retry of a call parked here is still answered (see drain-retries.ts).
+    // Draining: only the retry of a call already begun is still answered (see drain-retries.ts).
     const parsedBody = draining
-      ? await parkedRetryBody(req, rounds, options.maxBodyBytes, here.parsedBody)
+      ? await retryBody(req, options.maxBodyBytes, here.parsedBody)
       : here.parsedBody;
     if (draining && parsedBody === undefined) return answer(res, httpAnswers.draining());
     await endpoint.serve(req, res, parsedBody);
@@ -176,9 +176,10 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
     close,
     async drain() {
       // Stop accepting: idle keep-alive connections closed, a new request on a busy one gets 503. New
-      // connections too are refused, unless a call may be parked for its client's next round: its
-      // retry must still get in (a 2025-era upstream asked mid-call and holds the call here; with a
-      // 2026-07-28 upstream nothing is parked, the state travels sealed in the client's token).
+      // connections too are refused, unless calls may need their client's next round (a forwarder):
+      // a call parked here (a 2025-era upstream asked mid-call) ends only when its retry gets in, so
+      // retries are still served until nothing is in flight or parked. A 2026-07-28 upstream's call
+      // parks nothing: its state travels sealed in the client's token, any replica resumes it.
       draining = true;
       const listening = rounds === undefined ? stopListening() : undefined;
       http.closeIdleConnections();

@@ -7,9 +7,21 @@ import {
   type InputRequiredResult,
   type ServerContext,
 } from "@modelcontextprotocol/server";
+import type { InputRound } from "../../bridge/api.js";
 import type { SamplingResult } from "../../bridge/features/sampling.js";
 import type { DownstreamCall } from "./forward.js";
-import { parkedCallEnd, questionRefused, unknownRequestState } from "./wire-errors.js";
+import {
+  callHash,
+  credentialHash,
+  type OpenFailure,
+  openRound,
+  processStateKeys,
+  type SealedRound,
+  type StateKeys,
+  sealRound,
+} from "./sealed-state.js";
+import { upstreamRound } from "./upstream-rounds.js";
+import { parkedCallEnd, questionRefused, requestStateRefused, unknownRequestState } from "./wire-errors.js";
 
 /** One question of an upstream server that the downstream client must answer in its next round. */
 interface Question {
@@ -18,7 +30,7 @@ interface Question {
   readonly fail: (error: Error) => void;
 }
 
-/** An upstream call waiting for its client's next round, under its `requestState` token. */
+/** An upstream call waiting for its client's next round, under the id its sealed token names. */
 interface Parked {
   readonly owner: string;
   readonly result: Promise<CallToolResult>;
@@ -29,50 +41,106 @@ interface Parked {
   timer?: NodeJS.Timeout;
 }
 
-/** The key of the one question of a round in `inputRequests` / `inputResponses`. */
+/** The call a round belongs to: a token is bound to its tool name and arguments. */
+export interface RoundCall {
+  readonly tool: string;
+  readonly args: Record<string, unknown>;
+}
+
+/**
+ * One leg of a call on its upstream server: `round` is `{}` for a first leg, or the answers and the
+ * upstream's `requestState` of a 2026-07-28 upstream's round. Must settle when the leg ends.
+ */
+export type RunLeg = (
+  call: DownstreamCall,
+  signal: AbortSignal,
+  round: InputRound,
+) => Promise<CallToolResult>;
+
+/** What a retry's token opened to: a call parked here, or an upstream round any replica can send. */
+export type Retry =
+  | { readonly kind: "parked"; readonly id: string; readonly parked: Parked }
+  | { readonly kind: "upstream"; readonly round: InputRound };
+
+/** The key of the one question of a parked call's round in `inputRequests` / `inputResponses`. */
 const KEY = "upstream";
+/** Rounds the gateway answers by itself in a row (questions this client cannot be asked) before giving up. */
+const MAX_SELF_ANSWERED = 10;
+
+const CAPABILITY: Record<string, string> = {
+  "elicitation/create": "elicitation",
+  "sampling/createMessage": "sampling",
+  "roots/list": "roots",
+};
 
 /**
  * Elicitation and sampling for downstream clients of the 2026-07-28 protocol, which has no
  * server-to-client requests: a tool call whose upstream server asks a question returns an
- * `input_required` result carrying it, the upstream call stays parked, and the client's retry (with
- * its answer in `inputResponses` and our `requestState` token) resumes that call, which returns the
- * result or the next question. The token is random (122 bits) and bound to the client that started
- * the call, so a token is worth nothing to another client. A client that does not come back within
- * `timeoutMs` gets its question answered by the default (see forward.ts) and its call cancelled.
- * A retry must reach the replica holding the call: behind a load balancer this needs affinity.
+ * `input_required` result carrying it, and the client's retry (with its answers in `inputResponses`
+ * and our `requestState` token) continues the call. The token is sealed (see sealed-state.ts): bound
+ * to the client's credential, the tool and its arguments, and the input timeout.
+ *
+ * - An upstream of the 2026-07-28 protocol asks by answering `input_required` itself: nothing is kept
+ *   here, its questions go to the client and its own `requestState` travels inside our token, so any
+ *   replica with the same keys resumes the call by sending the client's answers upstream.
+ * - An upstream of the 2025 era asks mid-call: the upstream call stays parked on this replica and the
+ *   token names it. A client that does not come back within `timeoutMs` gets its question answered by
+ *   the default (see forward.ts) and its call cancelled.
  */
 export class InputRounds {
   readonly #parked = new Map<string, Parked>();
   readonly #timeoutMs: number;
+  readonly #keys: StateKeys;
   /** Who waits for no call to be parked (a drain). */
   #idleWaiters: (() => void)[] = [];
 
-  constructor(timeoutMs: number) {
+  constructor(timeoutMs: number, keys: StateKeys = processStateKeys()) {
     this.#timeoutMs = timeoutMs;
+    this.#keys = keys;
   }
 
   /** Whether this request is a 2026-07-28 one whose client declared the capability for `method`. */
-  static canAsk(ctx: ServerContext, method: "elicitation/create" | "sampling/createMessage"): boolean {
+  static canAsk(ctx: ServerContext, method: string): boolean {
     const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
     const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as Record<string, unknown> | undefined;
-    if (!capabilities) return false;
-    return method === "elicitation/create" ? capabilities.elicitation != null : capabilities.sampling != null;
+    const capability = CAPABILITY[method];
+    return capabilities !== undefined && capability !== undefined && capabilities[capability] != null;
   }
 
-  /** Whether the request carries a `requestState` (a retry), which `resume` must take. */
+  /** Whether the request carries a `requestState` (a retry), which `open` must take. */
   static isRetry(ctx: ServerContext): boolean {
     return typeof ctx.mcpReq.requestState() === "string";
   }
 
   /**
-   * Starts an upstream call that may ask questions. `run` gets what the forwarder needs to ask this
-   * client and the signal that cancels the call; it must settle when the call ends.
+   * Opens a retry's token for this client and call: the parked call it continues, or the upstream
+   * round to send (the client's answers and the upstream's state). Throws the refusal otherwise.
+   */
+  open(owner: string, call: RoundCall, ctx: ServerContext): Retry {
+    const token = ctx.mcpReq.requestState();
+    if (typeof token !== "string") throw unknownRequestState();
+    const opened = openRound(this.#keys, token, this.#bound(owner, call));
+    if (!opened.ok) throw refusal(opened.why);
+    const round = opened.sealed.round;
+    if (round.kind === "upstream") {
+      return { kind: "upstream", round: upstreamRetry(round, ctx.mcpReq.inputResponses) };
+    }
+    const parked = this.#parked.get(round.id);
+    // Another client's call is treated exactly like an unknown one.
+    if (!parked || parked.owner !== owner) throw unknownRequestState();
+    return { kind: "parked", id: round.id, parked };
+  }
+
+  /**
+   * Starts a call (or the next leg of a 2026-07-28 upstream's round) that may ask questions. `run`
+   * gets what the forwarder needs to ask this client and the signal that cancels the call.
    */
   start(
     owner: string,
+    call: RoundCall,
     ctx: ServerContext,
-    run: (call: DownstreamCall, signal: AbortSignal) => Promise<CallToolResult>,
+    run: RunLeg,
+    round: InputRound = {},
   ): Promise<CallToolResult | InputRequiredResult> {
     const stop = new AbortController();
     let wake: (question: Question | undefined) => void = () => {};
@@ -101,26 +169,40 @@ export class InputRounds {
         woken(question);
       });
     };
-    const call: DownstreamCall = {
+    const downstream: DownstreamCall = {
       elicit: (params) => ask<ElicitResult>({ method: "elicitation/create", params }, "elicitation/create"),
       sample: (params) =>
         ask<SamplingResult>({ method: "sampling/createMessage", params }, "sampling/createMessage"),
     };
-    (parked as { result: Promise<CallToolResult> }).result = run(call, stop.signal).finally(() =>
-      wake(undefined),
-    );
-    return this.#round(parked, ctx);
+    const canAsk = (method: string) => InputRounds.canAsk(ctx, method);
+    // Rounds of questions the client cannot be asked are answered here, by default, and sent again.
+    const legs = async () => {
+      let next = round;
+      for (let leg = 0; ; leg++) {
+        const result = await run(downstream, stop.signal, next);
+        const split = upstreamRound(result, canAsk);
+        const selfAnswered =
+          split?.kind === "asks" &&
+          Object.keys(split.asked).length === 0 &&
+          Object.keys(split.answered).length > 0;
+        if (!selfAnswered || leg >= MAX_SELF_ANSWERED) return result;
+        next = { inputResponses: split.answered, requestState: split.state };
+      }
+    };
+    (parked as { result: Promise<CallToolResult> }).result = legs().finally(() => wake(undefined));
+    return this.#round(parked, owner, call, ctx);
   }
 
-  /** A retry: answers the parked call's question and waits for its result or its next question. */
-  resume(owner: string, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
-    const token = ctx.mcpReq.requestState();
-    const parked = typeof token === "string" ? this.#parked.get(token) : undefined;
-    // Another client's token is treated exactly like an unknown one.
-    if (!parked || parked.owner !== owner || typeof token !== "string") {
-      throw unknownRequestState();
-    }
-    this.#unpark(token);
+  /** A retry of a parked call: answers its question and waits for its result or its next question. */
+  resume(
+    retry: Extract<Retry, { kind: "parked" }>,
+    call: RoundCall,
+    ctx: ServerContext,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    const { id, parked } = retry;
+    // Two retries of one token: the first takes the call, the second finds it gone.
+    if (this.#parked.get(id) !== parked) throw unknownRequestState();
+    this.#unpark(id);
     clearTimeout(parked.timer);
     const question = parked.pending;
     parked.pending = undefined;
@@ -129,20 +211,15 @@ export class InputRounds {
       if (response && typeof response === "object") question.answer(response);
       else question.fail(questionRefused.noAnswer());
     }
-    return this.#round(parked, ctx);
+    return this.#round(parked, parked.owner, call, ctx);
   }
 
-  /** How many calls wait for their client's next round. */
+  /** How many calls wait for their client's next round (2025-era upstreams only: see the class comment). */
   get parkedCount(): number {
     return this.#parked.size;
   }
 
-  /** Whether `token` names a parked call: a drain still answers the retry that carries it. */
-  holds(token: string): boolean {
-    return this.#parked.has(token);
-  }
-
-  /** Resolves once no call is parked (answered, expired or closed). */
+  /** Resolves once no call is parked (answered, expired or closed): what a drain waits for. */
   idle(): Promise<void> {
     if (this.#parked.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
@@ -150,48 +227,102 @@ export class InputRounds {
 
   /** Closes every parked call (gateway shutdown). */
   close(): void {
-    for (const [token, parked] of this.#parked) this.#expire(token, parked, parkedCallEnd.closing);
+    for (const [id, parked] of this.#parked) this.#expire(id, parked, parkedCallEnd.closing);
   }
 
-  async #round(parked: Parked, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+  #bound(owner: string, call: RoundCall) {
+    return { credential: credentialHash(owner), call: callHash(call.tool, call.args) };
+  }
+
+  #seal(owner: string, call: RoundCall, round: SealedRound["round"]): string {
+    return sealRound(this.#keys, this.#bound(owner, call), round, this.#timeoutMs);
+  }
+
+  async #round(
+    parked: Parked,
+    owner: string,
+    call: RoundCall,
+    ctx: ServerContext,
+  ): Promise<CallToolResult | InputRequiredResult> {
     // While a round is open, the client cancelling it cancels the upstream call.
     const cancel = () => parked.stop.abort(ctx.mcpReq.signal.reason);
     ctx.mcpReq.signal.addEventListener("abort", cancel, { once: true });
     try {
       const question = await parked.next;
-      if (!question) return await parked.result;
-      const token = randomUUID();
-      this.#parked.set(token, parked);
+      if (!question) return this.#ended(await parked.result, owner, call, ctx);
+      const id = randomUUID();
+      this.#parked.set(id, parked);
       parked.timer = setTimeout(
-        () => this.#expire(token, parked, parkedCallEnd.noAnswerInTime),
+        () => this.#expire(id, parked, parkedCallEnd.noAnswerInTime),
         this.#timeoutMs,
       );
       parked.timer.unref();
       return {
         resultType: "input_required",
         inputRequests: { [KEY]: question.request },
-        requestState: token,
+        requestState: this.#seal(owner, call, { kind: "parked", id }),
       };
     } finally {
       ctx.mcpReq.signal.removeEventListener("abort", cancel);
     }
   }
 
-  #unpark(token: string): void {
-    this.#parked.delete(token);
+  /**
+   * A leg's end: its result, or (an upstream that answered `input_required` itself) its questions for
+   * the client under a token that carries the upstream's state, with nothing kept here.
+   */
+  #ended(
+    result: CallToolResult,
+    owner: string,
+    call: RoundCall,
+    ctx: ServerContext,
+  ): CallToolResult | InputRequiredResult {
+    const split = upstreamRound(result, (method) => InputRounds.canAsk(ctx, method));
+    if (!split) return result;
+    if (split.kind === "unanswerable") return split.result;
+    const requestState = this.#seal(owner, call, {
+      kind: "upstream",
+      state: split.state,
+      keys: Object.keys(split.asked),
+      answered: split.answered,
+    });
+    return Object.keys(split.asked).length === 0
+      ? { resultType: "input_required", requestState }
+      : { resultType: "input_required", inputRequests: split.asked, requestState };
+  }
+
+  #unpark(id: string): void {
+    this.#parked.delete(id);
     if (this.#parked.size > 0) return;
     const waiters = this.#idleWaiters;
     this.#idleWaiters = [];
     for (const resolve of waiters) resolve();
   }
 
-  #expire(token: string, parked: Parked, why: string): void {
-    if (this.#parked.get(token) !== parked) return;
-    this.#unpark(token);
+  #expire(id: string, parked: Parked, why: string): void {
+    if (this.#parked.get(id) !== parked) return;
+    this.#unpark(id);
     clearTimeout(parked.timer);
     parked.pending?.fail(questionRefused.ended(why));
     parked.pending = undefined;
     parked.stop.abort(questionRefused.ended(why));
     parked.result.catch(() => undefined);
   }
+}
+
+function refusal(why: OpenFailure) {
+  return requestStateRefused[why]();
+}
+
+/** The upstream leg a retry sends: the client's answers to the questions asked, with the gateway's own. */
+function upstreamRetry(
+  round: Extract<SealedRound["round"], { kind: "upstream" }>,
+  responses: Record<string, unknown> | undefined,
+): InputRound {
+  const inputResponses: Record<string, unknown> = { ...round.answered };
+  for (const key of round.keys) {
+    const response = responses?.[key];
+    if (response !== undefined) inputResponses[key] = response;
+  }
+  return { inputResponses, requestState: round.state };
 }

@@ -4,7 +4,7 @@ import {
   Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import type { Bridge } from "../../bridge/api.js";
+import type { Bridge, InputRound } from "../../bridge/api.js";
 import { useIdTables } from "../../util/id-table.js";
 import { errorText } from "../../util/text-of.js";
 import { adminAllowed, adminTools, callAdminTool, isAdminTool } from "./admin-tools.js";
@@ -85,9 +85,13 @@ export function gatewayServer(
   );
   server.setRequestHandler("tools/call", (request, ctx) =>
     tracker.handle("tools/call", request.params, async () => {
-      // A 2026-07-28 retry carrying the answer to an upstream question resumes its parked call.
-      if (forwarder && InputRounds.isRetry(ctx)) return forwarder.rounds.resume(client.id, ctx);
       const name = request.params.name;
+      // A 2026-07-28 retry carrying answers to an upstream's questions: its parked call resumes, or
+      // (an upstream of that era) the answers go upstream as the call's next leg, on any replica.
+      const roundCall = { tool: name, args: request.params.arguments ?? {} };
+      const retry =
+        forwarder && InputRounds.isRetry(ctx) ? forwarder.rounds.open(client.id, roundCall, ctx) : undefined;
+      if (forwarder && retry?.kind === "parked") return forwarder.rounds.resume(retry, roundCall, ctx);
       if (admin && isAdminTool(name)) {
         return callAdminTool(bridge, profile, name, request.params.arguments ?? {});
       }
@@ -119,10 +123,10 @@ export function gatewayServer(
       // While the call runs, its upstream server's elicitation and sampling requests may be asked of
       // this client (see forward.ts): pushed to a 2025-11-25 client within the call, bounded by its
       // signal and FORWARD_TIMEOUT_MS; returned to a 2026-07-28 client as input_required rounds.
-      const run = (call: DownstreamCall | undefined, signal: AbortSignal) => {
+      const run = (call: DownstreamCall | undefined, signal: AbortSignal, round?: InputRound) => {
         const untrack = call && forwarder?.track(tool.server, call);
         // callUpstream never rejects: an upstream failure is an error result.
-        return callUpstream(bridge, name, request.params.arguments ?? {}, ctx, signal, client).then(
+        return callUpstream(bridge, name, request.params.arguments ?? {}, ctx, signal, client, round).then(
           (result) => {
             untrack?.();
             return heldUntilSent(client, ctx, name, result, admitted.release);
@@ -130,7 +134,10 @@ export function gatewayServer(
         );
       };
       if (!forwarder) return run(undefined, ctx.mcpReq.signal);
-      if (ctx.mcpReq.envelope !== undefined) return forwarder.rounds.start(client.id, ctx, run);
+      if (ctx.mcpReq.envelope !== undefined) {
+        const round = retry?.kind === "upstream" ? retry.round : {};
+        return forwarder.rounds.start(client.id, roundCall, ctx, run, round);
+      }
       const asked = { signal: ctx.mcpReq.signal, timeout: FORWARD_TIMEOUT_MS };
       return run(
         {
@@ -221,6 +228,7 @@ async function callUpstream(
   ctx: ServerContext,
   signal: AbortSignal,
   client: GatewayClient,
+  inputRound: InputRound | undefined,
 ): Promise<CallToolResult> {
   try {
     // Upstream progress goes to the downstream client under the token it chose, when it asked for it.
@@ -232,6 +240,8 @@ async function callUpstream(
       // The call policy's `caller` rules and the audit log see who called; a policy `ask` is a deny
       // here, since the gateway has nobody to ask (no approveCall is passed).
       caller: client.caller ?? client.id,
+      // A 2026-07-28 client: an upstream of that era's own rounds come back to be passed on (input-rounds.ts).
+      inputRound,
       ...(token === undefined
         ? {}
         : {

@@ -109,6 +109,30 @@ export const unknownRequestState = () =>
     "Unknown or expired requestState: the call it belonged to has ended (or runs on another gateway replica); call the tool again",
   );
 
+/**
+ * Why a sealed `requestState` (see sealed-state.ts) is refused, one answer per situation. A token of
+ * another credential gets the unknown token's answer: a thief learns nothing from it.
+ */
+export const requestStateRefused = {
+  unreadable: unknownRequestState,
+  otherCredential: unknownRequestState,
+  unknownKey: () =>
+    new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      "Unknown or expired requestState: it was sealed with a key this gateway does not hold (keys rotated, or a replica with other --state-keys); call the tool again",
+    ),
+  otherCall: () =>
+    new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      "Unknown or expired requestState: it belongs to another tool call; retry with the tool name and arguments of the call that returned it, or call the tool again",
+    ),
+  expired: () =>
+    new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      "Unknown or expired requestState: the answer came after the gateway's input timeout; call the tool again",
+    ),
+};
+
 /** An upstream server's sampling request that no downstream client could answer (and no fallback). */
 export const samplingNotForwarded = ({ server, cause }: { server: string; cause: string }) =>
   new ProtocolError(ProtocolErrorCode.InternalError, `Sampling for server "${server}" failed: ${cause}`);
@@ -259,3 +283,14 @@ export const stdioChannel = {
   requestUndelivered: (method: string, size: number, unread: number, limit: number) =>
     new Error(undeliveredMessage(`request ${method}`, size, unread, limit)),
 };
+
+/** An upstream round asked for something this client did not declare and nothing answers by default. */
+export const inputNotAnswerable = (method: string) => ({
+  content: [
+    {
+      type: "text" as const,
+      text: `Error: the server asked this client for ${method.replace(/[^\w/.-]/g, "?").slice(0, 64)}, which it did not declare; declare that capability to let the call go on.`,
+    },
+  ],
+  isError: true,
+});

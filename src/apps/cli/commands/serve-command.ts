@@ -50,6 +50,11 @@ const SERVE_FLAGS = {
     value: "FILE",
     description: "JSON file of bearer tokens, OAuth (JWT) settings and profiles",
   },
+  "state-keys": {
+    type: "string",
+    value: "FILE",
+    description: "keys (KID:BASE64, mode 0600) sealing requestState, shared by every replica",
+  },
   "max-body": {
     type: "int",
     value: "BYTES",
@@ -158,7 +163,10 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
       import("../../gateway/index.js"),
       import("../../gateway/telemetry-setup.js"),
     ]);
-  const { RequestForwarder, serveGatewayStdio, startGateway } = gateway;
+  const { RequestForwarder, readStateKeys, serveGatewayStdio, startGateway } = gateway;
+  // Read before anything starts: a key file others can read is refused at once.
+  const stateKeysFile = options["state-keys"];
+  const stateKeys = stateKeysFile === undefined ? undefined : readStateKeys(resolve(io.cwd, stateKeysFile));
   const file = options.auth ? await readAuthFile(resolve(io.cwd, options.auth), io.env) : undefined;
   const tokens = [...tokensFromEnv(io.env[TOKENS_ENV]), ...(file?.tokens ?? [])];
   const adminTokenEnv = options["admin-token-env"];
@@ -189,7 +197,7 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
   // servers until the in-flight calls are done.
   // Upstream elicitation and sampling go to the downstream client whose call caused them; the
   // gateway's own terminal is not asked (under --stdio it is the MCP channel itself).
-  const forwarder = new RequestForwarder();
+  const forwarder = new RequestForwarder({ stateKeys });
   const logged = serveLogger(context.logger, context.global.verbose === true);
   const bridgeOptions = await cliBridgeOptions(context);
   const bridge = await startBridge({
