@@ -57,7 +57,13 @@ export interface Cluster {
 }
 
 /** The flags that make replicas one cluster, as `serve --help` may list them. */
-const CLUSTER_FLAGS = ["--store", "--state-keys", "--replica-id", "--advertise-url"] as const;
+const CLUSTER_FLAGS = [
+  "--store",
+  "--state-keys",
+  "--cluster-secret-file",
+  "--replica-id",
+  "--advertise-url",
+] as const;
 
 /** Why a cluster cannot run on this machine, or undefined when it can. */
 export async function clusterUnavailable(): Promise<string | undefined> {
@@ -99,6 +105,8 @@ async function started(group: ProcessGroup, options: ClusterOptions): Promise<Cl
   );
   const keysFile = join(group.work, "state-keys");
   writeFileSync(keysFile, `k1:${randomBytes(32).toString("base64")}\n`, { mode: 0o600 });
+  const secretFile = join(group.work, "cluster-secret");
+  writeFileSync(secretFile, randomBytes(48).toString("base64"), { mode: 0o600 });
   const modern = group.spawn(process.execPath, [builtFixture("asks-twice"), "--http", "--modern"]);
   const modernUrl = (
     await outputMatch(modern, /LISTENING (\S+)/, "the 2026-07-28 upstream", bound)
@@ -122,6 +130,7 @@ async function started(group: ProcessGroup, options: ClusterOptions): Promise<Cl
       const cluster: Record<(typeof CLUSTER_FLAGS)[number], string | undefined> = {
         "--store": redis?.url,
         "--state-keys": keysFile,
+        "--cluster-secret-file": secretFile,
         "--replica-id": `replica-${index}`,
         "--advertise-url": url.href,
       };

@@ -111,8 +111,12 @@ export async function multiRoundClients(cluster: Cluster, clients: number): Prom
   const figures: string[] = [];
   for (const server of ["twice2025", "twice2026"]) {
     let correct = 0;
-    await Promise.all(
-      Array.from({ length: clients }, async (_, i) => {
+    // A 2025-era upstream's question reaches a client only while that client's call is the one
+    // running on that server (forward.ts): its clients go one at a time; the 2026 ones all at once.
+    const together = server === "twice2026";
+    await inTurn(
+      together,
+      Array.from({ length: clients }, (_, i) => async () => {
         const token = cluster.token(200 + i);
         const name = served(server, "two_questions");
         try {
@@ -137,9 +141,20 @@ export async function multiRoundClients(cluster: Cluster, clients: number): Prom
         }
       }),
     );
-    figures.push(`${server}: ${correct}/${clients} correct`);
+    figures.push(
+      `${server}: ${correct}/${clients} correct${together ? " (concurrent)" : " (one at a time)"}`,
+    );
   }
   return row("(b) 2026 multi-round elicitation", figures.join("; "), problems);
+}
+
+/** Runs the tasks all at once, or one after the other. */
+async function inTurn(together: boolean, tasks: readonly (() => Promise<void>)[]): Promise<void> {
+  if (together) {
+    await Promise.all(tasks.map((task) => task()));
+    return;
+  }
+  for (const task of tasks) await task();
 }
 
 /**

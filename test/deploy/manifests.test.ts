@@ -69,21 +69,25 @@ describe("Kubernetes manifests (deploy/k8s)", () => {
   it("shares Redis and the round-state keys, and tells each pod's own address, without affinity", () => {
     const container = gatewayContainer(all);
     const args = container.args as string[];
-    const valueOf = (flag: string) => args[args.indexOf(flag) + 1];
+    const flagValue = (flag: string) => args[args.indexOf(flag) + 1] ?? "";
     const redis = all.get("Service/mcp-bridge-redis");
     const redisPort = redis?.spec.ports[0].port;
-    expect(valueOf("--store")).toBe(`redis://${redis?.metadata.name}:${redisPort}`);
+    expect(flagValue("--store")).toBe(`redis://${redis?.metadata.name}:${redisPort}`);
     expect(all.get("Deployment/mcp-bridge-redis")?.spec.template.metadata.labels).toEqual(
       redis?.spec.selector,
     );
     expect(all.get("Kustomization")?.resources).toContain("redis.yaml");
     // The key file: copied from the Secret's `state-keys` into a private volume the gateway mounts.
     const keysDir = container.volumeMounts.find((m: { name: string }) => m.name === "state-keys").mountPath;
-    expect(valueOf("--state-keys").startsWith(`${keysDir}/`)).toBe(true);
+    expect(flagValue("--state-keys").startsWith(`${keysDir}/`)).toBe(true);
+    expect(flagValue("--cluster-secret-file").startsWith(`${keysDir}/`)).toBe(true);
     const volumes = all.get("Deployment")?.spec.template.spec.volumes as { name: string; secret?: unknown }[];
     expect(volumes.find((v) => v.name === "state-keys-secret")?.secret).toMatchObject({
       secretName: all.get("Secret")?.metadata.name,
-      items: [{ key: "state-keys", path: "state-keys" }],
+      items: [
+        { key: "state-keys", path: "state-keys" },
+        { key: "cluster-secret", path: "cluster-secret" },
+      ],
     });
     expect(Object.keys(all.get("Secret")?.data ?? all.get("Secret")?.stringData ?? {})).toContain(
       "state-keys",
@@ -94,8 +98,8 @@ describe("Kubernetes manifests (deploy/k8s)", () => {
     expect(fromPod("POD_IP")).toBe("status.podIP");
     expect(fromPod("POD_NAME")).toBe("metadata.name");
     const http = container.ports.find((port: { name: string }) => port.name === "http");
-    expect(valueOf("--advertise-url")).toBe(`http://$(POD_IP):${http.containerPort}/mcp`);
-    expect(valueOf("--replica-id")).toBe("$(POD_NAME)");
+    expect(flagValue("--advertise-url")).toBe(`http://$(POD_IP):${http.containerPort}/mcp`);
+    expect(flagValue("--replica-id")).toBe("$(POD_NAME)");
     expect(all.get("Service")?.spec.sessionAffinity).toBeUndefined();
   });
 
@@ -175,9 +179,14 @@ describe("Kubernetes manifests (deploy/k8s)", () => {
     // The Deployment adds the metrics listener (a port of its own) and the cluster's shared parts
     // (store, keys, the pod's identity); otherwise the command is the image's.
     const deploymentArgs = gatewayContainer(all).args as string[];
-    const added = ["--metrics", "--store", "--state-keys", "--replica-id", "--advertise-url"].map((flag) =>
-      deploymentArgs.indexOf(flag),
-    );
+    const added = [
+      "--metrics",
+      "--store",
+      "--state-keys",
+      "--cluster-secret-file",
+      "--replica-id",
+      "--advertise-url",
+    ].map((flag) => deploymentArgs.indexOf(flag));
     expect(args).toEqual(
       deploymentArgs.filter((_, index) => !added.some((flag) => index === flag || index === flag + 1)),
     );
