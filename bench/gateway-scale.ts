@@ -155,6 +155,8 @@ async function main(): Promise<void> {
     replicas: REPLICAS,
     tokens: RUN_TOKENS + 3 * CLIENTS,
     callsPerMinute: PER_MINUTE,
+    // A loaded machine starts three replicas (each with its upstream servers) slowly.
+    startTimeoutMs: 120_000,
   });
   try {
     const missing = ["--store", "--state-keys"].filter((flag) => !cluster.clusterFlags.includes(flag));
