@@ -22,6 +22,8 @@ export interface Telemetry {
   readonly serverDuration: Api.Histogram;
   /** The gateway's tool calls in flight (see GATEWAY_CALLS_IN_FLIGHT_METRIC); only a gateway adds to it. */
   readonly callsInFlight: Api.UpDownCounter;
+  /** The meter the instruments above come from, for a gauge of the caller's own (the cluster store's). */
+  readonly meter: Api.Meter;
   /**
    * Whether anything records what a span or a duration sample would carry: a tracer provider (given,
    * or registered globally, now or later) or a meter provider that was there when this was made.
@@ -85,6 +87,7 @@ export async function createTelemetry(
     clientDuration,
     serverDuration,
     callsInFlight,
+    meter,
     recording: recordingCheck(api, tracerProvider, clientDuration),
   };
 }

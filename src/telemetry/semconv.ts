@@ -30,6 +30,11 @@ export const ATTR = {
  * should follow (deploy/k8s/hpa.yaml); Prometheus shows it as `mcp_bridge_gateway_calls_in_flight`.
  */
 export const GATEWAY_CALLS_IN_FLIGHT_METRIC = "mcp_bridge.gateway.calls.in_flight";
+/**
+ * Not an MCP convention: 1 while the gateway's cluster store (`--store`) answers, 0 while this replica
+ * works alone; Prometheus shows it as `mcp_bridge_gateway_store_up`.
+ */
+export const GATEWAY_STORE_UP_METRIC = "mcp_bridge.gateway.store.up";
 export const CLIENT_DURATION_METRIC = "mcp.client.operation.duration";
 export const SERVER_DURATION_METRIC = "mcp.server.operation.duration";
 

@@ -14,6 +14,15 @@ export interface GatewayLimits {
 }
 
 /**
+ * A per-minute budget shared by the gateway's replicas (cluster/redis-store.ts): one call of `client`
+ * spent, or how long until one is; undefined when it cannot say now (the replica then counts alone).
+ */
+export type SharedBudget = (
+  client: string,
+  perMinute: number,
+) => Promise<{ ok: true } | { ok: false; retryAfterMs: number } | undefined>;
+
+/**
  * A call's turn: `release` when it has ended (idempotent), or the reason it was refused with the
  * whole seconds after which a retry may be admitted (HTTP `Retry-After`).
  */
@@ -45,27 +54,42 @@ export class ClientLimiter {
   readonly #perMinute: number | undefined;
   readonly #now: () => number;
 
-  constructor(limits: ResolvedLimits, now: () => number = Date.now) {
+  readonly #shared: SharedBudget | undefined;
+
+  /**
+   * `shared`: the cluster-wide per-minute budget (see cluster/); while it does not answer, each
+   * replica keeps its own bucket as without one.
+   */
+  constructor(limits: ResolvedLimits, now: () => number = Date.now, shared?: SharedBudget) {
     this.#maxConcurrent = limits.maxConcurrentCalls;
     this.#maxQueued = limits.maxQueuedCalls;
     this.#perMinute = limits.callsPerMinute;
     this.#now = now;
+    this.#shared = shared;
   }
 
   /** Resolves when the call may run, or at once with a refusal (queue full, budget spent, `signal` aborted). */
-  admit(client: string, signal?: AbortSignal): Promise<Admission> {
+  async admit(client: string, signal?: AbortSignal): Promise<Admission> {
+    if (this.#shared === undefined || this.#perMinute === undefined)
+      return this.#admit(client, signal, false);
+    const answer = await this.#shared(client, this.#perMinute);
+    if (answer === undefined) return this.#admit(client, signal, false);
+    if (!answer.ok) return refused(this.#perMinuteReason(), retrySeconds(answer.retryAfterMs));
+    return this.#admit(client, signal, true);
+  }
+
+  /** `budgeted`: the shared budget already admitted the call (no local token is spent). */
+  #admit(client: string, signal: AbortSignal | undefined, budgeted: boolean): Promise<Admission> {
+    const perMinute = budgeted ? undefined : this.#perMinute;
     const state = this.#refilled(client);
-    if (this.#perMinute !== undefined && state.tokens < 1) {
+    if (perMinute !== undefined && state.tokens < 1) {
       // The bucket refills continuously: the time until it holds one whole call again (whole ms first,
       // so float dust does not add a second).
-      const waitMs = ((1 - state.tokens) / this.#perMinute) * 60_000;
-      return refused(
-        `at most ${this.#perMinute} calls per minute for one client`,
-        Math.max(1, Math.ceil(Math.round(waitMs) / 1000)),
-      );
+      const waitMs = ((1 - state.tokens) / perMinute) * 60_000;
+      return refused(this.#perMinuteReason(), retrySeconds(waitMs));
     }
     if (state.running < this.#maxConcurrent && state.waiting.length === 0) {
-      this.#spendToken(state);
+      if (!budgeted) this.#spendToken(state);
       state.running++;
       return Promise.resolve({ ok: true, release: this.#releaser(client, state) });
     }
@@ -76,13 +100,13 @@ export class ClientLimiter {
     }
     if (signal?.aborted) return refused("the call was cancelled");
     // The token is spent on entering the queue, so a call that reached the front is never refused then.
-    this.#spendToken(state);
+    if (!budgeted) this.#spendToken(state);
     return new Promise<Admission>((resolve) => {
       const onAbort = () => {
         const at = state.waiting.indexOf(turn);
         if (at === -1) return;
         state.waiting.splice(at, 1);
-        if (this.#perMinute !== undefined) state.tokens = Math.min(this.#perMinute, state.tokens + 1);
+        if (perMinute !== undefined) state.tokens = Math.min(perMinute, state.tokens + 1);
         this.#forgetIfIdle(client, state);
         resolve({
           ok: false,
@@ -98,6 +122,10 @@ export class ClientLimiter {
       state.waiting.push(turn);
       signal?.addEventListener("abort", onAbort, { once: true });
     });
+  }
+
+  #perMinuteReason(): string {
+    return `at most ${this.#perMinute} calls per minute for one client`;
   }
 
   #refilled(client: string): ClientState {
@@ -141,6 +169,9 @@ export class ClientLimiter {
     if (this.#clients.get(client) === state) this.#clients.delete(client);
   }
 }
+
+/** Whole seconds (at least 1) for a wait in ms; whole ms first, so float dust does not add a second. */
+const retrySeconds = (waitMs: number) => Math.max(1, Math.ceil(Math.round(waitMs) / 1000));
 
 const refused = (reason: string, retryAfterSeconds = CONCURRENCY_RETRY_SECONDS): Promise<Admission> =>
   Promise.resolve({ ok: false, reason, retryAfterSeconds });

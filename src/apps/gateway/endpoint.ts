@@ -12,6 +12,9 @@ import {
 import { callerOf, identityOf, limitKeyOf } from "./authenticate.js";
 import { UnreadBacklog } from "./backlog.js";
 import { ClientLimiter } from "./client-limits.js";
+import type { ClusterStore } from "./cluster/cluster-store.js";
+import { sessionOwnership } from "./cluster/session-ownership.js";
+import { sharedBudget } from "./cluster/shared-budget.js";
 import type { ResolvedGatewayOptions } from "./gateway-options.js";
 import { answeredAsJson } from "./json-only-clients.js";
 import { LegacySessions } from "./legacy-sessions.js";
@@ -28,9 +31,18 @@ export const LOOPBACK_NAMES = [...new Set([...localhostAllowedHostnames(), ...lo
  * each request served by a server instance limited to its client's profile, list changes and log
  * messages passed on, and DNS rebinding refused on a loopback bind.
  */
-export function mcpEndpoint(options: ResolvedGatewayOptions, tracker: RequestTracker) {
+export function mcpEndpoint(
+  options: ResolvedGatewayOptions,
+  tracker: RequestTracker,
+  cluster?: { readonly store: ClusterStore; readonly replica: () => { id: string; advertiseUrl: string } },
+) {
   const { bridge, version, forwarder } = options;
-  const limiter = new ClientLimiter(options.limits);
+  // With a cluster store, the per-minute budgets are the cluster's (concurrency stays per replica).
+  const limiter = new ClientLimiter(
+    options.limits,
+    Date.now,
+    cluster && sharedBudget(cluster.store, options.replica.id),
+  );
   const backlog = new UnreadBacklog(options.maxUnreadBytes);
   // Without auth every caller is one client for sessions and parked calls, but the limits count each
   // session or connection apart (limitKeyOf): they must not bound the whole gateway.
@@ -52,7 +64,17 @@ export function mcpEndpoint(options: ResolvedGatewayOptions, tracker: RequestTra
       forwarder,
     );
   const handler = createMcpHandler((ctx) => serverFor(ctx.authInfo));
-  const sessions = new LegacySessions(options.maxSessions, options.sessionIdleMs);
+  // With a cluster store, sessions are recorded there so any replica can serve them (cluster/).
+  const ownership =
+    cluster &&
+    sessionOwnership({
+      store: cluster.store,
+      replica: cluster.replica,
+      sessionIdleMs: options.sessionIdleMs,
+      newServer: serverFor,
+    });
+  const sessions = new LegacySessions(options.maxSessions, options.sessionIdleMs, ownership?.observer);
+  ownership?.attach(sessions);
   const unsubscribe = [
     // Coalesced (see list-changes.ts): servers coming up one after another are one round of notifications.
     onListChanges(bridge, (changes) => {
@@ -93,6 +115,8 @@ export function mcpEndpoint(options: ResolvedGatewayOptions, tracker: RequestTra
   );
   return {
     sessions,
+    /** Where sessions live across replicas; undefined without a cluster store. */
+    ownership,
     /** The per-client limiter, shared with the REST face (rest/rest-routes.ts). */
     limiter,
     /**

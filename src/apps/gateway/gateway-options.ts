@@ -2,6 +2,7 @@ import type { Readable, Writable } from "node:stream";
 import type { Bridge } from "../../bridge/api.js";
 import { gatewayNeedsAuth, gatewayOptionInvalid, storeUrlInvalid } from "../../errors/gateway-errors.js";
 import type { Telemetry } from "../../telemetry/create-telemetry.js";
+import { type Logger, silentLogger } from "../../util/logger.js";
 import { packageInfo } from "../../util/package-info.js";
 import type { GatewayLimits } from "./client-limits.js";
 import { MIN_CLUSTER_SECRET_BYTES, newReplicaId, type Replica } from "./cluster/replica.js";
@@ -89,6 +90,8 @@ export interface GatewayOptions {
    * session ownership shared by the replicas (see docs/deploy.md). Without one this replica shares nothing.
    */
   readonly store?: string;
+  /** Where the gateway reports what an operator must know (the cluster store down, back); silent by default. */
+  readonly logger?: Logger;
 }
 
 /** Per-client limits with their defaults applied. */
@@ -121,6 +124,7 @@ export interface ResolvedGatewayOptions {
   readonly adminToken: string | undefined;
   readonly replica: Replica;
   readonly store: string | undefined;
+  readonly logger: Logger;
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -148,6 +152,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     advertiseUrl,
     clusterSecret,
     store,
+    logger = silentLogger,
   } = options;
   const loopback = LOOPBACK.has(host);
   if (!loopback && tokens.length === 0 && !oauth) throw gatewayNeedsAuth({ host });
@@ -177,6 +182,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
       secret: clusterSecretOf(clusterSecret),
     },
     store: storeUrlOf(store),
+    logger,
   };
 }
 

@@ -1,12 +1,18 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AuthInfo } from "@modelcontextprotocol/server";
+import { GATEWAY_STORE_UP_METRIC } from "../../telemetry/semconv.js";
 import { isAdminRoute, serveAdminRoute } from "./admin-routes.js";
 import { gatewayAuthenticator, identityOf } from "./authenticate.js";
 import { clusterEntry } from "./cluster/cluster-entry.js";
+import type { ClusterStore } from "./cluster/cluster-store.js";
 import { retryBody } from "./drain-retries.js";
 import { LOOPBACK_NAMES, mcpEndpoint } from "./endpoint.js";
-import { type GatewayOptions, resolveGatewayOptions } from "./gateway-options.js";
+import {
+  type GatewayOptions,
+  type ResolvedGatewayOptions,
+  resolveGatewayOptions,
+} from "./gateway-options.js";
 import { protectedResourceMetadata } from "./jwt-auth.js";
 import { type RequestTracker, requestTracker } from "./request-tracker.js";
 import { restRoutes } from "./rest/rest-routes.js";
@@ -53,7 +59,17 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
     "network.transport": "tcp",
     "network.protocol.name": "http",
   });
-  const endpoint = mcpEndpoint(options, tracker);
+  // Known once listening; requests only arrive after that.
+  let url = "";
+  const replica = () => ({ ...options.replica, advertiseUrl: options.replica.advertiseUrl ?? url });
+  // The cluster store, only with `store`: the Redis client is loaded then and only then.
+  // After an outage, the records of sessions opened meanwhile are written again (set once they exist).
+  let storeBack: (() => void) | undefined;
+  const store = options.store
+    ? await clusterStore({ ...options, store: options.store }, replica, () => storeBack?.())
+    : undefined;
+  const endpoint = mcpEndpoint(options, tracker, store && { store, replica });
+  storeBack = endpoint.ownership?.rewriteAll;
   const { sessions } = endpoint;
   const rounds = options.forwarder?.rounds;
   const auth = gatewayAuthenticator(options.tokens, options.oauth);
@@ -68,13 +84,10 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
     secured: options.tokens.length > 0 || options.oauth !== undefined,
     allowedHosts: options.loopback ? LOOPBACK_NAMES : undefined,
   });
-  // Known once listening; requests only arrive after that.
-  let url = "";
-  const replica = () => ({ ...options.replica, advertiseUrl: options.replica.advertiseUrl ?? url });
   const cluster = clusterEntry({
     replica,
     maxBodyBytes: options.maxBodyBytes,
-    placement: undefined,
+    placement: endpoint.ownership?.placement,
     allowedHosts: options.loopback ? LOOPBACK_NAMES : undefined,
     answer: (res, given) => answer(res, given),
   });
@@ -167,6 +180,7 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
       http.closeAllConnections();
       await stopListening();
       await endpoint.close();
+      await store?.close();
     })();
     return closed;
   };
@@ -209,4 +223,30 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
       await (listening ?? stopListening());
     },
   };
+}
+
+/**
+ * Connects the cluster store (cluster/redis-store.ts, imported only here) and shows whether it
+ * answers as the `mcp_bridge_gateway_store_up` gauge. A store down at start does not stop the
+ * gateway: it serves alone until the store answers.
+ */
+async function clusterStore(
+  options: ResolvedGatewayOptions & { readonly store: string },
+  replica: () => { id: string; advertiseUrl: string },
+  onBack: () => void,
+): Promise<ClusterStore> {
+  const { connectRedisStore } = await import("./cluster/redis-store.js");
+  const store = await connectRedisStore({
+    url: options.store,
+    replicaId: options.replica.id,
+    advertiseUrl: () => replica().advertiseUrl,
+    logger: options.logger,
+    onBack,
+  });
+  options.telemetry?.meter
+    .createObservableGauge(GATEWAY_STORE_UP_METRIC, {
+      description: "1 while the gateway's cluster store answers, 0 while this replica works alone.",
+    })
+    .addCallback((result) => result.observe(store.up ? 1 : 0));
+  return store;
 }

@@ -20,6 +20,24 @@ interface Session {
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/**
+ * Told what a session's life brings, so a cluster store can record it (cluster/session-ownership.ts):
+ * opened (with its `initialize` params), each message its client sent, a request for it, its end.
+ */
+export interface SessionObserver {
+  opened(id: string, identity: string, init: Record<string, unknown>): void;
+  message(id: string, message: unknown): void;
+  touched(id: string): void;
+  /** The session ended for good (DELETE, idleness, its client gone): not when the gateway closes. */
+  ended(id: string): void;
+}
+
+/** What rebuilds a session on another replica: its `initialize` params and the requests to replay. */
+export interface SessionReplay {
+  readonly init: Record<string, unknown>;
+  readonly requests: readonly { readonly method: string; readonly params: Record<string, unknown> }[];
+}
+
 const isInitialize = (body: unknown) =>
   typeof body === "object" && body !== null && (body as { method?: unknown }).method === "initialize";
 
@@ -38,9 +56,17 @@ export class LegacySessions {
    * so clients that vanished without a DELETE do not hold their slot and server instance forever. Its
    * client's next request gets 404 and initializes again, as the protocol prescribes.
    */
-  constructor(maxSessions: number, idleMs: number) {
+  readonly #observer: SessionObserver | undefined;
+
+  constructor(maxSessions: number, idleMs: number, observer?: SessionObserver) {
     this.#maxSessions = maxSessions;
     this.#idleMs = idleMs;
+    this.#observer = observer;
+  }
+
+  /** Whether session `id` lives here. */
+  holds(id: string): boolean {
+    return this.#sessions.has(id);
   }
 
   get size(): number {
@@ -76,21 +102,83 @@ export class LegacySessions {
     if (this.#sessions.size >= this.#maxSessions) {
       return tooManySessions();
     }
+    const transport = await this.#open(authInfo, newServer, () => randomUUID());
+    return transport.handleRequest(request, { parsedBody: body, authInfo });
+  }
+
+  /**
+   * Rebuilds session `id` here (its owner replica is gone): a server instance initialized with the
+   * client's own `initialize` params, then the requests that shaped it (log level, subscriptions)
+   * replayed, as if its client had sent them again. `authInfo` must be the session's own identity's.
+   */
+  async restore(
+    id: string,
+    authInfo: AuthInfo | undefined,
+    newServer: () => Server,
+    replay: SessionReplay,
+  ): Promise<void> {
+    if (this.#sessions.has(id) || this.#sessions.size >= this.#maxSessions) return;
+    const transport = await this.#open(authInfo, newServer, () => id);
+    const version = typeof replay.init.protocolVersion === "string" ? replay.init.protocolVersion : undefined;
+    const send = async (message: Record<string, unknown>) => {
+      const headers: Record<string, string> = {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      };
+      if (transport.sessionId) headers["mcp-session-id"] = transport.sessionId;
+      if (transport.sessionId && version) headers["mcp-protocol-version"] = version;
+      const request = new Request("http://gateway/mcp", {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ jsonrpc: "2.0", ...message }),
+      });
+      // The answers go nowhere: the client had them from the replica that is gone.
+      await (await transport.handleRequest(request, { authInfo })).text().catch(() => undefined);
+    };
+    await send({ id: "restore-initialize", method: "initialize", params: replay.init });
+    if (transport.sessionId !== id) return;
+    await send({ method: "notifications/initialized" });
+    let n = 0;
+    for (const { method, params } of replay.requests) await send({ id: `restore-${++n}`, method, params });
+  }
+
+  async #open(
+    authInfo: AuthInfo | undefined,
+    newServer: () => Server,
+    sessionIdGenerator: () => string,
+  ): Promise<WebStandardStreamableHTTPServerTransport> {
     const server = newServer();
+    const identity = identityOf(authInfo);
     const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator,
       onsessioninitialized: (sessionId) => {
-        const session: Session = { transport, server, identity: identityOf(authInfo), active: 0 };
+        const session: Session = { transport, server, identity, active: 0 };
         this.#sessions.set(sessionId, session);
         this.#touch(sessionId, session);
       },
-      onsessionclosed: (sessionId) => this.#forget(sessionId),
+      onsessionclosed: (sessionId) => {
+        this.#forget(sessionId);
+        this.#observer?.ended(sessionId);
+      },
     });
     transport.onclose = () => {
       if (transport.sessionId) this.#forget(transport.sessionId);
     };
     await server.connect(transport);
-    return transport.handleRequest(request, { parsedBody: body, authInfo });
+    const observer = this.#observer;
+    if (observer) {
+      // What the client asks of its session (its initialize, log level, subscriptions) is recorded.
+      const deliver = transport.onmessage;
+      transport.onmessage = (message, extra) => {
+        const sessionId = transport.sessionId;
+        const { method, params } = message as { method?: unknown; params?: unknown };
+        if (method === "initialize" && sessionId && typeof params === "object" && params !== null)
+          observer.opened(sessionId, identity, params as Record<string, unknown>);
+        else if (sessionId) observer.message(sessionId, message);
+        deliver?.(message, extra);
+      };
+    }
+    return transport;
   }
 
   /**
@@ -101,6 +189,7 @@ export class LegacySessions {
     const session = this.#sessions.get(id);
     if (!session || (identity !== undefined && session.identity !== identity)) return;
     this.#forget(id);
+    this.#observer?.ended(id);
     await session.server.close().catch(() => undefined);
   }
 
@@ -130,6 +219,7 @@ export class LegacySessions {
   }
 
   #touch(id: string, session: Session): void {
+    this.#observer?.touched(id);
     clearTimeout(session.idle);
     if (this.#idleMs <= 0 || session.active > 0) return;
     // setTimeout fires at once for a delay past 2^31-1 ms: a longer idle time is as good as never.

@@ -255,6 +255,7 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
       replicaId: options["replica-id"],
       advertiseUrl: options["advertise-url"],
       clusterSecret,
+      logger: logged.logger,
     });
     io.stderr.write(`mcp-bridge gateway listening on ${gateway.url}\n`);
     if (context.global.json) io.stdout.write(`${JSON.stringify({ url: gateway.url })}\n`);

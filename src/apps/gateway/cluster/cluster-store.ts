@@ -32,8 +32,8 @@ export interface ClusterStore {
   saveSession(id: string, record: SessionRecord, ttlMs: number): Promise<void>;
   /** Makes `replica` session `id`'s owner if `previous` still is; false when another replica was faster. */
   claimSession(id: string, previous: string, record: SessionRecord, ttlMs: number): Promise<boolean>;
-  /** Updates fields of session `id` (owned by `owner`) and extends its life. */
-  updateSession(id: string, owner: string, fields: Partial<SessionRecord>, ttlMs: number): Promise<void>;
+  /** Extends session `id`'s life, if `owner` still owns it. */
+  touchSession(id: string, owner: string, ttlMs: number): Promise<void>;
   /** Forgets session `id`, if `owner` still owns it. */
   dropSession(id: string, owner: string): Promise<void>;
   /** Whether replica `id` is alive (its heartbeat); undefined when the store did not answer. */
