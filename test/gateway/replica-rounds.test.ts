@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type HttpFixture, startHttpFixture } from "../fixtures/servers/index.js";
+import { type HttpFixture, startHttpFixture, stdioEntry } from "../fixtures/servers/index.js";
 import { cliEnv, cliHome, spawnCli } from "../helpers/cli.js";
 import { until } from "../helpers/wait.js";
 
@@ -152,5 +152,53 @@ describe("2026-07-28 rounds across gateway replicas sharing --state-keys", () =>
     });
     expect(done.error).toBeUndefined();
     expect(done.result?.content?.[0]?.text).toBe("Ada likes green");
+  }, 60_000);
+});
+
+describe("a 2025-era upstream's question parked on one replica, answered through another", () => {
+  const children: ChildProcess[] = [];
+  let a = "";
+  let b = "";
+  let tool = "";
+
+  beforeAll(async () => {
+    const { home } = cliHome({ secret: stdioEntry("asks-for-secret") });
+    const keys = join(home, "state-keys");
+    writeFileSync(keys, `k1:${randomBytes(32).toString("base64")}\n`, { mode: 0o600 });
+    const secret = join(home, "cluster-secret");
+    writeFileSync(secret, randomBytes(32).toString("hex"), { mode: 0o600 });
+    const args = ["-c", join(home, "servers.json"), "--state-keys", keys, "--cluster-secret-file", secret];
+    [a, b] = await Promise.all([
+      serve(home, [...args, "--replica-id", "replica-a"], children),
+      serve(home, [...args, "--replica-id", "replica-b"], children),
+    ]);
+    await until(async () => {
+      const listed = await request(a, "tools/list", {});
+      tool = listed.result?.tools?.find((t) => t.name.endsWith("login"))?.name ?? "";
+      return tool !== "";
+    });
+  }, 60_000);
+
+  afterAll(() => {
+    for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+  });
+
+  it("the retry sent to B is forwarded to A, whose parked call answers it", async () => {
+    const first = await request(a, "tools/call", { name: tool, arguments: {} });
+    expect(first.result?.resultType).toBe("input_required");
+    const asked = Object.values(first.result?.inputRequests ?? {})[0];
+    expect(asked?.params.message).toBe("Give me your API key");
+    const [key] = Object.keys(first.result?.inputRequests ?? {});
+    const done = await request(b, "tools/call", {
+      name: tool,
+      arguments: {},
+      requestState: first.result?.requestState,
+      inputResponses: { [key as string]: accept({ apiKey: "typed-on-b" }) },
+    });
+    expect(done.error).toBeUndefined();
+    expect(JSON.parse(done.result?.content?.[0]?.text ?? "{}")).toEqual({
+      action: "accept",
+      content: { apiKey: "typed-on-b" },
+    });
   }, 60_000);
 });

@@ -90,6 +90,12 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
     placement: endpoint.ownership?.placement,
     allowedHosts: options.loopback ? LOOPBACK_NAMES : undefined,
     answer: (res, given) => answer(res, given),
+    roundOwner: options.forwarder && ((body) => options.forwarder?.rounds.ownerOf(body)),
+  });
+  // Calls parked here name this replica in their tokens when other replicas can forward to it.
+  options.forwarder?.rounds.locate(() => {
+    const self = replica();
+    return self.secret ? { id: self.id, url: self.advertiseUrl } : undefined;
   });
   let draining = false;
   const active = new Set<ServerResponse>();

@@ -15,7 +15,9 @@ import {
   credentialHash,
   type OpenFailure,
   openRound,
+  peekRound,
   processStateKeys,
+  type ReplicaAddress,
   type SealedRound,
   type StateKeys,
   sealRound,
@@ -93,10 +95,34 @@ export class InputRounds {
   readonly #keys: StateKeys;
   /** Who waits for no call to be parked (a drain). */
   #idleWaiters: (() => void)[] = [];
+  /** This replica, named in the tokens of calls parked here (cluster mode); see `locate`. */
+  #replica: () => ReplicaAddress | undefined = () => undefined;
 
   constructor(timeoutMs: number, keys: StateKeys = processStateKeys()) {
     this.#timeoutMs = timeoutMs;
     this.#keys = keys;
+  }
+
+  /**
+   * Names this replica (its id and the URL other replicas forward to) in the tokens of the calls
+   * parked here, so a retry that reaches another replica is forwarded here (see cluster-entry.ts).
+   * @internal Called by the gateway once it listens, not by programs.
+   */
+  locate(replica: () => ReplicaAddress | undefined): void {
+    this.#replica = replica;
+  }
+
+  /**
+   * The replica holding the parked call a request's `requestState` continues, when that is a token
+   * of ours for a call parked on some replica; the owner checks the token in full.
+   */
+  ownerOf(body: unknown): ReplicaAddress | undefined {
+    const request = body as { method?: unknown; params?: { requestState?: unknown } } | undefined;
+    if (request?.method !== "tools/call") return undefined;
+    const token = request.params?.requestState;
+    if (typeof token !== "string") return undefined;
+    const round = peekRound(this.#keys, token)?.round;
+    return round?.kind === "parked" ? round.replica : undefined;
   }
 
   /** Whether this request is a 2026-07-28 one whose client declared the capability for `method`. */
@@ -260,7 +286,7 @@ export class InputRounds {
       return {
         resultType: "input_required",
         inputRequests: { [KEY]: question.request },
-        requestState: this.#seal(owner, call, { kind: "parked", id }),
+        requestState: this.#seal(owner, call, { kind: "parked", id, replica: this.#replica() }),
       };
     } finally {
       ctx.mcpReq.signal.removeEventListener("abort", cancel);

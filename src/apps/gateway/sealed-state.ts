@@ -1,5 +1,4 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
-import type { InputRequest } from "@modelcontextprotocol/server";
 
 /**
  * The `requestState` tokens the gateway hands a 2026-07-28 client between the rounds of a tool call,
@@ -39,13 +38,20 @@ export function processStateKeys(): StateKeys {
   return { sealing, opening: new Map([[sealing.kid, sealing.key]]) };
 }
 
+/** A gateway replica as another one reaches it. */
+export interface ReplicaAddress {
+  readonly id: string;
+  /** Its advertised `/mcp` URL. */
+  readonly url: string;
+}
+
 /** A call parked on the replica that holds its upstream connection. */
 export interface ParkedRound {
   readonly kind: "parked";
   /** The parked call's id in its replica's table. */
   readonly id: string;
   /** The replica holding it (cluster mode), so another one can forward the retry there. */
-  readonly replica?: { readonly id: string; readonly url: string };
+  readonly replica?: ReplicaAddress | undefined;
 }
 
 /** A 2026-07-28 upstream's own round: nothing is parked, any replica resumes it. */
@@ -124,13 +130,22 @@ export function sealRound(
 }
 
 /**
+ * The round a token seals, not checked against a caller or call (only that it is ours and not
+ * expired): enough to tell which replica holds its parked call, which then checks it in full.
+ */
+export function peekRound(keys: StateKeys, token: string, now = Date.now()): SealedRound | undefined {
+  const opened = openRound(keys, token, undefined, now);
+  return opened.ok ? opened.sealed : undefined;
+}
+
+/**
  * Opens a token for this caller and call at `now`: the round, or why it is refused. Anything that is
  * not a token this gateway's keys sealed (malformed, tampered, truncated) is `unreadable`.
  */
 export function openRound(
   keys: StateKeys,
   token: string,
-  bound: { credential: string; call: string },
+  bound: { credential: string; call: string } | undefined,
   now = Date.now(),
 ): Opened {
   const parts = token.split(".");
@@ -160,13 +175,8 @@ export function openRound(
     return { ok: false, why: "unreadable" };
   }
   // Checked in this order so a thief learns nothing about the call from the answer.
-  if (sealed.credential !== bound.credential) return { ok: false, why: "otherCredential" };
-  if (sealed.call !== bound.call) return { ok: false, why: "otherCall" };
+  if (bound && sealed.credential !== bound.credential) return { ok: false, why: "otherCredential" };
+  if (bound && sealed.call !== bound.call) return { ok: false, why: "otherCall" };
   if (!(now <= sealed.expires)) return { ok: false, why: "expired" };
   return { ok: true, sealed };
-}
-
-/** The keys of `inputRequests` (an upstream round's questions). */
-export function requestKeys(requests: Readonly<Record<string, InputRequest>> | undefined): string[] {
-  return Object.keys(requests ?? {});
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuthInfo } from "@modelcontextprotocol/server";
+import type { ReplicaAddress } from "../sealed-state.js";
 import { type HttpAnswer, httpAnswers } from "../wire-errors.js";
 import { forwardToPeer } from "./forward-to-peer.js";
 import { claimsPeer, verifyPeerRequest } from "./peer-signature.js";
@@ -20,6 +21,8 @@ export interface ClusterEntryOptions {
   /** Host names a loopback gateway answers to (undefined: any): checked before forwarding. */
   readonly allowedHosts: readonly string[] | undefined;
   readonly answer: (res: ServerResponse, answer: HttpAnswer) => void;
+  /** The replica holding the parked call a retry's `requestState` continues (see input-rounds.ts). */
+  readonly roundOwner?: (body: unknown) => ReplicaAddress | undefined;
 }
 
 /**
@@ -83,13 +86,29 @@ export function clusterEntry(options: ClusterEntryOptions) {
           await placement.takeOver(session, where.record, req.auth);
         }
       }
+      // A 2026-07-28 retry of a call parked on another replica goes there (never again from a peer).
+      const replica = options.replica();
+      const parkedElsewhere = options.roundOwner && replica.secret && !fromPeer && method === "POST";
+      if (parkedElsewhere && body === undefined && !(await read())) return undefined;
       if (body === undefined || body.byteLength === 0) return { parsedBody: undefined };
+      let parsedBody: unknown;
       try {
-        return { parsedBody: JSON.parse(body.toString("utf8")) };
+        parsedBody = JSON.parse(body.toString("utf8"));
       } catch {
         options.answer(res, httpAnswers.notJson());
         return undefined;
       }
+      const owner = parkedElsewhere ? options.roundOwner?.(parsedBody) : undefined;
+      if (owner && replica.secret && owner.id !== replica.id) {
+        const forwarded = { method, path, headers: req.headers, body };
+        const outcome = await forwardToPeer(owner.url, forwarded, res, {
+          replicaId: replica.id,
+          secret: replica.secret,
+        });
+        // Its owner is gone: the call went with it, and this replica answers the token as unknown.
+        if (outcome.answered) return undefined;
+      }
+      return { parsedBody };
     },
   };
 }

@@ -42,6 +42,9 @@ const FORWARDED_REQUEST_HEADERS = [
   "authorization",
   "mcp-session-id",
   "mcp-protocol-version",
+  // 2026-07-28 requests must repeat their method and name in headers (a retry of a parked call).
+  "mcp-method",
+  "mcp-name",
   "last-event-id",
   "origin",
   "user-agent",
