@@ -29,9 +29,9 @@ describe.skipIf(unavailable !== undefined)("three gateway replicas behind nginx,
       replicas: 3,
       tokens: 300,
       callsPerMinute: PER_MINUTE,
-      startTimeoutMs: 25_000,
+      startTimeoutMs: 45_000,
     });
-  }, 40_000);
+  }, 100_000);
   afterAll(async () => {
     await cluster?.stop();
   }, 10_000);
@@ -54,7 +54,8 @@ describe.skipIf(unavailable !== undefined)("three gateway replicas behind nginx,
     const cluster = running();
     const victim = cluster.replicas[2];
     if (!victim) throw new Error("no third replica");
-    const callers = Array.from({ length: 3 }, (_, i) => modernPidCaller(cluster, 10 + i));
+    // Six clients, four calls each: under their per-minute limit, so only the kill can fail a call.
+    const callers = Array.from({ length: 6 }, (_, i) => modernPidCaller(cluster, 10 + i));
     // Which upstream process answers through the victim: asked of it directly.
     const victimPid = await modernPidCaller({ ...cluster, balancer: victim.url }, 20)();
     expectOk(await killedReplica(cluster, victim, victimPid, callers, 24));
