@@ -119,7 +119,7 @@ export function mcpEndpoint(
     limiter,
     /**
      * Answers one request to `/mcp` (already authenticated: `req.auth` set when auth is on);
-     * `parsedBody` when its body was already read (see cluster/cluster-entry.ts).
+     * `parsedBody` when its body was already read (see cluster/cluster-entry.ts, drain-retries.ts).
      */
     serve: (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, parsedBody?: unknown) =>
       responses.run(res, () => node(req, res, parsedBody)),

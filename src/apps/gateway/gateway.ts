@@ -6,6 +6,7 @@ import { isAdminRoute, serveAdminRoute } from "./admin-routes.js";
 import { gatewayAuthenticator, identityOf } from "./authenticate.js";
 import { clusterEntry } from "./cluster/cluster-entry.js";
 import type { ClusterStore } from "./cluster/cluster-store.js";
+import { retryBody } from "./drain-retries.js";
 import { LOOPBACK_NAMES, mcpEndpoint } from "./endpoint.js";
 import {
   type GatewayOptions,
@@ -23,7 +24,10 @@ export interface Gateway {
   /** The MCP endpoint, e.g. `http://127.0.0.1:PORT/mcp`. */
   readonly url: string;
   readonly tracker: RequestTracker;
-  /** Stop accepting, wait for in-flight calls (bounded by `drainTimeoutMs`), then close. */
+  /**
+   * Stop accepting new calls, wait (bounded by `drainTimeoutMs`) for the calls in flight and for the
+   * calls parked for their client's next round, answering the retries those need, then close.
+   */
   drain(): Promise<void>;
   /** Close at once. The bridge stays open: it belongs to the caller. */
   close(): Promise<void>;
@@ -67,6 +71,7 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
   const endpoint = mcpEndpoint(options, tracker, store && { store, replica });
   storeBack = endpoint.ownership?.rewriteAll;
   const { sessions } = endpoint;
+  const rounds = options.forwarder?.rounds;
   const auth = gatewayAuthenticator(options.tokens, options.oauth);
   // The REST/OpenAPI face: same auth (below), profiles and limiter as /mcp.
   const rest = restRoutes({
@@ -126,7 +131,8 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
       return rest.serve(req, res);
     }
     if (path !== "/mcp") return answer(res, httpAnswers.notFound());
-    if (draining) return answer(res, httpAnswers.draining());
+    // Draining, only the retry of a call already begun is still answered (below); nothing else is.
+    if (draining && rounds === undefined) return answer(res, httpAnswers.draining());
     const refusal = await auth.authorize(req);
     if (refusal) return answer(res, httpAnswers.unauthorized(refusal.headers));
     // A response stays "active" until written out: a call's result is written just after its handler
@@ -147,7 +153,13 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
     });
     // Forwarded by another replica, or a session that lives on another one (see cluster/cluster-entry.ts).
     const here = await cluster.admit(req, res, identity);
-    if (here) await endpoint.serve(req, res, here.parsedBody);
+    if (!here) return;
+    // Draining: only the retry of a call already begun is still answered (see drain-retries.ts).
+    const parsedBody = draining
+      ? await retryBody(req, options.maxBodyBytes, here.parsedBody)
+      : here.parsedBody;
+    if (draining && parsedBody === undefined) return answer(res, httpAnswers.draining());
+    await endpoint.serve(req, res, parsedBody);
   };
   const http = createServer((req, res) => {
     route(req, res).catch((error) => {
@@ -163,11 +175,16 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
   url = `http://${shownHost}:${address.port}/mcp`;
   auth.listening(url, `http://${shownHost}:${address.port}${METADATA_PATH}/mcp`);
+  let listenerClosed: Promise<void> | undefined;
+  const stopListening = () => {
+    listenerClosed ??= new Promise<void>((resolve) => http.close(() => resolve()));
+    return listenerClosed;
+  };
   let closed: Promise<void> | undefined;
   const close = () => {
     closed ??= (async () => {
       http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await stopListening();
       await endpoint.close();
       await store?.close();
     })();
@@ -178,23 +195,38 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
     tracker,
     close,
     async drain() {
-      // Stop accepting: no new connections, idle keep-alive ones closed, a new request on a busy one gets 503.
+      // Stop accepting: idle keep-alive connections closed, a new request on a busy one gets 503. New
+      // connections too are refused, unless calls may need their client's next round (a forwarder):
+      // a call parked here (a 2025-era upstream asked mid-call) ends only when its retry gets in, so
+      // retries are still served until nothing is in flight or parked. A 2026-07-28 upstream's call
+      // parks nothing: its state travels sealed in the client's token, any replica resumes it.
       draining = true;
-      const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
+      const listening = rounds === undefined ? stopListening() : undefined;
       http.closeIdleConnections();
       const deadline = Date.now() + options.drainTimeoutMs;
       let timer: NodeJS.Timeout | undefined;
+      let timedOut = false;
       const bound = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, Math.min(MAX_TIMER_MS, Math.max(0, deadline - Date.now())));
+        timer = setTimeout(
+          () => {
+            timedOut = true;
+            resolve();
+          },
+          Math.min(MAX_TIMER_MS, Math.max(0, deadline - Date.now())),
+        );
       });
-      await Promise.race([tracker.idle(), bound]);
+      // A retry resumes a parked call (in flight again), which ends or parks anew: wait until neither.
+      const settled = () => tracker.inFlight === 0 && (rounds?.parkedCount ?? 0) === 0;
+      while (!timedOut && !settled()) {
+        await Promise.race([Promise.all([tracker.idle(), rounds?.idle()]), bound]);
+      }
       clearTimeout(timer);
       // Let the last results reach their clients. Long-lived streams (subscriptions/listen) never end
       // by themselves, hence a short bound of its own.
       const flushBy = Math.min(deadline, Date.now() + RESPONSE_FLUSH_MS);
       while (active.size > 0 && Date.now() < flushBy) await new Promise((r) => setTimeout(r, 20));
       await close();
-      await stopped;
+      await (listening ?? stopListening());
     },
   };
 }

@@ -93,6 +93,8 @@ export class InputRounds {
   readonly #parked = new Map<string, Parked>();
   readonly #timeoutMs: number;
   readonly #keys: StateKeys;
+  /** Who waits for no call to be parked (a drain). */
+  #idleWaiters: (() => void)[] = [];
   /** This replica, named in the tokens of calls parked here (cluster mode); see `locate`. */
   #replica: () => ReplicaAddress | undefined = () => undefined;
 
@@ -226,7 +228,7 @@ export class InputRounds {
     const { id, parked } = retry;
     // Two retries of one token: the first takes the call, the second finds it gone.
     if (this.#parked.get(id) !== parked) throw unknownRequestState();
-    this.#parked.delete(id);
+    this.#unpark(id);
     clearTimeout(parked.timer);
     const question = parked.pending;
     parked.pending = undefined;
@@ -236,6 +238,17 @@ export class InputRounds {
       else question.fail(questionRefused.noAnswer());
     }
     return this.#round(parked, parked.owner, call, ctx);
+  }
+
+  /** How many calls wait for their client's next round (2025-era upstreams only: see the class comment). */
+  get parkedCount(): number {
+    return this.#parked.size;
+  }
+
+  /** Resolves once no call is parked (answered, expired or closed): what a drain waits for. */
+  idle(): Promise<void> {
+    if (this.#parked.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
   /** Closes every parked call (gateway shutdown). */
@@ -304,9 +317,17 @@ export class InputRounds {
       : { resultType: "input_required", inputRequests: split.asked, requestState };
   }
 
+  #unpark(id: string): void {
+    this.#parked.delete(id);
+    if (this.#parked.size > 0) return;
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
   #expire(id: string, parked: Parked, why: string): void {
     if (this.#parked.get(id) !== parked) return;
-    this.#parked.delete(id);
+    this.#unpark(id);
     clearTimeout(parked.timer);
     parked.pending?.fail(questionRefused.ended(why));
     parked.pending = undefined;
