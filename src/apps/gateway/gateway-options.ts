@@ -74,6 +74,11 @@ export interface GatewayOptions {
    * job); without one these routes answer 404.
    */
   readonly adminToken?: string;
+  /**
+   * Answer `tools/call` of established sessions on node:http directly (fast-path/); default true.
+   * A diagnostic switch (`MCP_BRIDGE_GATEWAY_FAST_PATH=0` for `serve`): both paths answer alike.
+   */
+  readonly fastPath?: boolean;
 }
 
 /** Per-client limits with their defaults applied. */
@@ -104,6 +109,7 @@ export interface ResolvedGatewayOptions {
   readonly telemetry: Telemetry | undefined;
   readonly adminTools: boolean;
   readonly adminToken: string | undefined;
+  readonly fastPath: boolean;
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -127,6 +133,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     telemetry,
     adminTools = false,
     adminToken,
+    fastPath = true,
   } = options;
   const loopback = LOOPBACK.has(host);
   if (!loopback && tokens.length === 0 && !oauth) throw gatewayNeedsAuth({ host });
@@ -150,6 +157,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     telemetry,
     adminTools,
     adminToken,
+    fastPath,
   };
 }
 
@@ -170,6 +178,8 @@ export interface StdioGatewayOptions {
   readonly onProblem?: (message: string) => void;
   /** Serve the admin tools (status, reload, restart; see admin-tools.ts). */
   readonly adminTools?: boolean;
+  /** See GatewayOptions.fastPath. */
+  readonly fastPath?: boolean;
   /** Limits on the channel's one client's tool calls (see GatewayOptions.limits). */
   readonly limits?: GatewayLimits;
 }
@@ -186,6 +196,7 @@ export interface ResolvedStdioGatewayOptions {
   /** The channel's one client's limits, defaulted as the HTTP gateway's per-client limits. */
   readonly limits: ResolvedLimits;
   readonly adminTools: boolean;
+  readonly fastPath: boolean;
 }
 
 /** The stdio gateway's options, defaulted from GATEWAY_DEFAULTS and each checked once. */
@@ -200,6 +211,7 @@ export function resolveStdioGatewayOptions(options: StdioGatewayOptions): Resolv
     maxUnreadBytes = GATEWAY_DEFAULTS.maxUnreadBytes,
     onProblem = () => {},
     adminTools = false,
+    fastPath = true,
     limits = {},
   } = options;
   return {
@@ -213,6 +225,7 @@ export function resolveStdioGatewayOptions(options: StdioGatewayOptions): Resolv
     onProblem,
     limits: resolveLimits(limits),
     adminTools,
+    fastPath,
   };
 }
 
