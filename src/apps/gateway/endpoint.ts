@@ -12,6 +12,7 @@ import {
 import { callerOf, identityOf, limitKeyOf } from "./authenticate.js";
 import { UnreadBacklog } from "./backlog.js";
 import { ClientLimiter } from "./client-limits.js";
+import { httpFastPath } from "./fast-path/http-fast-path.js";
 import type { ResolvedGatewayOptions } from "./gateway-options.js";
 import { answeredAsJson } from "./json-only-clients.js";
 import { LegacySessions } from "./legacy-sessions.js";
@@ -91,13 +92,21 @@ export function mcpEndpoint(options: ResolvedGatewayOptions, tracker: RequestTra
     },
     { maxRequestBodySize: options.maxBodyBytes },
   );
+  // tools/call POSTs of established sessions skip the adapter and the SDK transport (fast-path/).
+  const fast = options.fastPath
+    ? httpFastPath({
+        sessionServer: (id, identity) => sessions.serverOf(id, identity),
+        allowedNames: options.loopback ? LOOPBACK_NAMES : undefined,
+        maxBodyBytes: options.maxBodyBytes,
+      })
+    : undefined;
   return {
     sessions,
     /** The per-client limiter, shared with the REST face (rest/rest-routes.ts). */
     limiter,
     /** Answers one request to `/mcp` (already authenticated: `req.auth` set when auth is on). */
     serve: (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse) =>
-      responses.run(res, () => node(req, res)),
+      responses.run(res, () => (fast ? fast(req, res, (asked) => node(asked, res)) : node(req, res))),
     async close(): Promise<void> {
       for (const stop of unsubscribe) stop();
       await sessions.close();

@@ -86,17 +86,50 @@ export function servesFastCalls(server: Server): boolean {
 
 export type FastResponse = JSONRPCResultResponse | JSONRPCErrorResponse;
 
+/** The fast calls running on each server instance, by request id: what a cancellation or close aborts. */
+const running = new WeakMap<Server, Map<RequestId, AbortController>>();
+
+/**
+ * A `notifications/cancelled` the client sent on `server`'s connection aborts the fast call it names,
+ * as the SDK's Protocol aborts its own handlers (which still see the notification).
+ */
+export function cancelFastCall(server: Server, message: unknown): void {
+  const note = message as { method?: unknown; params?: { requestId?: unknown } } | null;
+  if (note?.method !== "notifications/cancelled" || typeof note.params !== "object") return;
+  const target = note.params?.requestId;
+  if (typeof target === "string" || typeof target === "number") running.get(server)?.get(target)?.abort();
+}
+
+/** `server`'s connection ended: its fast calls are cancelled upstream, as the SDK's close does. */
+export function abortFastCalls(server: Server): void {
+  const calls = running.get(server);
+  running.delete(server);
+  for (const abort of calls?.values() ?? []) abort.abort();
+}
+
 /**
  * Serves a fast call on `server` (see servesFastCalls): the JSON-RPC response the SDK's Protocol would
  * send, or undefined when the request was cancelled (the SDK never answers a cancelled request).
+ * `gone`: aborted when the client went away (its HTTP response closed).
  */
 export async function answerFastCall(
   server: Server,
   call: FastToolCall,
-  signal: AbortSignal,
+  gone?: AbortSignal,
 ): Promise<FastResponse | undefined> {
   const entry = fastCallEntryOf(server);
   if (!entry) throw new TypeError("answerFastCall: not a gateway server instance");
+  const abort = new AbortController();
+  const signal = abort.signal;
+  let calls = running.get(server);
+  if (!calls) {
+    calls = new Map();
+    running.set(server, calls);
+  }
+  calls.set(call.id, abort);
+  const stop = () => abort.abort();
+  gone?.addEventListener("abort", stop, { once: true });
+  if (gone?.aborted) abort.abort();
   const request: ToolCallRequest = {
     id: call.id,
     signal,
@@ -121,6 +154,9 @@ export async function answerFastCall(
   } catch (error) {
     if (signal.aborted) return undefined;
     return errorResponseOf(call.id, error);
+  } finally {
+    gone?.removeEventListener("abort", stop);
+    if (calls.get(call.id) === abort) calls.delete(call.id);
   }
 }
 

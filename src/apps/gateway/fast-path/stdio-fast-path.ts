@@ -1,5 +1,11 @@
-import type { JSONRPCMessage, RequestId, Server } from "@modelcontextprotocol/server";
-import { answerFastCall, fastToolCallOf, servesFastCalls } from "./fast-call.js";
+import type { JSONRPCMessage, Server } from "@modelcontextprotocol/server";
+import {
+  abortFastCalls,
+  answerFastCall,
+  cancelFastCall,
+  fastToolCallOf,
+  servesFastCalls,
+} from "./fast-call.js";
 
 /**
  * `serve --stdio`'s fast path: a `tools/call` line is parsed once (by the wire), served through the
@@ -9,7 +15,6 @@ import { answerFastCall, fastToolCallOf, servesFastCalls } from "./fast-call.js"
  * channel's end aborts every call in flight. See fast-call.ts for what is left to the SDK.
  */
 export class StdioFastPath {
-  readonly #inFlight = new Map<RequestId, AbortController>();
   readonly #servers: () => Iterable<Server>;
   readonly #send: (message: JSONRPCMessage) => Promise<void>;
 
@@ -23,40 +28,25 @@ export class StdioFastPath {
   readonly take = (message: unknown): boolean => {
     const call = fastToolCallOf(message);
     if (!call) {
-      this.#cancelled(message);
+      for (const server of this.#servers()) cancelFastCall(server, message);
       return false;
     }
     const server = this.#serving();
     if (!server) return false;
-    const abort = new AbortController();
-    this.#inFlight.set(call.id, abort);
-    void answerFastCall(server, call, abort.signal)
+    void answerFastCall(server, call)
       .then((response) => (response ? this.#send(response as JSONRPCMessage) : undefined))
       // The channel closed under the answer: nobody is left to tell.
-      .catch(() => undefined)
-      .finally(() => {
-        if (this.#inFlight.get(call.id) === abort) this.#inFlight.delete(call.id);
-      });
+      .catch(() => undefined);
     return true;
   };
 
   /** The channel ended: every call in flight is cancelled upstream, as the SDK server's close does. */
   close(): void {
-    for (const abort of this.#inFlight.values()) abort.abort();
-    this.#inFlight.clear();
+    for (const server of this.#servers()) abortFastCalls(server);
   }
 
   #serving(): Server | undefined {
     for (const server of this.#servers()) if (servesFastCalls(server)) return server;
     return undefined;
-  }
-
-  /** A `notifications/cancelled` for a fast call aborts it (the SDK still sees the notification). */
-  #cancelled(message: unknown): void {
-    const note = message as { method?: unknown; params?: { requestId?: unknown } } | null;
-    if (note?.method !== "notifications/cancelled" || typeof note.params !== "object") return;
-    const target = note.params?.requestId;
-    if (typeof target !== "string" && typeof target !== "number") return;
-    this.#inFlight.get(target)?.abort();
   }
 }
