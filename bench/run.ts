@@ -21,6 +21,7 @@ import { catalogCacheFigures } from "./catalog-cache.js";
 import { codeModeFigures } from "./code-mode.js";
 import { daemonCliFigures } from "./daemon-cli.js";
 import { FIRST_CALLS, firstCallFigures } from "./first-calls.js";
+import { gatewayHopFigures } from "./gateway-hop.js";
 import { peerFigures } from "./peer-figures.js";
 import { pinCheckFigures } from "./pin-check.js";
 import { policyFigures } from "./policy.js";
@@ -443,6 +444,7 @@ const sections: [string, () => Promise<void>][] = [
   ["sandbox start", async () => (await sandboxStartFigures(SERVER, quick)).forEach(record)],
   ["cli via daemon", async () => (await daemonCliFigures(quick)).forEach(record)],
   ["fast start", async () => startFigures(quick).forEach(record)],
+  ["gateway hop", async () => (await gatewayHopFigures(quick)).forEach(record)],
   ["serve startup with a hanging upstream", async () => (await serveStartupFigures(quick)).forEach(record)],
   ["attach fleet", async () => (await attachFleetFigures(quick)).forEach(record)],
   ["memory", memory],
