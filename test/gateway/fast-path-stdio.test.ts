@@ -56,7 +56,9 @@ async function initialize(gateway: StdioGateway): Promise<void> {
   let round = 0;
   await until(() => {
     const id = `${SENTINEL}-list-${round}`;
-    const listed = gateway.messages.find((m) => m.id === id) as { result?: { tools?: unknown[] } } | undefined;
+    const listed = gateway.messages.find((m) => m.id === id) as
+      | { result?: { tools?: unknown[] } }
+      | undefined;
     if (listed?.result?.tools && listed.result.tools.length >= 8) return true;
     if (listed || round === 0) {
       round++;
