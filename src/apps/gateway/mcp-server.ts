@@ -10,8 +10,13 @@ import { forwardedTool } from "./forwarded-tool.js";
 import { InputRounds } from "./input-rounds.js";
 import { type GatewayProfile, profileAllows } from "./profile.js";
 import type { RequestTracker } from "./request-tracker.js";
+import {
+  serveToolCall,
+  type ToolCallRequest,
+  type ToolCallScope,
+  type UpstreamRun,
+} from "./served-tool-call.js";
 import { registerSubscriptions } from "./subscriptions.js";
-import { serveToolCall, type ToolCallRequest, type ToolCallScope, type UpstreamRun } from "./tool-call.js";
 
 export const GATEWAY_NAME = "mcp-bridge";
 

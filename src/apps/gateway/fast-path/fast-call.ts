@@ -8,7 +8,7 @@ import type {
 import { definedOnly } from "../../../util/defined.js";
 import { FORWARD_TIMEOUT_MS } from "../forward.js";
 import { fastCallEntryOf } from "../mcp-server.js";
-import { serveToolCall, type ToolCallRequest } from "../tool-call.js";
+import { serveToolCall, type ToolCallRequest } from "../served-tool-call.js";
 
 /**
  * The fast paths answer a `tools/call` on the wire themselves (stdio: one parse and one serialization;
