@@ -22,6 +22,7 @@ import { catalogHeapFigures } from "./catalog-heap.js";
 import { codeModeFigures } from "./code-mode.js";
 import { daemonCliFigures } from "./daemon-cli.js";
 import { FIRST_CALLS, firstCallFigures } from "./first-calls.js";
+import { gatewayHopFigures } from "./gateway-hop.js";
 import { peerFigures } from "./peer-figures.js";
 import { pinCheckFigures } from "./pin-check.js";
 import { policyFigures } from "./policy.js";
@@ -447,6 +448,7 @@ const sections: [string, () => Promise<void>][] = [
   ["stdio spawn and memory per server", async () => stdioSpawnFigures(quick).forEach(record)],
   ["cli via daemon", async () => (await daemonCliFigures(quick)).forEach(record)],
   ["fast start", async () => (await startFigures(quick)).forEach(record)],
+  ["gateway hop", async () => (await gatewayHopFigures(quick)).forEach(record)],
   ["serve startup with a hanging upstream", async () => (await serveStartupFigures(quick)).forEach(record)],
   ["attach fleet", async () => (await attachFleetFigures(quick)).forEach(record)],
   ["memory", memory],

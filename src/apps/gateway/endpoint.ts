@@ -15,6 +15,7 @@ import { ClientLimiter } from "./client-limits.js";
 import type { ClusterStore } from "./cluster/cluster-store.js";
 import { sessionOwnership } from "./cluster/session-ownership.js";
 import { sharedBudget } from "./cluster/shared-budget.js";
+import { httpFastPath } from "./fast-path/http-fast-path.js";
 import type { ResolvedGatewayOptions } from "./gateway-options.js";
 import { answeredAsJson } from "./json-only-clients.js";
 import { LegacySessions } from "./legacy-sessions.js";
@@ -111,6 +112,14 @@ export function mcpEndpoint(
     },
     { maxRequestBodySize: options.maxBodyBytes },
   );
+  // tools/call POSTs of established sessions skip the adapter and the SDK transport (fast-path/).
+  const fast = options.fastPath
+    ? httpFastPath({
+        sessionServer: (id, identity) => sessions.serverOf(id, identity),
+        allowedNames: options.loopback ? LOOPBACK_NAMES : undefined,
+        maxBodyBytes: options.maxBodyBytes,
+      })
+    : undefined;
   return {
     sessions,
     /** Where sessions live across replicas; undefined without a cluster store. */
@@ -119,10 +128,15 @@ export function mcpEndpoint(
     limiter,
     /**
      * Answers one request to `/mcp` (already authenticated: `req.auth` set when auth is on);
-     * `parsedBody` when its body was already read (see cluster/cluster-entry.ts, drain-retries.ts).
+     * `parsedBody` when its body was already read (see cluster/cluster-entry.ts, drain-retries.ts),
+     * which the fast path (it reads the body itself) leaves to the SDK path.
      */
     serve: (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, parsedBody?: unknown) =>
-      responses.run(res, () => node(req, res, parsedBody)),
+      responses.run(res, () =>
+        fast && parsedBody === undefined
+          ? fast(req, res, (asked) => node(asked, res))
+          : node(req, res, parsedBody),
+      ),
     async close(): Promise<void> {
       for (const stop of unsubscribe) stop();
       await sessions.close();

@@ -92,6 +92,11 @@ export interface GatewayOptions {
   readonly store?: string;
   /** Where the gateway reports what an operator must know (the cluster store down, back); silent by default. */
   readonly logger?: Logger;
+  /**
+   * Answer `tools/call` of established sessions on node:http directly (fast-path/); default true.
+   * A diagnostic switch (`MCP_BRIDGE_GATEWAY_FAST_PATH=0` for `serve`): both paths answer alike.
+   */
+  readonly fastPath?: boolean;
 }
 
 /** Per-client limits with their defaults applied. */
@@ -125,6 +130,7 @@ export interface ResolvedGatewayOptions {
   readonly replica: Replica;
   readonly store: string | undefined;
   readonly logger: Logger;
+  readonly fastPath: boolean;
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -153,6 +159,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     clusterSecret,
     store,
     logger = silentLogger,
+    fastPath = true,
   } = options;
   const loopback = LOOPBACK.has(host);
   if (!loopback && tokens.length === 0 && !oauth) throw gatewayNeedsAuth({ host });
@@ -183,6 +190,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     },
     store: storeUrlOf(store),
     logger,
+    fastPath,
   };
 }
 
@@ -235,6 +243,8 @@ export interface StdioGatewayOptions {
   readonly onProblem?: (message: string) => void;
   /** Serve the admin tools (status, reload, restart; see admin-tools.ts). */
   readonly adminTools?: boolean;
+  /** See GatewayOptions.fastPath. */
+  readonly fastPath?: boolean;
   /** Limits on the channel's one client's tool calls (see GatewayOptions.limits). */
   readonly limits?: GatewayLimits;
   /**
@@ -259,6 +269,7 @@ export interface ResolvedStdioGatewayOptions {
   readonly limits: ResolvedLimits;
   readonly adminTools: boolean;
   readonly soleClient: boolean;
+  readonly fastPath: boolean;
 }
 
 /** The stdio gateway's options, defaulted from GATEWAY_DEFAULTS and each checked once. */
@@ -273,6 +284,7 @@ export function resolveStdioGatewayOptions(options: StdioGatewayOptions): Resolv
     maxUnreadBytes = GATEWAY_DEFAULTS.maxUnreadBytes,
     onProblem = () => {},
     adminTools = false,
+    fastPath = true,
     limits = {},
     soleClient = false,
   } = options;
@@ -288,6 +300,7 @@ export function resolveStdioGatewayOptions(options: StdioGatewayOptions): Resolv
     limits: resolveLimits(limits),
     adminTools,
     soleClient,
+    fastPath,
   };
 }
 

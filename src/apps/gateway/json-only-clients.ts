@@ -38,7 +38,7 @@ export async function answeredAsJson(
 }
 
 /** An Accept header that takes JSON and not an event stream. */
-function acceptsJsonOnly(accept: string | null): boolean {
+export function acceptsJsonOnly(accept: string | null): boolean {
   const value = (accept ?? "").toLowerCase();
   return !value.includes("text/event-stream") && /application\/json|\*\/\*|application\/\*/.test(value);
 }

@@ -5,6 +5,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import { identityOf } from "./authenticate.js";
+import { abortFastCalls, cancelFastCall } from "./fast-path/fast-call.js";
 import { sessionNotFound, tooManySessions } from "./wire-errors.js";
 
 interface Session {
@@ -75,6 +76,17 @@ export class LegacySessions {
 
   servers(): Server[] {
     return [...this.#sessions.values()].map((s) => s.server);
+  }
+
+  /**
+   * The server of open session `id` when `identity` owns it, its idle time restarted as by any of its
+   * requests; undefined otherwise (the SDK path then answers as for an unknown session).
+   */
+  serverOf(id: string, identity: string): Server | undefined {
+    const session = this.#sessions.get(id);
+    if (!session || session.identity !== identity) return undefined;
+    this.#touch(id, session);
+    return session.server;
   }
 
   /** The response, or undefined when the request belongs to the stateless path. */
@@ -163,7 +175,10 @@ export class LegacySessions {
     });
     transport.onclose = () => {
       if (transport.sessionId) this.#forget(transport.sessionId);
+      abortFastCalls(server);
     };
+    // Seen before the server's own dispatch (connect chains it): a cancellation may name a fast call.
+    transport.onmessage = (message) => cancelFastCall(server, message);
     await server.connect(transport);
     const observer = this.#observer;
     if (observer) {

@@ -1,33 +1,23 @@
-import {
-  type CallToolResult,
-  type RequestId,
-  Server,
-  type ServerContext,
-} from "@modelcontextprotocol/server";
-import type { Bridge, InputRound, Progress } from "../../bridge/api.js";
-import type { ServerLogMessage } from "../../bridge/features/logging.js";
+import { type RequestId, Server } from "@modelcontextprotocol/server";
+import type { Bridge } from "../../bridge/api.js";
 import { useIdTables } from "../../util/id-table.js";
-import { errorText } from "../../util/text-of.js";
-import { adminAllowed, adminTools, callAdminTool, isAdminTool } from "./admin-tools.js";
-import { approximateSize, type UnreadBacklog } from "./backlog.js";
+import { adminAllowed, adminTools, isAdminTool } from "./admin-tools.js";
+import type { UnreadBacklog } from "./backlog.js";
 import type { ClientLimiter } from "./client-limits.js";
-import { type DownstreamCall, FORWARD_TIMEOUT_MS, type RequestForwarder } from "./forward.js";
+import { FORWARD_TIMEOUT_MS, type RequestForwarder } from "./forward.js";
 import { registerSurface } from "./forwarded-features.js";
-import { forwardedResult, forwardedTool } from "./forwarded-tool.js";
+import { forwardedTool } from "./forwarded-tool.js";
 import { InputRounds } from "./input-rounds.js";
-import { downServerOf, listedTool } from "./listed-tool.js";
 import { type GatewayProfile, profileAllows } from "./profile.js";
 import type { RequestTracker } from "./request-tracker.js";
-import { registerSubscriptions } from "./subscriptions.js";
-import { ClientLogLevel, forwardedLog, type LogThreshold, LogValve, passes } from "./upstream-logs.js";
-import { statusAllows } from "./upstream-status.js";
 import {
-  backlogFull,
-  rateLimited,
-  resultUndelivered,
-  unknownTool,
-  upstreamDownResult,
-} from "./wire-errors.js";
+  serveToolCall,
+  type ToolCallRequest,
+  type ToolCallScope,
+  type UpstreamRun,
+} from "./served-tool-call.js";
+import { registerSubscriptions } from "./subscriptions.js";
+import { ClientLogLevel } from "./upstream-logs.js";
 
 export const GATEWAY_NAME = "mcp-bridge";
 
@@ -100,205 +90,61 @@ export function gatewayServer(
       tools: [...visible().map(forwardedTool), ...(admin ? adminTools : [])],
     })),
   );
+  const scope: ToolCallScope = { bridge, profile, client, forwarder, logLevel };
   server.setRequestHandler("tools/call", (request, ctx) =>
     tracker.handle("tools/call", request.params, async () => {
       const name = request.params.name;
+      const args = request.params.arguments ?? {};
       // A 2026-07-28 retry carrying answers to an upstream's questions: its parked call resumes, or
       // (an upstream of that era) the answers go upstream as the call's next leg, on any replica.
-      const roundCall = { tool: name, args: request.params.arguments ?? {} };
+      const roundCall = { tool: name, args };
       const retry =
         forwarder && InputRounds.isRetry(ctx) ? forwarder.rounds.open(client.id, roundCall, ctx) : undefined;
       if (forwarder && retry?.kind === "parked") return forwarder.rounds.resume(retry, roundCall, ctx);
-      if (admin && isAdminTool(name)) {
-        return callAdminTool(bridge, profile, name, request.params.arguments ?? {});
-      }
-      // A tool of a server that is down says so at once, to a client that may see that server.
-      const down = bridge.tool(name) ? undefined : downServerOf(bridge, name);
-      if (down && statusAllows(bridge, profile, down.name)) {
-        const reason = down.lastError?.message;
-        return upstreamDownResult({ name, server: down.name, state: down.state, reason });
-      }
-      // A tool whose server still connects is waited for (the gateway serves before its servers are up).
-      const tool = await listedTool(bridge, name, ctx.mcpReq.signal);
-      // A tool outside the profile is answered exactly like a tool that does not exist.
-      if (!tool || !profileAllows(profile, tool.server, tool.name)) {
-        throw unknownTool(name);
-      }
-      const unread = client.backlog?.unread(client.id) ?? 0;
-      if (client.backlog && unread >= client.backlog.limit) {
-        throw backlogFull({ tool: name, unread, limit: client.backlog.limit });
-      }
-      // Over the concurrency limit the call waits its turn (cancelled with its request), up to a bound.
-      const admitted = await client.limiter.admit(client.limitKey?.() ?? client.id, ctx.mcpReq.signal);
-      if (!admitted.ok) {
-        throw rateLimited({
-          tool: name,
-          reason: admitted.reason,
-          retryAfterSeconds: admitted.retryAfterSeconds,
-        });
-      }
+      const call: ToolCallRequest = {
+        id: ctx.mcpReq.id,
+        signal: ctx.mcpReq.signal,
+        progressToken: ctx.mcpReq._meta?.progressToken,
+        notify: (notification) => ctx.mcpReq.notify(notification),
+        // A 2026-07-28 request's level is also the channel's latest (stdio-server.ts).
+        logThreshold: () => logLevel.forRequest(ctx),
+      };
       // While the call runs, its upstream server's elicitation and sampling requests may be asked of
       // this client (see forward.ts): pushed to a 2025-11-25 client within the call, bounded by its
       // signal and FORWARD_TIMEOUT_MS; returned to a 2026-07-28 client as input_required rounds.
-      const run = (call: DownstreamCall | undefined, signal: AbortSignal, round?: InputRound) => {
-        const untrack = call && forwarder?.track(tool.server, call);
-        // callUpstream never rejects: an upstream failure is an error result.
-        // Read on every call: a 2026-07-28 request's level is also the channel's latest (stdio-server.ts).
-        const threshold = logLevel.forRequest(ctx);
-        const logs = client.everyUpstreamLog ? undefined : callLogs(client, ctx, threshold);
-        return callUpstream(bridge, name, request.params.arguments ?? {}, ctx, signal, client, logs, round).then(
-          (result) => {
-            untrack?.();
-            return heldUntilSent(client, ctx, name, result, admitted.release);
+      const start = (run: UpstreamRun) => {
+        if (!forwarder) return run(undefined, ctx.mcpReq.signal);
+        if (ctx.mcpReq.envelope !== undefined) {
+          const round = retry?.kind === "upstream" ? retry.round : {};
+          return forwarder.rounds.start(client.id, roundCall, ctx, run, round);
+        }
+        const asked = { signal: ctx.mcpReq.signal, timeout: FORWARD_TIMEOUT_MS };
+        return run(
+          {
+            elicit: (params) => ctx.mcpReq.elicitInput(params, asked),
+            sample: (params) => ctx.mcpReq.requestSampling(params, asked),
           },
+          ctx.mcpReq.signal,
         );
       };
-      if (!forwarder) return run(undefined, ctx.mcpReq.signal);
-      if (ctx.mcpReq.envelope !== undefined) {
-        const round = retry?.kind === "upstream" ? retry.round : {};
-        return forwarder.rounds.start(client.id, roundCall, ctx, run, round);
-      }
-      const asked = { signal: ctx.mcpReq.signal, timeout: FORWARD_TIMEOUT_MS };
-      return run(
-        {
-          elicit: (params) => ctx.mcpReq.elicitInput(params, asked),
-          sample: (params) => ctx.mcpReq.requestSampling(params, asked),
-        },
-        ctx.mcpReq.signal,
-      );
+      return serveToolCall(scope, name, args, call, start);
     }),
   );
+  fastCalls.set(server, { scope, tracker });
   registerSurface(server, bridge, tracker, profile, forwarder);
   registerSubscriptions(server, bridge, tracker, profile, forwarder);
   return server;
 }
 
-/**
- * The result, held against the client's limiter slot and unread backlog until its response has left:
- * a client that does not read cannot make the gateway hold more results than it may run calls, nor
- * more bytes than its backlog allows (past it, a short error is sent instead of the result).
- */
-function heldUntilSent(
-  client: GatewayClient,
-  ctx: ServerContext,
-  name: string,
-  result: CallToolResult,
-  release: () => void,
-): CallToolResult {
-  // A cancelled request is never answered: nothing to wait for.
-  const sent = ctx.mcpReq.signal.aborted ? undefined : client.delivered?.(ctx.mcpReq.id);
-  const backlog = client.backlog;
-  if (!sent) {
-    release();
-    return result;
-  }
-  if (!backlog) {
-    void sent.then(release);
-    return result;
-  }
-  const size = approximateSize(result);
-  const unread = backlog.unread(client.id);
-  if (backlog.take(client.id, size)) {
-    void sent.then(() => {
-      release();
-      backlog.give(client.id, size);
-    });
-    return result;
-  }
-  // The result is abandoned (a short error goes instead): nothing of it is held.
-  release();
-  throw resultUndelivered({ tool: name, size, unread, limit: backlog.limit });
+/** What a fast path needs to serve a tools/call of a server instance's client (see fast-path/). */
+export interface FastCallEntry {
+  readonly scope: ToolCallScope;
+  readonly tracker: RequestTracker;
 }
 
-/** Requests whose notifications are counted in their client's backlog: bytes counted so far. */
-const notified = new WeakMap<ServerContext, { bytes: number }>();
+const fastCalls = new WeakMap<Server, FastCallEntry>();
 
-/**
- * Sends a notification (log message, progress) on a request's stream, or drops it when its client
- * already left too much unread: a flood of them to a client that does not read is not kept.
- */
-function boundedNotify(
-  client: GatewayClient,
-  ctx: ServerContext,
-  notification: Parameters<ServerContext["mcpReq"]["notify"]>[0],
-): void {
-  const backlog = client.backlog;
-  if (backlog) {
-    const size = approximateSize(notification.params);
-    if (!backlog.take(client.id, size)) return;
-    let counted = notified.get(ctx);
-    if (!counted) {
-      const entry = { bytes: 0 };
-      counted = entry;
-      notified.set(ctx, entry);
-      const sent = client.delivered?.(ctx.mcpReq.id);
-      if (sent) void sent.then(() => backlog.give(client.id, entry.bytes));
-      else queueMicrotask(() => backlog.give(client.id, entry.bytes));
-    }
-    counted.bytes += size;
-  }
-  ctx.mcpReq.notify(notification).catch(() => undefined);
-}
-
-/** The log messages tied to one call, sent on its request's stream at the client's level, capped. */
-interface CallLogs {
-  readonly onLog: (message: ServerLogMessage) => void;
-  /** Tells the client of messages dropped and not reported yet (before the call's result). */
-  readonly close: () => void;
-}
-
-function callLogs(client: GatewayClient, ctx: ServerContext, threshold: LogThreshold): CallLogs | undefined {
-  if (threshold === "none") return undefined;
-  const valve = new LogValve((params) =>
-    boundedNotify(client, ctx, { method: "notifications/message", params }),
-  );
-  return {
-    onLog: (message) => {
-      if (passes(message.level, threshold)) valve.offer(forwardedLog(message));
-    },
-    close: () => valve.close(),
-  };
-}
-
-/** One upstream call as this client's result: an upstream failure is an error result, never a dropped connection. */
-async function callUpstream(
-  bridge: Bridge,
-  name: string,
-  args: Record<string, unknown>,
-  ctx: ServerContext,
-  signal: AbortSignal,
-  client: GatewayClient,
-  logs: CallLogs | undefined,
-  inputRound: InputRound | undefined,
-): Promise<CallToolResult> {
-  // Upstream progress goes to the downstream client under the token it chose, when it asked for it.
-  const token = ctx.mcpReq._meta?.progressToken;
-  const onProgress =
-    token === undefined
-      ? undefined
-      : (p: Progress) =>
-          boundedNotify(client, ctx, {
-            method: "notifications/progress",
-            params: { progressToken: token, ...p },
-          });
-  try {
-    // A failure becomes an error result that says what happened and what to do (see forwardedResult).
-    const result = await bridge.call(name, args, {
-      signal,
-      onError: "result",
-      // The call policy's `caller` rules and the audit log see who called; a policy `ask` is a deny
-      // here, since the gateway has nobody to ask (no approveCall is passed).
-      caller: client.caller ?? client.id,
-      resetTimeoutOnProgress: onProgress !== undefined,
-      onProgress,
-      onLog: logs?.onLog,
-      // A 2026-07-28 client: an upstream of that era's own rounds come back to be passed on (input-rounds.ts).
-      inputRound,
-    });
-    return forwardedResult(result);
-  } catch (error) {
-    return { content: [{ type: "text" as const, text: `Error: ${errorText(error)}` }], isError: true };
-  } finally {
-    logs?.close();
-  }
+/** The tools/call scope of a server instance built by gatewayServer, for the fast paths. */
+export function fastCallEntryOf(server: Server): FastCallEntry | undefined {
+  return fastCalls.get(server);
 }

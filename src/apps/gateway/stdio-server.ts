@@ -1,6 +1,7 @@
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Bridge } from "../../bridge/api.js";
 import { ClientLimiter } from "./client-limits.js";
+import { StdioFastPath } from "./fast-path/stdio-fast-path.js";
 import { resolveStdioGatewayOptions, type StdioGatewayOptions } from "./gateway-options.js";
 import { onListChanges } from "./list-changes.js";
 import { gatewayServer } from "./mcp-server.js";
@@ -34,6 +35,13 @@ export function serveGatewayStdio(
     logLevel,
     everyUpstreamLog: options.soleClient,
   };
+  // tools/call lines of an initialized 2025-era client are answered without the SDK's dispatch.
+  const fast = new StdioFastPath(
+    () => servers,
+    (message) => wire.send(message),
+  );
+  if (options.fastPath) wire.intercept = fast.take;
+  void wire.closed.then(() => fast.close());
   const handle = serveStdio(
     () => {
       const server = gatewayServer(bridge, tracker, undefined, version, client, forwarder);

@@ -1,10 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import {
-  deserializeMessage,
-  isJSONRPCErrorResponse,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
   type JSONRPCMessage,
+  parseJSONRPCMessage,
   type RequestId,
   serializeMessage,
   type Transport,
@@ -46,6 +43,11 @@ export class GatewayStdioWire implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /**
+   * Sees every parsed line before the SDK does; true: it answered the message itself (see
+   * fast-path/stdio-fast-path.ts), which then never reaches the SDK.
+   */
+  intercept?: (message: unknown) => boolean;
 
   readonly closed: Promise<void>;
   readonly #stdin: Readable;
@@ -101,7 +103,9 @@ export class GatewayStdioWire implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#isClosed) return Promise.reject(stdioChannel.closed());
     const unread = this.#stdout.writableLength;
-    const response = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message);
+    // What the gateway sends is well-formed JSON-RPC (built by the SDK or the fast path): its shape
+    // tells its kind, without validating the whole message (a result may be megabytes) again.
+    const response = !("method" in message);
     let json = serializeMessage(message);
     if (unread > 0 && unread + json.length > this.#maxUnread) {
       if (unread > 2 * this.#maxUnread) {
@@ -113,7 +117,7 @@ export class GatewayStdioWire implements Transport {
         const id = message.id;
         // The result itself is abandoned: whoever held something until it left may let go now.
         if (id !== undefined) this.#settle(id);
-        const what = isJSONRPCResultResponse(message) ? "result" : "error";
+        const what = "result" in message ? "result" : "error";
         json = serializeMessage({
           jsonrpc: "2.0",
           id,
@@ -122,7 +126,7 @@ export class GatewayStdioWire implements Transport {
             message: undeliveredMessage(what, json.length, unread, this.#maxUnread),
           },
         } as JSONRPCMessage);
-      } else if (isJSONRPCRequest(message)) {
+      } else if ("id" in message) {
         return Promise.reject(
           stdioChannel.requestUndelivered(message.method, json.length, unread, this.#maxUnread),
         );
@@ -176,7 +180,10 @@ export class GatewayStdioWire implements Transport {
     if (line.trim() === "") return;
     let message: JSONRPCMessage;
     try {
-      message = deserializeMessage(line);
+      // Parsed once: the fast path takes the value as is; the SDK gets it validated.
+      const parsed: unknown = JSON.parse(line);
+      if (this.intercept?.(parsed)) return;
+      message = parseJSONRPCMessage(parsed);
     } catch (error) {
       // The transport contract's onerror wants an Error; a non-Error thrown by the parser is wrapped as is.
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));

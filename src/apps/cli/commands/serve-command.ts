@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { Bridge, BridgeOptions } from "../../../bridge/api.js";
+import { fastPathEnabled } from "../../gateway/fast-path/fast-call.js";
 import { servedNameSettings } from "../../gateway/served-names.js";
 import { cliBridgeOptions } from "../bridge-commands.js";
 import type { CommandContext } from "../command-context.js";
@@ -231,6 +232,7 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
         limits,
         // This bridge serves nobody else: every upstream log message is this client's business.
         soleClient: true,
+        fastPath: fastPathEnabled(io.env),
         onProblem: (message) => io.stderr.write(`mcp-bridge serve: ${message}\n`),
       });
       // Any end of the channel (stdin's end, stdout's failure) or a signal stops the gateway; the
@@ -258,6 +260,7 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
       advertiseUrl: options["advertise-url"],
       clusterSecret,
       logger: logged.logger,
+      fastPath: fastPathEnabled(io.env),
     });
     io.stderr.write(`mcp-bridge gateway listening on ${gateway.url}\n`);
     if (context.global.json) io.stdout.write(`${JSON.stringify({ url: gateway.url })}\n`);

@@ -1,0 +1,155 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import {
+  type AuthInfo,
+  isJsonContentType,
+  type Server,
+  type ServerNotification,
+  validateHostHeader,
+  validateOriginHeader,
+} from "@modelcontextprotocol/server";
+import { identityOf } from "../authenticate.js";
+import { acceptsJsonOnly } from "../json-only-clients.js";
+import { answerFastCall, type FastResponse, fastToolCallOf, servesFastCalls } from "./fast-call.js";
+
+type GatewayRequest = IncomingMessage & { auth?: AuthInfo };
+
+/** What the HTTP fast path needs of the endpoint (see endpoint.ts). */
+export interface HttpFastPathOptions {
+  /** The open session `id` when `identity` owns it (its idle time restarts), else undefined. */
+  readonly sessionServer: (id: string, identity: string) => Server | undefined;
+  /** Host and Origin names allowed on a loopback bind; undefined: not checked. */
+  readonly allowedNames: string[] | undefined;
+  readonly maxBodyBytes: number;
+}
+
+/** The SDK's keep-alive comment interval on a request's event stream (DEFAULT_SSE_KEEP_ALIVE_MS). */
+const SSE_KEEP_ALIVE_MS = 15_000;
+
+/**
+ * `serve --http`'s fast path for a `tools/call` POST of an established 2025-11-25 session: node:http
+ * request in, the gateway's call path (fast-call.ts), node:http response out, without the web
+ * `Request`/`Response` objects of the SDK's node adapter nor its Streamable HTTP transport. It answers
+ * as they would (status, headers, event stream or, for a JSON-only client, one JSON body; see
+ * json-only-clients.ts). Any request whose answer the SDK path would shape otherwise (a session this
+ * credential does not own, an Accept or Content-Type the transport refuses, an unknown protocol
+ * version header, a body without a length or over the limit, DNS-rebinding refusals, batches,
+ * anything fastToolCallOf leaves to the SDK) goes to `fallback` with its body replayed byte for byte.
+ */
+export function httpFastPath(options: HttpFastPathOptions) {
+  return async (
+    req: GatewayRequest,
+    res: ServerResponse,
+    fallback: (req: GatewayRequest) => Promise<void>,
+  ): Promise<void> => {
+    const session = req.method === "POST" ? eligibleSession(req, options) : undefined;
+    if (!session) return fallback(req);
+    const body = await bodyOf(req);
+    if (body === undefined) {
+      // The client went away mid-body: nothing is answered, as on the SDK path.
+      res.destroy();
+      return;
+    }
+    const call = fastToolCallOf(parsed(body));
+    if (!call || !servesFastCalls(session.server)) return fallback(replayed(req, body));
+    const sse = !acceptsJsonOnly(req.headers.accept ?? null);
+    if (sse) {
+      res.writeHead(200, {
+        "cache-control": "no-cache, no-transform",
+        connection: "keep-alive",
+        "content-type": "text/event-stream",
+        "mcp-session-id": session.id,
+        "x-accel-buffering": "no",
+      });
+    }
+    const gone = new AbortController();
+    const keepAlive = sse ? setInterval(() => res.write(": keepalive\n\n"), SSE_KEEP_ALIVE_MS) : undefined;
+    keepAlive?.unref();
+    res.once("close", () => {
+      clearInterval(keepAlive);
+      if (!res.writableFinished) gone.abort();
+    });
+    // A notification tied to the call (an upstream log message) goes on its event stream before the
+    // result; a JSON-only client gets the result alone, as from the SDK's JSON response mode.
+    const notify = async (notification: ServerNotification) => {
+      if (sse && !res.destroyed) res.write(sseEvent({ jsonrpc: "2.0", ...notification }));
+    };
+    const response = await answerFastCall(session.server, call, notify, gone.signal);
+    // A cancelled request is never answered; its stream stays open until the client leaves, as the SDK's.
+    if (!response || res.destroyed) return;
+    clearInterval(keepAlive);
+    if (sse) res.end(sseEvent(response));
+    else {
+      const json = JSON.stringify(response);
+      res.writeHead(200, {
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(json),
+        "mcp-session-id": session.id,
+      });
+      res.end(json);
+    }
+  };
+}
+
+function sseEvent(message: FastResponse | (ServerNotification & { jsonrpc: "2.0" })): string {
+  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+}
+
+/** The session a POST names, when every header check the SDK path makes would pass; else undefined. */
+function eligibleSession(
+  req: GatewayRequest,
+  options: HttpFastPathOptions,
+): { id: string; server: Server } | undefined {
+  const headers = req.headers;
+  const id = headers["mcp-session-id"];
+  if (typeof id !== "string" || id === "") return undefined;
+  if (options.allowedNames) {
+    if (!validateHostHeader(headers.host, options.allowedNames).ok) return undefined;
+    if (!validateOriginHeader(headers.origin, options.allowedNames).ok) return undefined;
+  }
+  const accept = headers.accept ?? "";
+  const both = accept.includes("application/json") && accept.includes("text/event-stream");
+  if (!both && !acceptsJsonOnly(accept)) return undefined;
+  if (!isJsonContentType(headers["content-type"])) return undefined;
+  // The length must be known and within the limit: the SDK path answers the others (413) itself.
+  const length = Number(headers["content-length"]);
+  if (!Number.isSafeInteger(length) || length > options.maxBodyBytes || length <= 0) return undefined;
+  if (headers["transfer-encoding"] !== undefined || headers["content-encoding"] !== undefined)
+    return undefined;
+  const server = options.sessionServer(id, identityOf(req.auth));
+  if (!server) return undefined;
+  // The SDK accepts any version it supports here; the negotiated one is what a client sends.
+  const version = headers["mcp-protocol-version"];
+  if (version !== undefined && version !== server.getNegotiatedProtocolVersion()) return undefined;
+  return { id, server };
+}
+
+/** The request's body, or undefined when the request was aborted before it ended. */
+async function bodyOf(req: IncomingMessage): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  try {
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+  } catch {
+    return undefined;
+  }
+  return req.complete ? Buffer.concat(chunks) : undefined;
+}
+
+function parsed(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The request again, for the SDK path, with the body already read from it. */
+function replayed(req: GatewayRequest, body: Buffer): GatewayRequest {
+  return Object.assign(Readable.from([body]), {
+    headers: req.headers,
+    method: req.method,
+    url: req.url,
+    auth: req.auth,
+    socket: req.socket,
+  }) as unknown as GatewayRequest;
+}
