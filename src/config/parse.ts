@@ -92,7 +92,7 @@ export function jsonComplaint(message: string): string {
  * one character per step to a 10 MB string builds millions of linked pieces the garbage collector must
  * walk on every pass, which made a big file take seconds.
  */
-export function stripJsonComments(text: string): string {
+function stripJsonComments(text: string): string {
   return removeTrailingCommas(blankOut(text, commentsIn(text)));
 }
 
