@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import { appendAll } from "../util/append.js";
 import { didYouMean } from "../util/suggest.js";
 import type { Raw } from "./fields.js";
 import type {
@@ -98,9 +99,9 @@ export function normalizeDocument(data: Raw, context: DocumentContext): ParsedCo
     });
     const normalized = normalizeServers(fresh, { ...context, format: section.format, settings });
     for (const [name] of fresh) if (!placeOf.has(name)) placeOf.set(name, section.label);
-    servers.push(...normalized.servers);
-    warnings.push(...normalized.warnings);
-    skipped.push(...normalized.skipped);
+    appendAll(servers, normalized.servers);
+    appendAll(warnings, normalized.warnings);
+    appendAll(skipped, normalized.skipped);
   }
   const format =
     sections[0]?.format ?? (/\.toml$/i.test(context.file ?? "") ? "toml-table" : "mcpServers-json");

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../errors/index.js";
+import { appendAll } from "../util/append.js";
 import { type LocationOptions, type Locations, resolveLocations } from "./locations.js";
 import type {
   AdmitProjectServer,
@@ -86,8 +87,14 @@ export async function importServersIn(
   const warnings: ConfigWarning[] = [];
   const skipped: SkippedServer[] = [];
   const files: string[] = [];
+  // Names in a set, not a scan of the servers per server: a host file may hold thousands.
+  const names = new Set<string>();
   const add = (found: ServerDefinition[]) => {
-    for (const server of found) if (!servers.some((s) => s.name === server.name)) servers.push(server);
+    for (const server of found) {
+      if (names.has(server.name)) continue;
+      names.add(server.name);
+      servers.push(server);
+    }
   };
   for (const file of importLocations(source, options.where)) {
     if (!existsSync(file)) continue;
@@ -103,8 +110,8 @@ export async function importServersIn(
         ...(project ? { admit: options.admitProjectServer } : {}),
       };
       const parsed = parseConfigText(text, file, expansion);
-      warnings.push(...parsed.warnings);
-      skipped.push(...parsed.skipped);
+      appendAll(warnings, parsed.warnings);
+      appendAll(skipped, parsed.skipped);
       add(parsed.servers);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
@@ -129,6 +136,7 @@ function claudeScope(data: Record<string, unknown>, folder: string | undefined):
  */
 export function claudeCodeServers(options: ImportOptions): ImportResult {
   const servers: ServerDefinition[] = [];
+  const names = new Set<string>();
   const warnings: ConfigWarning[] = [];
   const skipped: SkippedServer[] = [];
   const files: string[] = [];
@@ -156,7 +164,7 @@ export function claudeCodeServers(options: ImportOptions): ImportResult {
   for (const scope of scopes) {
     const map = scope.map();
     if (!map || typeof map !== "object" || Array.isArray(map)) continue;
-    const fresh = Object.entries(map).filter(([name]) => !servers.some((server) => server.name === name));
+    const fresh = Object.entries(map).filter(([name]) => !names.has(name));
     const admit = scope.project && options.admitProjectServer && isProjectFile(scope.file, options.where);
     const parsed = normalizeDocument(
       { mcpServers: Object.fromEntries(fresh) },
@@ -171,10 +179,13 @@ export function claudeCodeServers(options: ImportOptions): ImportResult {
         ...(admit ? { admit: options.admitProjectServer } : {}),
       },
     );
-    warnings.push(...parsed.warnings);
-    skipped.push(...parsed.skipped);
+    appendAll(warnings, parsed.warnings);
+    appendAll(skipped, parsed.skipped);
     const format = scope.project ? ("mcpServers-json" as const) : ("claude-code-user" as const);
-    servers.push(...parsed.servers.map((server) => ({ ...server, source: { file: scope.file, format } })));
+    for (const server of parsed.servers) {
+      names.add(server.name);
+      servers.push({ ...server, source: { file: scope.file, format } });
+    }
   }
   // Listed in location order (project file first), like every other host's.
   return {

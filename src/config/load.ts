@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { configNotFound } from "../errors/index.js";
+import { appendAll } from "../util/append.js";
 import { omitUndefined } from "../util/defined.js";
 import { DEFAULT_SETTINGS } from "./defaults.js";
 import { claudeCodeServers, importLocations, importServersIn } from "./imports.js";
@@ -129,18 +130,20 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
       { mcpServers: options.extraServers },
       { ...expansion, inputs: {}, configDir: cwd, workspaceFolder: cwd, settings },
     );
+    const configured = new Set(servers.map((server) => server.name));
+    const replaced = new Set(extra.servers.map((server) => server.name));
     for (const server of extra.servers) {
-      if (servers.some((existing) => existing.name === server.name)) {
+      if (configured.has(server.name)) {
         warnings.push({
           kind: "other",
           server: server.name,
           message: `Server "${server.name}" given on the command line replaces the configured one`,
         });
       }
-      servers = [...servers.filter((existing) => existing.name !== server.name), server];
     }
-    warnings.push(...extra.warnings);
-    skipped.push(...extra.skipped);
+    servers = [...servers.filter((existing) => !replaced.has(existing.name)), ...extra.servers];
+    appendAll(warnings, extra.warnings);
+    appendAll(skipped, extra.skipped);
   }
   const resolvedSettings: BridgeSettings = { ...DEFAULT_SETTINGS, ...settings };
   // Where each name was first defined, so a clash names both real sources.
@@ -151,8 +154,11 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
       settings,
       admitProjectServer: options.admitProjectServer,
     });
-    warnings.push(...imported.warnings);
-    skipped.push(...imported.skipped.filter((entry) => !sourceOf.has(entry.name)));
+    appendAll(warnings, imported.warnings);
+    appendAll(
+      skipped,
+      imported.skipped.filter((entry) => !sourceOf.has(entry.name)),
+    );
     for (const server of imported.servers) {
       const here = server.source?.file ?? source;
       const first = sourceOf.get(server.name);
@@ -168,11 +174,13 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
       servers.push(server);
     }
   }
+  // A set, not a scan of the servers per skipped entry: a big generated config must load in linear time.
+  const loadedNames = new Set(servers.map((server) => server.name));
   return omitUndefined({
     servers,
     settings: resolvedSettings,
     warnings,
-    skipped: skipped.filter((entry) => !servers.some((server) => server.name === entry.name)),
+    skipped: skipped.filter((entry) => !loadedNames.has(entry.name)),
     file,
     format,
   });

@@ -47,7 +47,7 @@ export function parseDocument(text: string, file: string): Raw {
     }
   }
   try {
-    const data: unknown = JSON.parse(stripJsonComments(text));
+    const data: unknown = parseJsonc(text);
     if (!data || typeof data !== "object" || Array.isArray(data)) {
       throw configNotObject({ file });
     }
@@ -56,6 +56,20 @@ export function parseDocument(text: string, file: string): Raw {
     if (!(error instanceof SyntaxError)) throw error;
     const { line, column } = positionOf(text, error.message);
     throw configSyntax({ file, format: "JSON", line, column, detail: jsonComplaint(error.message) });
+  }
+}
+
+/**
+ * Plain JSON first: a valid JSON file has nothing to strip (a `/` lies only inside strings, a trailing
+ * comma is invalid), so most files, however big, cost one native parse. Only a file that fails is read
+ * as JSON with comments, and a syntax error then comes from that second parse.
+ */
+function parseJsonc(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+    return JSON.parse(stripJsonComments(text));
   }
 }
 
@@ -73,67 +87,90 @@ export function jsonComplaint(message: string): string {
 
 /**
  * JSON with comments and trailing commas, as VS Code and Cursor write their config files. Strings are
- * left alone; comments become spaces so error positions still point at the original text.
+ * left alone; comments and trailing commas become spaces so error positions still point at the original
+ * text. The text is copied in runs between the spots changed, never a character at a time: appending
+ * one character per step to a 10 MB string builds millions of linked pieces the garbage collector must
+ * walk on every pass, which made a big file take seconds.
  */
 function stripJsonComments(text: string): string {
-  let out = "";
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i] as string;
-    const next = text[i + 1];
-    if (inString) {
-      out += char;
-      if (char === "\\") {
-        out += next ?? "";
-        i++;
-      } else if (char === '"') inString = false;
-      continue;
-    }
-    if (char === '"') {
-      inString = true;
-      out += char;
-    } else if (char === "/" && next === "/") {
-      while (i < text.length && text[i] !== "\n") {
-        out += " ";
-        i++;
-      }
-      out += "\n";
-    } else if (char === "/" && next === "*") {
+  return removeTrailingCommas(blankOut(text, commentsIn(text)));
+}
+
+/** A span `[from, to)` of the text to replace with spaces (keeping its line breaks). */
+type Span = readonly [from: number, to: number];
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const SLASH = 47;
+const STAR = 42;
+const COMMA = 44;
+const CLOSERS = new Set(["}", "]"]);
+
+/** The end (after the closing quote) of the string that starts at `start`. */
+function endOfString(text: string, start: number): number {
+  let i = start + 1;
+  while (i < text.length) {
+    const code = text.charCodeAt(i);
+    if (code === BACKSLASH) i += 2;
+    else if (code === QUOTE) return i + 1;
+    else i++;
+  }
+  return text.length;
+}
+
+function commentsIn(text: string): Span[] {
+  const spans: Span[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const code = text.charCodeAt(i);
+    const next = text.charCodeAt(i + 1);
+    if (code === QUOTE) i = endOfString(text, i);
+    else if (code === SLASH && next === SLASH) {
+      const end = text.indexOf("\n", i);
+      const stop = end === -1 ? text.length : end;
+      spans.push([i, stop]);
+      i = stop;
+    } else if (code === SLASH && next === STAR) {
       const end = text.indexOf("*/", i + 2);
       const stop = end === -1 ? text.length : end + 2;
-      out += text.slice(i, stop).replace(/[^\n]/g, " ");
-      i = stop - 1;
-    } else out += char;
+      spans.push([i, stop]);
+      i = stop;
+    } else i++;
   }
-  return removeTrailingCommas(out);
+  return spans;
 }
 
 /** Drops commas that close a list or object (outside strings), keeping every other character's position. */
 function removeTrailingCommas(text: string): string {
-  let out = "";
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i] as string;
-    if (inString) {
-      out += char;
-      if (char === "\\") {
-        out += text[i + 1] ?? "";
-        i++;
-      } else if (char === '"') inString = false;
+  const spans: Span[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const code = text.charCodeAt(i);
+    if (code === QUOTE) {
+      i = endOfString(text, i);
       continue;
     }
-    if (char === '"') inString = true;
-    if (char === ",") {
+    if (code === COMMA) {
       let j = i + 1;
       while (j < text.length && /\s/.test(text[j] as string)) j++;
-      if (text[j] === "}" || text[j] === "]") {
-        out += " ";
-        continue;
-      }
+      if (CLOSERS.has(text[j] as string)) spans.push([i, i + 1]);
     }
-    out += char;
+    i++;
   }
-  return out;
+  return blankOut(text, spans);
+}
+
+/** The text with each span (in order, not overlapping) turned into spaces, line breaks kept. */
+function blankOut(text: string, spans: readonly Span[]): string {
+  if (spans.length === 0) return text;
+  const parts: string[] = [];
+  let copied = 0;
+  for (const [from, to] of spans) {
+    parts.push(text.slice(copied, from), text.slice(from, to).replace(/[^\n]/g, " "));
+    copied = to;
+  }
+  parts.push(text.slice(copied));
+  return parts.join("");
 }
 
 function positionOf(text: string, message: string): { line: number; column: number } {

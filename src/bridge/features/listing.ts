@@ -6,6 +6,7 @@ import type {
   RequestOptions as SdkRequestOptions,
 } from "@modelcontextprotocol/client";
 import { MAX_LIST_PAGES, type ServerConnection } from "../../connection/connection.js";
+import { appendAll } from "../../util/append.js";
 import type { Logger } from "../../util/logger.js";
 import { errorText } from "../../util/text-of.js";
 import type { PinKind } from "../api.js";
@@ -153,7 +154,7 @@ export async function listAllPages<T>(
   let cursor: string | undefined;
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
     const result = await fetchPage(cursor);
-    items.push(...(Array.isArray(result.items) ? result.items : []));
+    appendAll(items, Array.isArray(result.items) ? result.items : []);
     cursor = result.nextCursor;
     if (!cursor) return items;
     if (seen.has(cursor)) {
