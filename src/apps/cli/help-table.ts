@@ -550,6 +550,11 @@ export const DECLARED_COMMANDS: readonly CommandDeclaration[] = [
         value: "FILE",
         description: "JSON file of bearer tokens, OAuth (JWT) settings and profiles",
       },
+      "state-keys": {
+        type: "string",
+        value: "FILE",
+        description: "keys (KID:BASE64, mode 0600) sealing requestState, shared by every replica",
+      },
       "max-body": {
         type: "int",
         value: "BYTES",
@@ -608,6 +613,28 @@ export const DECLARED_COMMANDS: readonly CommandDeclaration[] = [
         value: "[HOST:]PORT",
         description:
           "serve Prometheus metrics at /metrics (host 127.0.0.1 unless given; needs the OpenTelemetry SDK packages)",
+      },
+      store: {
+        type: "string",
+        value: "URL",
+        description:
+          "share per-client budgets and 2025-11-25 sessions with the other replicas through Redis (redis://HOST:PORT; see docs/deploy.md)",
+      },
+      "replica-id": {
+        type: "string",
+        value: "ID",
+        description: "this replica's id in the cluster store (default a random one per start)",
+      },
+      "advertise-url": {
+        type: "string",
+        value: "URL",
+        description: "the /mcp URL other replicas reach this one at (default the URL it listens on)",
+      },
+      "cluster-secret-file": {
+        type: "string",
+        value: "FILE",
+        description:
+          "private file (chmod 600, 32+ bytes) shared by the replicas: signs the requests they forward to each other",
       },
     },
     positionals: {
