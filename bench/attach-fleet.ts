@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { descendants, ussKiB } from "./proc-memory.js";
 import { type Figure, percentile } from "./stats.js";
 
 /**
@@ -75,42 +76,6 @@ export async function toolsList(session: Session): Promise<{ name: string }[]> {
   const answered = session.answer(id);
   session.send({ jsonrpc: "2.0", id, method: "tools/list" });
   return answered;
-}
-
-/** USS (Private_Clean + Private_Dirty) of one process in KiB; 0 when it is gone. */
-function ussKiB(pid: number): number {
-  try {
-    const text = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
-    let total = 0;
-    for (const match of text.matchAll(/^Private_(?:Clean|Dirty):\s+(\d+) kB$/gm)) total += Number(match[1]);
-    return total;
-  } catch {
-    return 0;
-  }
-}
-
-/** Every process below `root` (the daemon's upstream servers and its watchdog). */
-function descendants(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      children.set(parent, [...(children.get(parent) ?? []), Number(name)]);
-    } catch {
-      // gone
-    }
-  }
-  const found: number[] = [];
-  const walk = (pid: number) => {
-    for (const child of children.get(pid) ?? []) {
-      found.push(child);
-      walk(child);
-    }
-  };
-  walk(root);
-  return found;
 }
 
 /** The daemon's pid, from its pid file in the runtime folder. */

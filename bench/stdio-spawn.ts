@@ -9,9 +9,11 @@
  *   (a helper such as the watchdog).
  * `node dist/bench/stdio-spawn.js [--quick]` runs this section alone (Linux only: /proc).
  */
+
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { descendants, ussKiB } from "./proc-memory.js";
 import { type Figure, fmt, percentile } from "./stats.js";
 
 const SELF = fileURLToPath(import.meta.url);
@@ -27,42 +29,6 @@ interface HostReport {
   /** USS of every other process below the host (the watchdog), summed. */
   readonly otherKiB: number;
   readonly processes: number;
-}
-
-/** USS of one process in KiB; 0 when it is gone. */
-function ussKiB(pid: number): number {
-  try {
-    const text = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
-    let total = 0;
-    for (const match of text.matchAll(/^Private_(?:Clean|Dirty):\s+(\d+) kB$/gm)) total += Number(match[1]);
-    return total;
-  } catch {
-    return 0;
-  }
-}
-
-/** Every process below `root`, from /proc. */
-function descendants(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      children.set(parent, [...(children.get(parent) ?? []), Number(name)]);
-    } catch {
-      // gone
-    }
-  }
-  const found: number[] = [];
-  const walk = (pid: number) => {
-    for (const child of children.get(pid) ?? []) {
-      found.push(child);
-      walk(child);
-    }
-  };
-  walk(root);
-  return found;
 }
 
 /** One side's starter: resolves once the server answered tools/list; the result closes it. */
