@@ -35,6 +35,7 @@ const OPTIONAL = [
   "clusterSecret",
   "store",
   "logger",
+  "fastPath",
 ] as const;
 
 /** Resolved options with the replica id (random when not given) set aside. */
@@ -76,6 +77,7 @@ describe("resolveGatewayOptions", () => {
       replica: { id: expect.stringMatching(/^[0-9a-f-]{36}$/), advertiseUrl: undefined, secret: undefined },
       store: undefined,
       logger: silentLogger,
+      fastPath: true,
     });
   });
 
