@@ -5,6 +5,17 @@ import { DROP_SESSION, SPEND_CALL, TOUCH_SESSION, WRITE_SESSION } from "./redis-
 
 /** Longest a store command may take before the replica decides alone (a hung Redis must not hang calls). */
 export const STORE_COMMAND_BUDGET_MS = 200;
+/**
+ * Longest a session lookup may take: where a budget's fallback (this replica's own bucket) costs
+ * nothing, a session lookup's fallback is a 404 that makes the client start over, so it may wait longer.
+ */
+export const STORE_LOOKUP_BUDGET_MS = 1_000;
+/**
+ * Late answers in a row that mark the store down. One late answer may be this process's own busy
+ * event loop (a GC pause, a loaded machine) rather than the store: that request decides alone, but
+ * the replica keeps asking; a connection error marks it down at once.
+ */
+const LATE_ANSWERS_DOWN = 3;
 /** How often a replica says it is alive, and how long that lasts. */
 const HEARTBEAT_EVERY_MS = 3_000;
 const HEARTBEAT_TTL_MS = 10_000;
@@ -81,18 +92,26 @@ export async function connectRedisStore(options: RedisStoreOptions): Promise<Clu
   client.on("error", (error) => down(errorCode(error)));
   client.on("end", () => down("connection closed"));
   /** `run`'s answer within the budget; undefined (and the store marked down) otherwise. */
-  const bounded = async <T>(run: () => Promise<T>, force = false): Promise<T | undefined> => {
+  let lateInARow = 0;
+  const bounded = async <T>(
+    run: () => Promise<T>,
+    force = false,
+    budgetMs = STORE_COMMAND_BUDGET_MS,
+  ): Promise<T | undefined> => {
     if ((!up && !force) || closed) return undefined;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<"late">((resolve) => {
-      timer = setTimeout(() => resolve("late"), STORE_COMMAND_BUDGET_MS);
+      timer = setTimeout(() => resolve("late"), budgetMs);
     });
     try {
       const answer = await Promise.race([run(), late]);
       if (answer === "late") {
-        down(`no answer within ${STORE_COMMAND_BUDGET_MS} ms`);
+        lateInARow++;
+        if (lateInARow >= LATE_ANSWERS_DOWN)
+          down(`no answer within ${budgetMs} ms, ${lateInARow} times in a row`);
         return undefined;
       }
+      lateInARow = 0;
       return answer;
     } catch (error) {
       down(errorCode(error));
@@ -149,7 +168,7 @@ export async function connectRedisStore(options: RedisStoreOptions): Promise<Clu
       return Number(reply[0]) === 1 ? { ok: true } : { ok: false, retryAfterMs: Number(reply[1]) };
     },
     async session(id) {
-      const text = await bounded(() => client.hGet(sessionKey(id), "record"));
+      const text = await bounded(() => client.hGet(sessionKey(id), "record"), false, STORE_LOOKUP_BUDGET_MS);
       if (typeof text !== "string") return undefined;
       try {
         return JSON.parse(text) as SessionRecord;
@@ -179,7 +198,7 @@ export async function connectRedisStore(options: RedisStoreOptions): Promise<Clu
       await script(DROP_SESSION, [sessionKey(id)], [owner]);
     },
     async replicaAlive(id) {
-      const count = await bounded(() => client.exists(replicaKey(id)));
+      const count = await bounded(() => client.exists(replicaKey(id)), false, STORE_LOOKUP_BUDGET_MS);
       return count === undefined ? undefined : count > 0;
     },
     async close() {
