@@ -87,8 +87,16 @@ export function clusterEntry(options: ClusterEntryOptions) {
         }
       }
       // A 2026-07-28 retry of a call parked on another replica goes there (never again from a peer).
+      // Only a 2026-07-28 tools/call can carry a requestState, and that era names its method in a
+      // header (the SDK refuses the request without it): every other request keeps its body unread
+      // here, so the HTTP fast path still takes it.
       const replica = options.replica();
-      const parkedElsewhere = options.roundOwner && replica.secret && !fromPeer && method === "POST";
+      const parkedElsewhere =
+        options.roundOwner &&
+        replica.secret &&
+        !fromPeer &&
+        method === "POST" &&
+        req.headers["mcp-method"] === "tools/call";
       if (parkedElsewhere && body === undefined && !(await read())) return undefined;
       if (body === undefined || body.byteLength === 0) return { parsedBody: undefined };
       let parsedBody: unknown;
