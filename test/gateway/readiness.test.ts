@@ -63,6 +63,24 @@ describe("gateway readiness while upstream servers start", () => {
     }
   }, 30_000);
 
+  it("is not ready while one of two servers still connects, though the other is up (a partial catalog)", async () => {
+    const gate = join(tempDir(), "gate");
+    bridge = await startBridge({
+      servers: {
+        quick: stdioEntry("normal"),
+        late: stdioEntry("slow-start", {}, ["--until-file", gate]),
+      },
+      wait: false,
+    });
+    gateway = await startGateway({ bridge });
+    const running = bridge;
+    await until(() => running.servers().some((s) => s.name === "quick" && s.state === "connected"), 20_000);
+    expect(await readyz()).toBe(503);
+    writeFileSync(gate, "");
+    await until(() => running.servers().every((s) => s.state === "connected"), 20_000);
+    expect(await readyz()).toBe(200);
+  }, 30_000);
+
   it("answers a REST listing once a server still connecting is up (a REST client has no list_changed)", async () => {
     const gate = join(tempDir(), "gate");
     bridge = await startBridge({

@@ -40,14 +40,22 @@ const RESPONSE_FLUSH_MS = 2_000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * `/readyz`: the gateway answers `/mcp` at once, but is worth traffic once an upstream server is
- * connected. A gateway with none to wait for (no server configured, or only lazy or disabled ones)
- * is ready too; one whose servers are all still connecting, or all failed, is not.
+ * `/readyz`: the gateway answers `/mcp` at once, but is worth traffic once its catalog is whole:
+ * every server it started has connected or failed (each bounded by its startup timeout) and one is
+ * connected. A balancer that sent traffic as soon as one server was up handed clients a partial
+ * `tools/list`. A gateway with none to wait for (no server configured, or only lazy or disabled
+ * ones) is ready too; one whose servers all failed is not. Once started, a lazy server starting on
+ * demand does not make it unready, nor does a server reconnecting while another is connected.
  */
-function upstreamReady(servers: readonly { readonly state: string }[]): boolean {
-  if (servers.some((s) => s.state === "connected")) return true;
+function upstreamReadiness(): (servers: readonly { readonly state: string }[]) => boolean {
+  let started = false;
   const waiting = new Set(["connecting", "reconnecting", "failed"]);
-  return !servers.some((s) => waiting.has(s.state));
+  return (servers) => {
+    started ||= !servers.some((s) => s.state === "connecting");
+    if (!started) return false;
+    if (servers.some((s) => s.state === "connected")) return true;
+    return !servers.some((s) => waiting.has(s.state));
+  };
 }
 
 const METADATA_PATH = "/.well-known/oauth-protected-resource";
@@ -98,6 +106,7 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
     return self.secret ? { id: self.id, url: self.advertiseUrl } : undefined;
   });
   let draining = false;
+  const upstreamReady = upstreamReadiness();
   const active = new Set<ServerResponse>();
 
   const respond = (
