@@ -150,86 +150,100 @@ describe("elicitation and sampling through the gateway", () => {
   });
 });
 
-describe("2026-07-28 input rounds through the gateway", () => {
-  const A = "client-a-token";
-  const B = "client-b-token";
-  const gateway = forwardingGateway(
+const A = "client-a-token";
+const B = "client-b-token";
+
+/** A gateway over the asks-for-secret fixture for tokens A and B, parked calls kept `timeoutMs`. */
+function secretGateway(timeoutMs: number): () => Gateway {
+  return forwardingGateway(
     { secret: stdioEntry("asks-for-secret") },
     {
-      timeoutMs: 200,
+      timeoutMs,
       tokens: [
         { token: A, client: "a" },
         { token: B, client: "b" },
       ],
     },
   );
+}
 
-  /** One raw 2026-07-28 tools/call of mcp_secret_login, as a client holding TOKEN sends it. */
-  async function login(token: string, retry?: { requestState: string; answer?: unknown }) {
-    const response = await fetch(gateway().url, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${token}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/call",
-        "mcp-name": "mcp_secret_login",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: {
-          name: "mcp_secret_login",
-          arguments: {},
-          ...(retry
-            ? {
-                requestState: retry.requestState,
-                ...(retry.answer ? { inputResponses: { upstream: retry.answer } } : {}),
-              }
-            : {}),
-          _meta: {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
-            "io.modelcontextprotocol/clientInfo": { name: token, version: "1" },
-          },
+/** One raw 2026-07-28 tools/call of mcp_secret_login through GATEWAY, as a client holding TOKEN sends it. */
+async function login(gateway: Gateway, token: string, retry?: { requestState: string; answer?: unknown }) {
+  const response = await fetch(gateway.url, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": "mcp_secret_login",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name: "mcp_secret_login",
+        arguments: {},
+        ...(retry
+          ? {
+              requestState: retry.requestState,
+              ...(retry.answer ? { inputResponses: { upstream: retry.answer } } : {}),
+            }
+          : {}),
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+          "io.modelcontextprotocol/clientInfo": { name: token, version: "1" },
         },
-      }),
-    });
-    const text = await response.text();
-    const json = text.startsWith("{") ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? "{}");
-    return JSON.parse(json) as {
-      result?: { resultType?: string; requestState?: string; content?: { text: string }[] };
-      error?: { message: string };
-    };
-  }
+      },
+    }),
+  });
+  const text = await response.text();
+  const json = text.startsWith("{") ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? "{}");
+  return JSON.parse(json) as {
+    result?: { resultType?: string; requestState?: string; content?: { text: string }[] };
+    error?: { message: string };
+  };
+}
+
+describe("2026-07-28 input rounds through the gateway", () => {
+  // Parked calls live long enough for a loaded machine's slowest round trip.
+  const gateway = secretGateway(20_000);
 
   it("a requestState works once, only for the client it was given to", async () => {
-    const first = await login(A);
+    const first = await login(gateway(), A);
     expect(first.result?.resultType).toBe("input_required");
     const state = first.result?.requestState as string;
     const answer = { action: "accept", content: { apiKey: "typed-by-a" } };
 
-    const stolen = await login(B, { requestState: state, answer });
+    const stolen = await login(gateway(), B, { requestState: state, answer });
     expect(stolen.error?.message).toMatch(/Unknown or expired requestState/);
 
-    const resumed = await login(A, { requestState: state, answer });
+    const resumed = await login(gateway(), A, { requestState: state, answer });
     expect(resumed.result?.content?.[0]?.text).toContain("typed-by-a");
 
-    const replayed = await login(A, { requestState: state, answer });
+    const replayed = await login(gateway(), A, { requestState: state, answer });
     expect(replayed.error?.message).toMatch(/Unknown or expired requestState/);
   });
 
-  it("a retry without an answer gets the default; a client that never returns is timed out", async () => {
-    const first = await login(A);
-    const unanswered = await login(A, { requestState: first.result?.requestState as string });
+  it("a retry without an answer gets the default", async () => {
+    const first = await login(gateway(), A);
+    const unanswered = await login(gateway(), A, { requestState: first.result?.requestState as string });
     expect(unanswered.result?.content?.[0]?.text).toBe(JSON.stringify({ action: "decline" }));
+  });
+});
 
-    const abandoned = await login(A);
-    // Longer than the forwarder's 200 ms: the parked call is answered by default and forgotten.
+describe("2026-07-28 input rounds through the gateway, a client that never returns", () => {
+  const gateway = secretGateway(200);
+
+  it("is timed out: its parked call is answered by default and forgotten", async () => {
+    const abandoned = await login(gateway(), A);
+    expect(abandoned.result?.resultType).toBe("input_required");
+    // Longer than the forwarder's 200 ms.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    const late = await login(A, {
+    const late = await login(gateway(), A, {
       requestState: abandoned.result?.requestState as string,
       answer: { action: "accept", content: { apiKey: "too late" } },
     });
