@@ -12,6 +12,7 @@ import {
   adminTokenEnvUnset,
   adminTokenIsClientToken,
   exactlyOneFlag,
+  httpOnlyServeFlag,
   toolNamesWithoutTool,
 } from "../usage-errors.js";
 
@@ -138,6 +139,22 @@ const SERVE_FLAGS = {
   },
 } as const satisfies Flags;
 
+/**
+ * Flags only the HTTP gateway reads: the stdio channel has one client, no HTTP body, no sessions, no
+ * drain and no other replica, so with --stdio each would be silently ignored. Refused there instead.
+ */
+const HTTP_ONLY_FLAGS = [
+  "auth",
+  "max-body",
+  "drain",
+  "session-idle",
+  "admin-token-env",
+  "store",
+  "replica-id",
+  "advertise-url",
+  "cluster-secret-file",
+] as const satisfies readonly (keyof typeof SERVE_FLAGS)[];
+
 const untilAborted = (signal: AbortSignal | undefined) =>
   new Promise<void>((done) => {
     if (!signal) return;
@@ -149,6 +166,8 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
   const { options, io } = context;
   if (Boolean(options.stdio) === (options.http !== undefined))
     throw exactlyOneFlag({ flags: ["--stdio", "--http [HOST:]PORT"] });
+  const httpOnly = HTTP_ONLY_FLAGS.find((flag) => options[flag] !== undefined);
+  if (options.stdio && httpOnly !== undefined) throw httpOnlyServeFlag({ flag: httpOnly });
   const listen = options.http;
   // Before anything starts: a taken port is found now, not after every upstream server started.
   if (listen) await checkPortFree(listen);
