@@ -220,8 +220,13 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
   const forwarder = new RequestForwarder({ stateKeys });
   const logged = serveLogger(context.logger, context.global.verbose === true);
   const bridgeOptions = await cliBridgeOptions(context);
+  // With a cluster store, a replica starts warm: the tool lists its peers saw (bridge/shared-tool-lists.ts).
+  const warmCatalog = options.store
+    ? await (await import("../../gateway/cluster/redis-catalog.js")).connectRedisCatalog(options.store)
+    : undefined;
   const bridge = await startBridge({
     ...bridgeOptions,
+    sharedCatalog: warmCatalog,
     settings: servedNameSettings(toolNames, await configuredServeNames(bridgeOptions)),
     logger: logged.logger,
     onElicitation: forwarder.elicitation,
@@ -231,6 +236,7 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
     onDrift: "block",
     confirmDrift: undefined,
   }).catch(async (error: unknown) => {
+    warmCatalog?.close();
     await observed.close();
     throw error;
   });
@@ -291,6 +297,7 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
     unwatch();
     forwarder.rounds.close();
     await bridge.close();
+    warmCatalog?.close();
     await observed.close();
   }
 }
