@@ -4,6 +4,7 @@ import type { AdmitProjectServer, DriftAction, ResolvedConfig, ServerDefinition 
 import type { SettingsInput } from "../config/settings.js";
 import type { InputRound } from "../connection/server-connection.js";
 import type { ServerStatus } from "../connection/server-status.js";
+import type { SharedToolLists } from "./shared-tool-lists.js";
 
 export type { InputRound };
 
@@ -189,6 +190,13 @@ export interface BridgeOptions {
    * on Windows), read from `env`; without any of these the cache is off.
    */
   readonly cacheDir?: string;
+  /**
+   * A catalog cache shared with other bridges (the gateway's `--store`): each live tool list is saved
+   * there too, and a start lists from it the servers the local cache has nothing fresh for. Its
+   * entries are checked like files and shown as `catalog: "cache"` until the live list arrives; calls
+   * always wait for the live connection. Off whenever the catalog cache is.
+   */
+  readonly sharedCatalog?: SharedToolLists;
   /**
    * OpenTelemetry spans and metrics of every MCP request, following the MCP semantic conventions,
    * with W3C trace context sent in `params._meta`. Default `true`: the global providers of

@@ -74,7 +74,12 @@ export function createBridgeState(config: ResolvedConfig, options: ResolvedBridg
       },
       config,
     ),
-    toolListCache: new ToolListCache({ dir: options.toolListCacheDir, option: options.catalogCache, logger }),
+    toolListCache: new ToolListCache({
+      dir: options.toolListCacheDir,
+      option: options.catalogCache,
+      logger,
+      shared: options.sharedCatalog,
+    }),
     pins: new DefinitionPins({
       dir: options.pinsDir,
       logger,

@@ -89,6 +89,8 @@ class BridgeRuntime implements Bridge {
         void installServer(state, await openServer(state, definition, config.settings));
       }
     }
+    // Read in parallel before any server is listed (each read bounded by the store).
+    await state.toolListCache.fetchShared(state.servers.records(), config.settings);
     const starting = state.servers.records().map((record) => {
       const cached = state.toolListCache.load(record, config.settings);
       if (cached) publishTools(state, record);

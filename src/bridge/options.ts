@@ -10,6 +10,7 @@ import { packageInfo } from "../util/package-info.js";
 import { SecretMask } from "../util/redact.js";
 import type { ApproveCall, BridgeOptions, ElicitationHandler, ResultOptions } from "./api.js";
 import { declineElicitation } from "./features/elicitation.js";
+import type { SharedToolLists } from "./shared-tool-lists.js";
 import { toolListCacheDir, toolListCacheSwitchedOff } from "./tool-list-cache.js";
 
 /** `BridgeOptions` with every default applied, once, where the library is entered. */
@@ -46,6 +47,8 @@ export interface ResolvedBridgeOptions {
   readonly catalogCache: boolean | undefined;
   /** The catalog cache's folder; undefined when the cache is off for this bridge or no folder is known. */
   readonly toolListCacheDir: string | undefined;
+  /** The shared catalog cache; undefined when the catalog cache is off or none was given. */
+  readonly sharedCatalog: SharedToolLists | undefined;
   /** Loaded by `startBridge` from `BridgeOptions.telemetry`; undefined when off or not installed. */
   readonly telemetry: Telemetry | undefined;
   /** The pins' folder (the cache folder, whatever the catalog cache's switch); undefined: pins off. */
@@ -65,6 +68,8 @@ export function pinsSwitchedOff(env: Readonly<Record<string, string | undefined>
 export function resolveBridgeOptions(options: BridgeOptions, telemetry?: Telemetry): ResolvedBridgeOptions {
   const env = options.env ?? process.env;
   const secrets = new SecretMask();
+  const catalogCacheOff =
+    options.catalogCache === false || (options.catalogCache === undefined && toolListCacheSwitchedOff(env));
   return {
     load: {
       path: options.config,
@@ -92,10 +97,8 @@ export function resolveBridgeOptions(options: BridgeOptions, telemetry?: Telemet
     onSampling: options.onSampling,
     resourceTools: options.resourceTools,
     catalogCache: options.catalogCache,
-    toolListCacheDir:
-      options.catalogCache === false || (options.catalogCache === undefined && toolListCacheSwitchedOff(env))
-        ? undefined
-        : (options.cacheDir ?? toolListCacheDir(env)),
+    toolListCacheDir: catalogCacheOff ? undefined : (options.cacheDir ?? toolListCacheDir(env)),
+    sharedCatalog: catalogCacheOff ? undefined : options.sharedCatalog,
     auth: { ...options.auth, env },
     onElicitation: options.onElicitation ?? declineElicitation,
     hostElicitation: options.onElicitation !== undefined,

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import type { Tool } from "@modelcontextprotocol/client";
@@ -6,13 +5,21 @@ import { CATALOG_CACHE } from "../config/defaults.js";
 import type { BridgeSettings, ServerDefinition } from "../config/model.js";
 import type { ToolListing } from "../connection/connection.js";
 import type { ServerStatus } from "../connection/server-status.js";
-import { omitUndefined } from "../util/defined.js";
 import type { Logger } from "../util/logger.js";
 import { readPrivateFile, writePrivateFile } from "../util/private-file.js";
 import { userDirIn } from "../util/private-path.js";
 import { errorText } from "../util/text-of.js";
 import type { ServerRecord } from "./server-record.js";
+import { SharedToolListEntries, type SharedToolLists } from "./shared-tool-lists.js";
 import { declaresToolTasks } from "./tasks.js";
+import {
+  type CachedToolList,
+  expiryOf,
+  keepable,
+  parseCachedToolList,
+  toolListKey,
+  toolListText,
+} from "./tool-list-entry.js";
 
 /**
  * The tool-list cache: each server's last live tool list, so a start can hand the host every tool at
@@ -22,96 +29,14 @@ import { declaresToolTasks } from "./tasks.js";
  * definition itself: env values and headers (often secrets) stay out of it.
  */
 
-/** What a start reads back: the tools and what the server said about itself when they were listed. */
-export interface CachedToolList {
-  readonly tools: readonly Tool[];
-  readonly savedAt: number;
-  readonly expiresAt: number;
-  readonly protocolVersion?: string;
-  readonly serverInfo?: { readonly name: string; readonly version: string };
-  /**
-   * The server's capabilities from the handshake that listed the tools: which tools can be called
-   * depends on them (task-required tools), and there is no live handshake yet while the cache is used.
-   * Absent in files written before they were kept.
-   */
-  readonly capabilities?: Readonly<Record<string, unknown>>;
-}
-
 /** The cache folder (see util/cache-dir.ts). */
 export { userCacheDir as toolListCacheDir } from "../util/cache-dir.js";
+export { type CachedToolList, expiryOf, parseCachedToolList, toolListKey } from "./tool-list-entry.js";
 
 /** `MCP_BRIDGE_CATALOG_CACHE=0|false|off` turns the cache off for a whole environment (CI, tests). */
 export function toolListCacheSwitchedOff(env: Readonly<Record<string, string | undefined>>): boolean {
   const value = env.MCP_BRIDGE_CATALOG_CACHE?.trim().toLowerCase();
   return value === "0" || value === "false" || value === "off" || value === "no";
-}
-
-/** JSON with object keys sorted, so equal definitions hash alike whatever order their keys were written in. */
-function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) => {
-    if (!inner || typeof inner !== "object" || Array.isArray(inner)) return inner;
-    return Object.fromEntries(
-      Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-    );
-  });
-}
-
-/** The cache key of a definition: sha256 over the format version and the whole definition. */
-export function toolListKey(definition: ServerDefinition): string {
-  return createHash("sha256")
-    .update(`mcp-bridge catalog ${CATALOG_CACHE.format}\0`)
-    .update(stableJson(definition))
-    .digest("hex");
-}
-
-/**
- * When a listing goes stale: the server's `ttlMs` (2026-07-28 list results; 0 means stale at once),
- * at most the cache's own limit; without one, the cache's limit.
- */
-export function expiryOf(savedAt: number, ttlMs: number | undefined): number {
-  const ttl =
-    ttlMs === undefined ? CATALOG_CACHE.maxAgeMs : Math.min(Math.max(0, ttlMs), CATALOG_CACHE.maxAgeMs);
-  return savedAt + ttl;
-}
-
-/** A cache file's text as an entry, or why it cannot be used (stale, another format, damaged). */
-export function parseCachedToolList(text: string, key: string, now: number): CachedToolList | string {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return "not valid JSON";
-  }
-  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return "not an object";
-  const entry = raw as Record<string, unknown>;
-  if (entry.format !== CATALOG_CACHE.format) return "written by another version";
-  if (entry.key !== key) return "made for another definition";
-  const { savedAt, expiresAt, tools } = entry;
-  if (typeof savedAt !== "number" || typeof expiresAt !== "number") return "no timestamps";
-  // A clock set back past the save time makes the age unknowable: treated as stale.
-  if (expiresAt <= now || savedAt > now) return "stale";
-  if (
-    !Array.isArray(tools) ||
-    !tools.every((tool) => tool && typeof tool === "object" && !Array.isArray(tool))
-  )
-    return "no tool list";
-  const serverInfo = entry.serverInfo as { name?: unknown; version?: unknown } | undefined;
-  const capabilities = entry.capabilities;
-  // omitUndefined: a field the file lacks stays absent in the entry read back, as in the one saved.
-  return omitUndefined({
-    tools: tools as Tool[],
-    savedAt,
-    expiresAt,
-    protocolVersion: typeof entry.protocolVersion === "string" ? entry.protocolVersion : undefined,
-    serverInfo:
-      serverInfo && typeof serverInfo.name === "string" && typeof serverInfo.version === "string"
-        ? { name: serverInfo.name, version: serverInfo.version }
-        : undefined,
-    capabilities:
-      capabilities && typeof capabilities === "object" && !Array.isArray(capabilities)
-        ? (capabilities as Record<string, unknown>)
-        : undefined,
-  });
 }
 
 /** The cache files of one folder. Never throws: a cache that cannot be read or written is only slower. */
@@ -178,9 +103,7 @@ export class ToolListFiles {
     listing: ToolListing,
     about: Pick<CachedToolList, "protocolVersion" | "serverInfo" | "capabilities">,
   ): void {
-    // A list the server scopes to one authorization context is not kept for a server whose context
-    // (its OAuth account) is not part of the definition: another account must not see it.
-    if (listing.cacheScope === "private" && definition.transport !== "stdio" && definition.oauth) return;
+    if (!keepable(definition, listing)) return;
     const key = toolListKey(definition);
     const toolsJson = JSON.stringify(listing.tools);
     const capabilitiesJson = JSON.stringify(about.capabilities ?? null);
@@ -193,13 +116,7 @@ export class ToolListFiles {
     // A list the file already holds is rewritten only to push its expiry out once half of it has
     // passed, or to bring it nearer (a server that now asks for a shorter ttlMs).
     if (known?.tools === tools && fresh && expiresAt >= known.expiresAt) return;
-    const text = `{"format":${CATALOG_CACHE.format},"key":${JSON.stringify(key)},"server":${JSON.stringify(
-      definition.name,
-    )},"savedAt":${savedAt},"expiresAt":${expiresAt}${
-      about.protocolVersion === undefined ? "" : `,"protocolVersion":${JSON.stringify(about.protocolVersion)}`
-    }${about.serverInfo === undefined ? "" : `,"serverInfo":${JSON.stringify(about.serverInfo)}`}${
-      about.capabilities === undefined ? "" : `,"capabilities":${capabilitiesJson}`
-    },"tools":${toolsJson}}`;
+    const text = toolListText(definition, { toolsJson, capabilitiesJson, about, savedAt, expiresAt });
     if (Buffer.byteLength(text) > this.#maxFileBytes) {
       this.#logger.debug(`Catalog cache of server "${definition.name}" not saved: the list is too large`, {
         server: definition.name,
@@ -227,14 +144,23 @@ export class ToolListCache {
   /** The host's `catalogCache` option, which overrides the config's setting. */
   readonly #option: boolean | undefined;
   readonly #served = new Map<ServerRecord, CachedToolList>();
+  /** The entries other bridges saved (`fetchShared`), waiting for `load`. */
+  readonly #shared: SharedToolListEntries | undefined;
+  readonly #fetched = new Map<ServerRecord, CachedToolList>();
 
-  constructor(options: { dir: string | undefined; option: boolean | undefined; logger: Logger }) {
+  constructor(options: {
+    dir: string | undefined;
+    option: boolean | undefined;
+    logger: Logger;
+    shared?: SharedToolLists | undefined;
+  }) {
     this.#cache = options.dir === undefined ? undefined : new ToolListFiles(options.dir, options.logger);
     this.#option = options.option;
+    this.#shared = options.shared && new SharedToolListEntries(options.shared, options.logger);
   }
 
   #enabled(record: ServerRecord, settings: BridgeSettings): boolean {
-    if (!this.#cache || record.connection === undefined) return false;
+    if ((!this.#cache && !this.#shared) || record.connection === undefined) return false;
     if (!(this.#option ?? settings.catalogCache ?? true)) return false;
     return record.definition.catalogCache ?? true;
   }
@@ -244,11 +170,33 @@ export class ToolListCache {
    * (it is then served from cache until its live list arrives). Disabled servers get none.
    */
   load(record: ServerRecord, settings: BridgeSettings): readonly Tool[] | undefined {
-    if (!this.#enabled(record, settings) || !record.definition.enabled || !settings.enabled) return undefined;
-    const entry = this.#cache?.read(record.definition);
+    if (!this.#usable(record, settings)) return undefined;
+    const fetched = this.#fetched.get(record);
+    this.#fetched.delete(record);
+    const entry = this.#cache?.read(record.definition) ?? fetched;
     if (!entry) return undefined;
     this.#served.set(record, entry);
     return entry.tools;
+  }
+
+  #usable(record: ServerRecord, settings: BridgeSettings): boolean {
+    return this.#enabled(record, settings) && record.definition.enabled && settings.enabled;
+  }
+
+  /**
+   * Before `load`: the entries other bridges saved in the shared store for these records' exact
+   * definitions (read at once, each bounded by the store), for the records without a local entry.
+   */
+  async fetchShared(records: readonly ServerRecord[], settings: BridgeSettings): Promise<void> {
+    const shared = this.#shared;
+    if (!shared) return;
+    await Promise.all(
+      records.map(async (record) => {
+        if (!this.#usable(record, settings) || this.#cache?.read(record.definition)) return;
+        const entry = await shared.read(record.definition, CATALOG_CACHE.maxAgeMs);
+        if (entry) this.#fetched.set(record, entry);
+      }),
+    );
   }
 
   /** The cached tools while the record is served from cache. */
@@ -285,11 +233,26 @@ export class ToolListCache {
     const status = connection.status();
     if (status.state === "failed" || status.state === "closed") return;
     const listing = connection.listing();
-    this.#cache?.write(record.definition, listing, {
+    const about = {
       protocolVersion: status.protocolVersion,
       serverInfo: status.serverInfo,
       capabilities: listing.capabilities as Readonly<Record<string, unknown>> | undefined,
-    });
+    };
+    this.#cache?.write(record.definition, listing, about);
+    if (this.#shared && keepable(record.definition, listing)) {
+      const savedAt = Date.now();
+      const expiresAt = expiryOf(savedAt, listing.ttlMs);
+      const toolsJson = JSON.stringify(listing.tools);
+      const capabilitiesJson = JSON.stringify(about.capabilities ?? null);
+      const text = toolListText(record.definition, {
+        toolsJson,
+        capabilitiesJson,
+        about,
+        savedAt,
+        expiresAt,
+      });
+      this.#shared.write(record.definition, text, savedAt, expiresAt);
+    }
   }
 
   /** The record's status, marked while its tools come from the cache. */

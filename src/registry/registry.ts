@@ -50,9 +50,21 @@ export class ToolRegistry {
   readonly #servers = new Map<string, Candidate[]>();
   /** Per server, well-formed tools kept out of every export because the bridge cannot call them. */
   readonly #skipped = new Map<string, SkippedTool[]>();
-  #byName = new Map<string, ToolDefinition>();
-  #byOriginal = new Map<string, ToolDefinition>();
-  #list: ToolDefinition[] = [];
+  /** Per base name, the tools that have it (by key): a base held by one tool alone is used as is. */
+  readonly #holders = new Map<string, Map<string, Candidate>>();
+  readonly #byName = new Map<string, ToolDefinition>();
+  /** By `server\0tool`. */
+  readonly #byOriginal = new Map<string, ToolDefinition>();
+  /** Per server, its definitions in its order; dropped when one of them changes, made again when read. */
+  readonly #perServer = new Map<string, ToolDefinition[]>();
+  /** Every definition in list order; dropped on any change, made again when read. */
+  #list: ToolDefinition[] | undefined;
+  /**
+   * Whether a hash had to grow to break a clash. A grown name depends on the whole table (rule 4's
+   * order), so while one exists every update renames from scratch; otherwise an update renames only
+   * the tools that share a base name with a tool that changed.
+   */
+  #grown = false;
   /** The raw tool each definition was made from. */
   readonly #sources = new WeakMap<ToolDefinition, Tool>();
 
@@ -113,10 +125,11 @@ export class ToolRegistry {
       }
       accepted.push({ server, tool, base, key: `${server}\0${tool.name}` });
     }
+    const previous = this.#servers.get(server) ?? [];
     this.#servers.set(server, accepted);
     this.#skipped.set(server, skipped);
     for (const warning of warnings) this.#logger.warn(warning, { server });
-    this.#rebuild();
+    this.#replace(server, previous, accepted);
     return { definitions: this.forServer(server), warnings };
   }
 
@@ -132,14 +145,15 @@ export class ToolRegistry {
 
   removeServer(server: string): void {
     this.#skipped.delete(server);
-    const had = (this.#servers.get(server)?.length ?? 0) > 0;
+    const previous = this.#servers.get(server) ?? [];
     // Keep the server's place in the order; it may come back.
     if (this.#servers.has(server)) this.#servers.set(server, []);
-    if (had) this.#rebuild();
+    if (previous.length > 0) this.#replace(server, previous, []);
   }
 
   /** Every tool: servers in declared (else first-seen) order, each server's tools in its own order. */
   list(): ToolDefinition[] {
+    if (!this.#list) this.#list = [...this.#servers.keys()].flatMap((server) => this.forServer(server));
     return this.#list;
   }
 
@@ -148,7 +162,14 @@ export class ToolRegistry {
   }
 
   forServer(server: string): ToolDefinition[] {
-    return this.#list.filter((definition) => definition.server === server);
+    const candidates = this.#servers.get(server);
+    if (!candidates) return [];
+    let definitions = this.#perServer.get(server);
+    if (!definitions) {
+      definitions = candidates.map((candidate) => this.#byOriginal.get(candidate.key) as ToolDefinition);
+      this.#perServer.set(server, definitions);
+    }
+    return definitions;
   }
 
   /**
@@ -165,56 +186,147 @@ export class ToolRegistry {
     return undefined;
   }
 
+  /**
+   * A server's tools went from `previous` to `next`: renames only the tools whose base name is one of
+   * theirs (plain when held alone, suffixed when shared), so a server connecting costs its own tools
+   * and those it collides with, not the whole table. When a new name would clash with a name already
+   * taken (rule 4's rare case), the whole table is renamed instead: the result is always the one a
+   * single build over the same tools gives.
+   */
+  #replace(server: string, previous: readonly Candidate[], next: readonly Candidate[]): void {
+    for (const candidate of previous) {
+      const holders = this.#holders.get(candidate.base);
+      holders?.delete(candidate.key);
+      if (holders?.size === 0) this.#holders.delete(candidate.base);
+    }
+    for (const candidate of next) {
+      const holders = this.#holders.get(candidate.base) ?? new Map<string, Candidate>();
+      this.#holders.set(candidate.base, holders);
+      holders.set(candidate.key, candidate);
+    }
+    const wanted = this.#grown ? undefined : this.#renames(previous, next);
+    if (!wanted) {
+      this.#rebuild();
+      return;
+    }
+    const old = new Map<string, ToolDefinition>();
+    const take = (key: string) => {
+      const definition = this.#byOriginal.get(key);
+      if (!definition) return;
+      old.set(key, definition);
+      this.#byOriginal.delete(key);
+      if (this.#byName.get(definition.name) === definition) this.#byName.delete(definition.name);
+    };
+    for (const candidate of previous) take(candidate.key);
+    for (const key of wanted.keys()) take(key);
+    const touched = new Set([server]);
+    for (const [key, { candidate, name }] of wanted) {
+      const definition = this.#place(name, candidate, old.get(key));
+      this.#byName.set(name, definition);
+      this.#byOriginal.set(key, definition);
+      if (definition !== old.get(key)) touched.add(candidate.server);
+    }
+    for (const name of touched) this.#perServer.delete(name);
+    this.#list = undefined;
+  }
+
+  /**
+   * The names the tools sharing a base name with a changed tool take now, or undefined when one of
+   * them would clash with a name already taken.
+   */
+  #renames(
+    previous: readonly Candidate[],
+    next: readonly Candidate[],
+  ): Map<string, { candidate: Candidate; name: string }> | undefined {
+    const wanted = new Map<string, { candidate: Candidate; name: string }>();
+    for (const base of new Set([...previous, ...next].map((candidate) => candidate.base))) {
+      const holders = this.#holders.get(base);
+      if (!holders) continue;
+      const plain = holders.size === 1 && base.length <= MAX_TOOL_NAME_LENGTH;
+      for (const candidate of holders.values())
+        wanted.set(candidate.key, {
+          candidate,
+          name: plain ? base : this.#suffixed(candidate, NAME_HASH_LENGTH),
+        });
+    }
+    // Names given up: every tool the server had, and the other tools that are renamed.
+    const released = new Set<string>();
+    for (const candidate of previous) {
+      const definition = this.#byOriginal.get(candidate.key);
+      if (definition) released.add(definition.name);
+    }
+    for (const [key, { name }] of wanted) {
+      const definition = this.#byOriginal.get(key);
+      if (definition && definition.name !== name) released.add(definition.name);
+    }
+    const claimed = new Set<string>();
+    for (const [key, { name }] of wanted) {
+      const holder = this.#byName.get(name);
+      const heldByOther =
+        holder !== undefined && !released.has(name) && `${holder.server}\0${holder.tool}` !== key;
+      if (this.#reserved.has(name) || heldByOther || claimed.has(name)) return undefined;
+      claimed.add(name);
+    }
+    return wanted;
+  }
+
+  /** Names every tool from scratch (see the naming rule above). */
   #rebuild(): void {
     const all = [...this.#servers.values()].flat();
-    const baseCount = new Map<string, number>();
-    for (const candidate of all) baseCount.set(candidate.base, (baseCount.get(candidate.base) ?? 0) + 1);
     const names = new Map<Candidate, string>();
     const taken = new Set(this.#reserved);
     const suffixed: Candidate[] = [];
     for (const candidate of all) {
-      if (baseCount.get(candidate.base) === 1 && candidate.base.length <= MAX_TOOL_NAME_LENGTH) {
+      if (this.#holders.get(candidate.base)?.size === 1 && candidate.base.length <= MAX_TOOL_NAME_LENGTH) {
         names.set(candidate, candidate.base);
         taken.add(candidate.base);
       } else suffixed.push(candidate);
     }
     // Code-unit order of the original names: the same for every start order.
     suffixed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    const format = this.#options.toolNameFormat;
+    let grown = false;
     for (const candidate of suffixed) {
       let hashLength = NAME_HASH_LENGTH;
-      let name = suffixedName(format, candidate.server, candidate.tool.name, hashLength);
+      let name = this.#suffixed(candidate, hashLength);
       while (taken.has(name) && hashLength < 32) {
         hashLength += 2;
-        name = suffixedName(format, candidate.server, candidate.tool.name, hashLength);
+        name = this.#suffixed(candidate, hashLength);
       }
+      grown ||= hashLength > NAME_HASH_LENGTH;
       names.set(candidate, name);
       taken.add(name);
     }
 
-    const previous = this.#byOriginal;
-    const byName = new Map<string, ToolDefinition>();
-    const byOriginal = new Map<string, ToolDefinition>();
-    const list: ToolDefinition[] = [];
+    const previous = new Map(this.#byOriginal);
+    this.#byName.clear();
+    this.#byOriginal.clear();
     for (const candidate of all) {
       const name = names.get(candidate) as string;
-      const old = previous.get(candidate.key);
-      let definition: ToolDefinition;
-      // Other servers' tools are the same objects as last time: nothing to rebuild for them.
-      if (old && old.name === name && this.#sources.get(old) === candidate.tool) definition = old;
-      else {
-        const fresh = this.#define(name, candidate);
-        definition = old && sameDefinition(old, fresh) ? old : fresh;
-        this.#sources.set(definition, candidate.tool);
-      }
-      keepUpstream(definition, candidate.tool);
-      byName.set(name, definition);
-      byOriginal.set(candidate.key, definition);
-      list.push(definition);
+      const definition = this.#place(name, candidate, previous.get(candidate.key));
+      this.#byName.set(name, definition);
+      this.#byOriginal.set(candidate.key, definition);
     }
-    this.#byName = byName;
-    this.#byOriginal = byOriginal;
-    this.#list = list;
+    this.#grown = grown;
+    this.#perServer.clear();
+    this.#list = undefined;
+  }
+
+  #suffixed(candidate: Candidate, hashLength: number): string {
+    return suffixedName(this.#options.toolNameFormat, candidate.server, candidate.tool.name, hashLength);
+  }
+
+  /** The definition of a tool under a name: the old object when nothing it shows changed. */
+  #place(name: string, candidate: Candidate, old: ToolDefinition | undefined): ToolDefinition {
+    let definition: ToolDefinition;
+    // Unchanged tools keep their objects: nothing to rebuild for them.
+    if (old && old.name === name && this.#sources.get(old) === candidate.tool) definition = old;
+    else {
+      const fresh = this.#define(name, candidate);
+      definition = old && sameDefinition(old, fresh) ? old : fresh;
+      this.#sources.set(definition, candidate.tool);
+    }
+    keepUpstream(definition, candidate.tool);
+    return definition;
   }
 
   #define(name: string, { server, tool }: Candidate): ToolDefinition {

@@ -4,7 +4,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterEach, describe, expect, it } from "vitest";
 import { stdioEntry } from "../fixtures/servers/index.js";
-import { CLI, cliEnv, emptyHome, runCli, spawnCli } from "../helpers/cli.js";
+import { CLI, cliEnv, emptyHome, runCli, runCliInProcess, spawnCli } from "../helpers/cli.js";
 import { connect, textOf } from "./client.js";
 
 /** Polls an async condition, bounded in time. */
@@ -189,6 +189,37 @@ describe("mcp-bridge serve", () => {
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/--tool-names wants a format containing "\{tool\}"/);
   }, 60_000);
+
+  it("--stdio refuses the flags only --http reads (cluster store, auth, drain...) instead of ignoring them", async () => {
+    const home = emptyHome();
+    writeFileSync(join(home, "mcp.json"), JSON.stringify({ mcpServers: { normal: stdioEntry("normal") } }));
+    writeFileSync(join(home, "secret"), "x".repeat(40), { mode: 0o600 });
+    const cases: [string[], string][] = [
+      [["--store", "redis://127.0.0.1:1"], "store"],
+      [["--cluster-secret-file", "secret"], "cluster-secret-file"],
+      [["--advertise-url", "http://127.0.0.1:1/mcp"], "advertise-url"],
+      [["--replica-id", "r1"], "replica-id"],
+      [["--drain", "5s"], "drain"],
+      [["--session-idle", "1m"], "session-idle"],
+      [["--max-body", "1000"], "max-body"],
+      [["--auth", "tokens.json"], "auth"],
+      [["--admin-token-env", "ADMIN"], "admin-token-env"],
+    ];
+    const runs = await Promise.all(
+      cases.map(([flags]) =>
+        runCliInProcess(["serve", "--stdio", "-c", join(home, "mcp.json"), ...flags], {
+          cwd: home,
+          env: cliEnv(home),
+        }),
+      ),
+    );
+    for (const [index, run] of runs.entries()) {
+      const flag = cases[index]?.[1];
+      expect(run.code, `--${flag}`).toBe(2);
+      expect(run.stderr).toContain(`--${flag} applies to serve --http only`);
+      expect(run.stdout).toBe("");
+    }
+  });
 
   it("--stdio forwards an MCP Apps tool as sent and reads its unlisted ui:// resource", async () => {
     const home = emptyHome();

@@ -1,7 +1,12 @@
 import type { Tool } from "@modelcontextprotocol/client";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { normalizeToolPart, TOOL_NAME_PATTERN } from "../../src/registry/naming.js";
+import {
+  baseToolName,
+  normalizeToolPart,
+  suffixedName,
+  TOOL_NAME_PATTERN,
+} from "../../src/registry/naming.js";
 import { ToolRegistry } from "../../src/registry/registry.js";
 
 const noFilter = { include: [], exclude: [] };
@@ -131,5 +136,140 @@ describe("name round-trip", () => {
     const long = registry();
     long.setServerTools("s", noFilter, [{ name: "t".repeat(100), inputSchema: { type: "object" } }]);
     expect(long.list()[0]?.name).toHaveLength(64);
+  });
+});
+
+describe("incremental updates", () => {
+  // Tools that land on another tool's suffixed name, and a reserved name equal to one: the rare case
+  // where a hash must grow, which makes names depend on the whole table.
+  const traps = [suffixedName("{tool}", "a", "x"), suffixedName("{tool}", "b", "x")];
+  const reservedTrap = suffixedName("{tool}", "c", "y");
+  const toolName = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom("x", "y", "x-y", "x_y", "x y", ...traps) },
+    { weight: 1, arbitrary: anyName },
+  );
+  const serverName = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom("a", "b", "c", "a-b", "a_b", "a b") },
+    { weight: 1, arbitrary: anyName },
+  );
+
+  /** The naming rule written out plainly, over the final set of tools. */
+  function referenceNames(format: string, reserved: string[], servers: Map<string, string[]>) {
+    const all = [...servers].flatMap(([server, tools]) =>
+      tools.map((tool) => ({
+        server,
+        tool,
+        base: baseToolName(format, server, tool),
+        key: `${server}\0${tool}`,
+      })),
+    );
+    const count = new Map<string, number>();
+    for (const c of all) count.set(c.base, (count.get(c.base) ?? 0) + 1);
+    const names = new Map<string, string>();
+    const taken = new Set(reserved);
+    for (const c of all)
+      if (count.get(c.base) === 1 && c.base.length <= 64) {
+        names.set(c.key, c.base);
+        taken.add(c.base);
+      }
+    let grown = false;
+    const suffixed = all
+      .filter((c) => !names.has(c.key))
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    for (const c of suffixed) {
+      let length = 6;
+      let name = suffixedName(format, c.server, c.tool, length);
+      while (taken.has(name) && length < 32) {
+        length += 2;
+        name = suffixedName(format, c.server, c.tool, length);
+      }
+      grown ||= length > 6;
+      names.set(c.key, name);
+      taken.add(name);
+    }
+    return { names, grown };
+  }
+
+  let grownRuns = 0;
+  it("any sequence of set and remove gives the table one build over the final tools gives", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom("{tool}", "mcp_{server}_{tool}", "{server}__{tool}"),
+        fc.array(
+          fc.record({
+            server: serverName,
+            tools: fc.option(fc.uniqueArray(toolName, { maxLength: 5 }), { freq: 4 }),
+            description: fc.constantFrom("one", "two"),
+          }),
+          { minLength: 1, maxLength: 14 },
+        ),
+        (format, steps) => {
+          const options = {
+            toolNameFormat: format,
+            descriptionPrefix: "[{server}] ",
+            reservedNames: [reservedTrap],
+          };
+          const incremental = new ToolRegistry(options);
+          const final = new Map<string, string[]>();
+          const descriptions = new Map<string, string>();
+          const toolsOf = (names: string[], description: string) =>
+            names.map((name) => ({ name, description, inputSchema: { type: "object" } }));
+          for (const { server, tools, description } of steps) {
+            if (tools === null) {
+              incremental.removeServer(server);
+              if (final.has(server)) final.set(server, []);
+              continue;
+            }
+            incremental.setServerTools(server, noFilter, toolsOf(tools, description));
+            // A tool named like a reserved name is skipped, in both builds.
+            final.set(
+              server,
+              tools.filter((tool) => baseToolName(format, server, tool) !== reservedTrap),
+            );
+            descriptions.set(server, description);
+          }
+          const once = new ToolRegistry(options);
+          once.declareServers([...final.keys()]);
+          for (const [server, tools] of final)
+            if (tools.length > 0)
+              once.setServerTools(server, noFilter, toolsOf(tools, descriptions.get(server) ?? ""));
+
+          const reference = referenceNames(format, [reservedTrap], final);
+          if (reference.grown) grownRuns++;
+          const namesOf = (reg: ToolRegistry) =>
+            new Map(reg.list().map((d) => [`${d.server}\0${d.tool}`, d.name] as const));
+          expect(namesOf(incremental)).toEqual(reference.names);
+          expect(incremental.list()).toEqual(once.list());
+          for (const [server] of final) expect(incremental.forServer(server)).toEqual(once.forServer(server));
+          for (const definition of incremental.list()) {
+            expect(incremental.get(definition.name)).toBe(definition);
+            expect(incremental.resolve(`${definition.server}/${definition.tool}`)?.name).toBeDefined();
+          }
+          expect(incremental.get(reservedTrap)).toBeUndefined();
+        },
+      ),
+      { numRuns: 400 },
+    );
+    // The runs reached the case where a hash grows (else this test would not cover it).
+    expect(grownRuns).toBeGreaterThan(0);
+  });
+
+  it("a server connecting renames only the tools it collides with: other servers keep their objects", () => {
+    const reg = registry();
+    reg.setServerTools("web-search", noFilter, [
+      { name: "find", inputSchema: { type: "object" } },
+      { name: "keep", inputSchema: { type: "object" } },
+    ]);
+    const [find, keep] = reg.forServer("web-search");
+    reg.setServerTools("web_search", noFilter, [{ name: "find", inputSchema: { type: "object" } }]);
+    const [findAfter, keepAfter] = reg.forServer("web-search");
+    expect(keepAfter).toBe(keep);
+    expect(findAfter?.name).toMatch(/^mcp_web_search_find_[0-9a-f]{6}$/);
+    expect(reg.get(find?.name ?? "")).toBeUndefined();
+    reg.removeServer("web_search");
+    expect(reg.forServer("web-search").map((d) => d.name)).toEqual([
+      "mcp_web_search_find",
+      "mcp_web_search_keep",
+    ]);
   });
 });

@@ -212,3 +212,9 @@ export const adminTokenIsClientToken = () =>
 
 export const toolNamesWithoutTool = ({ format }: { format: string }) =>
   usage(`--tool-names wants a format containing "{tool}" (like "{server}_{tool}"), got ${quoted(format)}.`);
+
+/** A `serve` flag that only the HTTP gateway reads, given with --stdio (where it would do nothing). */
+export const httpOnlyServeFlag = ({ flag }: { flag: string }) =>
+  usage(
+    `--${flag} applies to serve --http only; with --stdio it would have no effect. Drop --${flag}, or serve over HTTP: serve --http [HOST:]PORT --${flag} ….`,
+  );

@@ -13,14 +13,16 @@ export interface GatewayLimits {
   readonly callsPerMinute?: number;
 }
 
-/**
- * A per-minute budget shared by the gateway's replicas (cluster/redis-store.ts): one call of `client`
- * spent, or how long until one is; undefined when it cannot say now (the replica then counts alone).
- */
-export type SharedBudget = (
-  client: string,
-  perMinute: number,
-) => Promise<{ ok: true } | { ok: false; retryAfterMs: number } | undefined>;
+/** A per-minute budget shared by the gateway's replicas (cluster/redis-store.ts). */
+export interface SharedBudget {
+  /** One call of `client` spent, or how long until one is; undefined when it cannot say now (the replica then counts alone). */
+  spend(
+    client: string,
+    perMinute: number,
+  ): Promise<{ ok: true } | { ok: false; retryAfterMs: number } | undefined>;
+  /** Gives back a call `spend` admitted that never ran. */
+  refund(client: string, perMinute: number): Promise<void>;
+}
 
 /**
  * A call's turn: `release` when it has ended (idempotent), or the reason it was refused with the
@@ -46,6 +48,11 @@ interface ClientState {
  * rules are tested without processes or waiting. A call over the concurrency limit waits for a slot
  * (bounded by `maxQueuedCalls` and by its own signal); a call over the per-minute budget is refused at
  * once (waiting for a token could take a minute, longer than a client's own timeout).
+ *
+ * The per-minute budget is spent when a call is admitted or enters the queue (so a call that reached
+ * the front is never refused then), and given back when the call never runs: refused because the
+ * queue is full, or cancelled (its client gone, its request cancelled or timed out, a drain that
+ * ended) before its turn came. A call that never ran costs no budget, shared or local.
  */
 export class ClientLimiter {
   readonly #clients = new Map<string, ClientState>();
@@ -70,16 +77,29 @@ export class ClientLimiter {
 
   /** Resolves when the call may run, or at once with a refusal (queue full, budget spent, `signal` aborted). */
   async admit(client: string, signal?: AbortSignal): Promise<Admission> {
-    if (this.#shared === undefined || this.#perMinute === undefined)
-      return this.#admit(client, signal, false);
-    const answer = await this.#shared(client, this.#perMinute);
-    if (answer === undefined) return this.#admit(client, signal, false);
+    const shared = this.#shared;
+    const perMinute = this.#perMinute;
+    if (shared === undefined || perMinute === undefined || signal?.aborted)
+      return this.#admit(client, signal, undefined);
+    const answer = await shared.spend(client, perMinute);
+    if (answer === undefined) return this.#admit(client, signal, undefined);
     if (!answer.ok) return refused(this.#perMinuteReason(), retrySeconds(answer.retryAfterMs));
-    return this.#admit(client, signal, true);
+    // Best effort (a store that does not answer keeps it spent), bounded like every store command;
+    // a refusal is answered once it is given back, so a retry finds it.
+    return this.#admit(client, signal, () => shared.refund(client, perMinute).catch(() => undefined));
   }
 
-  /** `budgeted`: the shared budget already admitted the call (no local token is spent). */
-  #admit(client: string, signal: AbortSignal | undefined, budgeted: boolean): Promise<Admission> {
+  /**
+   * `refundShared`: the shared budget already admitted the call (no local token is spent); called
+   * when the call is refused or cancelled before it runs.
+   */
+  #admit(
+    client: string,
+    signal: AbortSignal | undefined,
+    refundShared: (() => Promise<void>) | undefined,
+  ): Promise<Admission> {
+    if (signal?.aborted) return refusedAfter(refundShared?.(), "the call was cancelled");
+    const budgeted = refundShared !== undefined;
     const perMinute = budgeted ? undefined : this.#perMinute;
     const state = this.#refilled(client);
     if (perMinute !== undefined && state.tokens < 1) {
@@ -94,11 +114,11 @@ export class ClientLimiter {
       return Promise.resolve({ ok: true, release: this.#releaser(client, state) });
     }
     if (state.waiting.length >= this.#maxQueued) {
-      return refused(
+      return refusedAfter(
+        refundShared?.(),
         `at most ${this.#maxConcurrent} calls may run at once for one client and ${this.#maxQueued} more wait for their turn`,
       );
     }
-    if (signal?.aborted) return refused("the call was cancelled");
     // The token is spent on entering the queue, so a call that reached the front is never refused then.
     if (!budgeted) this.#spendToken(state);
     return new Promise<Admission>((resolve) => {
@@ -108,11 +128,9 @@ export class ClientLimiter {
         state.waiting.splice(at, 1);
         if (perMinute !== undefined) state.tokens = Math.min(perMinute, state.tokens + 1);
         this.#forgetIfIdle(client, state);
-        resolve({
-          ok: false,
-          reason: "the call was cancelled while it waited for its turn",
-          retryAfterSeconds: CONCURRENCY_RETRY_SECONDS,
-        });
+        void refusedAfter(refundShared?.(), "the call was cancelled while it waited for its turn").then(
+          resolve,
+        );
       };
       const turn = () => {
         signal?.removeEventListener("abort", onAbort);
@@ -175,3 +193,9 @@ const retrySeconds = (waitMs: number) => Math.max(1, Math.ceil(Math.round(waitMs
 
 const refused = (reason: string, retryAfterSeconds = CONCURRENCY_RETRY_SECONDS): Promise<Admission> =>
   Promise.resolve({ ok: false, reason, retryAfterSeconds });
+
+/** A refusal of a call that never ran, answered once its shared budget is given back (`refund`). */
+const refusedAfter = async (refund: Promise<void> | undefined, reason: string): Promise<Admission> => {
+  await refund;
+  return { ok: false, reason, retryAfterSeconds: CONCURRENCY_RETRY_SECONDS };
+};

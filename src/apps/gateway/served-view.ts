@@ -68,7 +68,11 @@ function serve(source: readonly ToolEntry[], format: string): Served {
   for (const entry of source) {
     // The bridge's own tools (resource tools) have no server behind them: they keep their names.
     if (upstreamOf(entry) === undefined) own.push(entry);
-    else byServer.set(entry.server, [...(byServer.get(entry.server) ?? []), entry]);
+    else {
+      const entries = byServer.get(entry.server) ?? [];
+      byServer.set(entry.server, entries);
+      entries.push(entry);
+    }
   }
   const original = new Map<string, ToolEntry>();
   for (const [server, entries] of byServer) {

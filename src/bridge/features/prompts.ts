@@ -50,8 +50,8 @@ export class PromptCatalog {
   readonly #listing: ServerListing<Prompt>;
   /** Made on the first listing (a bridge whose host never asks for prompts builds none). */
   #names: ToolRegistry | undefined;
-  /** The raw prompt of each registered server prompt, keyed `server\0prompt`. */
-  readonly #raw = new Map<string, Prompt>();
+  /** Per server, the raw prompt of each registered prompt by name (a server's update touches its own). */
+  readonly #raw = new Map<string, Map<string, Prompt>>();
   /** The listing the registry holds for each server (cached listings are replaced, never mutated). */
   readonly #registered = new Map<string, readonly Prompt[]>();
 
@@ -89,7 +89,7 @@ export class PromptCatalog {
   /** A server that stopped: its prompts leave the list. */
   removeServer(server: string): void {
     this.#registered.delete(server);
-    for (const key of [...this.#raw.keys()]) if (key.startsWith(`${server}\0`)) this.#raw.delete(key);
+    this.#raw.delete(server);
     this.#names?.removeServer(server);
   }
 
@@ -111,7 +111,7 @@ export class PromptCatalog {
     options: GetPromptOptions = {},
   ): Promise<PromptMessages> {
     const entry = await this.lookup(name, options);
-    const raw = this.#raw.get(`${entry.server}\0${entry.prompt}`) as Prompt;
+    const raw = this.#raw.get(entry.server)?.get(entry.prompt) as Prompt;
     const missing = missingPromptArguments(raw, args);
     if (missing.length > 0) {
       throw promptArgumentsMissing({ server: entry.server, prompt: entry.prompt, missing });
@@ -170,7 +170,7 @@ export class PromptCatalog {
   }
 
   #entryOf(server: string, prompt: string, name: string): PromptEntry | undefined {
-    const raw = this.#raw.get(`${server}\0${prompt}`);
+    const raw = this.#raw.get(server)?.get(prompt);
     if (!raw) return undefined;
     const entry = definedOnly({
       name,
@@ -188,8 +188,7 @@ export class PromptCatalog {
   #register(server: string, prompts: readonly Prompt[]): void {
     const names = this.#namesOf();
     if (this.#registered.get(server) === prompts) return;
-    for (const key of [...this.#raw.keys()]) if (key.startsWith(`${server}\0`)) this.#raw.delete(key);
-    for (const prompt of prompts) this.#raw.set(`${server}\0${prompt.name}`, prompt);
+    this.#raw.set(server, new Map(prompts.map((prompt) => [prompt.name, prompt])));
     // The registry wants tool-shaped entries: the arguments become the input schema.
     names.setServerTools(
       server,

@@ -12,6 +12,7 @@ import {
   adminTokenEnvUnset,
   adminTokenIsClientToken,
   exactlyOneFlag,
+  httpOnlyServeFlag,
   toolNamesWithoutTool,
 } from "../usage-errors.js";
 
@@ -138,6 +139,22 @@ const SERVE_FLAGS = {
   },
 } as const satisfies Flags;
 
+/**
+ * Flags only the HTTP gateway reads: the stdio channel has one client, no HTTP body, no sessions, no
+ * drain and no other replica, so with --stdio each would be silently ignored. Refused there instead.
+ */
+const HTTP_ONLY_FLAGS = [
+  "auth",
+  "max-body",
+  "drain",
+  "session-idle",
+  "admin-token-env",
+  "store",
+  "replica-id",
+  "advertise-url",
+  "cluster-secret-file",
+] as const satisfies readonly (keyof typeof SERVE_FLAGS)[];
+
 const untilAborted = (signal: AbortSignal | undefined) =>
   new Promise<void>((done) => {
     if (!signal) return;
@@ -149,6 +166,8 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
   const { options, io } = context;
   if (Boolean(options.stdio) === (options.http !== undefined))
     throw exactlyOneFlag({ flags: ["--stdio", "--http [HOST:]PORT"] });
+  const httpOnly = HTTP_ONLY_FLAGS.find((flag) => options[flag] !== undefined);
+  if (options.stdio && httpOnly !== undefined) throw httpOnlyServeFlag({ flag: httpOnly });
   const listen = options.http;
   // Before anything starts: a taken port is found now, not after every upstream server started.
   if (listen) await checkPortFree(listen);
@@ -201,8 +220,13 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
   const forwarder = new RequestForwarder({ stateKeys });
   const logged = serveLogger(context.logger, context.global.verbose === true);
   const bridgeOptions = await cliBridgeOptions(context);
+  // With a cluster store, a replica starts warm: the tool lists its peers saw (bridge/shared-tool-lists.ts).
+  const warmCatalog = options.store
+    ? await (await import("../../gateway/cluster/redis-catalog.js")).connectRedisCatalog(options.store)
+    : undefined;
   const bridge = await startBridge({
     ...bridgeOptions,
+    sharedCatalog: warmCatalog,
     settings: servedNameSettings(toolNames, await configuredServeNames(bridgeOptions)),
     logger: logged.logger,
     onElicitation: forwarder.elicitation,
@@ -212,6 +236,7 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
     onDrift: "block",
     confirmDrift: undefined,
   }).catch(async (error: unknown) => {
+    warmCatalog?.close();
     await observed.close();
     throw error;
   });
@@ -272,6 +297,7 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
     unwatch();
     forwarder.rounds.close();
     await bridge.close();
+    warmCatalog?.close();
     await observed.close();
   }
 }

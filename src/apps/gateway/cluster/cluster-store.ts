@@ -26,6 +26,8 @@ export interface ClusterStore {
   readonly up: boolean;
   /** Spends one call of `client`'s per-minute budget; undefined: the store did not answer (decide locally). */
   spendCall(client: string, perMinute: number): Promise<BudgetAnswer | undefined>;
+  /** Gives back a call `spendCall` admitted but that never ran (best effort: a store down keeps it spent). */
+  refundCall(client: string, perMinute: number): Promise<void>;
   /** Session `id`'s record; undefined when absent or the store did not answer. */
   session(id: string): Promise<SessionRecord | undefined>;
   /** Writes session `id`'s record, to expire after `ttlMs` unless touched. */

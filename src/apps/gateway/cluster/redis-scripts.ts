@@ -25,6 +25,23 @@ return {1, '0'}
 `;
 
 /**
+ * Gives back one call to KEYS[1]'s bucket (ARGV[1] calls per minute): a call that spent it never ran
+ * (its turn never came). Capped at the bucket's size; a bucket that expired is full already.
+ */
+export const REFUND_CALL = `
+local rate = tonumber(ARGV[1])
+local b = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+if not b[1] then return 1 end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local at = tonumber(b[2]) or now
+local tokens = math.min(rate, tonumber(b[1]) + math.max(0, now - at) / 60000 * rate + 1)
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
+redis.call('PEXPIRE', KEYS[1], 61000)
+return 1
+`;
+
+/**
  * Writes a session's record as owned by ARGV[1], if nobody owns it, ARGV[1] does, or ARGV[2] (the
  * owner it is taken over from) still does. KEYS[1]: the session. ARGV[3]: the record, ARGV[4]: TTL ms.
  * Returns 1 when written, 0 when another replica owns it.

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "../../../util/logger.js";
 import type { BudgetAnswer, ClusterStore, SessionRecord } from "./cluster-store.js";
-import { DROP_SESSION, SPEND_CALL, TOUCH_SESSION, WRITE_SESSION } from "./redis-scripts.js";
+import { DROP_SESSION, REFUND_CALL, SPEND_CALL, TOUCH_SESSION, WRITE_SESSION } from "./redis-scripts.js";
 
 /** Longest a store command may take before the replica decides alone (a hung Redis must not hang calls). */
 export const STORE_COMMAND_BUDGET_MS = 200;
@@ -163,9 +163,12 @@ export async function connectRedisStore(options: RedisStoreOptions): Promise<Clu
       return up;
     },
     async spendCall(clientKey, perMinute): Promise<BudgetAnswer | undefined> {
-      const reply = await script(SPEND_CALL, [`${PREFIX}budget:${hashed(clientKey)}`], [String(perMinute)]);
+      const reply = await script(SPEND_CALL, [budgetKey(clientKey)], [String(perMinute)]);
       if (!Array.isArray(reply)) return undefined;
       return Number(reply[0]) === 1 ? { ok: true } : { ok: false, retryAfterMs: Number(reply[1]) };
+    },
+    async refundCall(clientKey, perMinute) {
+      await script(REFUND_CALL, [budgetKey(clientKey)], [String(perMinute)]);
     },
     async session(id) {
       const text = await bounded(() => client.hGet(sessionKey(id), "record"), false, STORE_LOOKUP_BUDGET_MS);
@@ -212,6 +215,7 @@ export async function connectRedisStore(options: RedisStoreOptions): Promise<Clu
   };
 }
 
+const budgetKey = (client: string) => `${PREFIX}budget:${hashed(client)}`;
 const sessionKey = (id: string) => `${PREFIX}session:${hashed(id)}`;
 const replicaKey = (id: string) => `${PREFIX}replica:${id}`;
 

@@ -7,6 +7,10 @@ import type { ClusterStore } from "./cluster-store.js";
  * its budget is that replica's (two replicas' "connection 1" are different clients).
  */
 export function sharedBudget(store: ClusterStore, replicaId: string): SharedBudget {
-  return (client, perMinute) =>
-    store.spendCall(client.startsWith("anonymous connection") ? `${replicaId} ${client}` : client, perMinute);
+  const keyOf = (client: string) =>
+    client.startsWith("anonymous connection") ? `${replicaId} ${client}` : client;
+  return {
+    spend: (client, perMinute) => store.spendCall(keyOf(client), perMinute),
+    refund: (client, perMinute) => store.refundCall(keyOf(client), perMinute),
+  };
 }

@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import {
+  SHARED_TOOL_LIST_MAX_BYTES,
+  SharedToolListEntries,
+  type SharedToolLists,
+} from "../../src/bridge/shared-tool-lists.js";
+import { toolListKey } from "../../src/bridge/tool-list-cache.js";
+import { CATALOG_CACHE } from "../../src/config/defaults.js";
+import type { ServerDefinition } from "../../src/config/model.js";
+import { silentLogger } from "../../src/util/logger.js";
+
+/** A store as a hostile writer (or a damaged one) could leave it: whatever text under the key. */
+function storeHolding(text: string | undefined): SharedToolLists & { reads: number[] } {
+  const reads: number[] = [];
+  return {
+    reads,
+    get: async (_key, maxBytes) => {
+      reads.push(maxBytes);
+      return text === undefined ? undefined : text.slice(0, maxBytes);
+    },
+    set: () => undefined,
+  };
+}
+
+const definition = {
+  name: "srv",
+  transport: "stdio",
+  command: "node",
+  args: ["x.js"],
+} as unknown as ServerDefinition;
+const key = toolListKey(definition);
+const now = Date.now();
+const entry = (fields: Record<string, unknown>) =>
+  JSON.stringify({
+    format: CATALOG_CACHE.format,
+    key,
+    server: "srv",
+    savedAt: now - 1_000,
+    expiresAt: now + 60_000,
+    tools: [{ name: "t", inputSchema: { type: "object" } }],
+    ...fields,
+  });
+
+describe("shared catalog entries are checked, never trusted", () => {
+  it("reads back a well-formed entry of the same definition", async () => {
+    const read = await new SharedToolListEntries(storeHolding(entry({})), silentLogger).read(
+      definition,
+      3_600_000,
+    );
+    expect(read?.tools.map((tool) => tool.name)).toEqual(["t"]);
+  });
+
+  it.each([
+    ["not JSON", "{not json"],
+    ["JSON but not an object", "[1,2,3]"],
+    ["another definition's entry", entry({ key: "0".repeat(64) })],
+    ["another format", entry({ format: 999 })],
+    ["tools that are not objects", entry({ tools: ["a", 1, null] })],
+    ["tools not a list", entry({ tools: { name: "t" } })],
+    ["stale", entry({ expiresAt: now - 1 })],
+    ["saved in the future", entry({ savedAt: now + 3_600_000, expiresAt: now + 7_200_000 })],
+    ["an expiry no replica gives", entry({ expiresAt: now + 10 * 365 * 86_400_000 })],
+    ["too large", entry({ padding: "x".repeat(SHARED_TOOL_LIST_MAX_BYTES) })],
+  ])("ignores an entry that is %s", async (_what, text) => {
+    const store = storeHolding(text);
+    expect(await new SharedToolListEntries(store, silentLogger).read(definition, 3_600_000)).toBeUndefined();
+    // Never more than the cap (plus one byte to tell "too large") is asked for.
+    expect(store.reads.every((bytes) => bytes <= SHARED_TOOL_LIST_MAX_BYTES + 1)).toBe(true);
+  });
+
+  it("a store that throws or answers nothing is a cold start", async () => {
+    const throwing: SharedToolLists = {
+      get: () => Promise.reject(new Error("down")),
+      set: () => {
+        throw new Error("down");
+      },
+    };
+    const entries = new SharedToolListEntries(throwing, silentLogger);
+    expect(await entries.read(definition, 3_600_000)).toBeUndefined();
+    expect(() => entries.write(definition, entry({}), now, now + 60_000)).not.toThrow();
+    expect(
+      await new SharedToolListEntries(storeHolding(undefined), silentLogger).read(definition, 1),
+    ).toBeUndefined();
+  });
+});
