@@ -29,6 +29,9 @@ describe("Streamable HTTP against misbehaving servers", () => {
         ),
       );
       expect(aborted.every((e) => e instanceof McpBridgeError && e.code === "ABORTED")).toBe(true);
+      // A leak keeps one socket per call (250); a loaded machine may still be closing a few dozen
+      // (the pool's keep-alive sockets, aborted ones whose close is queued) when the wait ends.
+      const LEAK_BOUND = 60;
       let after = openFds();
       await until(() => {
         after = openFds();
@@ -37,7 +40,7 @@ describe("Streamable HTTP against misbehaving servers", () => {
       process.stdout.write(
         `stalled streams: ${before} fds before 200 timed-out and 50 aborted calls, ${after} after\n`,
       );
-      expect(after - before).toBeLessThan(20);
+      expect(after - before).toBeLessThan(LEAK_BOUND);
       expect((await bridge.call("stall/ping_tool")).text).toBe("pong");
     },
     60_000,
