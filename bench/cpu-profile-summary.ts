@@ -2,8 +2,8 @@
  * `node dist/bench/cpu-profile-summary.js FILE.cpuprofile [fromFraction] [top]`: the top self-time and
  * inclusive entries of a V8 CPU profile (`node --cpu-prof`), counting only the samples after
  * `fromFraction` of the profile's duration (default 0.5: steady state after start-up and warm-up).
- * Idle samples are left out of the percentages, and so are, with `--no-write`, the samples in
- * `writeUtf8String`: on a loaded machine a pipe write that wakes its reader often leaves the writer
+ * Idle samples are left out of the percentages, and so are, with `--no-write`, the samples in the
+ * stream write bindings (`writeUtf8String`, `writev`, ...): on a loaded machine a pipe write that wakes its reader often leaves the writer
  * preempted there, which a wall-clock sampler counts but the process's CPU time does not.
  */
 import { readFileSync } from "node:fs";
@@ -21,6 +21,7 @@ interface Profile {
   endTime: number;
 }
 
+const WRITES = new Set(["writeUtf8String", "writev", "writeBuffer", "writeLatin1String", "writeAsciiString"]);
 const noWrite = process.argv.includes("--no-write");
 const [file, fromText = "0.5", topText = "15"] = process.argv.slice(2).filter((a) => a !== "--no-write");
 if (!file) throw new Error("usage: cpu-profile-summary FILE [fromFraction] [top]");
@@ -45,7 +46,7 @@ profile.samples.forEach((id, i) => {
   if (t < from) return;
   const node = byId.get(id);
   if (!node || node.callFrame.functionName === "(idle)") return;
-  if (noWrite && node.callFrame.functionName === "writeUtf8String") return;
+  if (noWrite && WRITES.has(node.callFrame.functionName)) return;
   total++;
   self.set(label(node), (self.get(label(node)) ?? 0) + 1);
   const seen = new Set<string>();
