@@ -9,7 +9,8 @@
  *
  * Each both for the first 500 calls of a fresh gateway (`first`) and after a warm-up (`steady`).
  * `node dist/bench/gateway-hop.js [--quick]` prints the figures as JSON lines; `MCP_BRIDGE_GATEWAY_FAST_PATH=0`
- * in the environment measures the SDK path instead.
+ * in the environment measures the SDK path instead; `MCP_BRIDGE_BENCH_NODE_ARGS` (space-separated) passes
+ * node flags to the gateway child, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof-hop`.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -25,14 +26,17 @@ import { type Figure, fmt, measureSequential, measureThroughput, percentile } fr
 const SERVER = fileURLToPath(new URL("./servers/bench-server.js", import.meta.url));
 const CLI = resolve(fileURLToPath(new URL(".", import.meta.url)), "../src/apps/cli/bin.js");
 
+/** Node flags for the gateway child (profiling), from `MCP_BRIDGE_BENCH_NODE_ARGS`. */
+const GATEWAY_NODE_ARGS = (process.env.MCP_BRIDGE_BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+
 /** CPU time (user + system) of a process so far, in µs; clock ticks are 10 ms on Linux. */
-function cpuOf(pid: number): number {
+export function cpuOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
-interface Side {
+export interface Side {
   readonly call: (i: number) => Promise<unknown>;
   /** The process whose CPU is measured (the gateway; the server itself when direct). */
   readonly pid: number;
@@ -68,8 +72,8 @@ async function clientSide(client: Client, pid: number, stop: () => void = () => 
   };
 }
 
-async function stdioSide(gateway: boolean): Promise<Side> {
-  const args = gateway ? [CLI, "serve", "--stdio", "-c", config()] : [SERVER];
+export async function stdioSide(gateway: boolean): Promise<Side> {
+  const args = gateway ? [...GATEWAY_NODE_ARGS, CLI, "serve", "--stdio", "-c", config()] : [SERVER];
   const transport = new StdioClientTransport({
     command: process.execPath,
     args,
@@ -99,9 +103,12 @@ async function httpChild(args: string[], marker: RegExp): Promise<{ url: string;
   return { url, child };
 }
 
-async function httpSide(gateway: boolean): Promise<Side> {
+export async function httpSide(gateway: boolean): Promise<Side> {
   const { url, child } = gateway
-    ? await httpChild([CLI, "serve", "--http", "127.0.0.1:0", "-c", config()], /gateway listening on (\S+)/)
+    ? await httpChild(
+        [...GATEWAY_NODE_ARGS, CLI, "serve", "--http", "127.0.0.1:0", "-c", config()],
+        /gateway listening on (\S+)/,
+      )
     : await httpChild([SERVER, "--http"], /^LISTENING (\S+)/);
   // A 2025-11-25 session, as most hosts open today.
   const client = new Client({ name: "hop", version: "1" }, { versionNegotiation: { mode: "legacy" } });

@@ -3,6 +3,7 @@ import type {
   CallToolResult,
   ClientOptions,
   ConnectOptions,
+  JSONRPCResultResponse,
   StandardSchemaV1,
   Tool,
   Transport,
@@ -12,6 +13,13 @@ import { isPlainResultResponse } from "../transport/message.js";
 import { useIdTables } from "../util/id-table.js";
 
 type Implementation = ConstructorParameters<typeof Client>[0];
+
+/** The SDK Protocol's request tables `#settled` reads (private in its types; see id-table.ts). */
+interface ProtocolTables {
+  readonly _responseHandlers: Map<number, (response: JSONRPCResultResponse) => void> | undefined;
+  readonly _progressHandlers: Map<number, unknown> | undefined;
+  readonly _cleanupTimeout: ((id: number) => void) | undefined;
+}
 
 /** How long a server may take to acknowledge a `subscriptions/listen` stream. */
 export const LISTEN_ACK_TIMEOUT_MS = 3_000;
@@ -59,9 +67,31 @@ export class SessionClient extends Client {
     const dispatch = transport.onmessage;
     if (own !== undefined || dispatch === undefined || this.transport !== transport) return;
     transport.onmessage = (message, extra) => {
-      if (isPlainResultResponse(message)) this._onresponse(message);
-      else dispatch(message, extra);
+      if (!isPlainResultResponse(message)) dispatch(message, extra);
+      else if (!this.#settled(message)) this._onresponse(message);
     };
+  }
+
+  /**
+   * Settles the request a plain result response answers, as the SDK's `_onresponse` would: a numeric
+   * id is never a `subscriptions/listen` one (the Client's override takes string ids), and the result
+   * check `_onresponse` runs (the result-response schema) accepts every plain result response, so what
+   * is left is the dispatch itself, without that schema. False when the response is not for a pending
+   * request (or the SDK's tables are not what this expects): `_onresponse` then reports it.
+   */
+  #settled(response: JSONRPCResultResponse): boolean {
+    const id = response.id;
+    if (typeof id !== "number") return false;
+    const tables = this as unknown as ProtocolTables;
+    const handlers = tables._responseHandlers;
+    const handler = handlers?.get(id);
+    if (!handlers || typeof handler !== "function" || typeof tables._cleanupTimeout !== "function")
+      return false;
+    handlers.delete(id);
+    tables._cleanupTimeout(id);
+    tables._progressHandlers?.delete(id);
+    handler(response);
+    return true;
   }
 
   /**

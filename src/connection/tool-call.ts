@@ -4,7 +4,7 @@ import type {
   CallToolResult,
   Tool,
 } from "@modelcontextprotocol/client";
-import { linkAbort } from "../util/linked-abort.js";
+import { isForOneCall, linkAbort } from "../util/linked-abort.js";
 import type { Semaphore } from "../util/semaphore.js";
 import * as fail from "./failures.js";
 import type { InputRound, ToolCallOptions } from "./server-connection.js";
@@ -102,6 +102,10 @@ export function sendToolCall(
       ? session.client.callPlainTool(params, plain, requestOptions)
       : session.client.callTool(params, requestOptions);
   if (!options.signal) return send();
+  if (isForOneCall(options.signal)) {
+    requestOptions.signal = options.signal;
+    return send();
+  }
   // A host often gives one signal to many concurrent calls; the SDK hangs a listener per request on
   // the signal it gets, so it gets one of its own per call, linked to the host's (see linked-abort.ts).
   const own = new AbortController();

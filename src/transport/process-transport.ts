@@ -4,6 +4,7 @@ import type { Writable } from "node:stream";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { serializeMessage } from "@modelcontextprotocol/client";
 import { PROCESS_STOP } from "../config/defaults.js";
+import { TurnWrites } from "../util/turn-writes.js";
 import { DEFAULT_MAX_KEPT_BYTES, LineFramer, type OversizedLine } from "./framing.js";
 import { deserializeLine } from "./message.js";
 import { reapGroup, stopProcessTree, trackGroup, useProcessGroups } from "./process-tree.js";
@@ -139,9 +140,8 @@ export class ProcessTransport implements Transport {
   readonly #framer: LineFramer;
   #stallTimer: NodeJS.Timeout | undefined;
   #drained: Promise<unknown> | undefined;
-  /** Whether a message was sent in this turn of the event loop; the later ones are corked. */
-  #turn = false;
-  #corked = false;
+  /** Coalesced writes to the server's stdin (see turn-writes.ts). */
+  #stdinWrites: TurnWrites | undefined;
   /** Messages read after a notification, delivered once its handler has run (see #deliver). */
   #heldBehind: JSONRPCMessage[] | undefined;
 
@@ -248,26 +248,15 @@ export class ProcessTransport implements Transport {
     if (!stdin || stdin.destroyed || !stdin.writable || this.#closing) {
       throw new Error("Not connected: the server process is not running");
     }
-    // The first message of a turn of the event loop leaves at once, so the server starts on it; the
-    // others sent in the same turn (calls in flight answered by one chunk of output each send their
-    // next request) follow together in one write once the turn's microtasks have run. A pipe write is
-    // a system call that wakes the server and costs more than the rest of a call's client work.
-    if (!this.#turn) {
-      this.#turn = true;
-      process.nextTick(() => {
-        this.#turn = false;
-        if (this.#corked) {
-          this.#corked = false;
-          stdin.uncork();
-        }
-      });
-    } else if (!this.#corked) {
-      this.#corked = true;
-      stdin.cork();
-    }
     // Write errors surface through stdin's "error" listener (and then the process's exit), which fails
     // every pending request; a per-write callback would cost a closure on the hot path for nothing.
-    if (!stdin.write(line)) this.#drained = waitForDrain(stdin).then(() => (this.#drained = undefined));
+    if (!this.#writes(stdin).write(line))
+      this.#drained = waitForDrain(stdin).then(() => (this.#drained = undefined));
+  }
+
+  #writes(stdin: Writable): TurnWrites {
+    this.#stdinWrites ??= new TurnWrites(stdin);
+    return this.#stdinWrites;
   }
 
   close(): Promise<void> {

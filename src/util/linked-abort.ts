@@ -39,3 +39,21 @@ export function linkAbort(signal: AbortSignal | undefined, controller: AbortCont
     set.delete(controller);
   };
 }
+
+/** Signals their owner made for one call (see `forOneCall`). */
+const perCall = new WeakSet<AbortSignal>();
+
+/**
+ * Marks a signal made for one call only (a gateway makes one per request it serves): such a signal
+ * never carries the listeners of many concurrent requests, so it can go to the SDK as it is, without
+ * a linked controller of its own (whose signal is an allocation and a listener per call).
+ */
+export function forOneCall(signal: AbortSignal): AbortSignal {
+  perCall.add(signal);
+  return signal;
+}
+
+/** Whether `signal` was made for one call (see `forOneCall`). */
+export function isForOneCall(signal: AbortSignal): boolean {
+  return perCall.has(signal);
+}

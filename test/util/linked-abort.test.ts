@@ -1,6 +1,8 @@
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
-import { linkAbort } from "../../src/util/linked-abort.js";
+import { ErrorCode, type McpBridgeError, startBridge } from "../../src/index.js";
+import { forOneCall, isForOneCall, linkAbort } from "../../src/util/linked-abort.js";
+import { stdioEntry } from "../fixtures/servers/index.js";
 
 describe("linkAbort", () => {
   it("puts one listener on the shared signal however many controllers are linked", () => {
@@ -23,5 +25,29 @@ describe("linkAbort", () => {
     const own = new AbortController();
     linkAbort(AbortSignal.abort("gone"), own);
     expect(own.signal.reason).toBe("gone");
+  });
+});
+
+describe("forOneCall", () => {
+  it("a call's own signal, given to the SDK as it is, still cancels the call upstream", async () => {
+    await using bridge = await startBridge({ servers: { slow: stdioEntry("slow-tool") }, env: process.env });
+    const abort = new AbortController();
+    const signal = forOneCall(abort.signal);
+    expect(isForOneCall(signal)).toBe(true);
+    expect(isForOneCall(new AbortController().signal)).toBe(false);
+    const call = bridge.call("mcp_slow_sleep", { ms: 20_000 }, { signal }).then(
+      () => "answered",
+      (error: McpBridgeError) => error.code,
+    );
+    // The call is under way: something listens on its signal.
+    await expect
+      .poll(() => getEventListeners(signal, "abort").length, { timeout: 10_000 })
+      .toBeGreaterThan(0);
+    abort.abort();
+    expect(await call).toBe(ErrorCode.Aborted);
+    // The server was told (notifications/cancelled) and stopped the work.
+    await expect
+      .poll(async () => (await bridge.call("mcp_slow_cancelled", {})).text, { timeout: 10_000 })
+      .toBe("1");
   });
 });

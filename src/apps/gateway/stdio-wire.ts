@@ -7,6 +7,7 @@ import {
   type Transport,
 } from "@modelcontextprotocol/server";
 import { LineFramer, type OversizedLine } from "../../transport/framing.js";
+import { TurnWrites } from "../../util/turn-writes.js";
 import type { ResolvedStdioGatewayOptions } from "./gateway-options.js";
 import {
   MESSAGE_TOO_LARGE_RPC_CODE,
@@ -52,6 +53,8 @@ export class GatewayStdioWire implements Transport {
   readonly closed: Promise<void>;
   readonly #stdin: Readable;
   readonly #stdout: Writable;
+  /** Responses of one turn leave in one write (see turn-writes.ts). */
+  readonly #writes: TurnWrites;
   readonly #framer: LineFramer;
   readonly #maxUnread: number;
   readonly #maxMessage: number;
@@ -64,6 +67,7 @@ export class GatewayStdioWire implements Transport {
   constructor(stdin: Readable, stdout: Writable, options: StdioWireOptions) {
     this.#stdin = stdin;
     this.#stdout = stdout;
+    this.#writes = new TurnWrites(stdout);
     this.#maxMessage = options.maxMessageBytes;
     this.#maxUnread = options.maxUnreadBytes;
     this.#onProblem = options.onProblem;
@@ -102,7 +106,7 @@ export class GatewayStdioWire implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#isClosed) return Promise.reject(stdioChannel.closed());
-    const unread = this.#stdout.writableLength;
+    const unread = this.#writes.backlog;
     // What the gateway sends is well-formed JSON-RPC (built by the SDK or the fast path): its shape
     // tells its kind, without validating the whole message (a result may be megabytes) again.
     const response = !("method" in message);
@@ -140,7 +144,7 @@ export class GatewayStdioWire implements Transport {
     this.#dropped = 0;
     const id = response ? message.id : undefined;
     return new Promise((resolve) => {
-      this.#stdout.write(json, () => {
+      this.#writes.write(json, () => {
         if (id !== undefined) this.#settle(id);
         resolve();
       });

@@ -7,6 +7,7 @@ import type {
   ServerNotification,
 } from "@modelcontextprotocol/server";
 import { definedOnly } from "../../../util/defined.js";
+import { forOneCall } from "../../../util/linked-abort.js";
 import { FORWARD_TIMEOUT_MS } from "../forward.js";
 import { fastCallEntryOf } from "../mcp-server.js";
 import { serveToolCall, type ToolCallRequest } from "../served-tool-call.js";
@@ -123,7 +124,8 @@ export async function answerFastCall(
   const entry = fastCallEntryOf(server);
   if (!entry) throw new TypeError("answerFastCall: not a gateway server instance");
   const abort = new AbortController();
-  const signal = abort.signal;
+  // This call's alone: the upstream request takes it as it is (see linked-abort.ts).
+  const signal = forOneCall(abort.signal);
   let calls = running.get(server);
   if (!calls) {
     calls = new Map();
