@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { attachSession, toolNamed } from "../helpers/attach-client.js";
-import { CLI, cliEnv, emptyHome } from "../helpers/cli.js";
+import { BUILT_CLI, cliEnv, emptyHome } from "../helpers/cli.js";
 import { moduleTrace } from "../helpers/module-trace.js";
 
 /**
@@ -47,7 +47,7 @@ function heavyIn(loaded: readonly string[], heavy: Readonly<Record<string, RegEx
   });
 }
 
-const built = existsSync(CLI);
+const built = existsSync(BUILT_CLI);
 let home = "";
 beforeAll(() => {
   if (!built) throw new Error("dist/ is missing: run `npx tsc -p tsconfig.build.json` first (npm test does)");
@@ -78,8 +78,8 @@ describe("the modules each fast entry loads", () => {
   it.each(["--version", "--help", "help call", "call --help", "serve --help"])(
     "mcp-bridge %s loads no command, no SDK and nothing heavy",
     (line) => {
-      const loaded = loadedBy([CLI, ...line.split(" ")]);
-      expect(loaded).toContain(resolve(CLI));
+      const loaded = loadedBy([BUILT_CLI, ...line.split(" ")]);
+      expect(loaded).toContain(resolve(BUILT_CLI));
       expect(heavyIn(loaded, CLI_ONLY_HEAVY)).toEqual([]);
     },
   );
@@ -101,17 +101,22 @@ describe("the modules each fast entry loads", () => {
     const trace = moduleTrace();
     try {
       // The first session starts the daemon; the traced second one finds it warm.
-      const first = attachSession(["-c", config], { cwd: home, env });
+      const first = attachSession(["-c", config], { cwd: home, env, cli: BUILT_CLI });
       await first.initialize();
       // Waits for the server to be up in the daemon.
       expect(await toolNamed(first, "add")).toBe("calc_add");
-      const second = attachSession(["-c", config], { cwd: home, env, nodeArgs: trace.nodeArgs });
+      const second = attachSession(["-c", config], {
+        cwd: home,
+        env,
+        nodeArgs: trace.nodeArgs,
+        cli: BUILT_CLI,
+      });
       await second.initialize();
       expect(JSON.stringify(await second.request("tools/list", {}, 20_000))).toContain("add");
       await second.close();
       await first.close();
       const loaded = trace.loaded();
-      expect(loaded).toContain(resolve(CLI));
+      expect(loaded).toContain(resolve(BUILT_CLI));
       expect(heavyIn(loaded, CLI_ONLY_HEAVY)).toEqual([]);
     } finally {
       trace.dispose();

@@ -15,7 +15,7 @@ beforeAll(() => {
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 const run = (args: string[]) => runCli(args, { cwd: home, env });
-/** Help and usage errors start nothing: run in this process (the built CLI is checked below). */
+/** Help, usage errors and `list` start nothing: run in this process (the built CLI is checked below). */
 const usage = (args: string[]) => runCliInProcess(args, { cwd: home, env });
 
 describe("per-command help and usage errors", () => {
@@ -138,12 +138,12 @@ describe("list", () => {
         },
       }),
     );
-    const run = await runCli(["list", "-c", file], { cwd: home, env });
+    const run = await usage(["list", "-c", file]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/broken\s+stdio\s+yes\s+\/nonexistent\/server-binary --flag/);
     expect(run.stdout).toMatch(/remote\s+http\s+no/);
     expect(run.stdout).not.toContain("tok-SECRET-1");
-    const json = JSON.parse((await runCli(["list", "-c", file, "--json"], { cwd: home, env })).stdout);
+    const json = JSON.parse((await usage(["list", "-c", file, "--json"])).stdout);
     expect(json.servers.map((s: { name: string }) => s.name)).toEqual(["broken", "remote"]);
   });
 });

@@ -1,9 +1,12 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cliEnv, emptyHome, runCli } from "../helpers/cli.js";
+import { cliEnv, emptyHome, preloadCliInProcess, runCliInProcess } from "../helpers/cli.js";
 
-// The built CLI (dist/) as a child process, without a terminal: what a script or CI sees.
+// The CLI's code without a terminal (what a script or CI sees), in this process with the environment
+// and working directory a child would get: these commands start no server, and a process per run cost
+// most of this file's time. The CLI as a process is tested in test/cli/.
+preloadCliInProcess();
 let home: string;
 let env: Record<string, string>;
 beforeEach(() => {
@@ -24,7 +27,7 @@ describe("config validate", () => {
       file,
       '[mcp.servers]\ncalc = { command = "node" }\n\n[mcp_servers.docs]\ncommand = "docs-server"\n',
     );
-    const run = await runCli(["config", "validate", "--config", file], { cwd: home, env });
+    const run = await runCliInProcess(["config", "validate", "--config", file], { cwd: home, env });
     expect(run.stdout).toContain("2 server(s) valid");
     expect(run.code).toBe(0);
   });
@@ -32,7 +35,7 @@ describe("config validate", () => {
   it("a top-level typo: the key named with a suggestion, exit 1", async () => {
     const file = join(home, "typo.json");
     write(file, JSON.stringify({ mcpServer: { a: { command: "node" } } }));
-    const run = await runCli(["config", "validate", "--config", file], { cwd: home, env });
+    const run = await runCliInProcess(["config", "validate", "--config", file], { cwd: home, env });
     expect(run.stderr).toContain('unknown top-level key "mcpServer" was ignored; did you mean "mcpServers"?');
     expect(run.stderr).toContain("no server is defined");
     expect(run.code).toBe(1);
@@ -50,11 +53,14 @@ describe("config validate", () => {
         },
       }),
     );
-    const run = await runCli(["config", "validate", "--config", file], { cwd: home, env });
+    const run = await runCliInProcess(["config", "validate", "--config", file], { cwd: home, env });
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/skipped unset: .*MCP_BRIDGE_TEST_NOT_SET/);
     expect(run.stdout).toMatch(/skipped bad: .*"timeout"/);
-    const json = await runCli(["config", "validate", "--config", file, "--json"], { cwd: home, env });
+    const json = await runCliInProcess(["config", "validate", "--config", file, "--json"], {
+      cwd: home,
+      env,
+    });
     const report = JSON.parse(json.stdout);
     expect(json.code).toBe(1);
     expect(report.valid).toBe(false);
@@ -84,7 +90,7 @@ describe("status shows entries that could not load", () => {
   };
 
   it("--json: a row in state invalid per skipped entry, with the reason; exit 1", async () => {
-    const run = await runCli(["status", "--config", config(), "--json"], { cwd: home, env });
+    const run = await runCliInProcess(["status", "--config", config(), "--json"], { cwd: home, env });
     const { servers } = JSON.parse(run.stdout) as {
       servers: {
         name: string;
@@ -106,7 +112,7 @@ describe("status shows entries that could not load", () => {
   });
 
   it("the table shows the invalid rows", async () => {
-    const run = await runCli(["status", "--config", config()], { cwd: home, env });
+    const run = await runCliInProcess(["status", "--config", config()], { cwd: home, env });
     expect(run.stdout).toMatch(/unset\s+-\s+invalid\s+.*MCP_BRIDGE_TEST_NOT_SET/);
     expect(run.stdout).toMatch(/asks\s+-\s+invalid/);
     expect(run.code).toBe(1);
@@ -117,7 +123,7 @@ describe("which config the CLI uses", () => {
   it("./.vscode/mcp.json is used (and named on stderr) instead of the bundled examples", async () => {
     const file = join(home, ".vscode", "mcp.json");
     write(file, JSON.stringify({ servers: { mine: { command: "node", enabled: false } } }));
-    const run = await runCli(["status", "--json"], { cwd: home, env });
+    const run = await runCliInProcess(["status", "--json"], { cwd: home, env });
     expect(JSON.parse(run.stdout).servers.map((s: { name: string }) => s.name)).toEqual(["mine"]);
     expect(run.stderr).toContain(`Using config ${file}`);
     expect(run.stderr).not.toContain("bundled example");
@@ -128,14 +134,14 @@ describe("which config the CLI uses", () => {
       join(home, "mcp.json"),
       JSON.stringify({ mcpServers: { mine: { command: "node", enabled: false } } }),
     );
-    const run = await runCli(["status", "--json"], { cwd: home, env });
+    const run = await runCliInProcess(["status", "--json"], { cwd: home, env });
     expect(run.stderr).not.toContain("Using config");
   });
 
   it("another host's config on the machine: no bundled demo servers, the file named", async () => {
     const cursor = join(home, ".cursor", "mcp.json");
     write(cursor, JSON.stringify({ mcpServers: { theirs: { command: "node" } } }));
-    const run = await runCli(["status", "--json"], { cwd: home, env });
+    const run = await runCliInProcess(["status", "--json"], { cwd: home, env });
     expect(JSON.parse(run.stdout).servers).toEqual([]);
     expect(run.stderr).toContain(cursor);
     expect(run.stderr).toContain('"imports": ["cursor"]');
