@@ -19,7 +19,12 @@ beforeAll(async () => {
   home = emptyHome();
   oauth = await startOAuthServer();
   config = join(home, "servers.json");
-  writeFileSync(config, JSON.stringify({ mcpServers: { remote: { type: "http", url: oauth.url } } }));
+  // 32 CLIs starting at once on a loaded machine may take longer than the default 30 s to connect;
+  // what the test proves is one refresh among them, not how fast they start.
+  writeFileSync(
+    config,
+    JSON.stringify({ mcpServers: { remote: { type: "http", url: oauth.url, startupTimeout: "200s" } } }),
+  );
   store = new AuthStore(join(home, ".config/mcp-bridge/auth"), "remote", oauth.url);
 });
 
