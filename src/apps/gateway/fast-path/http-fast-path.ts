@@ -115,15 +115,34 @@ function sseEvent(message: FastResponse | (ServerNotification & { jsonrpc: "2.0"
  */
 function sendsPlainJson(req: GatewayRequest, options: HttpFastPathOptions): boolean {
   const headers = req.headers;
-  if (options.allowedNames) {
-    if (!validateHostHeader(headers.host, options.allowedNames).ok) return false;
-    if (!validateOriginHeader(headers.origin, options.allowedNames).ok) return false;
-  }
+  if (options.allowedNames && !namesAllowed(headers.host, headers.origin, options.allowedNames)) return false;
   if (!isJsonContentType(headers["content-type"])) return false;
   const length = Number(headers["content-length"]);
   if (!Number.isSafeInteger(length) || length > options.maxBodyBytes || length <= 0) return false;
   return headers["transfer-encoding"] === undefined && headers["content-encoding"] === undefined;
 }
+
+/**
+ * Host and Origin pass the SDK's DNS-rebinding checks (each parses a URL): the pairs seen to pass are
+ * kept (a client sends the same ones every time), at most MAX_ALLOWED_NAMES of them.
+ */
+function namesAllowed(host: string | undefined, origin: string | undefined, allowed: string[]): boolean {
+  // Header values hold no line breaks: the key is unambiguous.
+  const key = `${host ?? ""}\n${origin ?? ""}`;
+  let allowedPairs = seenPairs.get(allowed);
+  if (!allowedPairs) {
+    allowedPairs = new Set();
+    seenPairs.set(allowed, allowedPairs);
+  }
+  if (allowedPairs.has(key)) return true;
+  if (!validateHostHeader(host, allowed).ok || !validateOriginHeader(origin, allowed).ok) return false;
+  if (allowedPairs.size >= MAX_ALLOWED_NAMES) allowedPairs.clear();
+  allowedPairs.add(key);
+  return true;
+}
+
+const MAX_ALLOWED_NAMES = 64;
+const seenPairs = new WeakMap<string[], Set<string>>();
 
 /** The session a POST names, when every header check the SDK path makes would pass; else undefined. */
 function eligibleSession(
@@ -185,15 +204,22 @@ async function serveModern(
 /** ProtocolErrorCode.MissingRequiredClientCapability. */
 const MISSING_CAPABILITY = -32021;
 
-/** The request's body, or undefined when the request was aborted before it ended. */
-async function bodyOf(req: IncomingMessage): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  try {
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-  } catch {
-    return undefined;
-  }
-  return req.complete ? Buffer.concat(chunks) : undefined;
+/**
+ * The request's body, or undefined when the request was aborted before it ended. Read with stream
+ * events rather than an async iterator (which costs an iterator and a promise per chunk).
+ */
+function bodyOf(req: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.once("end", () => {
+      if (!req.complete) resolve(undefined);
+      else resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
+    });
+    // Settles nothing once "end" has: a promise resolves once.
+    req.once("close", () => resolve(undefined));
+    req.once("error", () => resolve(undefined));
+  });
 }
 
 function parsed(body: Buffer): unknown {

@@ -93,16 +93,7 @@ export function modernToolCallOf(headers: IncomingHttpHeaders, message: unknown)
   if (requestState !== undefined && typeof requestState !== "string") return undefined;
   const inputResponses = params.inputResponses;
   if (inputResponses !== undefined && !isPlainObject(inputResponses)) return undefined;
-  // The SDK's own decision: a modern request of this revision, not a rejection of its ladder.
-  const route = classifyInboundRequest({
-    httpMethod: "POST",
-    protocolVersionHeader: REVISION,
-    mcpMethodHeader: "tools/call",
-    mcpNameHeader: headers["mcp-name"] as string,
-    body: message,
-  });
-  if (route.kind !== "modern" || route.classification.revision !== REVISION) return undefined;
-  if (headers["mcp-name"] !== params.name) return undefined;
+  if (headers["mcp-name"] !== params.name || !servedAsModern(message, meta)) return undefined;
   const envelope: Record<string, unknown> = {};
   const rest: Record<string, unknown> = {};
   for (const key in meta) {
@@ -123,6 +114,35 @@ export function modernToolCallOf(headers: IncomingHttpHeaders, message: unknown)
     inputResponses,
   };
 }
+
+/**
+ * Whether the SDK's own classifier (`classifyInboundRequest`) routes the request to its modern path at
+ * this revision rather than refusing it. For a request of the shape modernToolCallOf admits, with the
+ * headers announcesModernCall requires, its answer depends on `_meta` alone: the JSON-RPC request
+ * schema is strict on the keys checked above and loose inside `params` and `_meta` (no progress token
+ * nor reserved key other than the envelope's here), and the rest is the envelope's validation and its
+ * cross-checks against the fixed headers. So the verdict is kept per `_meta` text (a client sends the
+ * same envelope with every request), in a table bounded by MAX_VERDICTS.
+ */
+function servedAsModern(message: Record<string, unknown>, meta: Record<string, unknown>): boolean {
+  const key = JSON.stringify(meta);
+  let verdict = verdicts.get(key);
+  if (verdict === undefined) {
+    const route = classifyInboundRequest({
+      httpMethod: "POST",
+      protocolVersionHeader: REVISION,
+      mcpMethodHeader: "tools/call",
+      body: message,
+    });
+    verdict = route.kind === "modern" && route.classification.revision === REVISION;
+    if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+    verdicts.set(key, verdict);
+  }
+  return verdict;
+}
+
+const MAX_VERDICTS = 256;
+const verdicts = new Map<string, boolean>();
 
 /**
  * Serves a fast 2026-07-28 call with `entry`'s scope: the JSON-RPC response the SDK's server would
