@@ -122,11 +122,12 @@ export function modernToolCallOf(headers: IncomingHttpHeaders, message: unknown)
  * schema is strict on the keys checked above and loose inside `params` and `_meta` (no progress token
  * nor reserved key other than the envelope's here), and the rest is the envelope's validation and its
  * cross-checks against the fixed headers. So the verdict is kept per `_meta` text (a client sends the
- * same envelope with every request), in a table bounded by MAX_VERDICTS.
+ * same envelope with every request), in a table bounded by MAX_VERDICTS and MAX_KEY_CHARS.
  */
 function servedAsModern(message: Record<string, unknown>, meta: Record<string, unknown>): boolean {
   const key = JSON.stringify(meta);
-  let verdict = verdicts.get(key);
+  // A long `_meta` is classified each time: the table must not hold much of what clients send.
+  let verdict = key.length <= MAX_KEY_CHARS ? verdicts.get(key) : undefined;
   if (verdict === undefined) {
     const route = classifyInboundRequest({
       httpMethod: "POST",
@@ -136,12 +137,13 @@ function servedAsModern(message: Record<string, unknown>, meta: Record<string, u
     });
     verdict = route.kind === "modern" && route.classification.revision === REVISION;
     if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
-    verdicts.set(key, verdict);
+    if (key.length <= MAX_KEY_CHARS) verdicts.set(key, verdict);
   }
   return verdict;
 }
 
 const MAX_VERDICTS = 256;
+const MAX_KEY_CHARS = 4096;
 const verdicts = new Map<string, boolean>();
 
 /**
