@@ -103,15 +103,19 @@ async function httpChild(args: string[], marker: RegExp): Promise<{ url: string;
   return { url, child };
 }
 
-export async function httpSide(gateway: boolean): Promise<Side> {
+/** The protocol era of an HTTP client: a 2025-11-25 session, or stateless 2026-07-28 requests. */
+type Era = "session" | "modern";
+
+export async function httpSide(gateway: boolean, era: Era = "session"): Promise<Side> {
   const { url, child } = gateway
     ? await httpChild(
         [...GATEWAY_NODE_ARGS, CLI, "serve", "--http", "127.0.0.1:0", "-c", config()],
         /gateway listening on (\S+)/,
       )
-    : await httpChild([SERVER, "--http"], /^LISTENING (\S+)/);
-  // A 2025-11-25 session, as most hosts open today.
-  const client = new Client({ name: "hop", version: "1" }, { versionNegotiation: { mode: "legacy" } });
+    : await httpChild([SERVER, "--http", ...(era === "modern" ? ["--modern"] : [])], /^LISTENING (\S+)/);
+  // A 2025-11-25 session, as most hosts open today; or a 2026-07-28 client (no session, no handshake).
+  const mode = era === "modern" ? { pin: "2026-07-28" } : "legacy";
+  const client = new Client({ name: "hop", version: "1" }, { versionNegotiation: { mode } });
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   return clientSide(client, child.pid ?? 0, () => child.kill("SIGTERM"));
 }
@@ -145,6 +149,8 @@ export async function gatewayHopFigures(quick: boolean): Promise<Figure[]> {
   const viaStdio = await phases(() => stdioSide(true), steadyCalls, warmup);
   const sdkHttp = await phases(() => httpSide(false), steadyCalls, warmup);
   const viaHttp = await phases(() => httpSide(true), steadyCalls, warmup);
+  const sdkModern = await phases(() => httpSide(false, "modern"), steadyCalls, warmup);
+  const viaModern = await phases(() => httpSide(true, "modern"), steadyCalls, warmup);
   for (const phase of ["first", "steady"] as const) {
     figures.push({
       name: "gateway_cpu_per_call_stdio",
@@ -187,6 +193,27 @@ export async function gatewayHopFigures(quick: boolean): Promise<Figure[]> {
       baselineName: "the SDK's session HTTP server, direct",
       detail: `added ${fmt(addedHttp)} us (gateway over a stdio upstream)`,
       target: { text: "added <= 150 us", met: addedHttp <= 150 },
+    });
+    figures.push({
+      name: "gateway_cpu_per_call_http_2026",
+      phase,
+      unit: "us",
+      bridge: viaModern[phase].cpuUs,
+      baseline: sdkModern[phase].cpuUs,
+      baselineName: "the SDK's stateless 2026-07-28 HTTP server's CPU per call",
+      detail: "serve --http process, stateless 2026-07-28 client, 1 in flight",
+      target: { text: "<= 300 us", met: viaModern[phase].cpuUs <= 300 },
+    });
+    const addedModern = viaModern[phase].p50Us - sdkModern[phase].p50Us;
+    figures.push({
+      name: "gateway_p50_http_2026",
+      phase,
+      unit: "us",
+      bridge: viaModern[phase].p50Us,
+      baseline: sdkModern[phase].p50Us,
+      baselineName: "the SDK's stateless 2026-07-28 HTTP server, direct",
+      detail: `added ${fmt(addedModern)} us (gateway over a stdio upstream)`,
+      target: { text: "added <= 150 us", met: addedModern <= 150 },
     });
   }
   // Throughput at 32 in flight, steady state, through serve --stdio against direct.

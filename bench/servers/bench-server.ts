@@ -1,9 +1,10 @@
-// The benchmark MCP server: `add`, `text(chars)`, `--tools N` extra tools, `--http` for Streamable HTTP.
+// The benchmark MCP server: `add`, `text(chars)`, `--tools N` extra tools, `--http` for Streamable HTTP
+// (2025-11-25 sessions; with `--modern`, the SDK's stateless 2026-07-28 entry instead).
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
-import { McpServer } from "@modelcontextprotocol/server";
+import { NodeStreamableHTTPServerTransport, toNodeHandler } from "@modelcontextprotocol/node";
+import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import * as z from "zod";
 
@@ -45,7 +46,14 @@ function build(): McpServer {
 
 if (startupDelay > 0) await new Promise((resolve) => setTimeout(resolve, startupDelay));
 
-if (process.argv.includes("--http")) {
+if (process.argv.includes("--http") && process.argv.includes("--modern")) {
+  // One server instance per request, as the SDK's stateless entry wants.
+  const http = createServer(toNodeHandler(createMcpHandler(() => build(), { legacy: "reject" })));
+  http.listen(0, "127.0.0.1", () => {
+    process.stdout.write(`LISTENING http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp\n`);
+  });
+  process.on("SIGTERM", () => process.exit(0));
+} else if (process.argv.includes("--http")) {
   const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
   const http = createServer(async (req, res) => {
     const id = req.headers["mcp-session-id"];

@@ -16,13 +16,15 @@ import type { ClusterStore } from "./cluster/cluster-store.js";
 import { sessionOwnership } from "./cluster/session-ownership.js";
 import { sharedBudget } from "./cluster/shared-budget.js";
 import { httpFastPath } from "./fast-path/http-fast-path.js";
+import type { ModernCallEntry } from "./fast-path/modern-call.js";
 import type { ResolvedGatewayOptions } from "./gateway-options.js";
 import { answeredAsJson } from "./json-only-clients.js";
 import { LegacySessions } from "./legacy-sessions.js";
 import { onListChanges } from "./list-changes.js";
-import { gatewayServer } from "./mcp-server.js";
+import { GATEWAY_NAME, type GatewayClient, gatewayServer } from "./mcp-server.js";
 import type { GatewayProfile } from "./profile.js";
 import type { RequestTracker } from "./request-tracker.js";
+import { ClientLogLevel } from "./upstream-logs.js";
 
 /** Host and Origin names a loopback gateway answers to. */
 export const LOOPBACK_NAMES = [...new Set([...localhostAllowedHostnames(), ...localhostAllowedOrigins()])];
@@ -47,23 +49,32 @@ export function mcpEndpoint(
   const backlog = new UnreadBacklog(options.maxUnreadBytes);
   // Without auth every caller is one client for sessions and parked calls, but the limits count each
   // session or connection apart (limitKeyOf): they must not bound the whole gateway.
+  const clientFor = (auth: AuthInfo | undefined): GatewayClient => ({
+    id: identityOf(auth),
+    caller: callerOf(auth),
+    limiter,
+    limitKey: () => currentLimitKey(auth),
+    delivered: responseSent,
+    backlog,
+    adminTools: options.adminTools,
+  });
+  const profileOf = (auth: AuthInfo | undefined) => auth?.extra?.profile as GatewayProfile | undefined;
   const serverFor = (auth: AuthInfo | undefined) =>
-    gatewayServer(
+    gatewayServer(bridge, tracker, profileOf(auth), version, clientFor(auth), forwarder);
+  // What a stateless 2026-07-28 call served by the fast path runs with: what gatewayServer would
+  // give the per-request instance the SDK path builds for it, without building one.
+  const serverInfo = { name: GATEWAY_NAME, version };
+  const modernEntry = (auth: AuthInfo | undefined): ModernCallEntry => ({
+    scope: {
       bridge,
-      tracker,
-      auth?.extra?.profile as GatewayProfile | undefined,
-      version,
-      {
-        id: identityOf(auth),
-        caller: callerOf(auth),
-        limiter,
-        limitKey: () => currentLimitKey(auth),
-        delivered: responseSent,
-        backlog,
-        adminTools: options.adminTools,
-      },
+      profile: profileOf(auth),
+      client: clientFor(auth),
       forwarder,
-    );
+      logLevel: new ClientLogLevel(),
+    },
+    tracker,
+    serverInfo,
+  });
   const handler = createMcpHandler((ctx) => serverFor(ctx.authInfo));
   // With a cluster store, sessions are recorded there so any replica can serve them (cluster/).
   const ownership =
@@ -116,6 +127,7 @@ export function mcpEndpoint(
   const fast = options.fastPath
     ? httpFastPath({
         sessionServer: (id, identity) => sessions.serverOf(id, identity),
+        modernEntry,
         allowedNames: options.loopback ? LOOPBACK_NAMES : undefined,
         maxBodyBytes: options.maxBodyBytes,
       })
@@ -128,13 +140,13 @@ export function mcpEndpoint(
     limiter,
     /**
      * Answers one request to `/mcp` (already authenticated: `req.auth` set when auth is on);
-     * `parsedBody` when its body was already read (see cluster/cluster-entry.ts, drain-retries.ts),
-     * which the fast path (it reads the body itself) leaves to the SDK path.
+     * `parsedBody` when its body was already read (see cluster/cluster-entry.ts, drain-retries.ts):
+     * the fast path takes such a request only when it is a stateless 2026-07-28 call.
      */
     serve: (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, parsedBody?: unknown) =>
       responses.run(res, () =>
-        fast && parsedBody === undefined
-          ? fast(req, res, (asked) => node(asked, res))
+        fast
+          ? fast(req, res, (asked) => node(asked, res, parsedBody), parsedBody)
           : node(req, res, parsedBody),
       ),
     async close(): Promise<void> {

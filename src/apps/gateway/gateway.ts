@@ -121,7 +121,8 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
   const answer = (res: ServerResponse, { status, body, headers }: HttpAnswer) =>
     respond(res, status, body, headers);
   const route = async (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse) => {
-    const path = new URL(req.url ?? "/", "http://gateway").pathname;
+    // The endpoint's own path as clients send it needs no URL parsing (most requests).
+    const path = req.url === "/mcp" ? "/mcp" : new URL(req.url ?? "/", "http://gateway").pathname;
     if (path === "/healthz") return respond(res, 200, { status: "ok" });
     if (path === "/readyz") {
       const ready = !draining && upstreamReady(options.bridge.servers());
