@@ -39,6 +39,17 @@ const CLI_ONLY_HEAVY: Readonly<Record<string, RegExp>> = {
   "the bridge": /\/dist\/src\/bridge\//,
 };
 
+/** What `import "mcp-bridge"` must not load: its functions load the runtime when first called. */
+const LIBRARY_HEAVY: Readonly<Record<string, RegExp>> = {
+  ...HEAVY,
+  "the SDK client": /\/node_modules\/@modelcontextprotocol\/(client|core)\//,
+  "the bridge runtime": /\/dist\/src\/bridge\/(bridge|calls|server-lifecycle)\.js$/,
+  "the config loader": /\/dist\/src\/config\/(load|fields|normalize)\.js$/,
+  "the connections": /\/dist\/src\/(connection|transport)\//,
+  "the results code": /\/dist\/src\/results\//,
+  "the tool-call executor": /\/dist\/src\/adapters\/execute\.js$/,
+};
+
 /** The names of `heavy` that some loaded file matches, with the first such file. */
 function heavyIn(loaded: readonly string[], heavy: Readonly<Record<string, RegExp>>): string[] {
   return Object.entries(heavy).flatMap(([name, pattern]) => {
@@ -84,11 +95,22 @@ describe("the modules each fast entry loads", () => {
     },
   );
 
-  it('import "mcp-bridge" loads no application (gateway, daemon, chat), skills, vendor code or heavy package', () => {
+  it('import "mcp-bridge" loads neither the runtime, the SDK, zod, an application nor anything heavy', () => {
     const entry = pathToFileURL(resolve("dist/src/index.js")).href;
     const loaded = loadedBy(["--input-type=module", "-e", `await import(${JSON.stringify(entry)})`]);
     expect(loaded).toContain(resolve("dist/src/index.js"));
-    // zod is the SDK client's own (it validates every message with it): only ours are counted.
+    // startBridge, loadConfig and the execute functions load their code on first call (*-entry.ts).
+    expect(heavyIn(loaded, LIBRARY_HEAVY)).toEqual([]);
+  });
+
+  it('startBridge after import "mcp-bridge" loads the runtime it needs, and still no application', () => {
+    const entry = pathToFileURL(resolve("dist/src/index.js")).href;
+    const script = `const { startBridge } = await import(${JSON.stringify(entry)});
+const bridge = await startBridge({ servers: {}, catalogCache: false, telemetry: false });
+await bridge.close();`;
+    const loaded = loadedBy(["--input-type=module", "-e", script]);
+    // The trace sees what a lazy load brings in: the runtime is there once a bridge started.
+    expect(loaded).toContain(resolve("dist/src/bridge/bridge.js"));
     const { zod: _sdkOwn, ...heavy } = HEAVY;
     expect(heavyIn(loaded, heavy)).toEqual([]);
   });
