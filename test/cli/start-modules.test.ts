@@ -50,6 +50,16 @@ const LIBRARY_HEAVY: Readonly<Record<string, RegExp>> = {
   "the tool-call executor": /\/dist\/src\/adapters\/execute\.js$/,
 };
 
+/**
+ * What a bridge whose servers all run on stdio must not load: the Streamable HTTP / SSE client
+ * transports, whose `SettledResponse extends Response` makes Node load its whole fetch implementation
+ * (undici, about 1.4 MiB of heap) when the module is evaluated.
+ */
+const STDIO_ONLY_HEAVY: Readonly<Record<string, RegExp>> = {
+  "the HTTP client transports":
+    /\/dist\/src\/transport\/(remote-transports|keepalive-fetch|settled-response|related-notifications|bounded-fetch)\.js$/,
+};
+
 /** The names of `heavy` that some loaded file matches, with the first such file. */
 function heavyIn(loaded: readonly string[], heavy: Readonly<Record<string, RegExp>>): string[] {
   return Object.entries(heavy).flatMap(([name, pattern]) => {
@@ -103,16 +113,20 @@ describe("the modules each fast entry loads", () => {
     expect(heavyIn(loaded, LIBRARY_HEAVY)).toEqual([]);
   });
 
-  it('startBridge after import "mcp-bridge" loads the runtime it needs, and still no application', () => {
+  it("a bridge of stdio servers loads the runtime it needs, but no application and no HTTP client transport", () => {
     const entry = pathToFileURL(resolve("dist/src/index.js")).href;
+    const servers = JSON.stringify({ calc: stdioEntry("normal") });
     const script = `const { startBridge } = await import(${JSON.stringify(entry)});
-const bridge = await startBridge({ servers: {}, catalogCache: false, telemetry: false });
-await bridge.close();`;
+const bridge = await startBridge({ servers: ${servers}, catalogCache: false, pins: false, telemetry: false });
+const result = await bridge.call("calc/add", { a: 1, b: 2 });
+await bridge.close();
+if (result.isError || !result.text.includes("3")) throw new Error("unexpected result: " + result.text);`;
     const loaded = loadedBy(["--input-type=module", "-e", script]);
     // The trace sees what a lazy load brings in: the runtime is there once a bridge started.
     expect(loaded).toContain(resolve("dist/src/bridge/bridge.js"));
+    expect(loaded).toContain(resolve("dist/src/transport/process-transport.js"));
     const { zod: _sdkOwn, ...heavy } = HEAVY;
-    expect(heavyIn(loaded, heavy)).toEqual([]);
+    expect(heavyIn(loaded, { ...heavy, ...STDIO_ONLY_HEAVY })).toEqual([]);
   });
 
   it("attach on a warm daemon loads neither the bridge nor the SDK nor anything heavy, to its first tools/list", async () => {
