@@ -60,6 +60,10 @@ const STDIO_ONLY_HEAVY: Readonly<Record<string, RegExp>> = {
     /\/dist\/src\/transport\/(remote-transports|keepalive-fetch|settled-response|related-notifications|bounded-fetch)\.js$/,
 };
 
+/** The CLI's runner, its argument parser and its errors: `--version` and `--help` alone need none. */
+const RUNNER =
+  /\/dist\/src\/(apps\/cli\/(process-entry|run-cli|parse-arguments|usage-errors)|errors\/error-classes)\.js$/;
+
 /** The names of `heavy` that some loaded file matches, with the first such file. */
 function heavyIn(loaded: readonly string[], heavy: Readonly<Record<string, RegExp>>): string[] {
   return Object.entries(heavy).flatMap(([name, pattern]) => {
@@ -102,6 +106,14 @@ describe("the modules each fast entry loads", () => {
       const loaded = loadedBy([CLI, ...line.split(" ")]);
       expect(loaded).toContain(resolve(CLI));
       expect(heavyIn(loaded, CLI_ONLY_HEAVY)).toEqual([]);
+    },
+  );
+
+  it.each(["--version", "-V", "--help", "help"])(
+    "mcp-bridge %s alone loads neither the argument parser nor the CLI's runner (bin.ts answers it)",
+    (line) => {
+      const loaded = loadedBy([CLI, line]);
+      expect(heavyIn(loaded, { "the CLI's runner": RUNNER })).toEqual([]);
     },
   );
 
