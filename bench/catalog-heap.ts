@@ -48,6 +48,8 @@ async function host(side: Side): Promise<void> {
     close = () => client.close();
   } else {
     const { startBridge } = await import("../src/index.js");
+    // The entry loads the runtime on the first start: loaded here, so that "added" is the catalog's.
+    await import("../src/bridge/bridge.js");
     importedMiB = await collectedHeap();
     const bridge = await startBridge({
       servers: { b: { command: process.execPath, args } },

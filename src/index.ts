@@ -14,7 +14,12 @@ export type {
   OpenAIToolCall,
   OpenAIToolMessage,
 } from "./adapters/execute.js";
-export { executeAnthropicToolUses, executeOpenAIToolCalls, executeToolCalls } from "./adapters/execute.js";
+// The functions that run code load it on first use (the *-entry.ts files): the import stays light.
+export {
+  executeAnthropicToolUses,
+  executeOpenAIToolCalls,
+  executeToolCalls,
+} from "./adapters/execute-entry.js";
 export type { GeminiFunctionDeclaration } from "./adapters/gemini.js";
 export { toGeminiTools } from "./adapters/gemini.js";
 export type { OpenAITool, OpenAIToolOptions } from "./adapters/openai.js";
@@ -41,7 +46,7 @@ export type {
   ToolsChangedEvent,
 } from "./bridge/api.js";
 // --- the bridge ---
-export { McpBridge, startBridge } from "./bridge/bridge.js";
+export { McpBridge, startBridge } from "./bridge/bridge-entry.js";
 export type { CompleteOptions } from "./bridge/features/bridge-features.js";
 export type { CompleteRef, CompletionResult } from "./bridge/features/completions.js";
 export type { RequestOptions } from "./bridge/features/feature-context.js";
@@ -56,8 +61,9 @@ export type {
 export type { SamplingContext, SamplingHandler } from "./bridge/features/sampling.js";
 export type { LoadedSkill, LoadSkillOptions, SkillEntry } from "./bridge/features/skills.js";
 export type { InputRequest } from "./config/inputs.js";
+export type { LoadConfigOptions } from "./config/load.js";
 // --- config: reading the config without starting anything ---
-export { type LoadConfigOptions, loadConfig } from "./config/load.js";
+export { loadConfig } from "./config/load-config-entry.js";
 export type { ProjectServerRequest, ResolvedConfig, ServerDefinition } from "./config/model.js";
 // --- server status ---
 export type { ServerState, ServerStatus } from "./connection/server-status.js";

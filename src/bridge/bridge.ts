@@ -39,9 +39,6 @@ export async function startBridge(options: BridgeOptions = {}): Promise<Bridge> 
   return bridge;
 }
 
-/** `McpBridge.start(options)`: the same as `startBridge(options)`. */
-export const McpBridge = { start: startBridge } as const;
-
 class BridgeRuntime implements Bridge {
   readonly #state: BridgeState;
   #stopWatching: (() => void) | undefined;

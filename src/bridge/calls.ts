@@ -15,7 +15,7 @@ import { validateArguments } from "../registry/validate.js";
 import { type ConvertOptions, errorToolResult, toToolResult } from "../results/convert.js";
 import { OVERFLOW_BUDGET } from "../results/overflow.js";
 import type { ToolResult } from "../results/tool-result.js";
-import { withRelatedLogs } from "../transport/related-notifications.js";
+import { withRelatedLogs } from "../transport/related-logs-scope.js";
 import { loadTokenizer } from "../util/token-count.js";
 import { keepUpstream, upstreamOf } from "../util/upstream.js";
 import type { CallOptions, ToolEntry } from "./api.js";

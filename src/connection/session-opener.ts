@@ -43,8 +43,8 @@ export interface OpenerInput {
  * The transport implementations (process supervision, the sandbox, HTTP and SSE clients), loaded when
  * the first server connects rather than with the library: `import "mcp-bridge"` does not pay for them.
  */
-async function transportFactory(): Promise<TransportFactory> {
-  return (await import("../transport/create.js")).createTransport;
+async function transportFactory(definition: ServerDefinition): Promise<TransportFactory> {
+  return (await import("../transport/create.js")).transportFor(definition);
 }
 
 /**
@@ -64,7 +64,7 @@ export async function openSession(
   const deadline = Date.now() + timeoutMs;
   const attempts = transportAttempts(definition);
   const factory = traced(
-    options.createTransport ?? (await transportFactory()),
+    options.createTransport ?? (await transportFactory(definition)),
     options.telemetry,
     options.redact,
   );

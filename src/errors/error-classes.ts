@@ -62,6 +62,8 @@ export const ErrorCode = {
   CodeLimit: "CODE_LIMIT",
   /** A code-mode program did not compile or threw (its own error, or a failed tool call it did not catch). */
   CodeFailed: "CODE_FAILED",
+  /** A part of mcp-bridge loaded on first use could not be loaded: the installation is incomplete or broken. */
+  ModuleLoadFailed: "MODULE_LOAD_FAILED",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -10,6 +10,7 @@ export * from "./error-classes.js";
 export { errorMessages } from "./error-messages.js";
 export * from "./feature-errors.js";
 export * from "./file-errors.js";
+export * from "./module-errors.js";
 export * from "./pins-errors.js";
 export * from "./policy-errors.js";
 export * from "./request-errors.js";

@@ -3,7 +3,7 @@ import type { ServerDefinition } from "../config/model.js";
 import { childEnvironment } from "./child-environment.js";
 import { LogLevelEnvelope } from "./log-level-envelope.js";
 import { type ExitInfo, type NoiseKind, ProcessTransport } from "./process-transport.js";
-import { createSseTransport, createStreamableHttpTransport } from "./remote-transports.js";
+import type * as RemoteTransports from "./remote-transports.js";
 import { sandboxedSpec } from "./sandbox/sandboxed-spawn.js";
 import type { TransportAttempt } from "./transport-kinds.js";
 
@@ -52,7 +52,19 @@ export type TransportFactory = (
   context: TransportContext,
 ) => CreatedTransport;
 
-/** The one place that chooses a transport implementation. */
+let remoteTransports: typeof RemoteTransports | undefined;
+
+/**
+ * `createTransport`, with what `definition` needs of it loaded: the Streamable HTTP and SSE clients
+ * (and through them web `Response`, that is Node's whole fetch implementation, about 1 MiB of heap)
+ * only for a remote server, so a host of stdio servers never loads them.
+ */
+export async function transportFor(definition: ServerDefinition): Promise<TransportFactory> {
+  if (definition.transport !== "stdio") remoteTransports ??= await import("./remote-transports.js");
+  return createTransport;
+}
+
+/** The one place that chooses a transport implementation (a remote one once `transportFor` loaded it). */
 export function createTransport(
   definition: ServerDefinition,
   attempt: TransportAttempt,
@@ -105,6 +117,8 @@ function createBareTransport(
     ...(context.authProvider ? { authProvider: context.authProvider } : {}),
     ...(context.fetch ? { fetch: context.fetch } : {}),
   };
+  // transportFor() loaded them before any remote definition gets here.
+  const { createSseTransport, createStreamableHttpTransport } = remoteTransports as typeof RemoteTransports;
   const transport = attempt === "sse" ? createSseTransport(remote) : createStreamableHttpTransport(remote);
   return { transport, finishAuth: (params) => transport.finishAuth(params) };
 }

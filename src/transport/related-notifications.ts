@@ -1,6 +1,6 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { FetchLike } from "@modelcontextprotocol/client";
 import { createParser } from "eventsource-parser";
+import { relatedLogCallers as callers, type RelatedLogSink } from "./related-logs-scope.js";
 import { SettledResponse } from "./settled-response.js";
 
 /**
@@ -17,16 +17,6 @@ import { SettledResponse } from "./settled-response.js";
  * another request, of a stdio or legacy SSE server (nothing relates those), and not the requests a
  * call happens to trigger (a connect, a reconnect). The SDK still gets every message as before.
  */
-
-/** A `notifications/message`'s params as the server sent them (not yet checked: see logging.ts). */
-export type RelatedLogSink = (params: Record<string, unknown>) => void;
-
-const callers = new AsyncLocalStorage<RelatedLogSink>();
-
-/** Runs `fn`; the log messages on the response streams of the tools/call requests it sends go to `sink`. */
-export function withRelatedLogs<T>(sink: RelatedLogSink, fn: () => T): T {
-  return callers.run(sink, fn);
-}
 
 const LOG_METHOD = "notifications/message";
 

@@ -39,6 +39,31 @@ const CLI_ONLY_HEAVY: Readonly<Record<string, RegExp>> = {
   "the bridge": /\/dist\/src\/bridge\//,
 };
 
+/** What `import "mcp-bridge"` must not load: its functions load the runtime when first called. */
+const LIBRARY_HEAVY: Readonly<Record<string, RegExp>> = {
+  ...HEAVY,
+  "the SDK client": /\/node_modules\/@modelcontextprotocol\/(client|core)\//,
+  "the bridge runtime": /\/dist\/src\/bridge\/(bridge|calls|server-lifecycle)\.js$/,
+  "the config loader": /\/dist\/src\/config\/(load|fields|normalize)\.js$/,
+  "the connections": /\/dist\/src\/(connection|transport)\//,
+  "the results code": /\/dist\/src\/results\//,
+  "the tool-call executor": /\/dist\/src\/adapters\/execute\.js$/,
+};
+
+/**
+ * What a bridge whose servers all run on stdio must not load: the Streamable HTTP / SSE client
+ * transports, whose `SettledResponse extends Response` makes Node load its whole fetch implementation
+ * (undici, about 1.4 MiB of heap) when the module is evaluated.
+ */
+const STDIO_ONLY_HEAVY: Readonly<Record<string, RegExp>> = {
+  "the HTTP client transports":
+    /\/dist\/src\/transport\/(remote-transports|keepalive-fetch|settled-response|related-notifications|bounded-fetch)\.js$/,
+};
+
+/** The CLI's runner, its argument parser and its errors: `--version` and `--help` alone need none. */
+const RUNNER =
+  /\/dist\/src\/(apps\/cli\/(process-entry|run-cli|parse-arguments|usage-errors)|errors\/error-classes)\.js$/;
+
 /** The names of `heavy` that some loaded file matches, with the first such file. */
 function heavyIn(loaded: readonly string[], heavy: Readonly<Record<string, RegExp>>): string[] {
   return Object.entries(heavy).flatMap(([name, pattern]) => {
@@ -84,13 +109,36 @@ describe("the modules each fast entry loads", () => {
     },
   );
 
-  it('import "mcp-bridge" loads no application (gateway, daemon, chat), skills, vendor code or heavy package', () => {
+  it.each(["--version", "-V", "--help", "help"])(
+    "mcp-bridge %s alone loads neither the argument parser nor the CLI's runner (bin.ts answers it)",
+    (line) => {
+      const loaded = loadedBy([CLI, line]);
+      expect(heavyIn(loaded, { "the CLI's runner": RUNNER })).toEqual([]);
+    },
+  );
+
+  it('import "mcp-bridge" loads neither the runtime, the SDK, zod, an application nor anything heavy', () => {
     const entry = pathToFileURL(resolve("dist/src/index.js")).href;
     const loaded = loadedBy(["--input-type=module", "-e", `await import(${JSON.stringify(entry)})`]);
     expect(loaded).toContain(resolve("dist/src/index.js"));
-    // zod is the SDK client's own (it validates every message with it): only ours are counted.
+    // startBridge, loadConfig and the execute functions load their code on first call (*-entry.ts).
+    expect(heavyIn(loaded, LIBRARY_HEAVY)).toEqual([]);
+  });
+
+  it("a bridge of stdio servers loads the runtime it needs, but no application and no HTTP client transport", () => {
+    const entry = pathToFileURL(resolve("dist/src/index.js")).href;
+    const servers = JSON.stringify({ calc: stdioEntry("normal") });
+    const script = `const { startBridge } = await import(${JSON.stringify(entry)});
+const bridge = await startBridge({ servers: ${servers}, catalogCache: false, pins: false, telemetry: false });
+const result = await bridge.call("calc/add", { a: 1, b: 2 });
+await bridge.close();
+if (result.isError || !result.text.includes("3")) throw new Error("unexpected result: " + result.text);`;
+    const loaded = loadedBy(["--input-type=module", "-e", script]);
+    // The trace sees what a lazy load brings in: the runtime is there once a bridge started.
+    expect(loaded).toContain(resolve("dist/src/bridge/bridge.js"));
+    expect(loaded).toContain(resolve("dist/src/transport/process-transport.js"));
     const { zod: _sdkOwn, ...heavy } = HEAVY;
-    expect(heavyIn(loaded, heavy)).toEqual([]);
+    expect(heavyIn(loaded, { ...heavy, ...STDIO_ONLY_HEAVY })).toEqual([]);
   });
 
   it("attach on a warm daemon loads neither the bridge nor the SDK nor anything heavy, to its first tools/list", async () => {

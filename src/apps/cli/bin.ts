@@ -11,4 +11,24 @@ if (enableCompileCache !== undefined && !process.env.NODE_DISABLE_COMPILE_CACHE)
   const folder = (await import("./compile-cache.js")).compileCacheFolder(process.env);
   if (folder !== undefined) enableCompileCache(folder);
 }
-await import("./process-entry.js");
+// `--version` and the overview help, asked alone, are answered here with only what they print: the
+// package.json reader, or the static help table and its formatter (about a quarter of their start-up
+// CPU was loading the argument parser, its errors and the CLI's runner). The answers are run-cli.ts's.
+const [only, ...more] = process.argv.slice(2);
+if (more.length === 0 && (only === "--version" || only === "-V")) {
+  const { packageInfo } = await import("../../util/package-info.js");
+  process.stdout.write(`${packageInfo().version}\n`);
+} else if (
+  more.length === 0 &&
+  (only === undefined || only === "help" || only === "--help" || only === "-h")
+) {
+  const [{ DECLARED_COMMANDS }, { overviewHelp }] = await Promise.all([
+    import("./help-table.js"),
+    import("./help.js"),
+  ]);
+  process.stdout.write(overviewHelp(DECLARED_COMMANDS));
+  // Without a command, the overview is a usage error (exit 2), as in run-cli.ts.
+  process.exitCode = only === undefined ? 2 : 0;
+} else {
+  await import("./process-entry.js");
+}

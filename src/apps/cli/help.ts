@@ -1,5 +1,6 @@
 import type { CommandDeclaration } from "./command-spec.js";
-import { type FlagSpec, type Flags, GLOBAL_FLAGS } from "./parse-arguments.js";
+import { GLOBAL_FLAGS } from "./global-flags.js";
+import type { FlagSpec, Flags } from "./parse-arguments.js";
 
 const INTRO = "mcp-bridge: the tools of any MCP server as native tools of an LLM agent";
 const EXIT_CODES =

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { definedOnly } from "../../util/defined.js";
 import { parseDuration } from "../../util/duration.js";
 import { suggest } from "../../util/suggest.js";
+import { GLOBAL_FLAGS } from "./global-flags.js";
 import {
   badFlagValue,
   flagGivenTwice,
@@ -85,26 +86,8 @@ export interface GlobalOptions {
   readonly trustProject: boolean;
 }
 
-/** The options every command takes. */
-export const GLOBAL_FLAGS = {
-  config: {
-    type: "string",
-    short: "c",
-    value: "PATH",
-    description: "config file (default: the search order, see `config paths`)",
-  },
-  json: { type: "boolean", description: "print one JSON document on stdout and nothing else" },
-  quiet: { type: "boolean", short: "q", description: "only errors on stderr" },
-  verbose: { type: "boolean", short: "v", description: "more detail (stderr of failed servers, debug logs)" },
-  help: { type: "boolean", short: "h", description: "help (of a command: `mcp-bridge CMD --help`)" },
-  version: { type: "boolean", short: "V", description: "the version" },
-  "no-color": { type: "boolean", description: "no colors" },
-  "trust-project": {
-    type: "boolean",
-    description:
-      "start this folder's project-config servers without asking (this run only; or set MCP_BRIDGE_TRUST_PROJECT=1, e.g. in CI)",
-  },
-} as const satisfies Flags;
+// In a file of its own: help.ts reads it, and `--help` loads neither this parser nor its errors.
+export { GLOBAL_FLAGS };
 
 /** How many positionals a command takes, and their names for help and errors. */
 export interface PositionalSpec {

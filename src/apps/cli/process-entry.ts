@@ -23,11 +23,19 @@ process.on("SIGHUP", onSignal);
 
 const argv = process.argv.slice(2);
 const HELP_OR_VERSION = new Set(["--help", "-h", "--version", "-V"]);
+let stderr: NodeJS.WriteStream | undefined;
 const io = {
-  stdin: process.stdin,
+  // Read on use: making process.stdin builds a stream (a socket for a pipe), a twelfth of what
+  // `--version` costs, which `--help` and `--version` never read.
+  get stdin() {
+    return process.stdin;
+  },
   // On a terminal, nothing but the CLI's own colors and line editing gets through (see terminal.ts).
   stdout: guardTerminal(process.stdout),
-  stderr: guardTerminal(process.stderr),
+  get stderr() {
+    stderr ??= guardTerminal(process.stderr);
+    return stderr;
+  },
   env: process.env,
   cwd: process.cwd(),
   signal: controller.signal,

@@ -1,0 +1,12 @@
+/** Parts of mcp-bridge loaded on first use rather than at import time. */
+import { ErrorCode, McpBridgeError } from "./error-classes.js";
+
+/** `part` names what was being loaded ("the bridge runtime"), `detail` why the import failed. */
+export function moduleLoadFailed(fields: { part: string; detail: string; cause?: unknown }): McpBridgeError {
+  const { part, detail, cause } = fields;
+  return new McpBridgeError(
+    ErrorCode.ModuleLoadFailed,
+    `Could not load ${part} of mcp-bridge (${detail}). The installation is incomplete or broken: reinstall mcp-bridge (npm install mcp-bridge), or rebuild it in a checkout (npm run build).`,
+    { cause },
+  );
+}
