@@ -41,34 +41,3 @@ try {
 } finally {
   await bundle.close();
 }
-
-// The built CLI the same way, into dist/test/bundled/cli/ (test/helpers/cli.ts runs it when it is newer
-// than dist/src/apps/cli/bin.js): the suite starts it hundreds of times, and most of a start that loads
-// a command is Node resolving the SDK's and zod's files one by one (`tools` on an empty config: 1.16 s
-// -> 0.85 s user+sys, 6 runs each). The folder sits as deep as dist/src/apps/cli/ and its chunks beside
-// bin.js, so the paths the CLI finds from its own module (the bundled examples' config, `./bin.js` that
-// starts the daemon, package.json) are the same. Packages it loads from files at run time (QuickJS's
-// wasm, optional OpenTelemetry and Redis, jsonc-parser's UMD build) stay outside the bundle.
-const cliBuilt = join(root, "dist/src/apps/cli/bin.js");
-const cliOut = join(root, "dist/test/bundled/cli");
-rmSync(cliOut, { recursive: true, force: true });
-if (existsSync(cliBuilt)) {
-  const cli = await rolldown({
-    input: { bin: cliBuilt },
-    platform: "node",
-    logLevel: "warn",
-    external: [
-      /^quickjs-emscripten/,
-      /^@jitl\//,
-      /^redis/,
-      /^@redis\//,
-      /^@opentelemetry\//,
-      /^jsonc-parser/,
-    ],
-  });
-  try {
-    await cli.write({ dir: cliOut, format: "esm", chunkFileNames: "[name]-[hash].js" });
-  } finally {
-    await cli.close();
-  }
-}

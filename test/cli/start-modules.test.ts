@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { attachSession, toolNamed } from "../helpers/attach-client.js";
-import { BUILT_CLI, cliEnv, emptyHome } from "../helpers/cli.js";
+import { CLI, cliEnv, emptyHome } from "../helpers/cli.js";
 import { moduleTrace } from "../helpers/module-trace.js";
 
 /**
@@ -72,7 +72,7 @@ function heavyIn(loaded: readonly string[], heavy: Readonly<Record<string, RegEx
   });
 }
 
-const built = existsSync(BUILT_CLI);
+const built = existsSync(CLI);
 let home = "";
 beforeAll(() => {
   if (!built) throw new Error("dist/ is missing: run `npx tsc -p tsconfig.build.json` first (npm test does)");
@@ -103,8 +103,8 @@ describe("the modules each fast entry loads", () => {
   it.each(["--version", "--help", "help call", "call --help", "serve --help"])(
     "mcp-bridge %s loads no command, no SDK and nothing heavy",
     (line) => {
-      const loaded = loadedBy([BUILT_CLI, ...line.split(" ")]);
-      expect(loaded).toContain(resolve(BUILT_CLI));
+      const loaded = loadedBy([CLI, ...line.split(" ")]);
+      expect(loaded).toContain(resolve(CLI));
       expect(heavyIn(loaded, CLI_ONLY_HEAVY)).toEqual([]);
     },
   );
@@ -149,22 +149,17 @@ if (result.isError || !result.text.includes("3")) throw new Error("unexpected re
     const trace = moduleTrace();
     try {
       // The first session starts the daemon; the traced second one finds it warm.
-      const first = attachSession(["-c", config], { cwd: home, env, cli: BUILT_CLI });
+      const first = attachSession(["-c", config], { cwd: home, env });
       await first.initialize();
       // Waits for the server to be up in the daemon.
       expect(await toolNamed(first, "add")).toBe("calc_add");
-      const second = attachSession(["-c", config], {
-        cwd: home,
-        env,
-        nodeArgs: trace.nodeArgs,
-        cli: BUILT_CLI,
-      });
+      const second = attachSession(["-c", config], { cwd: home, env, nodeArgs: trace.nodeArgs });
       await second.initialize();
       expect(JSON.stringify(await second.request("tools/list", {}, 20_000))).toContain("add");
       await second.close();
       await first.close();
       const loaded = trace.loaded();
-      expect(loaded).toContain(resolve(BUILT_CLI));
+      expect(loaded).toContain(resolve(CLI));
       expect(heavyIn(loaded, CLI_ONLY_HEAVY)).toEqual([]);
     } finally {
       trace.dispose();

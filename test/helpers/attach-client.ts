@@ -42,12 +42,9 @@ export function attachSession(
     answer?: (request: Message) => Record<string, unknown> | undefined;
     /** Node's own arguments, before the CLI's (a module trace's preload). */
     nodeArgs?: readonly string[];
-    /** The CLI file to run (a test of which files it loads runs the build, BUILT_CLI). */
-    cli?: string;
   },
 ): AttachSession {
-  const cli = options.cli ?? CLI;
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), cli, "attach", ...args], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, "attach", ...args], {
     cwd: options.cwd,
     env: options.env,
     stdio: ["pipe", "pipe", "pipe"],

@@ -1,26 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll } from "vitest";
 import { runProcess } from "./process.js";
 
-/** The built CLI, as `bin/mcp-bridge.js` runs it. */
-export const BUILT_CLI = resolve("dist/src/apps/cli/bin.js");
-
-/**
- * What the tests run as the CLI: the same code bundled (scripts/bundle-fixtures.mjs, run by `npm test`),
- * which starts with about a quarter less CPU, when that bundle is newer than the build it came from;
- * else the build. Tests of which files a start loads use BUILT_CLI.
- */
-export const CLI = newerBundle(BUILT_CLI, resolve("dist/test/bundled/cli/bin.js"));
-
-function newerBundle(built: string, bundled: string): string {
-  const bundledAt = statSync(bundled, { throwIfNoEntry: false })?.mtimeMs ?? 0;
-  const builtAt = statSync(built, { throwIfNoEntry: false })?.mtimeMs ?? Number.POSITIVE_INFINITY;
-  return bundledAt >= builtAt ? bundled : built;
-}
+export const CLI = resolve("dist/src/apps/cli/bin.js");
 
 export interface CliRun {
   readonly code: number | null;
