@@ -112,7 +112,7 @@ describe("the modules each fast entry loads", () => {
   it.each(["--version", "-V", "--help", "help"])(
     "mcp-bridge %s alone loads neither the argument parser nor the CLI's runner (bin.ts answers it)",
     (line) => {
-      const loaded = loadedBy([BUILT_CLI, line]);
+      const loaded = loadedBy([CLI, line]);
       expect(heavyIn(loaded, { "the CLI's runner": RUNNER })).toEqual([]);
     },
   );
