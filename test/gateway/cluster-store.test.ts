@@ -1,13 +1,13 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, connect as tcpConnect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixturePath } from "../fixtures/servers/index.js";
 import { CLI, cliEnv } from "../helpers/cli.js";
+import { freePort, hasRedis, startRedisServer } from "../helpers/redis-server.js";
 import { until } from "../helpers/wait.js";
 import { connect, textOf } from "./client.js";
 
@@ -16,7 +16,6 @@ import { connect, textOf } from "./client.js";
  * share (per-minute budgets, 2025-11-25 sessions) and what happens when a replica or Redis fails.
  */
 
-const hasRedis = spawnSync("redis-server", ["--version"]).status === 0;
 if (!hasRedis)
   console.log("cluster-store tests skipped: redis-server is not installed (apt-get install redis-server)");
 
@@ -28,39 +27,12 @@ const TOKENS = {
   carol: "carol-token",
 };
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** Whether a Redis at `port` answers PING. */
-function pong(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = tcpConnect(port, "127.0.0.1");
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(500, () => done(false));
-    socket.on("error", () => done(false));
-    socket.on("data", (data) => done(data.toString().startsWith("+PONG")));
-    socket.on("connect", () => socket.write("PING\r\n"));
-  });
-}
-
 const children: ChildProcess[] = [];
 
+/** A redis-server on `port`, killed with the replicas. */
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    { stdio: "ignore" },
-  );
+  const { child } = await startRedisServer(port);
   children.push(child);
-  await until(() => pong(port), 10_000);
   return child;
 }
 

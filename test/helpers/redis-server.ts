@@ -5,7 +5,7 @@ import { until } from "./wait.js";
 /** Whether Debian's redis-server is installed (tests that need it skip, saying so, when it is not). */
 export const hasRedis = spawnSync("redis-server", ["--version"]).status === 0;
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };
@@ -35,9 +35,12 @@ export interface RedisServer {
   stop(): void;
 }
 
-/** A fresh redis-server on 127.0.0.1 and a free port, no persistence; `stop()` it in afterAll. */
-export async function startRedisServer(): Promise<RedisServer> {
-  const port = await freePort();
+/**
+ * A fresh redis-server on 127.0.0.1, no persistence, on `port` (a free one by default; a test that
+ * restarts "the same" Redis passes the old one's); `stop()` it in afterAll.
+ */
+export async function startRedisServer(port?: number): Promise<RedisServer> {
+  port ??= await freePort();
   const child = spawn(
     "redis-server",
     ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
@@ -47,7 +50,8 @@ export async function startRedisServer(): Promise<RedisServer> {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   };
   try {
-    await until(() => pong(port), 10_000);
+    const listening = port;
+    await until(() => pong(listening), 10_000);
   } catch (error) {
     stop();
     throw error;

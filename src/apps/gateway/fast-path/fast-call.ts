@@ -54,11 +54,22 @@ const REQUEST_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
 const SDK_PARAMS_KEYS = ["task", "requestState", "inputResponses"];
 const RESERVED_META_PREFIX = "io.modelcontextprotocol/";
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** The message as a fast `tools/call`, or undefined when the SDK path must take it. */
-export function fastToolCallOf(message: unknown): FastToolCall | undefined {
+/** A JSON-RPC `tools/call` request in the shape both eras' schemas accept, as its parts. */
+export interface PlainToolCall {
+  readonly id: RequestId;
+  readonly params: Record<string, unknown> & { readonly name: string };
+  readonly args: Record<string, unknown> | undefined;
+}
+
+/**
+ * `message` as a strict JSON-RPC `tools/call` request (`jsonrpc`, `id`, `method`, `params` only; an id
+ * a string or a safe integer; a string `name`, object `arguments` or none), or undefined: what both
+ * fast paths require before their own era's checks.
+ */
+export function plainToolCallOf(message: unknown): PlainToolCall | undefined {
   if (!isPlainObject(message) || message.method !== "tools/call" || message.jsonrpc !== "2.0")
     return undefined;
   for (const key in message) if (!REQUEST_KEYS.has(key)) return undefined;
@@ -68,13 +79,21 @@ export function fastToolCallOf(message: unknown): FastToolCall | undefined {
   if (!isPlainObject(params) || typeof params.name !== "string") return undefined;
   const args = params.arguments;
   if (args !== undefined && !isPlainObject(args)) return undefined;
+  return { id: id as RequestId, params: params as PlainToolCall["params"], args };
+}
+
+/** The message as a fast `tools/call`, or undefined when the SDK path must take it. */
+export function fastToolCallOf(message: unknown): FastToolCall | undefined {
+  const call = plainToolCallOf(message);
+  if (!call) return undefined;
+  const { id, params, args } = call;
   if (SDK_PARAMS_KEYS.some((key) => key in params)) return undefined;
   const meta = params._meta;
   if (meta !== undefined) {
     if (!isPlainObject(meta) || "progressToken" in meta) return undefined;
     for (const key in meta) if (key.startsWith(RESERVED_META_PREFIX)) return undefined;
   }
-  return { id: id as RequestId, name: params.name, args: args ?? {}, params };
+  return { id, name: params.name, args: args ?? {}, params };
 }
 
 /** Whether `server` (built by gatewayServer) has a 2025-era client whose calls a fast path may serve. */

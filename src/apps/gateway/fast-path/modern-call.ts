@@ -10,7 +10,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { FastCallEntry } from "../mcp-server.js";
 import { serveToolCall, type ToolCallRequest, type UpstreamRun } from "../served-tool-call.js";
-import type { FastResponse } from "./fast-call.js";
+import { type FastResponse, isPlainObject, plainToolCallOf } from "./fast-call.js";
 
 /**
  * The fast path of a stateless 2026-07-28 `tools/call` POST (see http-fast-path.ts). The SDK's entry
@@ -29,7 +29,6 @@ import type { FastResponse } from "./fast-call.js";
  */
 
 const REVISION = "2026-07-28";
-const REQUEST_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
 /** The reserved envelope keys the SDK lifts out of `_meta` before a handler sees the params. */
 const ENVELOPE_PREFIX = "io.modelcontextprotocol/";
 const ENVELOPE_KEYS = [
@@ -58,9 +57,6 @@ export interface ModernToolCall {
   readonly inputResponses: Record<string, unknown> | undefined;
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
 /**
  * Whether a POST's headers announce a 2026-07-28 `tools/call` (before its body is read): the SDK
  * requires both standard headers on such a request, so a request without them is never one the fast
@@ -77,23 +73,18 @@ export function announcesModernCall(headers: IncomingHttpHeaders): boolean {
 
 /** The message as a fast 2026-07-28 `tools/call`, or undefined when the SDK path must take it. */
 export function modernToolCallOf(headers: IncomingHttpHeaders, message: unknown): ModernToolCall | undefined {
-  if (!isPlainObject(message) || message.method !== "tools/call" || message.jsonrpc !== "2.0")
-    return undefined;
-  for (const key in message) if (!REQUEST_KEYS.has(key)) return undefined;
-  const id = message.id;
-  if (typeof id !== "string" && !Number.isSafeInteger(id)) return undefined;
-  const params = message.params;
-  if (!isPlainObject(params) || typeof params.name !== "string") return undefined;
+  const call = plainToolCallOf(message);
+  if (!call) return undefined;
+  const { id, params, args } = call;
   for (const key in params) if (!PARAMS_KEYS.has(key)) return undefined;
-  const args = params.arguments;
-  if (args !== undefined && !isPlainObject(args)) return undefined;
   const meta = params._meta;
   if (!isPlainObject(meta) || "progressToken" in meta || LOG_LEVEL_META_KEY in meta) return undefined;
   const requestState = params.requestState;
   if (requestState !== undefined && typeof requestState !== "string") return undefined;
   const inputResponses = params.inputResponses;
   if (inputResponses !== undefined && !isPlainObject(inputResponses)) return undefined;
-  if (headers["mcp-name"] !== params.name || !servedAsModern(message, meta)) return undefined;
+  if (headers["mcp-name"] !== params.name || !servedAsModern(message as Record<string, unknown>, meta))
+    return undefined;
   const envelope: Record<string, unknown> = {};
   const rest: Record<string, unknown> = {};
   for (const key in meta) {
@@ -105,7 +96,7 @@ export function modernToolCallOf(headers: IncomingHttpHeaders, message: unknown)
   if (args !== undefined) lifted.arguments = args;
   if (Object.keys(rest).length > 0) lifted._meta = rest;
   return {
-    id: id as RequestId,
+    id,
     name: params.name,
     args: args ?? {},
     params: lifted,
