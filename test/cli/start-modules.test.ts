@@ -60,9 +60,12 @@ const STDIO_ONLY_HEAVY: Readonly<Record<string, RegExp>> = {
     /\/dist\/src\/transport\/(remote-transports|keepalive-fetch|settled-response|related-notifications|bounded-fetch)\.js$/,
 };
 
-/** The CLI's runner, its argument parser and its errors: `--version` and `--help` alone need none. */
-const RUNNER =
-  /\/dist\/src\/(apps\/cli\/(process-entry|run-cli|parse-arguments|usage-errors)|errors\/error-classes)\.js$/;
+/**
+ * The CLI's runner, its argument parser and its usage errors: `--version` and `--help` alone need none.
+ * (The error classes may load: on Node >= 22.1 bin.ts checks its compile cache folder, whose refusal of
+ * an unsafe folder is a typed error.)
+ */
+const RUNNER = /\/dist\/src\/apps\/cli\/(process-entry|run-cli|parse-arguments|usage-errors)\.js$/;
 
 /** The names of `heavy` that some loaded file matches, with the first such file. */
 function heavyIn(loaded: readonly string[], heavy: Readonly<Record<string, RegExp>>): string[] {

@@ -164,6 +164,14 @@ describe("a settled response", () => {
     expect(settledCount).toBeGreaterThan(30);
   });
 
+  it("is not made for bare CR line endings, whose delivery depends on where the stream was cut", async () => {
+    // Found by the property above: the SDK's stream held back the event when a chunk ended in a CR.
+    const body = `event: message\rdata: ${json({ jsonrpc: "2.0", id: 7, error: { code: -32000, message: "boom" } })}\r\r`;
+    const bytes = new TextEncoder().encode(body);
+    expect(settleBody("sse", bytes)).toBeUndefined();
+    expect(settleBody("sse", new TextEncoder().encode(body.replaceAll("\r", "\n")))).toBeDefined();
+  });
+
   it("is made for a JSON body, whose json() and text() answer as the stream's would", async () => {
     const text = json({ jsonrpc: "2.0", id: 7, result: { content: [{ type: "text", text: "é" }] } });
     const settled = settleBody("json", new TextEncoder().encode(`\uFEFF${text}`));

@@ -25,11 +25,7 @@ const argv = process.argv.slice(2);
 const HELP_OR_VERSION = new Set(["--help", "-h", "--version", "-V"]);
 let stderr: NodeJS.WriteStream | undefined;
 const io = {
-  // Read on use: making process.stdin builds a stream (a socket for a pipe), a twelfth of what
-  // `--version` costs, which `--help` and `--version` never read.
-  get stdin() {
-    return process.stdin;
-  },
+  stdin: process.stdin,
   // On a terminal, nothing but the CLI's own colors and line editing gets through (see terminal.ts).
   stdout: guardTerminal(process.stdout),
   get stderr() {
