@@ -26,7 +26,11 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * opened (with its `initialize` params), each message its client sent, a request for it, its end.
  */
 export interface SessionObserver {
-  opened(id: string, identity: string, init: Record<string, unknown>): void;
+  /**
+   * Resolves once the session is recorded (bounded by the store's own time budget): the client learns
+   * its session id only then, since its next request may reach a replica that looks it up.
+   */
+  opened(id: string, identity: string, init: Record<string, unknown>): Promise<void> | undefined;
   message(id: string, message: unknown): void;
   touched(id: string): void;
   /** The session ended for good (DELETE, idleness, its client gone): not when the gateway closes. */
@@ -58,6 +62,8 @@ export class LegacySessions {
    * client's next request gets 404 and initializes again, as the protocol prescribes.
    */
   readonly #observer: SessionObserver | undefined;
+  /** Each new session's recording in the store (SessionObserver.opened), by its transport. */
+  readonly #recorded = new WeakMap<WebStandardStreamableHTTPServerTransport, Promise<void>>();
 
   constructor(maxSessions: number, idleMs: number, observer?: SessionObserver) {
     this.#maxSessions = maxSessions;
@@ -115,7 +121,9 @@ export class LegacySessions {
       return tooManySessions();
     }
     const transport = await this.#open(authInfo, newServer, () => randomUUID());
-    return transport.handleRequest(request, { parsedBody: body, authInfo });
+    const response = await transport.handleRequest(request, { parsedBody: body, authInfo });
+    await this.#recorded.get(transport);
+    return response;
   }
 
   /**
@@ -187,9 +195,14 @@ export class LegacySessions {
       transport.onmessage = (message, extra) => {
         const sessionId = transport.sessionId;
         const { method, params } = message as { method?: unknown; params?: unknown };
-        if (method === "initialize" && sessionId && typeof params === "object" && params !== null)
-          observer.opened(sessionId, identity, params as Record<string, unknown>);
-        else if (sessionId) observer.message(sessionId, message);
+        if (method === "initialize" && sessionId && typeof params === "object" && params !== null) {
+          const recorded = observer.opened(sessionId, identity, params as Record<string, unknown>);
+          if (recorded)
+            this.#recorded.set(
+              transport,
+              recorded.catch(() => undefined),
+            );
+        } else if (sessionId) observer.message(sessionId, message);
         deliver?.(message, extra);
       };
     }

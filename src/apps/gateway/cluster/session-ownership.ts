@@ -38,15 +38,15 @@ export function sessionOwnership(options: SessionOwnershipOptions) {
   const restoring = new Map<string, Promise<void>>();
   let sessions: LegacySessions | undefined;
 
-  const save = (id: string) => {
+  const save = (id: string): Promise<void> | undefined => {
     const entry = owned.get(id);
-    if (entry) void store.saveSession(id, entry.record, ttlMs);
+    return entry ? store.saveSession(id, entry.record, ttlMs) : undefined;
   };
   const update = (id: string, change: (record: SessionRecord) => SessionRecord) => {
     const entry = owned.get(id);
     if (!entry) return;
     entry.record = change(entry.record);
-    save(id);
+    void save(id);
   };
 
   const observer: SessionObserver = {
@@ -63,7 +63,7 @@ export function sessionOwnership(options: SessionOwnershipOptions) {
         },
         touchedAt: Date.now(),
       });
-      save(id);
+      return save(id);
     },
     message(id, message) {
       const { method, params } = message as { method?: unknown; params?: { level?: unknown; uri?: unknown } };
@@ -139,7 +139,7 @@ export function sessionOwnership(options: SessionOwnershipOptions) {
     },
     /** After a store outage: records written meanwhile are written again. */
     rewriteAll() {
-      for (const id of owned.keys()) save(id);
+      for (const id of owned.keys()) void save(id);
     },
   };
 }
