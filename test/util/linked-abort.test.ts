@@ -39,15 +39,19 @@ describe("forOneCall", () => {
       () => "answered",
       (error: McpBridgeError) => error.code,
     );
-    // The call is under way: something listens on its signal.
+    // The call is under way: something listens on its signal, and the server runs it (on a loaded
+    // machine the call can still wait for the connection here; an abort then never reaches the server).
     await expect
       .poll(() => getEventListeners(signal, "abort").length, { timeout: 10_000 })
       .toBeGreaterThan(0);
+    await expect
+      .poll(async () => (await bridge.call("mcp_slow_max_active", {})).text, { timeout: 20_000 })
+      .toBe("1");
     abort.abort();
     expect(await call).toBe(ErrorCode.Aborted);
     // The server was told (notifications/cancelled) and stopped the work.
     await expect
-      .poll(async () => (await bridge.call("mcp_slow_cancelled", {})).text, { timeout: 10_000 })
+      .poll(async () => (await bridge.call("mcp_slow_cancelled", {})).text, { timeout: 20_000 })
       .toBe("1");
-  });
+  }, 60_000);
 });
