@@ -1,6 +1,12 @@
 import type { ServerDefinition } from "../config/model.js";
 import type { Logger } from "../util/logger.js";
-import { type CachedToolList, parseCachedToolList, toolListKey } from "./tool-list-entry.js";
+import {
+  type CachedToolList,
+  parseCachedToolList,
+  type ToolListTextParts,
+  toolListKey,
+  toolListText,
+} from "./tool-list-entry.js";
 
 /**
  * A tool-list cache several bridges share (the gateway's `--store`): a starting replica lists the
@@ -16,6 +22,12 @@ export interface SharedToolLists {
   get(key: string, maxBytes: number): Promise<string | undefined>;
   /** Stores `text` under `key` for `ttlMs` (best effort: never throws, never waits for long). */
   set(key: string, text: string, ttlMs: number): void;
+  /**
+   * A secret the writers and readers share (the gateway's cluster secret): entries are then named by
+   * an HMAC of the definition under it, never by its plain hash, which anyone reading the store could
+   * test guesses of a secret in the definition (a token in its environment or headers) against.
+   */
+  readonly keySecret?: Uint8Array | undefined;
 }
 
 /** Largest entry read from or written to a shared store: a store holds many, and every replica reads them. */
@@ -36,7 +48,7 @@ export class SharedToolListEntries {
   }
 
   async read(definition: ServerDefinition, maxAgeMs: number): Promise<CachedToolList | undefined> {
-    const key = toolListKey(definition);
+    const key = toolListKey(definition, this.#store.keySecret);
     const ignored = (reason: string) => {
       this.#logger.debug(`Shared catalog of server "${definition.name}" ignored: ${reason}`, {
         server: definition.name,
@@ -60,10 +72,13 @@ export class SharedToolListEntries {
     return entry;
   }
 
-  /** Saves `text` (a cache entry, see ToolListFiles) unless the same text was saved recently. */
-  write(definition: ServerDefinition, text: string, savedAt: number, expiresAt: number): void {
-    if (Buffer.byteLength(text) > SHARED_TOOL_LIST_MAX_BYTES || expiresAt <= savedAt) return;
-    const key = toolListKey(definition);
+  /** Saves a listing (a cache entry, see ToolListFiles) unless the same one was saved recently. */
+  write(definition: ServerDefinition, parts: ToolListTextParts): void {
+    const { savedAt, expiresAt } = parts;
+    if (expiresAt <= savedAt) return;
+    const key = toolListKey(definition, this.#store.keySecret);
+    const text = toolListText(definition, key, parts);
+    if (Buffer.byteLength(text) > SHARED_TOOL_LIST_MAX_BYTES) return;
     // The text holds its save time: compare without it, and write again once half the lifetime passed.
     const comparable = text.replace(/"savedAt":\d+,"expiresAt":\d+/, "");
     const known = this.#written.get(key);

@@ -116,7 +116,7 @@ export class ToolListFiles {
     // A list the file already holds is rewritten only to push its expiry out once half of it has
     // passed, or to bring it nearer (a server that now asks for a shorter ttlMs).
     if (known?.tools === tools && fresh && expiresAt >= known.expiresAt) return;
-    const text = toolListText(definition, { toolsJson, capabilitiesJson, about, savedAt, expiresAt });
+    const text = toolListText(definition, key, { toolsJson, capabilitiesJson, about, savedAt, expiresAt });
     if (Buffer.byteLength(text) > this.#maxFileBytes) {
       this.#logger.debug(`Catalog cache of server "${definition.name}" not saved: the list is too large`, {
         server: definition.name,
@@ -242,16 +242,13 @@ export class ToolListCache {
     if (this.#shared && keepable(record.definition, listing)) {
       const savedAt = Date.now();
       const expiresAt = expiryOf(savedAt, listing.ttlMs);
-      const toolsJson = JSON.stringify(listing.tools);
-      const capabilitiesJson = JSON.stringify(about.capabilities ?? null);
-      const text = toolListText(record.definition, {
-        toolsJson,
-        capabilitiesJson,
+      this.#shared.write(record.definition, {
+        toolsJson: JSON.stringify(listing.tools),
+        capabilitiesJson: JSON.stringify(about.capabilities ?? null),
         about,
         savedAt,
         expiresAt,
       });
-      this.#shared.write(record.definition, text, savedAt, expiresAt);
     }
   }
 

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import type { Tool } from "@modelcontextprotocol/client";
 import { CATALOG_CACHE } from "../config/defaults.js";
 import type { ServerDefinition } from "../config/model.js";
@@ -35,9 +35,13 @@ function stableJson(value: unknown): string {
   });
 }
 
-/** The cache key of a definition: sha256 over the format version and the whole definition. */
-export function toolListKey(definition: ServerDefinition): string {
-  return createHash("sha256")
+/**
+ * The cache key of a definition: sha256 over the format version and the whole definition; with a
+ * `secret`, an HMAC-SHA256 under it instead (a shared store's names: whoever reads the store but lacks
+ * the secret cannot test guesses of a secret in a definition against them).
+ */
+export function toolListKey(definition: ServerDefinition, secret?: Uint8Array): string {
+  return (secret ? createHmac("sha256", secret) : createHash("sha256"))
     .update(`mcp-bridge catalog ${CATALOG_CACHE.format}\0`)
     .update(stableJson(definition))
     .digest("hex");
@@ -93,19 +97,19 @@ export function parseCachedToolList(text: string, key: string, now: number): Cac
   });
 }
 
-/** A listing as a cache entry's text (a file's, or a shared store's). */
-export function toolListText(
-  definition: ServerDefinition,
-  entry: {
-    readonly toolsJson: string;
-    readonly capabilitiesJson: string;
-    readonly about: Pick<CachedToolList, "protocolVersion" | "serverInfo" | "capabilities">;
-    readonly savedAt: number;
-    readonly expiresAt: number;
-  },
-): string {
+/** What a cache entry's text is made of (see `toolListText`). */
+export interface ToolListTextParts {
+  readonly toolsJson: string;
+  readonly capabilitiesJson: string;
+  readonly about: Pick<CachedToolList, "protocolVersion" | "serverInfo" | "capabilities">;
+  readonly savedAt: number;
+  readonly expiresAt: number;
+}
+
+/** A listing as a cache entry's text (a file's, or a shared store's), under `key` (see `toolListKey`). */
+export function toolListText(definition: ServerDefinition, key: string, entry: ToolListTextParts): string {
   const { about, savedAt, expiresAt } = entry;
-  return `{"format":${CATALOG_CACHE.format},"key":${JSON.stringify(toolListKey(definition))},"server":${JSON.stringify(
+  return `{"format":${CATALOG_CACHE.format},"key":${JSON.stringify(key)},"server":${JSON.stringify(
     definition.name,
   )},"savedAt":${savedAt},"expiresAt":${expiresAt}${
     about.protocolVersion === undefined ? "" : `,"protocolVersion":${JSON.stringify(about.protocolVersion)}`

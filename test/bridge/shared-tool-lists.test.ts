@@ -41,6 +41,28 @@ const entry = (fields: Record<string, unknown>) =>
     ...fields,
   });
 
+/** A listing as the bridge saves it. */
+const parts = {
+  toolsJson: JSON.stringify([{ name: "t", inputSchema: { type: "object" } }]),
+  capabilitiesJson: "null",
+  about: {},
+  savedAt: now - 1_000,
+  expiresAt: now + 60_000,
+};
+
+/** A store that keeps what is written, as Redis would. */
+function memoryStore(keySecret?: Uint8Array): SharedToolLists & { entries: Map<string, string> } {
+  const entries = new Map<string, string>();
+  return {
+    entries,
+    keySecret,
+    get: async (name, maxBytes) => entries.get(name)?.slice(0, maxBytes),
+    set: (name, text) => {
+      entries.set(name, text);
+    },
+  };
+}
+
 describe("shared catalog entries are checked, never trusted", () => {
   it("reads back a well-formed entry of the same definition", async () => {
     const read = await new SharedToolListEntries(storeHolding(entry({})), silentLogger).read(
@@ -77,9 +99,38 @@ describe("shared catalog entries are checked, never trusted", () => {
     };
     const entries = new SharedToolListEntries(throwing, silentLogger);
     expect(await entries.read(definition, 3_600_000)).toBeUndefined();
-    expect(() => entries.write(definition, entry({}), now, now + 60_000)).not.toThrow();
+    expect(() => entries.write(definition, parts)).not.toThrow();
     expect(
       await new SharedToolListEntries(storeHolding(undefined), silentLogger).read(definition, 1),
     ).toBeUndefined();
+  });
+});
+
+describe("shared catalog entries under a cluster secret", () => {
+  it("are named by an HMAC under the secret, never by the definition's plain hash", async () => {
+    const secret = new Uint8Array(32).fill(7);
+    const store = memoryStore(secret);
+    new SharedToolListEntries(store, silentLogger).write(definition, parts);
+    const [name, text] = [...store.entries][0] ?? [];
+    expect(name).toMatch(/^[0-9a-f]{64}$/);
+    expect(name).not.toBe(key);
+    // Neither the name nor the text carries the plain hash someone could test guesses against.
+    expect(text).not.toContain(key);
+    // A replica with the same secret reads it back; one without it, or with another, finds nothing.
+    expect((await new SharedToolListEntries(store, silentLogger).read(definition, 3_600_000))?.tools).toEqual(
+      [{ name: "t", inputSchema: { type: "object" } }],
+    );
+    const stranger = { ...store, keySecret: undefined };
+    expect(
+      await new SharedToolListEntries(stranger, silentLogger).read(definition, 3_600_000),
+    ).toBeUndefined();
+    const other = { ...store, keySecret: new Uint8Array(32).fill(8) };
+    expect(await new SharedToolListEntries(other, silentLogger).read(definition, 3_600_000)).toBeUndefined();
+  });
+
+  it("without a secret, entries are named by the definition's hash (the catalog cache files' key)", () => {
+    const store = memoryStore();
+    new SharedToolListEntries(store, silentLogger).write(definition, parts);
+    expect([...store.entries.keys()]).toEqual([key]);
   });
 });

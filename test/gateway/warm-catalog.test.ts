@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,7 +30,22 @@ function startReplica(
 ): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(
     process.execPath,
-    [CLI, "serve", "--http", "127.0.0.1:0", "--json", "-c", config, "--store", store, "--replica-id", name],
+    [
+      CLI,
+      "serve",
+      "--http",
+      "127.0.0.1:0",
+      "--json",
+      "-c",
+      config,
+      "--store",
+      store,
+      "--replica-id",
+      name,
+      // Entries are then named by an HMAC under the secret: the same on every replica.
+      "--cluster-secret-file",
+      join(home, "cluster.secret"),
+    ],
     {
       cwd: home,
       // Each replica its own local catalog cache: only the store can make it warm.
@@ -79,6 +95,7 @@ describe.skipIf(!hasRedis)("serve --store: a warm catalog for new replicas", () 
     redis = await startRedisServer();
     home = mkdtempSync(join(tmpdir(), "mcp-bridge-warm-"));
     gate = join(home, "upstream-may-answer");
+    writeFileSync(join(home, "cluster.secret"), randomBytes(32).toString("hex"), { mode: 0o600 });
     config = join(home, "mcp.json");
     // One definition for every replica: the upstream answers its handshake only while `gate` exists.
     writeFileSync(

@@ -222,7 +222,10 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
   const bridgeOptions = await cliBridgeOptions(context);
   // With a cluster store, a replica starts warm: the tool lists its peers saw (bridge/shared-tool-lists.ts).
   const warmCatalog = options.store
-    ? await (await import("../../gateway/cluster/redis-catalog.js")).connectRedisCatalog(options.store)
+    ? await (await import("../../gateway/cluster/redis-catalog.js")).connectRedisCatalog(
+        options.store,
+        clusterSecret,
+      )
     : undefined;
   const bridge = await startBridge({
     ...bridgeOptions,

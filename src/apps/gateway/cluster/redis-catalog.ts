@@ -15,7 +15,7 @@ const READ_BUDGET_MS = 500;
 const WRITE_BUDGET_MS = 1_000;
 
 const PREFIX = "mcp-bridge:catalog:";
-/** `key` is already a SHA-256 of the definition (bridge/tool-list-entry.ts). */
+/** `key` is already a SHA-256 (or an HMAC) of the definition (bridge/tool-list-entry.ts). */
 const keyOf = (key: string) => `${PREFIX}${key}`;
 
 interface RedisLike {
@@ -45,8 +45,11 @@ async function bounded<T>(run: () => Promise<T>, budgetMs: number): Promise<T | 
   }
 }
 
-/** The warm catalog at `url` (a redis:// URL); one whose store cannot be reached answers nothing. */
-export async function connectRedisCatalog(url: string): Promise<RedisCatalog> {
+/**
+ * The warm catalog at `url` (a redis:// URL); one whose store cannot be reached answers nothing.
+ * With the cluster secret, entries are named by an HMAC under it (see `SharedToolLists.keySecret`).
+ */
+export async function connectRedisCatalog(url: string, keySecret?: Uint8Array): Promise<RedisCatalog> {
   let client: RedisLike;
   try {
     const { createClient } = await import("redis");
@@ -60,13 +63,14 @@ export async function connectRedisCatalog(url: string): Promise<RedisCatalog> {
     }) as unknown as RedisLike;
   } catch {
     // A URL the client refuses: the gateway's own check reports it.
-    return { get: async () => undefined, set: () => undefined, close: () => undefined };
+    return { get: async () => undefined, set: () => undefined, close: () => undefined, keySecret };
   }
   // Errors are the cluster store's to report (it warns once per outage); here they only mean "cold".
   client.on("error", () => undefined);
   let closed = false;
   await bounded(() => client.connect(), CONNECT_WAIT_MS);
   return {
+    keySecret,
     async get(key, maxBytes) {
       if (closed) return undefined;
       const text = await bounded(() => client.getRange(keyOf(key), 0, maxBytes - 1), READ_BUDGET_MS);
