@@ -24,3 +24,34 @@ export async function waitAtMost(promise: Promise<unknown>, ms: number, signal?:
     if (onAbort) signal?.removeEventListener("abort", onAbort);
   }
 }
+
+/** What `answerWithin` saw: the answer, no answer in time, or a failure. */
+export type Answer<T> =
+  | { readonly kind: "answered"; readonly value: T }
+  | { readonly kind: "late" }
+  | { readonly kind: "failed"; readonly error: unknown };
+
+/**
+ * `run`'s outcome if it settles within `ms`, else "late" (its later outcome is ignored); the timer is
+ * always removed. For calls to a store that must never hold a request up for long.
+ */
+export async function answerWithin<T>(run: () => Promise<T>, ms: number): Promise<Answer<T>> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<{ readonly kind: "late" }>((resolve) => {
+    timer = setTimeout(() => resolve({ kind: "late" }), ms);
+  });
+  try {
+    return await Promise.race([
+      run().then(
+        (value) => ({ kind: "answered", value }) as const,
+        (error: unknown) => ({ kind: "failed", error }) as const,
+      ),
+      late,
+    ]);
+  } catch (error) {
+    // `run` threw before returning a promise.
+    return { kind: "failed", error };
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,4 +1,5 @@
 import type { SharedToolLists } from "../../../bridge/shared-tool-lists.js";
+import { answerWithin } from "../../../util/wait.js";
 
 /**
  * The warm catalog of `serve --store`: the tool lists replicas saw, in Redis, under a hash of each
@@ -32,17 +33,8 @@ export interface RedisCatalog extends SharedToolLists {
 
 /** Bounded `run`: its answer, or undefined when late or failed. */
 async function bounded<T>(run: () => Promise<T>, budgetMs: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), budgetMs);
-  });
-  try {
-    return await Promise.race([run(), late]);
-  } catch {
-    return undefined;
-  } finally {
-    clearTimeout(timer);
-  }
+  const answer = await answerWithin(run, budgetMs);
+  return answer.kind === "answered" ? answer.value : undefined;
 }
 
 /**

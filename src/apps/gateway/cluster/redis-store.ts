@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "../../../util/logger.js";
+import { answerWithin, waitAtMost } from "../../../util/wait.js";
 import type { BudgetAnswer, ClusterStore, SessionRecord } from "./cluster-store.js";
 import { DROP_SESSION, REFUND_CALL, SPEND_CALL, TOUCH_SESSION, WRITE_SESSION } from "./redis-scripts.js";
 
@@ -99,26 +100,19 @@ export async function connectRedisStore(options: RedisStoreOptions): Promise<Clu
     budgetMs = STORE_COMMAND_BUDGET_MS,
   ): Promise<T | undefined> => {
     if ((!up && !force) || closed) return undefined;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<"late">((resolve) => {
-      timer = setTimeout(() => resolve("late"), budgetMs);
-    });
-    try {
-      const answer = await Promise.race([run(), late]);
-      if (answer === "late") {
-        lateInARow++;
-        if (lateInARow >= LATE_ANSWERS_DOWN)
-          down(`no answer within ${budgetMs} ms, ${lateInARow} times in a row`);
-        return undefined;
-      }
-      lateInARow = 0;
-      return answer;
-    } catch (error) {
-      down(errorCode(error));
+    const answer = await answerWithin(run, budgetMs);
+    if (answer.kind === "late") {
+      lateInARow++;
+      if (lateInARow >= LATE_ANSWERS_DOWN)
+        down(`no answer within ${budgetMs} ms, ${lateInARow} times in a row`);
       return undefined;
-    } finally {
-      clearTimeout(timer);
     }
+    if (answer.kind === "failed") {
+      down(errorCode(answer.error));
+      return undefined;
+    }
+    lateInARow = 0;
+    return answer.value;
   };
   const shas = new Map<string, string>();
   /** EVALSHA, loading the script with EVAL when Redis does not know it yet (after a restart too). */
@@ -153,7 +147,7 @@ export async function connectRedisStore(options: RedisStoreOptions): Promise<Clu
   timer.unref();
   // A store down at start is no reason not to serve: the probe finds it once it is there.
   const connecting = client.connect().catch(() => undefined);
-  await Promise.race([connecting, new Promise((resolve) => setTimeout(resolve, START_WAIT_MS).unref())]);
+  await waitAtMost(connecting, START_WAIT_MS);
   await probe();
   if (up) await heartbeat();
   else down("no connection at start");
