@@ -252,6 +252,11 @@ async function clusterStore(
   onBack: () => void,
 ): Promise<ClusterStore> {
   const { connectRedisStore } = await import("./cluster/redis-store.js");
+  // Not refused (one replica with a store is a valid start), but several would half work: say so.
+  if (!options.replica.secret)
+    options.logger.warn(
+      "The cluster store is used without a cluster secret (--cluster-secret-file): replicas cannot forward requests to each other, so a 2025-11-25 session whose request reaches another replica moves there (its open streams and waiting calls stay behind), and the retry of a call parked on another replica fails. Give every replica the same --cluster-secret-file.",
+    );
   const store = await connectRedisStore({
     url: options.store,
     replicaId: options.replica.id,
