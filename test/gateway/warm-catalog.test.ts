@@ -27,7 +27,7 @@ function startReplica(
   config: string,
   store: string,
   name: string,
-): Promise<{ url: string; child: ChildProcess }> {
+): Promise<{ url: string; child: ChildProcess; stderr: () => string }> {
   const child = spawn(
     process.execPath,
     [
@@ -66,7 +66,7 @@ function startReplica(
       const line = out.split("\n").find((l) => l.startsWith("{"));
       if (!line) return;
       clearTimeout(timer);
-      resolve({ url: (JSON.parse(line) as { url: string }).url, child });
+      resolve({ url: (JSON.parse(line) as { url: string }).url, child, stderr: () => err });
     });
   });
 }
@@ -117,6 +117,9 @@ describe.skipIf(!hasRedis)("serve --store: a warm catalog for new replicas", () 
   it("a second replica lists the tools before its upstream answers; a call waits for the live server", async () => {
     writeFileSync(gate, "");
     const first = await startReplica(home, config, redis.url, "first");
+    // Given a cluster secret but no --state-keys: told that multi-round retries stay on one replica.
+    await until(() => first.stderr().includes("without --state-keys"), 10_000);
+    expect(first.stderr()).not.toContain("without a cluster secret");
     {
       await using client = await connect(first.url, "2025-11-25", undefined);
       await until(

@@ -219,6 +219,11 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
   // gateway's own terminal is not asked (under --stdio it is the MCP channel itself).
   const forwarder = new RequestForwarder({ stateKeys });
   const logged = serveLogger(context.logger, context.global.verbose === true);
+  // Not refused (one replica with a store is a valid start), but several would half work: say so.
+  if (options.store && stateKeys === undefined)
+    logged.logger.warn(
+      "The cluster store is used without --state-keys: this replica seals the requestState of multi-round calls with a key of its own, so a 2026-07-28 client's retry reaching another replica is refused. Give every replica the same --state-keys file.",
+    );
   const bridgeOptions = await cliBridgeOptions(context);
   // With a cluster store, a replica starts warm: the tool lists its peers saw (bridge/shared-tool-lists.ts).
   const warmCatalog = options.store
