@@ -1,5 +1,6 @@
 import type { ServerDefinition } from "../config/model.js";
 import type { Logger } from "../util/logger.js";
+import { openSignedText, signText } from "../util/signed-text.js";
 import {
   type CachedToolList,
   parseCachedToolList,
@@ -25,13 +26,19 @@ export interface SharedToolLists {
   /**
    * A secret the writers and readers share (the gateway's cluster secret): entries are then named by
    * an HMAC of the definition under it, never by its plain hash, which anyone reading the store could
-   * test guesses of a secret in the definition (a token in its environment or headers) against.
+   * test guesses of a secret in the definition (a token in its environment or headers) against; and
+   * they are signed with it, so tools someone else wrote to the store (descriptions are what a model
+   * reads) are never listed.
    */
   readonly keySecret?: Uint8Array | undefined;
 }
 
 /** Largest entry read from or written to a shared store: a store holds many, and every replica reads them. */
 export const SHARED_TOOL_LIST_MAX_BYTES = 4 * 1024 * 1024;
+/** What a signature adds in front of an entry (util/signed-text.ts). */
+const SIGNATURE_CHARS = 65;
+/** What an entry is signed for: the tool list of the definition its key names. */
+const contextOf = (key: string) => `mcp-bridge catalog entry\0${key}`;
 
 /** Reads and writes the shared entries of exact server definitions (the same key as the files'). */
 export class SharedToolListEntries {
@@ -55,14 +62,17 @@ export class SharedToolListEntries {
       });
       return undefined;
     };
-    let text: string | undefined;
+    const secret = this.#store.keySecret;
+    let stored: string | undefined;
     try {
-      text = await this.#store.get(key, SHARED_TOOL_LIST_MAX_BYTES + 1);
+      stored = await this.#store.get(key, SHARED_TOOL_LIST_MAX_BYTES + SIGNATURE_CHARS + 1);
     } catch {
       return undefined;
     }
-    if (text === undefined) return undefined;
-    if (typeof text !== "string") return ignored("not text");
+    if (stored === undefined) return undefined;
+    if (typeof stored !== "string") return ignored("not text");
+    const text = secret ? openSignedText(secret, contextOf(key), stored) : stored;
+    if (text === undefined) return ignored("not signed with the cluster secret");
     if (Buffer.byteLength(text) > SHARED_TOOL_LIST_MAX_BYTES) return ignored("the entry is too large");
     const now = this.#now();
     const entry = parseCachedToolList(text, key, now);
@@ -84,8 +94,9 @@ export class SharedToolListEntries {
     const known = this.#written.get(key);
     if (known?.text === comparable && savedAt - known.savedAt < (expiresAt - savedAt) / 2) return;
     this.#written.set(key, { text: comparable, savedAt });
+    const secret = this.#store.keySecret;
     try {
-      this.#store.set(key, text, expiresAt - savedAt);
+      this.#store.set(key, secret ? signText(secret, contextOf(key), text) : text, expiresAt - savedAt);
     } catch {
       // Best effort: a store that refuses only makes the next replica start colder.
     }

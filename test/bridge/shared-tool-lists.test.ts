@@ -86,8 +86,8 @@ describe("shared catalog entries are checked, never trusted", () => {
   ])("ignores an entry that is %s", async (_what, text) => {
     const store = storeHolding(text);
     expect(await new SharedToolListEntries(store, silentLogger).read(definition, 3_600_000)).toBeUndefined();
-    // Never more than the cap (plus one byte to tell "too large") is asked for.
-    expect(store.reads.every((bytes) => bytes <= SHARED_TOOL_LIST_MAX_BYTES + 1)).toBe(true);
+    // Never more than the cap (plus a signature, and one byte to tell "too large") is asked for.
+    expect(store.reads.every((bytes) => bytes <= SHARED_TOOL_LIST_MAX_BYTES + 66)).toBe(true);
   });
 
   it("a store that throws or answers nothing is a cold start", async () => {
@@ -126,6 +126,21 @@ describe("shared catalog entries under a cluster secret", () => {
     ).toBeUndefined();
     const other = { ...store, keySecret: new Uint8Array(32).fill(8) };
     expect(await new SharedToolListEntries(other, silentLogger).read(definition, 3_600_000)).toBeUndefined();
+  });
+
+  it("an entry not signed with the secret, or changed after, is not listed", async () => {
+    const secret = new Uint8Array(32).fill(7);
+    const store = memoryStore(secret);
+    new SharedToolListEntries(store, silentLogger).write(definition, parts);
+    const [name, signed] = [...store.entries][0] ?? ["", ""];
+    const read = () => new SharedToolListEntries(store, silentLogger).read(definition, 3_600_000);
+    expect((await read())?.tools).toHaveLength(1);
+    // Someone who can write the store but lacks the secret: the same text unsigned, or a tool swapped in.
+    const text = signed.slice(signed.indexOf(".") + 1);
+    store.entries.set(name, text);
+    expect(await read()).toBeUndefined();
+    store.entries.set(name, signed.replace('"name":"t"', '"name":"exfiltrate"'));
+    expect(await read()).toBeUndefined();
   });
 
   it("without a secret, entries are named by the definition's hash (the catalog cache files' key)", () => {

@@ -155,7 +155,8 @@ describe.skipIf(!hasRedis)("serve --store: a warm catalog for new replicas", () 
     const now = Date.now();
     const writer = createClient({ url: redis.url });
     await writer.connect();
-    // Well-formed but claiming to stay fresh for years, and listing a tool the server does not have.
+    // Well-formed, fresh, under the right name, listing a tool the server does not have: but not signed
+    // with the cluster secret (the writer can write Redis, it does not hold the secret).
     await writer.set(
       key as string,
       JSON.stringify({
@@ -163,7 +164,7 @@ describe.skipIf(!hasRedis)("serve --store: a warm catalog for new replicas", () 
         key: hash,
         server: "slow",
         savedAt: now,
-        expiresAt: now + 10 * 365 * 86_400_000,
+        expiresAt: now + 60_000,
         tools: [
           {
             name: "exfiltrate",

@@ -1,25 +1,23 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { openSignedText, signText } from "../../../util/signed-text.js";
 import type { SessionRecord } from "./cluster-store.js";
 
 /**
- * A session record as the store holds it: `<mac>.<json>`, the MAC an HMAC-SHA256 under the cluster
- * secret over the session id and the exact JSON text. A record decides where a client's request (with
- * its `Authorization`) is forwarded, so one written by anyone but a replica (whoever else can write
- * the store) must not be believed: with a secret, a record whose MAC does not verify is no record.
- * Without one (no replica forwards then) the MAC part is empty and only the shape is checked.
+ * A session record as the store holds it. A record decides where a client's request (with its
+ * `Authorization`) is forwarded and which credential may continue the session, so one written by
+ * anyone but a replica (whoever else can write the store) must not be believed: with the cluster
+ * secret it is signed for its session (util/signed-text.ts) and one that does not verify is no record.
+ * Without a secret (no replica forwards then) it is `.<json>`, and only its shape is checked.
  */
 
-const LABEL = "mcp-bridge session record v1\0";
-const MAC_HEX = /^[0-9a-f]{64}$/;
+const LABEL = "mcp-bridge session record v1";
+const HASH_HEX = /^[0-9a-f]{64}$/;
 /** Bounds on what a record may hold: a replica writes far less. */
 const MAX_ID_CHARS = 128;
 const MAX_URL_CHARS = 2_048;
 const MAX_SUBSCRIPTIONS = 1_000;
 const MAX_URI_CHARS = 4_096;
 
-function macOf(secret: Uint8Array, sessionId: string, json: string): string {
-  return createHmac("sha256", secret).update(LABEL).update(sessionId).update("\0").update(json).digest("hex");
-}
+const contextOf = (sessionId: string) => `${LABEL}\0${sessionId}`;
 
 /** `record` as the store's text for session `sessionId`. */
 export function sealSessionRecord(
@@ -28,7 +26,7 @@ export function sealSessionRecord(
   secret: Uint8Array | undefined,
 ): string {
   const json = JSON.stringify(record);
-  return `${secret ? macOf(secret, sessionId, json) : ""}.${json}`;
+  return secret ? signText(secret, contextOf(sessionId), json) : `.${json}`;
 }
 
 /** The record in `text` for session `sessionId`, or undefined when it is not one a replica wrote. */
@@ -37,15 +35,12 @@ export function openSessionRecord(
   text: string,
   secret: Uint8Array | undefined,
 ): SessionRecord | undefined {
-  const dot = text.indexOf(".");
-  if (dot < 0) return undefined;
-  const mac = text.slice(0, dot);
-  const json = text.slice(dot + 1);
-  if (secret) {
-    if (!MAC_HEX.test(mac)) return undefined;
-    const expected = macOf(secret, sessionId, json);
-    if (!timingSafeEqual(Buffer.from(mac), Buffer.from(expected))) return undefined;
-  }
+  const json = secret
+    ? openSignedText(secret, contextOf(sessionId), text)
+    : text.startsWith(".")
+      ? text.slice(1)
+      : undefined;
+  if (json === undefined) return undefined;
   let raw: unknown;
   try {
     raw = JSON.parse(json);
@@ -65,7 +60,7 @@ function recordShape(raw: unknown): SessionRecord | undefined {
   if (!isText(owner, MAX_ID_CHARS) || !isText(ownerUrl, MAX_URL_CHARS)) return undefined;
   const url = URL.parse(ownerUrl);
   if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) return undefined;
-  if (typeof identityHash !== "string" || !MAC_HEX.test(identityHash)) return undefined;
+  if (typeof identityHash !== "string" || !HASH_HEX.test(identityHash)) return undefined;
   if (!init || typeof init !== "object" || Array.isArray(init)) return undefined;
   if (logLevel !== undefined && !isText(logLevel, 32)) return undefined;
   if (
