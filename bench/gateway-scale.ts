@@ -11,7 +11,8 @@
  *     and a 2026 upstream), (c) one client over a per-minute limit of L (default 300), all through nginx
  *     (see bench/cluster/scenarios.ts);
  *   - (d) the throughput run again, one replica SIGKILLed after a third of the calls: the calls lost
- *     (in flight on it) and that every call after it was gone was answered by the two others.
+ *     (nginx names the replica each had: only the killed one's may be) and that every call after it
+ *     was gone was answered by the two others.
  *
  * Prints one table; exits non-zero when a correctness check fails. The clients of the throughput runs
  * are mcp-bridge itself (one bridge each); `--sdk-client` uses the plain SDK client. Not part of

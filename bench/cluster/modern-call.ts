@@ -13,7 +13,12 @@ export interface ModernCallAnswer {
     isError?: boolean;
   };
   readonly error?: { code: number; message: string };
+  /** The replica (host:port) a balancer in front says it passed the request to (bench/cluster/nginx.ts). */
+  readonly upstream?: string;
 }
+
+/** The header the bench's nginx names the replica (or replicas, tried in turn) that had a request in. */
+export const UPSTREAM_HEADER = "x-mcp-bridge-upstream";
 
 export interface ModernCall {
   readonly name: string;
@@ -63,7 +68,8 @@ export async function modernToolCall(url: string | URL, call: ModernCall): Promi
   } catch {
     parsed = {};
   }
-  return { status: response.status, result: parsed.result, error: parsed.error };
+  const upstream = response.headers.get(UPSTREAM_HEADER) ?? undefined;
+  return { status: response.status, result: parsed.result, error: parsed.error, upstream };
 }
 
 /** The text of a call's first content block. */

@@ -6,6 +6,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { UPSTREAM_HEADER } from "./modern-call.js";
 import { freePort, type ProcessGroup, REPO_ROOT, waitFor } from "./processes.js";
 
 export const SHIPPED_NGINX_CONF = join(REPO_ROOT, "deploy/nginx/mcp-bridge.conf");
@@ -61,6 +62,8 @@ http {
 ${upstreamFor(shipped, pass, addresses)}
   server {
     listen 127.0.0.1:${port};
+    # Which replica had each request, failed ones too: the kill scenario checks only the killed one's are lost.
+    add_header ${UPSTREAM_HEADER} $upstream_addr always;
     location /mcp {${location}}
   }
 }
