@@ -238,9 +238,9 @@ export function modernPidCaller(cluster: Cluster, tokenIndex: number): PidCaller
 /**
  * (d) `callers` share `calls` calls; as call calls/3 starts, `victim` is SIGKILLed. Calls the balancer
  * had passed to it before it knew it was gone may fail (nginx does not replay a POST already sent: a
- * 502), but only those: a lost call the balancer had passed to another replica, or one that failed
- * without saying where it went, is a problem. Every call started after the replica was gone must be
- * answered, and none by it.
+ * 502), but only those: a lost call the balancer says it had passed to another replica is a problem.
+ * Callers that cannot tell where a call went (MCP clients) get the looser bound of one lost call per
+ * caller. Every call started after the replica was gone must be answered, and none by it.
  */
 export async function killedReplica(
   cluster: Cluster,
@@ -260,6 +260,8 @@ export async function killedReplica(
   let answeredByVictimAfter = 0;
   const lostReasons: string[] = [];
   const lostElsewhere: string[] = [];
+  /** Lost calls that cannot say which replica had them (an MCP client's error, a timeout). */
+  let lostUnplaced = 0;
   await Promise.all(
     callers.map(async (call) => {
       while (next < calls) {
@@ -284,7 +286,8 @@ export async function killedReplica(
             failedInFlight++;
             if (lostReasons.length < 3) lostReasons.push(messageOf(error));
             const via = error instanceof CallFailed ? error.upstream : undefined;
-            if (!via?.split(/,\s*/).includes(victim.address)) lostElsewhere.push(messageOf(error));
+            if (via === undefined) lostUnplaced++;
+            else if (!via.split(/,\s*/).includes(victim.address)) lostElsewhere.push(messageOf(error));
           }
         } finally {
           inFlight--;
@@ -296,6 +299,9 @@ export async function killedReplica(
     problems.push(
       `${lostElsewhere.length} calls lost that were not on the killed replica: ${lostElsewhere.slice(0, 3).join("; ")}`,
     );
+  // Where the replica is not known, the looser bound: each caller has one call at a time.
+  if (lostUnplaced > callers.length)
+    problems.push(`${lostUnplaced} calls lost, more than the ${callers.length} that can be in flight`);
   if (answeredByVictimAfter > 0)
     problems.push(`${answeredByVictimAfter} calls answered by the killed replica`);
   return row(

@@ -1,9 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "../../../util/logger.js";
 import { answerWithin, waitAtMost } from "../../../util/wait.js";
-import type { BudgetAnswer, ClusterStore } from "./cluster-store.js";
+import type { BudgetAnswer, ClusterStore, SessionRecord } from "./cluster-store.js";
 import { DROP_SESSION, REFUND_CALL, SPEND_CALL, TOUCH_SESSION, WRITE_SESSION } from "./redis-scripts.js";
-import { openSessionRecord, sealSessionRecord } from "./session-record.js";
 
 /** Longest a store command may take before the replica decides alone (a hung Redis must not hang calls). */
 export const STORE_COMMAND_BUDGET_MS = 200;
@@ -52,8 +51,6 @@ export interface RedisStoreOptions {
   readonly logger: Logger;
   /** Called when the store answers again after an outage (records written meanwhile are re-written). */
   readonly onBack?: () => void;
-  /** The cluster secret: session records are authenticated with it (see session-record.ts). */
-  readonly secret?: Uint8Array | undefined;
 }
 
 /**
@@ -169,20 +166,25 @@ export async function connectRedisStore(options: RedisStoreOptions): Promise<Clu
     },
     async session(id) {
       const text = await bounded(() => client.hGet(sessionKey(id), "record"), false, STORE_LOOKUP_BUDGET_MS);
-      return typeof text === "string" ? openSessionRecord(id, text, options.secret) : undefined;
+      if (typeof text !== "string") return undefined;
+      try {
+        return JSON.parse(text) as SessionRecord;
+      } catch {
+        return undefined;
+      }
     },
     async saveSession(id, record, ttlMs) {
       await script(
         WRITE_SESSION,
         [sessionKey(id)],
-        [record.owner, record.owner, sealSessionRecord(id, record, options.secret), String(ttlMs)],
+        [record.owner, record.owner, JSON.stringify(record), String(ttlMs)],
       );
     },
     async claimSession(id, previous, record, ttlMs) {
       const reply = await script(
         WRITE_SESSION,
         [sessionKey(id)],
-        [record.owner, previous, sealSessionRecord(id, record, options.secret), String(ttlMs)],
+        [record.owner, previous, JSON.stringify(record), String(ttlMs)],
       );
       return Number(reply) === 1;
     },
