@@ -1,6 +1,6 @@
 import type { ServerDefinition } from "../config/model.js";
 import type { Logger } from "../util/logger.js";
-import { openSignedText, signText } from "../util/signed-text.js";
+import { openSignedText, SIGNATURE_CHARS, signText } from "../util/signed-text.js";
 import {
   type CachedToolList,
   parseCachedToolList,
@@ -35,8 +35,6 @@ export interface SharedToolLists {
 
 /** Largest entry read from or written to a shared store: a store holds many, and every replica reads them. */
 export const SHARED_TOOL_LIST_MAX_BYTES = 4 * 1024 * 1024;
-/** What a signature adds in front of an entry (util/signed-text.ts). */
-const SIGNATURE_CHARS = 65;
 /** What an entry is signed for: the tool list of the definition its key names. */
 const contextOf = (key: string) => `mcp-bridge catalog entry\0${key}`;
 
@@ -55,14 +53,14 @@ export class SharedToolListEntries {
   }
 
   async read(definition: ServerDefinition, maxAgeMs: number): Promise<CachedToolList | undefined> {
-    const key = toolListKey(definition, this.#store.keySecret);
+    const secret = this.#store.keySecret;
+    const key = toolListKey(definition, secret);
     const ignored = (reason: string) => {
       this.#logger.debug(`Shared catalog of server "${definition.name}" ignored: ${reason}`, {
         server: definition.name,
       });
       return undefined;
     };
-    const secret = this.#store.keySecret;
     let stored: string | undefined;
     try {
       stored = await this.#store.get(key, SHARED_TOOL_LIST_MAX_BYTES + SIGNATURE_CHARS + 1);
@@ -86,7 +84,8 @@ export class SharedToolListEntries {
   write(definition: ServerDefinition, parts: ToolListTextParts): void {
     const { savedAt, expiresAt } = parts;
     if (expiresAt <= savedAt) return;
-    const key = toolListKey(definition, this.#store.keySecret);
+    const secret = this.#store.keySecret;
+    const key = toolListKey(definition, secret);
     const text = toolListText(definition, key, parts);
     if (Buffer.byteLength(text) > SHARED_TOOL_LIST_MAX_BYTES) return;
     // The text holds its save time: compare without it, and write again once half the lifetime passed.
@@ -94,7 +93,6 @@ export class SharedToolListEntries {
     const known = this.#written.get(key);
     if (known?.text === comparable && savedAt - known.savedAt < (expiresAt - savedAt) / 2) return;
     this.#written.set(key, { text: comparable, savedAt });
-    const secret = this.#store.keySecret;
     try {
       this.#store.set(key, secret ? signText(secret, contextOf(key), text) : text, expiresAt - savedAt);
     } catch {
