@@ -1,6 +1,6 @@
 import { Server } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
-import { LegacySessions, type SessionObserver } from "../../src/apps/gateway/legacy-sessions.js";
+import { LegacySessions, type SessionObserver } from "../../src/apps/gateway/identity/legacy-sessions.js";
 
 /**
  * With a cluster store, a client's next request may reach another replica, which looks its session

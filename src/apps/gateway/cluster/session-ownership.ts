@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { AuthInfo, Server } from "@modelcontextprotocol/server";
-import type { LegacySessions, SessionObserver } from "../legacy-sessions.js";
+import type { LegacySessions, SessionObserver } from "../identity/legacy-sessions.js";
 import type { ClusterStore, SessionRecord } from "./cluster-store.js";
 import type { Placement, SessionPlacement } from "./session-placement.js";
 

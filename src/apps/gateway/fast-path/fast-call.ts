@@ -8,9 +8,9 @@ import type {
 } from "@modelcontextprotocol/server";
 import { definedOnly } from "../../../util/defined.js";
 import { forOneCall } from "../../../util/linked-abort.js";
-import { FORWARD_TIMEOUT_MS } from "../forward.js";
-import { fastCallEntryOf } from "../mcp-server.js";
-import { serveToolCall, type ToolCallRequest } from "../served-tool-call.js";
+import { fastCallEntryOf } from "../faces/mcp/mcp-server.js";
+import { serveToolCall, type ToolCallRequest } from "../faces/mcp/served-tool-call.js";
+import { FORWARD_TIMEOUT_MS } from "../forwarding/forward.js";
 
 /**
  * The fast paths answer a `tools/call` on the wire themselves (stdio: one parse and one serialization;

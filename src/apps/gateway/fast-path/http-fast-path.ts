@@ -8,8 +8,8 @@ import {
   validateHostHeader,
   validateOriginHeader,
 } from "@modelcontextprotocol/server";
-import { identityOf } from "../authenticate.js";
-import { acceptsJsonOnly } from "../json-only-clients.js";
+import { acceptsJsonOnly } from "../entry/json-only-clients.js";
+import { identityOf } from "../identity/authenticate.js";
 import { answerFastCall, type FastResponse, fastToolCallOf, servesFastCalls } from "./fast-call.js";
 import {
   announcesModernCall,

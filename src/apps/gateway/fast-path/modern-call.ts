@@ -8,8 +8,8 @@ import {
   type RequestId,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import type { FastCallEntry } from "../mcp-server.js";
-import { serveToolCall, type ToolCallRequest, type UpstreamRun } from "../served-tool-call.js";
+import type { FastCallEntry } from "../faces/mcp/mcp-server.js";
+import { serveToolCall, type ToolCallRequest, type UpstreamRun } from "../faces/mcp/served-tool-call.js";
 import { type FastResponse, isPlainObject, plainToolCallOf } from "./fast-call.js";
 
 /**
