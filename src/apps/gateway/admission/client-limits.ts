@@ -1,5 +1,3 @@
-import type { ResolvedLimits } from "../entry/gateway-options.js";
-
 /** Per-client limits on tool calls. */
 export interface GatewayLimits {
   /** Tool calls one client may have running at once. Default 16. */
@@ -11,6 +9,14 @@ export interface GatewayLimits {
   readonly maxQueuedCalls?: number;
   /** Tool calls one client may start per minute (a token bucket refilled continuously). Default unlimited. */
   readonly callsPerMinute?: number;
+}
+
+/** Per-client limits with their defaults applied. */
+export interface ResolvedLimits {
+  readonly maxConcurrentCalls: number;
+  readonly maxQueuedCalls: number;
+  /** Undefined: unlimited. */
+  readonly callsPerMinute: number | undefined;
 }
 
 /** A per-minute budget shared by the gateway's replicas (cluster/redis-store.ts). */

@@ -15,16 +15,17 @@ import type { RequestTracker } from "../admission/request-tracker.js";
 import type { ClusterStore } from "../cluster/cluster-store.js";
 import { sessionOwnership } from "../cluster/session-ownership.js";
 import { sharedBudget } from "../cluster/shared-budget.js";
-import { GATEWAY_NAME, type GatewayClient, gatewayServer } from "../faces/mcp/mcp-server.js";
+import { answeredAsJson } from "../faces/mcp/json-only-clients.js";
+import { GATEWAY_NAME, gatewayServer, toolCallScope } from "../faces/mcp/mcp-server.js";
 import { httpFastPath } from "../fast-path/http-fast-path.js";
 import type { ModernCallEntry } from "../fast-path/modern-call.js";
 import { onListChanges } from "../forwarding/list-changes.js";
+import type { GatewayClient, GatewayInstance } from "../forwarding/served-tool-call.js";
 import { ClientLogLevel } from "../forwarding/upstream-logs.js";
 import { callerOf, identityOf, limitKeyOf } from "../identity/authenticate.js";
 import { LegacySessions } from "../identity/legacy-sessions.js";
 import type { GatewayProfile } from "../identity/profile.js";
 import type { ResolvedGatewayOptions } from "./gateway-options.js";
-import { answeredAsJson } from "./json-only-clients.js";
 
 /** Host and Origin names a loopback gateway answers to. */
 export const LOOPBACK_NAMES = [...new Set([...localhostAllowedHostnames(), ...localhostAllowedOrigins()])];
@@ -65,17 +66,11 @@ export function mcpEndpoint(
   // give the per-request instance the SDK path builds for it, without building one.
   const serverInfo = { name: GATEWAY_NAME, version };
   const modernEntry = (auth: AuthInfo | undefined): ModernCallEntry => ({
-    scope: {
-      bridge,
-      profile: profileOf(auth),
-      client: clientFor(auth),
-      forwarder,
-      logLevel: new ClientLogLevel(),
-    },
+    scope: toolCallScope(bridge, profileOf(auth), clientFor(auth), forwarder, new ClientLogLevel()),
     tracker,
     serverInfo,
   });
-  const handler = createMcpHandler((ctx) => serverFor(ctx.authInfo));
+  const handler = createMcpHandler((ctx) => serverFor(ctx.authInfo).server);
   // With a cluster store, sessions are recorded there so any replica can serve them (cluster/).
   const ownership =
     cluster &&
@@ -85,7 +80,11 @@ export function mcpEndpoint(
       sessionIdleMs: options.sessionIdleMs,
       newServer: serverFor,
     });
-  const sessions = new LegacySessions(options.maxSessions, options.sessionIdleMs, ownership?.observer);
+  const sessions = new LegacySessions<GatewayInstance>(
+    options.maxSessions,
+    options.sessionIdleMs,
+    ownership?.observer,
+  );
   ownership?.attach(sessions);
   const unsubscribe = [
     // Coalesced (see list-changes.ts): servers coming up one after another are one round of notifications.

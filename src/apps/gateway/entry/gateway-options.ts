@@ -4,36 +4,14 @@ import { gatewayNeedsAuth, gatewayOptionInvalid, storeUrlInvalid } from "../../.
 import type { Telemetry } from "../../../telemetry/create-telemetry.js";
 import { type Logger, silentLogger } from "../../../util/logger.js";
 import { packageInfo } from "../../../util/package-info.js";
-import type { GatewayLimits } from "../admission/client-limits.js";
+import type { GatewayLimits, ResolvedLimits } from "../admission/client-limits.js";
 import { MIN_CLUSTER_SECRET_BYTES, newReplicaId, type Replica } from "../cluster/replica.js";
+import { GATEWAY_DEFAULTS } from "../defaults.js";
 import type { RequestForwarder } from "../forwarding/forward.js";
 import type { GatewayOAuth } from "../identity/jwt-auth.js";
 import type { GatewayToken } from "../identity/static-tokens.js";
 
-/**
- * Every default of the gateway, in one table: `startGateway` and `serveGatewayStdio` resolve their
- * options against it once, at entry, and nothing below them defaults again. `serve` passes what the
- * user typed and never defaults.
- */
-export const GATEWAY_DEFAULTS = {
-  host: "127.0.0.1",
-  /** A free port. */
-  port: 0,
-  maxBodyBytes: 4 * 1024 * 1024,
-  maxUnreadBytes: 32 * 1024 * 1024,
-  /** Longest message line the stdio channel reads. */
-  maxMessageBytes: 10 * 1024 * 1024,
-  drainTimeoutMs: 30_000,
-  maxSessions: 1000,
-  sessionIdleMs: 30 * 60_000,
-  maxConcurrentCalls: 16,
-  /** Calls of one client waiting for a slot before the next is refused. */
-  maxQueuedCalls: 64,
-  /** Unlimited. */
-  callsPerMinute: undefined,
-  /** How long a forwarded elicitation or sampling request waits for the downstream client. */
-  forwardTimeoutMs: 10 * 60_000,
-} as const;
+export { GATEWAY_DEFAULTS } from "../defaults.js";
 
 export interface GatewayOptions {
   readonly bridge: Bridge;
@@ -97,14 +75,6 @@ export interface GatewayOptions {
    * A diagnostic switch (`MCP_BRIDGE_GATEWAY_FAST_PATH=0` for `serve`): both paths answer alike.
    */
   readonly fastPath?: boolean;
-}
-
-/** Per-client limits with their defaults applied. */
-export interface ResolvedLimits {
-  readonly maxConcurrentCalls: number;
-  readonly maxQueuedCalls: number;
-  /** Undefined: unlimited. */
-  readonly callsPerMinute: number | undefined;
 }
 
 /** `GatewayOptions` with every default applied and every value checked: what the gateway reads. */

@@ -5,6 +5,7 @@ import { requestTracker } from "../admission/request-tracker.js";
 import { gatewayServer } from "../faces/mcp/mcp-server.js";
 import { StdioFastPath } from "../fast-path/stdio-fast-path.js";
 import { onListChanges } from "../forwarding/list-changes.js";
+import type { GatewayInstance } from "../forwarding/served-tool-call.js";
 import { ClientLogLevel, forwardedLog, LogValve, passes } from "../forwarding/upstream-logs.js";
 import { resolveStdioGatewayOptions, type StdioGatewayOptions } from "./gateway-options.js";
 import { GatewayStdioWire } from "./stdio-wire.js";
@@ -22,7 +23,7 @@ export function serveGatewayStdio(
   const { telemetry, forwarder, version } = options;
   const tracker = requestTracker(telemetry, { "network.transport": "pipe" });
   const limiter = new ClientLimiter(options.limits);
-  const servers = new Set<ReturnType<typeof gatewayServer>>();
+  const servers = new Set<GatewayInstance>();
   const wire = new GatewayStdioWire(options.stdin, options.stdout, options);
   // A call keeps its limiter slot until its response was written out: a host that stops reading cannot
   // have more results waiting than it may have calls running.
@@ -44,9 +45,9 @@ export function serveGatewayStdio(
   void wire.closed.then(() => fast.close());
   const handle = serveStdio(
     () => {
-      const server = gatewayServer(bridge, tracker, undefined, version, client, forwarder);
-      servers.add(server);
-      return server;
+      const instance = gatewayServer(bridge, tracker, undefined, version, client, forwarder);
+      servers.add(instance);
+      return instance.server;
     },
     { transport: wire },
   );
@@ -54,7 +55,7 @@ export function serveGatewayStdio(
   // come up while the host initializes: a client that has not initialized yet lists afresh anyway.
   const unsubscribe = [
     onListChanges(bridge, (changes) => {
-      for (const server of servers) {
+      for (const { server } of servers) {
         if (server.getClientVersion() === undefined) continue;
         if (changes.tools) server.sendToolListChanged().catch(() => undefined);
         if (changes.resources) server.sendResourceListChanged().catch(() => undefined);
@@ -65,13 +66,13 @@ export function serveGatewayStdio(
   // The only client of the bridge gets every upstream log message; otherwise a call gets those tied to
   // it (mcp-server.ts) and the rest stay in the bridge's log (see upstream-logs.ts).
   const valve = new LogValve((params) => {
-    for (const server of servers)
+    for (const { server } of servers)
       server.notification({ method: "notifications/message", params }).catch(() => undefined);
   });
   if (options.soleClient) {
     unsubscribe.push(
       bridge.on("serverLog", (message) => {
-        if (![...servers].some((s) => s.getClientVersion() !== undefined)) return;
+        if (![...servers].some((s) => s.server.getClientVersion() !== undefined)) return;
         if (passes(message.level, logLevel.current())) valve.offer(forwardedLog(message));
       }),
     );

@@ -1,5 +1,4 @@
 import type {
-  CreateMessageRequest,
   ElicitRequestFormParams,
   ElicitRequestURLParams,
   ElicitResult,
@@ -7,24 +6,20 @@ import type {
 import type { ElicitationHandler, ElicitationRequest, ElicitationResponse } from "../../../bridge/api.js";
 import { declineElicitation } from "../../../bridge/features/elicitation.js";
 import type { ServerLogMessage } from "../../../bridge/features/logging.js";
-import type { SamplingHandler, SamplingResult } from "../../../bridge/features/sampling.js";
+import type { SamplingHandler } from "../../../bridge/features/sampling.js";
 import { errorText } from "../../../util/text-of.js";
-import { GATEWAY_DEFAULTS } from "../entry/gateway-options.js";
+import { GATEWAY_DEFAULTS } from "../defaults.js";
 import type { StateKeys } from "../identity/sealed-state.js";
 import { questionRefused, samplingNotForwarded } from "../wire-errors.js";
-import { InputRounds } from "./input-rounds.js";
+import { type DownstreamCall, InputRounds } from "./input-rounds.js";
+
+export type { DownstreamCall } from "./input-rounds.js";
 
 /**
  * A person may answer an elicitation: longer than an ordinary request, but bounded, because a client
  * that never answers must not hold the upstream call (and its slot) forever.
  */
 export const FORWARD_TIMEOUT_MS = GATEWAY_DEFAULTS.forwardTimeoutMs;
-
-/** What a downstream call in flight can ask or tell its own client (through the SDK's request context). */
-export interface DownstreamCall {
-  readonly elicit: (params: ElicitRequestFormParams | ElicitRequestURLParams) => Promise<ElicitResult>;
-  readonly sample: (params: CreateMessageRequest["params"]) => Promise<SamplingResult>;
-}
 
 export interface RequestForwarderOptions {
   /** Answers an elicitation no downstream client can (default: declined). */

@@ -2,6 +2,9 @@ import { randomUUID } from "node:crypto";
 import {
   type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
+  type CreateMessageRequest,
+  type ElicitRequestFormParams,
+  type ElicitRequestURLParams,
   type ElicitResult,
   type InputRequest,
   type InputRequiredResult,
@@ -22,8 +25,13 @@ import {
   sealRound,
 } from "../identity/sealed-state.js";
 import { parkedCallEnd, questionRefused, requestStateRefused, unknownRequestState } from "../wire-errors.js";
-import type { DownstreamCall } from "./forward.js";
 import { upstreamRound } from "./upstream-rounds.js";
+
+/** What a downstream call in flight can ask or tell its own client (through the SDK's request context). */
+export interface DownstreamCall {
+  readonly elicit: (params: ElicitRequestFormParams | ElicitRequestURLParams) => Promise<ElicitResult>;
+  readonly sample: (params: CreateMessageRequest["params"]) => Promise<SamplingResult>;
+}
 
 /** One question of an upstream server that the downstream client must answer in its next round. */
 interface Question {

@@ -4,13 +4,22 @@ import {
   type Server,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import { abortFastCalls, cancelFastCall } from "../fast-path/fast-call.js";
+import type { RunningCalls } from "../admission/running-calls.js";
 import { sessionNotFound, tooManySessions } from "../wire-errors.js";
 import { identityOf } from "./authenticate.js";
 
-interface Session {
-  readonly transport: WebStandardStreamableHTTPServerTransport;
+/**
+ * A session's server instance and the calls a fast path runs on it (see fast-path/): what a
+ * cancellation on the session's connection, or its end, aborts.
+ */
+export interface SessionInstance {
   readonly server: Server;
+  readonly running: RunningCalls;
+}
+
+interface Session<I extends SessionInstance> {
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+  readonly instance: I;
   /** The identity (credential) that opened it: a session id is never usable with another credential. */
   readonly identity: string;
   /** Ends the session when no request has come for the idle time; reset by every request. */
@@ -51,8 +60,8 @@ const isInitialize = (body: unknown) =>
  * instance, so server-to-client notifications such as list_changed reach it over GET), later requests
  * name it with `Mcp-Session-Id`. Requests that are neither go to the stateless handler.
  */
-export class LegacySessions {
-  readonly #sessions = new Map<string, Session>();
+export class LegacySessions<I extends SessionInstance = SessionInstance> {
+  readonly #sessions = new Map<string, Session<I>>();
   readonly #maxSessions: number;
   readonly #idleMs: number;
 
@@ -81,25 +90,25 @@ export class LegacySessions {
   }
 
   servers(): Server[] {
-    return [...this.#sessions.values()].map((s) => s.server);
+    return [...this.#sessions.values()].map((s) => s.instance.server);
   }
 
   /**
-   * The server of open session `id` when `identity` owns it, its idle time restarted as by any of its
-   * requests; undefined otherwise (the SDK path then answers as for an unknown session).
+   * The server instance of open session `id` when `identity` owns it, its idle time restarted as by
+   * any of its requests; undefined otherwise (the SDK path then answers as for an unknown session).
    */
-  serverOf(id: string, identity: string): Server | undefined {
+  serverOf(id: string, identity: string): I | undefined {
     const session = this.#sessions.get(id);
     if (!session || session.identity !== identity) return undefined;
     this.#touch(id, session);
-    return session.server;
+    return session.instance;
   }
 
   /** The response, or undefined when the request belongs to the stateless path. */
   async handle(
     request: Request,
     authInfo: AuthInfo | undefined,
-    newServer: () => Server,
+    newServer: () => I,
   ): Promise<Response | undefined> {
     const id = request.headers.get("mcp-session-id");
     if (id) {
@@ -134,7 +143,7 @@ export class LegacySessions {
   async restore(
     id: string,
     authInfo: AuthInfo | undefined,
-    newServer: () => Server,
+    newServer: () => I,
     replay: SessionReplay,
   ): Promise<void> {
     if (this.#sessions.has(id) || this.#sessions.size >= this.#maxSessions) return;
@@ -164,15 +173,16 @@ export class LegacySessions {
 
   async #open(
     authInfo: AuthInfo | undefined,
-    newServer: () => Server,
+    newServer: () => I,
     sessionIdGenerator: () => string,
   ): Promise<WebStandardStreamableHTTPServerTransport> {
-    const server = newServer();
+    const instance = newServer();
+    const { server } = instance;
     const identity = identityOf(authInfo);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator,
       onsessioninitialized: (sessionId) => {
-        const session: Session = { transport, server, identity, active: 0 };
+        const session: Session<I> = { transport, instance, identity, active: 0 };
         this.#sessions.set(sessionId, session);
         this.#touch(sessionId, session);
       },
@@ -183,10 +193,10 @@ export class LegacySessions {
     });
     transport.onclose = () => {
       if (transport.sessionId) this.#forget(transport.sessionId);
-      abortFastCalls(server);
+      instance.running.abortAll();
     };
     // Seen before the server's own dispatch (connect chains it): a cancellation may name a fast call.
-    transport.onmessage = (message) => cancelFastCall(server, message);
+    transport.onmessage = (message) => instance.running.cancel(message);
     await server.connect(transport);
     const observer = this.#observer;
     if (observer) {
@@ -218,14 +228,14 @@ export class LegacySessions {
     if (!session || (identity !== undefined && session.identity !== identity)) return;
     this.#forget(id);
     this.#observer?.ended(id);
-    await session.server.close().catch(() => undefined);
+    await session.instance.server.close().catch(() => undefined);
   }
 
   async close(): Promise<void> {
     const all = [...this.#sessions.values()];
     for (const session of all) clearTimeout(session.idle);
     this.#sessions.clear();
-    await Promise.allSettled(all.map((s) => s.server.close()));
+    await Promise.allSettled(all.map((s) => s.instance.server.close()));
   }
 
   /**
@@ -246,7 +256,7 @@ export class LegacySessions {
     };
   }
 
-  #touch(id: string, session: Session): void {
+  #touch(id: string, session: Session<I>): void {
     this.#observer?.touched(id);
     clearTimeout(session.idle);
     if (this.#idleMs <= 0 || session.active > 0) return;

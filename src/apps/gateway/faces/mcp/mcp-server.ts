@@ -1,56 +1,50 @@
-import { type RequestId, Server } from "@modelcontextprotocol/server";
+import { Server } from "@modelcontextprotocol/server";
 import type { Bridge } from "../../../../bridge/api.js";
 import { useIdTables } from "../../../../util/id-table.js";
-import type { UnreadBacklog } from "../../admission/backlog.js";
-import type { ClientLimiter } from "../../admission/client-limits.js";
 import type { RequestTracker } from "../../admission/request-tracker.js";
+import { RunningCalls } from "../../admission/running-calls.js";
 import { FORWARD_TIMEOUT_MS, type RequestForwarder } from "../../forwarding/forward.js";
 import { registerSurface } from "../../forwarding/forwarded-features.js";
 import { forwardedTool } from "../../forwarding/forwarded-tool.js";
 import { InputRounds } from "../../forwarding/input-rounds.js";
-import { registerSubscriptions } from "../../forwarding/subscriptions.js";
-import { ClientLogLevel } from "../../forwarding/upstream-logs.js";
-import { type GatewayProfile, profileAllows } from "../../identity/profile.js";
-import { adminAllowed, adminTools, isAdminTool } from "../admin/admin-tools.js";
 import {
+  type GatewayClient,
+  type GatewayInstance,
   serveToolCall,
   type ToolCallRequest,
   type ToolCallScope,
   type UpstreamRun,
-} from "./served-tool-call.js";
+} from "../../forwarding/served-tool-call.js";
+import { registerSubscriptions } from "../../forwarding/subscriptions.js";
+import { ClientLogLevel } from "../../forwarding/upstream-logs.js";
+import { type GatewayProfile, profileAllows } from "../../identity/profile.js";
+import { adminAllowed, adminTools, callAdminTool, isAdminTool } from "../admin/admin-tools.js";
 
 export const GATEWAY_NAME = "mcp-bridge";
 
-/** The client a server instance serves, and what bounds it. */
-export interface GatewayClient {
-  readonly id: string;
-  readonly limiter: ClientLimiter;
-  /** Whom the limiter counts the current request's calls against (see `limitKeyOf`); default `id`. */
-  readonly limitKey?: () => string;
-  /** Resolves once the response to request `id` was written out or abandoned; undefined: unknown. */
-  readonly delivered?: (id: RequestId) => Promise<void> | undefined;
-  /** What the client has not read yet (HTTP; the stdio channel bounds its own, see stdio-wire.ts). */
-  readonly backlog?: UnreadBacklog;
-  /** Whether the admin tools are on (see admin-tools.ts); the profile decides who may use them. */
-  readonly adminTools?: boolean;
-  /** The caller the call policy and the audit log see (see callerOf); `id` when unset. */
-  readonly caller?: string;
-  /**
-   * The log level this client asked for, when the caller keeps it (stdio-server.ts); else each server
-   * instance keeps its own.
-   */
-  readonly logLevel?: ClientLogLevel;
-  /**
-   * Every upstream log message goes to this client by other means (the only client of `serve
-   * --stdio`): its calls do not forward their own again. Otherwise a call forwards the messages tied
-   * to it (see upstream-logs.ts).
-   */
-  readonly everyUpstreamLog?: boolean;
+/**
+ * What a tools/call of `client` is served with, on the SDK path and the fast paths alike: the admin
+ * tools reach the call step through it (`ownTool`), when the client may call them.
+ */
+export function toolCallScope(
+  bridge: Bridge,
+  profile: GatewayProfile | undefined,
+  client: GatewayClient,
+  forwarder: RequestForwarder | undefined,
+  logLevel: ClientLogLevel,
+): ToolCallScope {
+  const admin = adminAllowed(client.adminTools, profile);
+  const ownTool = admin
+    ? (name: string, args: Record<string, unknown>) =>
+        isAdminTool(name) ? callAdminTool(bridge, profile, name, args) : undefined
+    : undefined;
+  return { bridge, profile, client, forwarder, logLevel, ownTool };
 }
 
 /**
- * One MCP server instance over the bridge's merged catalog, limited to `profile`. Cheap to build: the
- * HTTP entry builds one per request (stateless era) and stdio one per connection.
+ * One MCP server instance over the bridge's merged catalog, limited to `profile`, with what a fast
+ * path serves its calls with. Cheap to build: the HTTP entry builds one per request (stateless era)
+ * and stdio one per connection.
  */
 export function gatewayServer(
   bridge: Bridge,
@@ -59,7 +53,7 @@ export function gatewayServer(
   version: string,
   client: GatewayClient,
   forwarder?: RequestForwarder,
-): Server {
+): GatewayInstance {
   const server = new Server(
     { name: GATEWAY_NAME, version },
     {
@@ -90,7 +84,7 @@ export function gatewayServer(
       tools: [...visible().map(forwardedTool), ...(admin ? adminTools : [])],
     })),
   );
-  const scope: ToolCallScope = { bridge, profile, client, forwarder, logLevel };
+  const scope = toolCallScope(bridge, profile, client, forwarder, logLevel);
   server.setRequestHandler("tools/call", (request, ctx) =>
     tracker.handle("tools/call", request.params, async () => {
       const name = request.params.name;
@@ -130,21 +124,7 @@ export function gatewayServer(
       return serveToolCall(scope, name, args, call, start);
     }),
   );
-  fastCalls.set(server, { scope, tracker });
   registerSurface(server, bridge, tracker, profile, forwarder);
   registerSubscriptions(server, bridge, tracker, profile, forwarder);
-  return server;
-}
-
-/** What a fast path needs to serve a tools/call of a server instance's client (see fast-path/). */
-export interface FastCallEntry {
-  readonly scope: ToolCallScope;
-  readonly tracker: RequestTracker;
-}
-
-const fastCalls = new WeakMap<Server, FastCallEntry>();
-
-/** The tools/call scope of a server instance built by gatewayServer, for the fast paths. */
-export function fastCallEntryOf(server: Server): FastCallEntry | undefined {
-  return fastCalls.get(server);
+  return { server, calls: { scope, tracker }, running: new RunningCalls() };
 }

@@ -2,33 +2,56 @@ import type {
   CallToolResult,
   ProgressToken,
   RequestId,
+  Server,
   ServerNotification,
 } from "@modelcontextprotocol/server";
-import type { Bridge, InputRound, Progress } from "../../../../bridge/api.js";
-import type { ServerLogMessage } from "../../../../bridge/features/logging.js";
-import { errorText } from "../../../../util/text-of.js";
-import { approximateSize } from "../../admission/backlog.js";
-import type { DownstreamCall, RequestForwarder } from "../../forwarding/forward.js";
-import { forwardedResult } from "../../forwarding/forwarded-tool.js";
-import { downServerOf, listedTool } from "../../forwarding/listed-tool.js";
-import {
-  type ClientLogLevel,
-  forwardedLog,
-  type LogThreshold,
-  LogValve,
-  passes,
-} from "../../forwarding/upstream-logs.js";
-import { statusAllows } from "../../forwarding/upstream-status.js";
-import { type GatewayProfile, profileAllows } from "../../identity/profile.js";
+import type { Bridge, InputRound, Progress } from "../../../bridge/api.js";
+import type { ServerLogMessage } from "../../../bridge/features/logging.js";
+import { errorText } from "../../../util/text-of.js";
+import { approximateSize, type UnreadBacklog } from "../admission/backlog.js";
+import type { ClientLimiter } from "../admission/client-limits.js";
+import type { RequestTracker } from "../admission/request-tracker.js";
+import type { RunningCalls } from "../admission/running-calls.js";
+import { type GatewayProfile, profileAllows } from "../identity/profile.js";
 import {
   backlogFull,
   rateLimited,
   resultUndelivered,
   unknownTool,
   upstreamDownResult,
-} from "../../wire-errors.js";
-import { adminAllowed, callAdminTool, isAdminTool } from "../admin/admin-tools.js";
-import type { GatewayClient } from "./mcp-server.js";
+} from "../wire-errors.js";
+import type { DownstreamCall, RequestForwarder } from "./forward.js";
+import { forwardedResult } from "./forwarded-tool.js";
+import { downServerOf, listedTool } from "./listed-tool.js";
+import { type ClientLogLevel, forwardedLog, type LogThreshold, LogValve, passes } from "./upstream-logs.js";
+import { statusAllows } from "./upstream-status.js";
+
+/** The client a server instance serves, and what bounds it. */
+export interface GatewayClient {
+  readonly id: string;
+  readonly limiter: ClientLimiter;
+  /** Whom the limiter counts the current request's calls against (see `limitKeyOf`); default `id`. */
+  readonly limitKey?: () => string;
+  /** Resolves once the response to request `id` was written out or abandoned; undefined: unknown. */
+  readonly delivered?: (id: RequestId) => Promise<void> | undefined;
+  /** What the client has not read yet (HTTP; the stdio channel bounds its own, see entry/stdio-wire.ts). */
+  readonly backlog?: UnreadBacklog;
+  /** Whether the admin tools are on (see faces/admin/admin-tools.ts); the profile decides who may use them. */
+  readonly adminTools?: boolean;
+  /** The caller the call policy and the audit log see (see callerOf); `id` when unset. */
+  readonly caller?: string;
+  /**
+   * The log level this client asked for, when the caller keeps it (entry/stdio-server.ts); else each server
+   * instance keeps its own.
+   */
+  readonly logLevel?: ClientLogLevel;
+  /**
+   * Every upstream log message goes to this client by other means (the only client of `serve
+   * --stdio`): its calls do not forward their own again. Otherwise a call forwards the messages tied
+   * to it (see upstream-logs.ts).
+   */
+  readonly everyUpstreamLog?: boolean;
+}
 
 /**
  * One downstream `tools/call` as the gateway serves it, whichever path brought it (the SDK server's
@@ -54,6 +77,28 @@ export interface ToolCallScope {
   readonly forwarder: RequestForwarder | undefined;
   /** The client's log level (see upstream-logs.ts). */
   readonly logLevel: ClientLogLevel;
+  /**
+   * The gateway's own tools this client may call (the admin tools, see faces/admin/admin-tools.ts):
+   * the result of `name`, or undefined when it is not one of them (the call goes upstream).
+   */
+  readonly ownTool?: (name: string, args: Record<string, unknown>) => Promise<CallToolResult> | undefined;
+}
+
+/** What a `tools/call` of one server instance's client is served with, on either path. */
+export interface ToolCallEntry {
+  readonly scope: ToolCallScope;
+  readonly tracker: RequestTracker;
+}
+
+/**
+ * One server instance of the gateway (faces/mcp/mcp-server.ts) with what its calls are served with:
+ * the SDK path dispatches on `server`, a fast path (fast-path/) answers with `calls` itself, and
+ * `running` holds that path's calls for the connection's cancellations and end (identity/legacy-sessions.ts).
+ */
+export interface GatewayInstance {
+  readonly server: Server;
+  readonly calls: ToolCallEntry;
+  readonly running: RunningCalls;
 }
 
 /**
@@ -80,8 +125,8 @@ export async function serveToolCall<Started>(
   start: (run: UpstreamRun) => Promise<Started>,
 ): Promise<CallToolResult | Started> {
   const { bridge, profile, client } = scope;
-  const admin = adminAllowed(client.adminTools, profile);
-  if (admin && isAdminTool(name)) return callAdminTool(bridge, profile, name, args);
+  const own = scope.ownTool?.(name, args);
+  if (own) return own;
   // A tool of a server that is down says so at once, to a client that may see that server.
   const down = bridge.tool(name) ? undefined : downServerOf(bridge, name);
   if (down && statusAllows(bridge, profile, down.name)) {
