@@ -6,12 +6,12 @@ import { type Logger, silentLogger } from "../../../util/logger.js";
 import { packageInfo } from "../../../util/package-info.js";
 import type { GatewayLimits, ResolvedLimits } from "../admission/client-limits.js";
 import { MIN_CLUSTER_SECRET_BYTES, newReplicaId, type Replica } from "../cluster/replica.js";
-import { GATEWAY_DEFAULTS } from "../defaults.js";
 import type { RequestForwarder } from "../forwarding/forward.js";
+import { GATEWAY_DEFAULTS } from "../gateway-defaults.js";
 import type { GatewayOAuth } from "../identity/jwt-auth.js";
 import type { GatewayToken } from "../identity/static-tokens.js";
 
-export { GATEWAY_DEFAULTS } from "../defaults.js";
+export { GATEWAY_DEFAULTS } from "../gateway-defaults.js";
 
 export interface GatewayOptions {
   readonly bridge: Bridge;

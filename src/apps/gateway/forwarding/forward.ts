@@ -8,7 +8,7 @@ import { declineElicitation } from "../../../bridge/features/elicitation.js";
 import type { ServerLogMessage } from "../../../bridge/features/logging.js";
 import type { SamplingHandler } from "../../../bridge/features/sampling.js";
 import { errorText } from "../../../util/text-of.js";
-import { GATEWAY_DEFAULTS } from "../defaults.js";
+import { GATEWAY_DEFAULTS } from "../gateway-defaults.js";
 import type { StateKeys } from "../identity/sealed-state.js";
 import { questionRefused, samplingNotForwarded } from "../wire-errors.js";
 import { type DownstreamCall, InputRounds } from "./input-rounds.js";
