@@ -119,6 +119,63 @@ function relativeImports(file: string): { spec: string; typeOnly: boolean }[] {
   return found;
 }
 
+/** The groups of a strongly connected component search: every set of nodes that import each other in a loop. */
+function circles(graph: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node) as number);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node) as number, low.get(next) as number));
+      } else if (onStack.has(next))
+        low.set(node, Math.min(low.get(node) as number, index.get(next) as number));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const group: string[] = [];
+    let member: string | undefined;
+    do {
+      member = stack.pop() as string;
+      onStack.delete(member);
+      group.push(member);
+    } while (member !== node);
+    if (group.length > 1) found.push(group.sort());
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return found;
+}
+
+/**
+ * The import graph of src/apps/gateway (type-only imports too: a circle of types is still a circle a
+ * reader must hold at once), by file and by what each file's group is: its folder under the gateway
+ * (entry/, identity/, admission/, forwarding/, faces/, cluster/, fast-path/) or, at the top, the file.
+ */
+function gatewayGraphs(): { files: Map<string, Set<string>>; groups: Map<string, Set<string>> } {
+  const gatewayDir = join(srcDir, "apps", "gateway");
+  const groupOf = (file: string) => relative(gatewayDir, file).split(/[\\/]/)[0] ?? "";
+  const files = new Map<string, Set<string>>();
+  const groups = new Map<string, Set<string>>();
+  for (const file of sourceFiles(gatewayDir)) {
+    const from = relative(gatewayDir, file);
+    files.set(from, files.get(from) ?? new Set());
+    groups.set(groupOf(file), groups.get(groupOf(file)) ?? new Set());
+    for (const { spec } of relativeImports(file)) {
+      const target = resolve(dirname(file), spec.replace(/\.js$/, ".ts"));
+      if (relative(gatewayDir, target).startsWith("..")) continue;
+      files.get(from)?.add(relative(gatewayDir, target));
+      if (groupOf(target) !== groupOf(file)) groups.get(groupOf(file))?.add(groupOf(target));
+    }
+  }
+  return { files, groups };
+}
+
 describe("architecture", () => {
   it("keeps imports flowing one way between the layers of src/", () => {
     const violations: string[] = [];
@@ -205,5 +262,14 @@ describe("architecture", () => {
       }
     }
     expect(eager).toEqual([]);
+  });
+
+  it("keeps src/apps/gateway free of import circles, between its files and between its folders", () => {
+    const { files, groups } = gatewayGraphs();
+    expect(files.size).toBeGreaterThan(40);
+    expect(circles(files)).toEqual([]);
+    // Folders import one way too (entry above the faces and fast paths, above forwarding and the
+    // cluster, above identity and admission): a change to one concern does not loop back through another.
+    expect(circles(groups)).toEqual([]);
   });
 });

@@ -20,7 +20,7 @@ const SUITE_TIMEOUT_MS = 5 * 60_000;
 /**
  * Scenarios the gateway fails on purpose, each with the reason; reported, not counted as regressions.
  * None at present: upstream log messages sent with a call (tools-call-with-logging) reach the client
- * that made it (see src/apps/gateway/upstream-logs.ts).
+ * that made it (see src/apps/gateway/forwarding/upstream-logs.ts).
  */
 const DELIBERATE: Readonly<Record<string, string>> = {};
 const START_TIMEOUT_MS = 60_000;

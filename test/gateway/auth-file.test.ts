@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readAuthFile, tokensFromEnv } from "../../src/apps/gateway/auth-file.js";
-import { bearerOf, tokenMatcher } from "../../src/apps/gateway/static-tokens.js";
+import { readAuthFile, tokensFromEnv } from "../../src/apps/gateway/identity/auth-file.js";
+import { bearerOf, tokenMatcher } from "../../src/apps/gateway/identity/static-tokens.js";
 import { tempDirs } from "../helpers/wait.js";
 
 const dir = tempDirs("gateway-auth-");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ClientLimiter } from "../../src/apps/gateway/client-limits.js";
+import { ClientLimiter } from "../../src/apps/gateway/admission/client-limits.js";
 import { startGateway } from "../../src/apps/gateway/index.js";
 import { startBridge } from "../../src/index.js";
 import { stdioEntry } from "../fixtures/servers/index.js";

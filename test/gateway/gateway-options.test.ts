@@ -5,7 +5,7 @@ import {
   type GatewayOptions,
   resolveGatewayOptions,
   resolveStdioGatewayOptions,
-} from "../../src/apps/gateway/gateway-options.js";
+} from "../../src/apps/gateway/entry/gateway-options.js";
 import type { Bridge } from "../../src/bridge/api.js";
 import { ErrorCode, McpBridgeError } from "../../src/errors/index.js";
 import { silentLogger } from "../../src/util/logger.js";

@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { jwtVerifier, MAX_JWKS_BYTES } from "../../src/apps/gateway/jwt-auth.js";
+import { jwtVerifier, MAX_JWKS_BYTES } from "../../src/apps/gateway/identity/jwt-auth.js";
 
 const ISSUER = "https://auth.example.test";
 const HUGE = 300 * 1024 * 1024;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ClientLimiter } from "../../src/apps/gateway/client-limits.js";
+import { ClientLimiter } from "../../src/apps/gateway/admission/client-limits.js";
 import type { ClusterStore } from "../../src/apps/gateway/cluster/cluster-store.js";
 import { connectRedisStore } from "../../src/apps/gateway/cluster/redis-store.js";
 import { sharedBudget } from "../../src/apps/gateway/cluster/shared-budget.js";

@@ -1,7 +1,7 @@
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openApiDocument } from "../../src/apps/gateway/faces/rest/openapi.js";
 import { type Gateway, startGateway } from "../../src/apps/gateway/index.js";
-import { openApiDocument } from "../../src/apps/gateway/rest/openapi.js";
 import { type Bridge, startBridge } from "../../src/index.js";
 import type { ToolDefinition } from "../../src/registry/tool-definition.js";
 import { stdioEntry } from "../fixtures/servers/index.js";

@@ -11,8 +11,8 @@ import {
   type SealedRound,
   type StateKeys,
   sealRound,
-} from "../../src/apps/gateway/sealed-state.js";
-import { parseStateKeys, readStateKeys } from "../../src/apps/gateway/state-keys.js";
+} from "../../src/apps/gateway/identity/sealed-state.js";
+import { parseStateKeys, readStateKeys } from "../../src/apps/gateway/identity/state-keys.js";
 
 const RUNS = { numRuns: 200 };
 const json = fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<unknown>;

@@ -1,6 +1,7 @@
 import { Server } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
-import { LegacySessions, type SessionObserver } from "../../src/apps/gateway/legacy-sessions.js";
+import { RunningCalls } from "../../src/apps/gateway/admission/running-calls.js";
+import { LegacySessions, type SessionObserver } from "../../src/apps/gateway/identity/legacy-sessions.js";
 
 /**
  * With a cluster store, a client's next request may reach another replica, which looks its session
@@ -43,7 +44,10 @@ describe("a new 2025-11-25 session in a cluster", () => {
       ended: () => undefined,
     };
     const sessions = new LegacySessions(10, 0, observer);
-    const newServer = () => new Server({ name: "gateway", version: "1" }, { capabilities: {} });
+    const newServer = () => ({
+      server: new Server({ name: "gateway", version: "1" }, { capabilities: {} }),
+      running: new RunningCalls(),
+    });
     const answered = sessions.handle(initializeRequest(), undefined, newServer).then((response) => {
       events.push("answered");
       return response;

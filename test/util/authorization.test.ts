@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { bearerOf } from "../../src/apps/gateway/static-tokens.js";
+import { bearerOf } from "../../src/apps/gateway/identity/static-tokens.js";
 import { presentedToken } from "../../src/auth/refresh.js";
 import { authorizationCredential } from "../../src/util/authorization.js";
 

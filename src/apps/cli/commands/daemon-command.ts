@@ -183,8 +183,8 @@ async function run(context: CommandContext): Promise<number> {
       import("../../gateway/index.js"),
       // The view only: QuickJS itself loads when a program first runs.
       import("../../../codemode/code-mode-bridge.js"),
-      import("../../gateway/served-view.js"),
-      import("../../gateway/served-names.js"),
+      import("../../gateway/faces/mcp/served-view.js"),
+      import("../../gateway/faces/mcp/served-names.js"),
     ]);
     // Elicitation and sampling of a call made by an attached session go to that session; the rest
     // (CLI calls, questions no session can be tied to) get the daemon's own answers.

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import type { Bridge, BridgeOptions } from "../../../bridge/api.js";
+import { servedNameSettings } from "../../gateway/faces/mcp/served-names.js";
 import { fastPathEnabled } from "../../gateway/fast-path/fast-call.js";
-import { servedNameSettings } from "../../gateway/served-names.js";
 import { cliBridgeOptions } from "../bridge-commands.js";
 import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
@@ -178,10 +178,10 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
   const [{ startBridge }, { readAuthFile, tokensFromEnv }, { tokenMatcher }, gateway, { gatewayTelemetry }] =
     await Promise.all([
       import("../../../bridge/bridge.js"),
-      import("../../gateway/auth-file.js"),
-      import("../../gateway/static-tokens.js"),
+      import("../../gateway/identity/auth-file.js"),
+      import("../../gateway/identity/static-tokens.js"),
       import("../../gateway/index.js"),
-      import("../../gateway/telemetry-setup.js"),
+      import("../../gateway/entry/telemetry-setup.js"),
     ]);
   const { RequestForwarder, readStateKeys, serveGatewayStdio, startGateway } = gateway;
   // Read before anything starts: a key file others can read is refused at once.

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuthInfo } from "@modelcontextprotocol/server";
-import type { ReplicaAddress } from "../sealed-state.js";
+import type { ReplicaAddress } from "../identity/sealed-state.js";
 import { type HttpAnswer, httpAnswers } from "../wire-errors.js";
 import { forwardToPeer } from "./forward-to-peer.js";
 import { claimsPeer, verifyPeerRequest } from "./peer-signature.js";

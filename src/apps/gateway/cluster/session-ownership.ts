@@ -1,15 +1,15 @@
 import { createHash } from "node:crypto";
-import type { AuthInfo, Server } from "@modelcontextprotocol/server";
-import type { LegacySessions, SessionObserver } from "../legacy-sessions.js";
+import type { AuthInfo } from "@modelcontextprotocol/server";
+import type { LegacySessions, SessionInstance, SessionObserver } from "../identity/legacy-sessions.js";
 import type { ClusterStore, SessionRecord } from "./cluster-store.js";
 import type { Placement, SessionPlacement } from "./session-placement.js";
 
-export interface SessionOwnershipOptions {
+export interface SessionOwnershipOptions<I extends SessionInstance> {
   readonly store: ClusterStore;
   readonly replica: () => { readonly id: string; readonly advertiseUrl: string };
   /** The gateway's idle time for a session (0: never): a record outlives it by a minute. */
   readonly sessionIdleMs: number;
-  readonly newServer: (auth: AuthInfo | undefined) => Server;
+  readonly newServer: (auth: AuthInfo | undefined) => I;
 }
 
 /** A record lasts this long past its session's idle time (its owner may be slow to say it ended). */
@@ -26,7 +26,7 @@ export const identityHash = (identity: string) => createHash("sha256").update(id
  * for it forwards it to the owner while the owner lives, and rebuilds the session from the record
  * once it is gone. A request with another credential is answered as for a session that does not exist.
  */
-export function sessionOwnership(options: SessionOwnershipOptions) {
+export function sessionOwnership<I extends SessionInstance>(options: SessionOwnershipOptions<I>) {
   const { store } = options;
   const ttlMs =
     options.sessionIdleMs > 0 && options.sessionIdleMs <= LONGEST_RECORD_MS
@@ -36,7 +36,7 @@ export function sessionOwnership(options: SessionOwnershipOptions) {
   /** The records of the sessions this replica owns: the truth the store mirrors. */
   const owned = new Map<string, { record: SessionRecord; touchedAt: number }>();
   const restoring = new Map<string, Promise<void>>();
-  let sessions: LegacySessions | undefined;
+  let sessions: LegacySessions<I> | undefined;
 
   const save = (id: string): Promise<void> | undefined => {
     const entry = owned.get(id);
@@ -134,7 +134,7 @@ export function sessionOwnership(options: SessionOwnershipOptions) {
     observer,
     placement,
     /** The sessions it watches (they are built with `observer`, hence after it). */
-    attach(given: LegacySessions) {
+    attach(given: LegacySessions<I>) {
       sessions = given;
     },
     /** After a store outage: records written meanwhile are written again. */

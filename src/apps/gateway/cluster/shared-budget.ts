@@ -1,4 +1,4 @@
-import type { SharedBudget } from "../client-limits.js";
+import type { SharedBudget } from "../admission/client-limits.js";
 import type { ClusterStore } from "./cluster-store.js";
 
 /**

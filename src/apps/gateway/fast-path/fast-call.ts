@@ -8,9 +8,8 @@ import type {
 } from "@modelcontextprotocol/server";
 import { definedOnly } from "../../../util/defined.js";
 import { forOneCall } from "../../../util/linked-abort.js";
-import { FORWARD_TIMEOUT_MS } from "../forward.js";
-import { fastCallEntryOf } from "../mcp-server.js";
-import { serveToolCall, type ToolCallRequest } from "../served-tool-call.js";
+import { FORWARD_TIMEOUT_MS } from "../forwarding/forward.js";
+import { type GatewayInstance, serveToolCall, type ToolCallRequest } from "../forwarding/served-tool-call.js";
 
 /**
  * The fast paths answer a `tools/call` on the wire themselves (stdio: one parse and one serialization;
@@ -96,9 +95,9 @@ export function fastToolCallOf(message: unknown): FastToolCall | undefined {
   return { id, name: params.name, args: args ?? {}, params };
 }
 
-/** Whether `server` (built by gatewayServer) has a 2025-era client whose calls a fast path may serve. */
-export function servesFastCalls(server: Server): boolean {
-  if (fastCallEntryOf(server) === undefined || server.transport === undefined) return false;
+/** Whether `instance` (built by gatewayServer) has a 2025-era client whose calls a fast path may serve. */
+export function servesFastCalls({ server }: GatewayInstance): boolean {
+  if (server.transport === undefined) return false;
   if (server.getClientVersion() === undefined) return false;
   const version = server.getNegotiatedProtocolVersion();
   // Revisions are dates: every one before 2026-07-28 is of the session era.
@@ -107,50 +106,23 @@ export function servesFastCalls(server: Server): boolean {
 
 export type FastResponse = JSONRPCResultResponse | JSONRPCErrorResponse;
 
-/** The fast calls running on each server instance, by request id: what a cancellation or close aborts. */
-const running = new WeakMap<Server, Map<RequestId, AbortController>>();
-
 /**
- * A `notifications/cancelled` the client sent on `server`'s connection aborts the fast call it names,
- * as the SDK's Protocol aborts its own handlers (which still see the notification).
- */
-export function cancelFastCall(server: Server, message: unknown): void {
-  const note = message as { method?: unknown; params?: { requestId?: unknown } } | null;
-  if (note?.method !== "notifications/cancelled" || typeof note.params !== "object") return;
-  const target = note.params?.requestId;
-  if (typeof target === "string" || typeof target === "number") running.get(server)?.get(target)?.abort();
-}
-
-/** `server`'s connection ended: its fast calls are cancelled upstream, as the SDK's close does. */
-export function abortFastCalls(server: Server): void {
-  const calls = running.get(server);
-  running.delete(server);
-  for (const abort of calls?.values() ?? []) abort.abort();
-}
-
-/**
- * Serves a fast call on `server` (see servesFastCalls): the JSON-RPC response the SDK's Protocol would
+ * Serves a fast call on `instance` (see servesFastCalls): the JSON-RPC response the SDK's Protocol would
  * send, or undefined when the request was cancelled (the SDK never answers a cancelled request).
  * `gone`: aborted when the client went away (its HTTP response closed). `notify` sends a notification
  * tied to the call (an upstream log message of it) on the call's stream, as the SDK context's would.
  */
 export async function answerFastCall(
-  server: Server,
+  instance: GatewayInstance,
   call: FastToolCall,
   notify: (notification: ServerNotification) => Promise<void>,
   gone?: AbortSignal,
 ): Promise<FastResponse | undefined> {
-  const entry = fastCallEntryOf(server);
-  if (!entry) throw new TypeError("answerFastCall: not a gateway server instance");
+  const { server, calls: entry } = instance;
   const abort = new AbortController();
   // This call's alone: the upstream request takes it as it is (see linked-abort.ts).
   const signal = forOneCall(abort.signal);
-  let calls = running.get(server);
-  if (!calls) {
-    calls = new Map();
-    running.set(server, calls);
-  }
-  calls.set(call.id, abort);
+  const forget = instance.running.add(call.id, abort);
   const stop = () => abort.abort();
   gone?.addEventListener("abort", stop, { once: true });
   if (gone?.aborted) abort.abort();
@@ -182,7 +154,7 @@ export async function answerFastCall(
     return errorResponseOf(call.id, error);
   } finally {
     gone?.removeEventListener("abort", stop);
-    if (calls.get(call.id) === abort) calls.delete(call.id);
+    forget();
   }
 }
 

@@ -3,13 +3,13 @@ import { Readable } from "node:stream";
 import {
   type AuthInfo,
   isJsonContentType,
-  type Server,
   type ServerNotification,
   validateHostHeader,
   validateOriginHeader,
 } from "@modelcontextprotocol/server";
-import { identityOf } from "../authenticate.js";
-import { acceptsJsonOnly } from "../json-only-clients.js";
+import { acceptsJsonOnly } from "../faces/mcp/json-only-clients.js";
+import type { GatewayInstance } from "../forwarding/served-tool-call.js";
+import { identityOf } from "../identity/authenticate.js";
 import { answerFastCall, type FastResponse, fastToolCallOf, servesFastCalls } from "./fast-call.js";
 import {
   announcesModernCall,
@@ -23,7 +23,7 @@ type GatewayRequest = IncomingMessage & { auth?: AuthInfo };
 /** What the HTTP fast path needs of the endpoint (see endpoint.ts). */
 export interface HttpFastPathOptions {
   /** The open session `id` when `identity` owns it (its idle time restarts), else undefined. */
-  readonly sessionServer: (id: string, identity: string) => Server | undefined;
+  readonly sessionServer: (id: string, identity: string) => GatewayInstance | undefined;
   /** The tools/call scope of a stateless 2026-07-28 request with this credential (no server instance). */
   readonly modernEntry: (auth: AuthInfo | undefined) => ModernCallEntry;
   /** Host and Origin names allowed on a loopback bind; undefined: not checked. */
@@ -64,7 +64,7 @@ export function httpFastPath(options: HttpFastPathOptions) {
       return;
     }
     const call = fastToolCallOf(parsed(body));
-    if (!call || !servesFastCalls(session.server)) return fallback(replayed(req, body));
+    if (!call || !servesFastCalls(session.instance)) return fallback(replayed(req, body));
     const sse = !acceptsJsonOnly(req.headers.accept ?? null);
     if (sse) {
       res.writeHead(200, {
@@ -87,7 +87,7 @@ export function httpFastPath(options: HttpFastPathOptions) {
     const notify = async (notification: ServerNotification) => {
       if (sse && !res.destroyed) res.write(sseEvent({ jsonrpc: "2.0", ...notification }));
     };
-    const response = await answerFastCall(session.server, call, notify, gone.signal);
+    const response = await answerFastCall(session.instance, call, notify, gone.signal);
     // A cancelled request is never answered; its stream stays open until the client leaves, as the SDK's.
     if (!response || res.destroyed) return;
     clearInterval(keepAlive);
@@ -148,19 +148,19 @@ const seenPairs = new WeakMap<string[], Set<string>>();
 function eligibleSession(
   req: GatewayRequest,
   options: HttpFastPathOptions,
-): { id: string; server: Server } | undefined {
+): { id: string; instance: GatewayInstance } | undefined {
   const headers = req.headers;
   const id = headers["mcp-session-id"];
   if (typeof id !== "string" || id === "") return undefined;
   const accept = headers.accept ?? "";
   const both = accept.includes("application/json") && accept.includes("text/event-stream");
   if (!both && !acceptsJsonOnly(accept)) return undefined;
-  const server = options.sessionServer(id, identityOf(req.auth));
-  if (!server) return undefined;
+  const instance = options.sessionServer(id, identityOf(req.auth));
+  if (!instance) return undefined;
   // The SDK accepts any version it supports here; the negotiated one is what a client sends.
   const version = headers["mcp-protocol-version"];
-  if (version !== undefined && version !== server.getNegotiatedProtocolVersion()) return undefined;
-  return { id, server };
+  if (version !== undefined && version !== instance.server.getNegotiatedProtocolVersion()) return undefined;
+  return { id, instance };
 }
 
 /**

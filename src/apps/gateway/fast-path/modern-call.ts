@@ -8,8 +8,12 @@ import {
   type RequestId,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import type { FastCallEntry } from "../mcp-server.js";
-import { serveToolCall, type ToolCallRequest, type UpstreamRun } from "../served-tool-call.js";
+import {
+  serveToolCall,
+  type ToolCallEntry,
+  type ToolCallRequest,
+  type UpstreamRun,
+} from "../forwarding/served-tool-call.js";
 import { type FastResponse, isPlainObject, plainToolCallOf } from "./fast-call.js";
 
 /**
@@ -40,7 +44,7 @@ const ENVELOPE_KEYS = [
 const PARAMS_KEYS = new Set(["name", "arguments", "_meta", "requestState", "inputResponses"]);
 
 /** What a 2026-07-28 call is served with: the scope a per-request server instance would have. */
-export interface ModernCallEntry extends FastCallEntry {
+export interface ModernCallEntry extends ToolCallEntry {
   /** The server's name and version, stamped into every result's `_meta` as the SDK does. */
   readonly serverInfo: { readonly name: string; readonly version: string };
 }

@@ -1,11 +1,6 @@
-import type { JSONRPCMessage, Server, ServerNotification } from "@modelcontextprotocol/server";
-import {
-  abortFastCalls,
-  answerFastCall,
-  cancelFastCall,
-  fastToolCallOf,
-  servesFastCalls,
-} from "./fast-call.js";
+import type { JSONRPCMessage, ServerNotification } from "@modelcontextprotocol/server";
+import type { GatewayInstance } from "../forwarding/served-tool-call.js";
+import { answerFastCall, fastToolCallOf, servesFastCalls } from "./fast-call.js";
 
 /**
  * `serve --stdio`'s fast path: a `tools/call` line is parsed once (by the wire), served through the
@@ -15,11 +10,11 @@ import {
  * channel's end aborts every call in flight. See fast-call.ts for what is left to the SDK.
  */
 export class StdioFastPath {
-  readonly #servers: () => Iterable<Server>;
+  readonly #servers: () => Iterable<GatewayInstance>;
   readonly #send: (message: JSONRPCMessage) => Promise<void>;
 
   /** `servers`: the connection's instances; `send`: the wire's (bounded by its unread limit). */
-  constructor(servers: () => Iterable<Server>, send: (message: JSONRPCMessage) => Promise<void>) {
+  constructor(servers: () => Iterable<GatewayInstance>, send: (message: JSONRPCMessage) => Promise<void>) {
     this.#servers = servers;
     this.#send = send;
   }
@@ -28,7 +23,7 @@ export class StdioFastPath {
   readonly take = (message: unknown): boolean => {
     const call = fastToolCallOf(message);
     if (!call) {
-      for (const server of this.#servers()) cancelFastCall(server, message);
+      for (const instance of this.#servers()) instance.running.cancel(message);
       return false;
     }
     const server = this.#serving();
@@ -44,11 +39,11 @@ export class StdioFastPath {
 
   /** The channel ended: every call in flight is cancelled upstream, as the SDK server's close does. */
   close(): void {
-    for (const server of this.#servers()) abortFastCalls(server);
+    for (const instance of this.#servers()) instance.running.abortAll();
   }
 
-  #serving(): Server | undefined {
-    for (const server of this.#servers()) if (servesFastCalls(server)) return server;
+  #serving(): GatewayInstance | undefined {
+    for (const instance of this.#servers()) if (servesFastCalls(instance)) return instance;
     return undefined;
   }
 }

@@ -1,0 +1,64 @@
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
+import type { ToolEntry } from "../../../bridge/api.js";
+import type { ToolResult } from "../../../results/tool-result.js";
+import { definedOnly } from "../../../util/defined.js";
+import { upstreamOf } from "../../../util/upstream.js";
+
+/**
+ * Tools and their results as the upstream server sent them: a client of the gateway gets what it
+ * would get from the server itself (`_meta` such as MCP Apps' `ui.resourceUri`, `icons`, `title`,
+ * `execution`, `outputSchema`, vendor keys), except the name, which the gateway must make unique.
+ * The upstream's own description is served: a host shows each MCP server's tools under that server,
+ * so the library's description prefix would only repeat it.
+ */
+
+/** A tool of the merged catalog under its exposed name, every other field as its server listed it. */
+export function forwardedTool(entry: ToolEntry): Tool {
+  const original = upstreamOf<Tool>(entry);
+  if (original) return { ...original, name: entry.name };
+  // The bridge's own tools (resourceTools) have no upstream: served as the library describes them.
+  // A wire message says nothing of what it does not have.
+  return definedOnly({
+    name: entry.name,
+    title: entry.title,
+    description: entry.description,
+    inputSchema: entry.inputSchema as Tool["inputSchema"],
+    outputSchema: entry.outputSchema as Tool["outputSchema"],
+    annotations: entry.annotations,
+    icons: entry.icons === undefined ? undefined : [...entry.icons],
+  }) as Tool;
+}
+
+/**
+ * What the client gets for a call: the upstream result unchanged (content blocks, `structuredContent`,
+ * `isError`, `_meta`, whether the tool succeeded or reported an error). A failure of the gateway's own
+ * (timeout, crash, server unavailable) has no upstream result: its error result says what happened
+ * and what to do.
+ */
+export function forwardedResult(result: ToolResult): CallToolResult {
+  const original = upstreamOf<CallToolResult>(result);
+  // A result without a content array (a task's, an odd server's) gets the one the library read from it.
+  if (original)
+    return Array.isArray(original.content) ? original : { ...original, content: [...result.content] };
+  return definedOnly({
+    content: [...result.content],
+    isError: result.isError,
+    structuredContent: result.structuredContent as CallToolResult["structuredContent"],
+  }) as CallToolResult;
+}
+
+/** The MCP Apps UI resource a tool names (`_meta.ui.resourceUri`, or the older `_meta["ui/resourceUri"]`). */
+function uiResourceUri(tool: Tool | undefined): string | undefined {
+  const meta = tool?._meta as Record<string, unknown> | undefined;
+  const ui = meta?.ui as { resourceUri?: unknown } | undefined;
+  const uri = ui?.resourceUri ?? meta?.["ui/resourceUri"];
+  return typeof uri === "string" ? uri : undefined;
+}
+
+/**
+ * The servers whose visible tools name `uri` as their UI: a server need not list its `ui://`
+ * resources, and the client must still be able to read the one a tool points at.
+ */
+export function uiResourceOwners(tools: readonly ToolEntry[], uri: string): string[] {
+  return [...new Set(tools.filter((t) => uiResourceUri(upstreamOf<Tool>(t)) === uri).map((t) => t.server))];
+}
