@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { COMMANDS } from "../../src/apps/cli/command-table.js";
-import { DECLARED_COMMANDS } from "../../src/apps/cli/declarations/index.js";
+import { DECLARED_COMMANDS } from "../../src/apps/cli/declarations/declared-commands.js";
 
 /**
  * `--help` and argument parsing read the declarations in `declarations/` so that no command is loaded

@@ -24,7 +24,7 @@ if (more.length === 0 && (only === "--version" || only === "-V")) {
   (only === undefined || only === "help" || only === "--help" || only === "-h")
 ) {
   const [{ DECLARED_COMMANDS }, { overviewHelp }] = await Promise.all([
-    import("./declarations/index.js"),
+    import("./declarations/declared-commands.js"),
     import("./help.js"),
   ]);
   process.stdout.write(overviewHelp(DECLARED_COMMANDS));

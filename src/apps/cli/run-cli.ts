@@ -12,7 +12,7 @@ import { unknownCommand } from "./usage-errors.js";
  */
 async function declarations() {
   const [{ DECLARED_COMMANDS }, help] = await Promise.all([
-    import("./declarations/index.js"),
+    import("./declarations/declared-commands.js"),
     import("./help.js"),
   ]);
   /** A command's declaration (help, flags), from the static table: no command is loaded for it. */
