@@ -3,7 +3,7 @@ import { ErrorCode, searchUnknownTool } from "../errors/index.js";
 import { flattenParameters } from "../registry/flatten.js";
 import type { JsonSchema } from "../registry/tool-definition.js";
 import type { ToolResult } from "../results/tool-result.js";
-import { searchLimit, searchToolsInputSchema } from "../search/search-tools-input.js";
+import { DEFAULT_SEARCH_LIMIT, searchLimit, searchToolsInputSchema } from "../search/search-tools-input.js";
 import type { ToolSearchOptions } from "../search/tool-search.js";
 import { toOpenAITools } from "./openai.js";
 
@@ -131,7 +131,7 @@ export function catalogTools(source: ToolCatalogSource, options: CatalogOptions 
   const prefix = options.prefix ?? "mcp_";
   const searchName = `${prefix}search_tools`;
   const callName = `${prefix}call_tool`;
-  const limit = Math.min(MAX_SEARCH_LIMIT, Math.max(1, options.searchLimit ?? 5));
+  const limit = Math.min(MAX_SEARCH_LIMIT, Math.max(1, options.searchLimit ?? DEFAULT_SEARCH_LIMIT));
   const pinned = (options.alwaysLoad ?? []).flatMap((name) => {
     const entry = source.tool(name) ?? source.tools().find((t) => `${t.server}/${t.tool}` === name);
     return entry ? [entry] : [];

@@ -4,6 +4,7 @@ import type {
   StoredOAuthClientInformation,
   StoredOAuthTokens,
 } from "@modelcontextprotocol/client";
+import { jwtBearerNoAuthorization, jwtBearerNoVerifier } from "../errors/auth-errors.js";
 
 const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
@@ -48,13 +49,13 @@ export class JwtBearerProvider implements OAuthClientProvider {
   }
 
   redirectToAuthorization(): never {
-    throw new Error("The jwt-bearer grant has no authorization step");
+    throw jwtBearerNoAuthorization();
   }
 
   saveCodeVerifier(): void {}
 
   codeVerifier(): never {
-    throw new Error("The jwt-bearer grant uses no code verifier");
+    throw jwtBearerNoVerifier();
   }
 
   prepareTokenRequest(scope?: string): URLSearchParams {

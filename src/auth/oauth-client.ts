@@ -8,6 +8,7 @@ import {
   requestJwtAuthorizationGrant,
 } from "@modelcontextprotocol/client";
 import type { OAuthSettings, RemoteServerDefinition } from "../config/model.js";
+import { oauthLoginNeeded } from "../errors/auth-errors.js";
 import { JwtBearerProvider } from "./jwt-bearer.js";
 import { BridgeOAuthProvider } from "./provider.js";
 import { type AuthorizationStep, headlessStep, loopbackStep } from "./redirect.js";
@@ -116,9 +117,7 @@ export async function createAuthHandle(
     step = {
       redirectUrl: store.read().redirectUri ?? HEADLESS_REDIRECT,
       start: async () => {
-        throw new Error(
-          `Server "${definition.name}" needs an OAuth login: run \`mcp-bridge auth login ${definition.name}\``,
-        );
+        throw oauthLoginNeeded({ server: definition.name });
       },
       result: async () => undefined,
       close: async () => {},

@@ -8,6 +8,7 @@ import type {
 } from "@modelcontextprotocol/client";
 import { DPOP_SUPPORTED_ALGS, DpopSession } from "@modelcontextprotocol/client";
 import type { OAuthSettings } from "../config/model.js";
+import { noCodeVerifier } from "../errors/auth-errors.js";
 import type { AuthorizationStep } from "./redirect.js";
 import type { AuthStore, StoredAuth } from "./store.js";
 
@@ -111,8 +112,7 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
   }
 
   codeVerifier(): string {
-    if (!this.#codeVerifier)
-      throw new Error("No PKCE code verifier: the authorization was not started by this process");
+    if (!this.#codeVerifier) throw noCodeVerifier();
     return this.#codeVerifier;
   }
 

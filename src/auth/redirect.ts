@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { browserLoginTimedOut, loginNotRedirected, tooManyRedirects } from "../errors/auth-errors.js";
 
 /**
  * The "browser" step of the authorization code flow. `headless` follows the authorization server's
@@ -27,13 +28,11 @@ export function headlessStep(redirectUrl: string, fetchImpl: typeof fetch = fetc
           const response = await fetchImpl(url, { redirect: "manual" });
           const location = response.headers.get("location");
           if (!location) {
-            throw new Error(
-              `The authorization server answered HTTP ${response.status} without redirecting back; a person must approve this login (use \`mcp-bridge auth login\`).`,
-            );
+            throw loginNotRedirected({ status: response.status });
           }
           url = new URL(location, url).toString();
         }
-        throw new Error("The authorization server redirected too many times");
+        throw tooManyRedirects();
       })();
       pending.catch(() => {});
     },
@@ -82,10 +81,7 @@ export async function loopbackStep(options: LoopbackOptions): Promise<Authorizat
     redirectUrl: `http://127.0.0.1:${port}/callback`,
     async start(authorizationUrl) {
       started = true;
-      timer = setTimeout(
-        () => rejectResult(new Error("Timed out waiting for the browser to finish the login")),
-        options.timeoutMs ?? 300_000,
-      );
+      timer = setTimeout(() => rejectResult(browserLoginTimedOut()), options.timeoutMs ?? 300_000);
       timer.unref();
       await options.present(authorizationUrl);
     },

@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import { AuditLog } from "../audit/audit-log.js";
 import { auditValue } from "../audit/audit-record.js";
+import { AUDIT_LOG } from "../config/defaults.js";
 import type { ResolvedConfig } from "../config/model.js";
 import {
   McpBridgeError,
@@ -58,7 +59,7 @@ function guardOf(state: BridgeState): Guard {
     config: state.config,
     engine,
     // One writer per file across reloads of the same file, so its folder is checked once.
-    audit: usable ? sameLog(known?.audit, audit.file, audit.maxBytes ?? 10 * 1024 * 1024) : undefined,
+    audit: usable ? sameLog(known?.audit, audit.file, audit.maxBytes ?? AUDIT_LOG.maxBytes) : undefined,
     full: usable ? (audit.full ?? false) : false,
     auditUnusable: audit?.unusable,
   };

@@ -2,6 +2,7 @@ import type { Bridge, CallOptions } from "../bridge/api.js";
 import { unknownTool } from "../errors/index.js";
 import { errorToolResult } from "../results/convert.js";
 import type { ToolResult } from "../results/tool-result.js";
+import { DEFAULT_SEARCH_LIMIT } from "../search/search-tools-input.js";
 import type { ToolSearchOptions } from "../search/tool-search.js";
 import { type CodeModeOptions, codeModeTools } from "./meta-tools.js";
 
@@ -20,7 +21,7 @@ export function codeModeBridge(bridge: Bridge, options: CodeModeOptions = {}): B
     tool: (name: string) => byName.get(name),
     searchTools: (query: string, searchOptions?: ToolSearchOptions) => {
       const wanted = query.trim();
-      return tools.filter((t) => t.name === wanted).slice(0, searchOptions?.limit ?? 5);
+      return tools.filter((t) => t.name === wanted).slice(0, searchOptions?.limit ?? DEFAULT_SEARCH_LIMIT);
     },
     resolve: (name: string) => (byName.has(name) ? { server: "", tool: name } : undefined),
     call: (name: string, args?: Record<string, unknown>, callOptions?: CallOptions): Promise<ToolResult> => {

@@ -2,6 +2,7 @@ import type { ToolEntry } from "../bridge/api.js";
 import { codeCallDeclined, codeUnknownTool } from "../errors/index.js";
 import type { ToolResult } from "../results/tool-result.js";
 import { apiCache, type CodeModeSource } from "./api-cache.js";
+import { CODE_MODE_DEFAULTS } from "./code-mode-defaults.js";
 import type { CodeModeApi } from "./declarations.js";
 import { type CodeModeLimits, resolveLimits } from "./limits.js";
 import { runInSandbox, type SandboxHost } from "./sandbox.js";
@@ -21,12 +22,6 @@ export interface CodeExecution {
   /** How many tool calls it made. */
   readonly toolCalls: number;
 }
-
-/**
- * Characters of one tool result a program receives: far above what a model reads (the program is
- * there to read a large result so the model does not), bounded so one call cannot fill the host.
- */
-export const CALL_RESULT_CHARS = 10_000_000;
 
 /**
  * Runs a program against the typed API of the source's tools (`await tools.<server>.<tool>({...})`)
@@ -65,7 +60,7 @@ export async function runProgram(
       const result = await source.call(tool.entry.name, args, {
         signal,
         onError: "result",
-        maxResultChars: CALL_RESULT_CHARS,
+        maxResultChars: CODE_MODE_DEFAULTS.results.callResultChars,
       });
       if (result.isError) throw new Error(result.text);
       return programValue(tool.entry, result);

@@ -8,6 +8,7 @@ import type { ToolResult } from "../results/tool-result.js";
 import { truncateText } from "../results/truncate.js";
 import { searchLimit, searchToolsInputSchema } from "../search/search-tools-input.js";
 import { apiCache, type CodeModeSource } from "./api-cache.js";
+import { CODE_MODE_DEFAULTS } from "./code-mode-defaults.js";
 import type { ApiTool } from "./declarations.js";
 import { type ExecuteCodeOptions, runProgram } from "./execute-code.js";
 import { type CodeModeLimits, resolveLimits } from "./limits.js";
@@ -32,16 +33,12 @@ export interface CodeModeOptions extends CodeModeLimits {
   readonly approve?: ExecuteCodeOptions["approve"];
 }
 
-const DEFAULT_SEARCH_LIMIT = 8;
-const MAX_SEARCH_LIMIT = 30;
-const MAX_DESCRIBED = 30;
-const DEFAULT_RESULT_CHARS = 20_000;
-/**
- * How long a meta-tool waits for servers still connecting before it reads the catalog: a model that
- * searches or runs a program just after start would otherwise find tools missing (no `list_changed`
- * reaches a program), but a server that hangs at its handshake must not hold every call up.
- */
-const CATALOG_WAIT_MS = 5_000;
+const {
+  searchLimit: DEFAULT_SEARCH_LIMIT,
+  maxSearchLimit: MAX_SEARCH_LIMIT,
+  maxDescribed: MAX_DESCRIBED,
+  catalogWaitMs: CATALOG_WAIT_MS,
+} = CODE_MODE_DEFAULTS;
 
 export function codeModeTools(source: CodeModeSource, options: CodeModeOptions = {}): ToolEntry[] {
   const prefix = options.prefix ?? "";
@@ -52,7 +49,7 @@ export function codeModeTools(source: CodeModeSource, options: CodeModeOptions =
   };
   const api = apiCache(source);
   const limit = Math.min(MAX_SEARCH_LIMIT, Math.max(1, options.searchLimit ?? DEFAULT_SEARCH_LIMIT));
-  const maxChars = options.maxResultChars ?? DEFAULT_RESULT_CHARS;
+  const maxChars = options.maxResultChars ?? CODE_MODE_DEFAULTS.results.answerChars;
   const limits = resolveLimits(options);
   const settle = (signal: AbortSignal | undefined) =>
     source.servers && source.on

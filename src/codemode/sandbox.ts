@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
+import { sandboxFinished } from "../errors/codemode-errors.js";
 import type { CodeLimitKind } from "../errors/index.js";
 import { codeAborted, codeArgumentsNotJson, codeFailed, codeLimitReached } from "../errors/index.js";
 import { errorText } from "../util/text-of.js";
@@ -89,7 +90,7 @@ export function runInSandbox(
       settled = true;
       clearTimeout(wallTimer);
       signal?.removeEventListener("abort", onAbort);
-      calls.abort(error ?? new Error("finished"));
+      calls.abort(error ?? sandboxFinished());
       void worker.terminate();
       if (error) reject(error);
       else resolve({ output: output.join("\n"), returned, toolCalls });

@@ -45,6 +45,9 @@ export const STRING_CAP = { minBytes: 1024 * 1024, bytesPerResultChar: 8 } as co
  */
 export const PROCESS_STOP = { stdinGraceMs: 1000, termGraceMs: 1000 } as const;
 
+/** The audit log (config `audit`): it rotates when the file would pass `maxBytes`. */
+export const AUDIT_LOG = { maxBytes: 10 * 1024 * 1024 } as const;
+
 /** Quiet period after a change of the watched config file before `autoReload` reloads it. */
 export const AUTO_RELOAD_DEBOUNCE_MS = 200;
 

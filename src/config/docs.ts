@@ -1,3 +1,4 @@
+import { docsMarkersMissing } from "../errors/config-errors.js";
 import { type FieldSpec, SERVER_FIELDS, SETTINGS_FIELDS, SETTINGS_STRUCTURED, STRUCTURED } from "./fields.js";
 
 /**
@@ -45,7 +46,7 @@ export function withGeneratedKeyLists(doc: string): string {
     const end = `<!-- keys:${name}:end -->`;
     const from = out.indexOf(start);
     const to = out.indexOf(end);
-    if (from === -1 || to < from) throw new Error(`docs/config.md has no ${start} ... ${end} markers`);
+    if (from === -1 || to < from) throw docsMarkersMissing({ start, end });
     out = `${out.slice(0, from + start.length)}\n${list}\n${out.slice(to)}`;
   }
   return out;

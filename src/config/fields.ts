@@ -1,4 +1,16 @@
 import * as z from "zod";
+import {
+  noToolPlaceholder,
+  notBoolean,
+  notDescriptionPrefix,
+  notDriftAction,
+  notFolderPath,
+  notImportList,
+  notNegotiation,
+  notOverflowMode,
+  notPositiveInteger,
+  zeroTimeout,
+} from "../errors/value-errors.js";
 import { parseDuration } from "../util/duration.js";
 import { DEFAULT_SETTINGS } from "./defaults.js";
 import { type DriftAction, IMPORT_SOURCES, type ImportSourceName } from "./model.js";
@@ -31,7 +43,7 @@ interface Reader<T> {
 export const READERS = {
   boolean: {
     read: (value: unknown) => {
-      if (typeof value !== "boolean") throw new Error("must be true or false");
+      if (typeof value !== "boolean") throw notBoolean();
       return value;
     },
     schema: () => z.boolean(),
@@ -45,7 +57,7 @@ export const READERS = {
   timeout: {
     read: (value: unknown, key: string) => {
       const ms = parseDuration(value, key.endsWith("_ms") ? "ms" : "s");
-      if (ms <= 0) throw new Error('must be more than 0 (such as "30s"); 0 would fail every call at once');
+      if (ms <= 0) throw zeroTimeout();
       return ms;
     },
     schema: () =>
@@ -55,8 +67,7 @@ export const READERS = {
   } satisfies Reader<number>,
   positiveInt: {
     read: (value: unknown) => {
-      if (typeof value !== "number" || !Number.isInteger(value) || value <= 0)
-        throw new Error("must be a positive integer");
+      if (typeof value !== "number" || !Number.isInteger(value) || value <= 0) throw notPositiveInteger();
       return value;
     },
     schema: () => z.number().int().positive(),
@@ -65,14 +76,14 @@ export const READERS = {
     read: (value: unknown): "legacy" | "auto" | { pin: string } => {
       if (value === "legacy" || value === "auto") return value;
       if (typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value)) return { pin: value };
-      throw new Error('must be "legacy", "auto" or a protocol version like "2026-07-28"');
+      throw notNegotiation();
     },
     schema: () => z.union([z.enum(["legacy", "auto"]), z.string().regex(/^\d{4}-\d{2}-\d{2}$/)]),
   } satisfies Reader<"legacy" | "auto" | { pin: string }>,
   toolNameFormat: {
     read: (value: unknown) => {
       if (typeof value === "string" && value.includes("{tool}")) return value;
-      throw new Error('must be a string containing "{tool}"');
+      throw noToolPlaceholder();
     },
     schema: () => z.string(),
   } satisfies Reader<string>,
@@ -80,14 +91,14 @@ export const READERS = {
     read: (value: unknown) => {
       if (typeof value === "string") return value;
       if (value === false) return "";
-      throw new Error("must be a string (empty or false turns it off)");
+      throw notDescriptionPrefix();
     },
     schema: () => z.union([z.string(), z.literal(false)]),
   } satisfies Reader<string>,
   overflow: {
     read: (value: unknown): "truncate" | "file" => {
       if (value === "truncate" || value === "file") return value;
-      throw new Error('must be "truncate" or "file"');
+      throw notOverflowMode();
     },
     schema: () => z.enum(["truncate", "file"]),
   } satisfies Reader<"truncate" | "file">,
@@ -95,7 +106,7 @@ export const READERS = {
   folder: {
     read: (value: unknown) => {
       if (typeof value === "string" && value.trim() !== "") return value;
-      throw new Error("must be a folder path");
+      throw notFolderPath();
     },
     schema: () => z.string().min(1),
   } satisfies Reader<string>,
@@ -103,7 +114,7 @@ export const READERS = {
   onDrift: {
     read: (value: unknown): DriftAction => {
       if (value === "warn" || value === "block" || value === "ask") return value;
-      throw new Error('must be "warn", "block" or "ask"');
+      throw notDriftAction();
     },
     schema: () => z.enum(["warn", "block", "ask"]),
   } satisfies Reader<DriftAction>,
@@ -111,7 +122,7 @@ export const READERS = {
     read: (value: unknown): ImportSourceName[] => {
       if (Array.isArray(value) && value.every((item) => IMPORT_SOURCES.includes(item as ImportSourceName)))
         return value as ImportSourceName[];
-      throw new Error(`must be a list of ${IMPORT_SOURCES.join(", ")}`);
+      throw notImportList(IMPORT_SOURCES);
     },
     schema: () => z.array(z.enum(IMPORT_SOURCES)),
   } satisfies Reader<ImportSourceName[]>,

@@ -306,12 +306,9 @@ function readUrl(reader: EntryReader, transport: TransportKind): string {
   if (reader.raw.url === undefined)
     throw new EntryProblem("url", `uses transport "${transport}" but has no "url"`);
   const url = reader.text("url", reader.raw.url);
-  try {
-    const parsed = new URL(url);
-    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error("not http");
-  } catch {
+  const protocol = URL.canParse(url) ? new URL(url).protocol : undefined;
+  if (protocol !== "http:" && protocol !== "https:")
     throw new EntryProblem("url", '"url" must be an http:// or https:// URL');
-  }
   return url;
 }
 

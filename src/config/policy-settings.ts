@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import * as z from "zod";
 import { re2js } from "../util/lazy-modules.js";
+import { AUDIT_LOG } from "./defaults.js";
 
 /**
  * The `policy` and `audit` settings: their raw shapes (one zod schema each, which is also what the
@@ -139,5 +140,5 @@ export function readAuditSetting(value: unknown, dir: string | undefined): Audit
   if (!parsed.success) return { file: "", unusable: issuesOf(parsed.error) };
   const { file, full, maxBytes } = parsed.data;
   const path = isAbsolute(file) || dir === undefined ? resolve(file) : resolve(dir, file);
-  return { file: path, full: full ?? false, maxBytes: maxBytes ?? 10 * 1024 * 1024 };
+  return { file: path, full: full ?? false, maxBytes: maxBytes ?? AUDIT_LOG.maxBytes };
 }

@@ -1,5 +1,6 @@
 import { type Client, SdkError, SdkErrorCode, UnauthorizedError } from "@modelcontextprotocol/client";
 import type { ServerDefinition } from "../config/model.js";
+import { STARTUP_TIMEOUT_TEXT } from "../errors/connection-errors.js";
 import type { McpBridgeError } from "../errors/index.js";
 import type { Telemetry } from "../telemetry/create-telemetry.js";
 import { peerAttributes } from "../telemetry/semconv.js";
@@ -117,7 +118,7 @@ export async function openSession(
   }
   throw (
     lastError ??
-    startError(input, new SdkError(SdkErrorCode.RequestTimeout, "startup timeout"), undefined, timeoutMs)
+    startError(input, new SdkError(SdkErrorCode.RequestTimeout, STARTUP_TIMEOUT_TEXT), undefined, timeoutMs)
   );
 }
 

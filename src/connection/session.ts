@@ -2,6 +2,7 @@ import type { ServerCapabilities, Tool } from "@modelcontextprotocol/client";
 import { type Client, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import * as z from "zod";
 import type { ServerDefinition } from "../config/model.js";
+import { STARTUP_DEADLINE_TEXT } from "../errors/connection-errors.js";
 import type { CreatedTransport } from "../transport/create.js";
 import { omitUndefined } from "../util/defined.js";
 import type { Logger } from "../util/logger.js";
@@ -154,7 +155,7 @@ export function boundedBy<T>(
     const timer = setTimeout(
       () => {
         stop.removeEventListener("abort", stopped);
-        reject(new SdkError(SdkErrorCode.RequestTimeout, "startup deadline reached"));
+        reject(new SdkError(SdkErrorCode.RequestTimeout, STARTUP_DEADLINE_TEXT));
       },
       Math.max(0, deadline - Date.now()),
     );

@@ -68,3 +68,6 @@ export const samplingDeclined = ({ server }: { server: string }) =>
     `The user declined the sampling request of server "${server}".`,
     { server },
   );
+
+/** The reason the CLI's work is aborted on SIGINT/SIGTERM. */
+export const signalReceived = ({ signal }: { signal: string }) => new Error(`received ${signal}`);

@@ -89,3 +89,6 @@ export function codeCallDeclined(fields: { server: string; tool: string }): Abor
 /** The TypeScript stripper is missing: the program has to be JavaScript. */
 export const TYPESCRIPT_UNAVAILABLE_HINT =
   "(TypeScript annotations are removed only on Node.js 22.13+ or with the `typescript` package installed: write plain JavaScript.)";
+
+/** The abort reason of a program's tool calls still running when it ended. */
+export const sandboxFinished = () => new Error("finished");

@@ -54,3 +54,7 @@ export function notEditable(fields: { file: string; reason: string }): ConfigErr
     },
   );
 }
+
+/** docs/config.md lost the markers the key lists are written between (a build-time check). */
+export const docsMarkersMissing = ({ start, end }: { start: string; end: string }) =>
+  new Error(`docs/config.md has no ${start} ... ${end} markers`);

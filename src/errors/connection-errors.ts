@@ -135,3 +135,18 @@ export function healthCheckFailed(fields: {
     { server, cause },
   );
 }
+
+// --- a transport's own failures, reported through the SDK's transport interface (plain Errors) ---
+
+export const transportStartedTwice = () => new Error("ProcessTransport already started");
+export const closedBeforeStart = () => new Error("The transport was closed before the server started");
+export const processNotRunning = () => new Error("Not connected: the server process is not running");
+/** A stdio server's output that cannot be read as messages any more (`what` it did). */
+export const streamBroken = ({ what }: { what: string }) =>
+  new Error(`The server ${what}: the stream is broken, so the server is restarted.`);
+/** An HTTP response larger than the limit once decompressed. */
+export const responseOverLimit = ({ limit }: { limit: number }) =>
+  new Error(`HTTP response over ${limit} bytes once decoded`);
+/** The SDK's RequestTimeout of a start that ran out of time (startError words what the user reads). */
+export const STARTUP_TIMEOUT_TEXT = "startup timeout";
+export const STARTUP_DEADLINE_TEXT = "startup deadline reached";

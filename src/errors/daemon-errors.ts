@@ -46,3 +46,15 @@ export const daemonLockChurn = ({ file }: { file: string }) =>
     ErrorCode.LockTimeout,
     `Could not take the daemon lock ${file}: it keeps changing. Another mcp-bridge daemon is starting or stopping for this config; retry in a moment.`,
   );
+
+// --- abort and close reasons: what a request's signal or socket carries, not a user's error ---
+
+/** The attach socket closed, read like a reset connection so attach reconnects. */
+export const attachConnectionClosed = () =>
+  Object.assign(new Error("the connection closed"), { code: "ECONNRESET" });
+
+/** Stands in for the reason of a signal aborted without one. */
+export const requestAborted = () => new Error("aborted");
+
+/** The reason an operation of the daemon stops when its client went away. */
+export const daemonClientDisconnected = () => new Error("the client disconnected");

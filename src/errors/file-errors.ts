@@ -26,3 +26,6 @@ export function tokenFileUnsafe(fields: { file: string }): McpBridgeError {
     `The OAuth token file ${fields.file} is a symbolic link or not a regular file; mcp-bridge refuses to write tokens through it. Delete it and log in again (\`mcp-bridge auth login\`).`,
   );
 }
+
+/** A path that must be a regular file and is not (read as EISDIR, as a folder would be). */
+export const notAFile = () => Object.assign(new Error("not a file"), { code: "EISDIR" });

@@ -122,3 +122,10 @@ export const stateKeysFileEmpty = ({ file }: { file: string }) =>
     `The state keys file ${file} holds no key: add a line KID:KEY (KEY from openssl rand -base64 32).`,
     { file },
   );
+
+// --- why a request forwarded to another replica was cut (the reason of the destroyed request) ---
+
+export const peerConnectTimeout = ({ origin }: { origin: string }) =>
+  new Error(`no connection to ${origin} within the connect timeout`);
+export const forwardingCancelled = () => new Error("forwarding cancelled");
+export const forwardClientGone = () => new Error("the client went away");

@@ -65,3 +65,10 @@ export const modelStreamIncomplete = () =>
 /** No model (or key) to use: `message` says which variable or flag to set. */
 export const modelChoiceMissing = ({ message }: { message: string }) =>
   new McpBridgeError(ErrorCode.Usage, message);
+
+/** The model list endpoint answered with an HTTP error (the caller says which endpoint). */
+export const modelListHttp = ({ status }: { status: number }) => new Error(`HTTP ${status}`);
+
+/** One server-sent event larger than the stream reader accepts. */
+export const streamEventTooLarge = ({ maxBytes }: { maxBytes: number }) =>
+  new Error(`a stream event exceeded ${maxBytes} bytes`);

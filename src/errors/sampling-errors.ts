@@ -69,3 +69,13 @@ export function modelRequestCancelled(): AbortError {
 export function turnCancelled(): AbortError {
   return new AbortError("The turn was cancelled.");
 }
+
+// --- wording of the SDK ProtocolErrors answered to a server's request (the SDK class at the site) ---
+
+/** A server's sampling request the client-side handler failed to answer. */
+export const samplingFailedInClientText = ({ reason }: { reason: string }) =>
+  `Sampling failed in the client: ${reason}`;
+
+/** A client's elicitation answer that does not match the schema the server asked for. */
+export const elicitationMismatchText = ({ server, detail }: { server: string; detail: string }) =>
+  `The client's answer to the elicitation of server "${server}" did not match the requested schema (${detail}); nothing was sent.`;

@@ -296,3 +296,7 @@ export function incompleteModernResult(fields: {
     fields,
   );
 }
+
+/** A tool's JSON Schema in a dialect no validator here reads. */
+export const unsupportedSchemaDialect = ({ dialect }: { dialect: unknown }) =>
+  new Error(`unsupported JSON Schema dialect ${String(dialect)}`);

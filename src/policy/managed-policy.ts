@@ -10,6 +10,7 @@ import {
 } from "node:fs";
 import { dirname } from "node:path";
 import { type PolicySettings, readPolicySetting } from "../config/policy-settings.js";
+import { notAFile } from "../errors/file-errors.js";
 import { policyUnusable } from "../errors/index.js";
 
 /**
@@ -66,7 +67,7 @@ export function loadManagedPolicy(
 function readNoFollow(file: string): string {
   const fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
   try {
-    if (!fstatSync(fd).isFile()) throw Object.assign(new Error("not a file"), { code: "EISDIR" });
+    if (!fstatSync(fd).isFile()) throw notAFile();
     return readFileSync(fd, "utf8");
   } finally {
     closeSync(fd);

@@ -5,6 +5,12 @@ import type { JsonSchema } from "../registry/tool-definition.js";
  * code mode): the input schema and how its `limit` is read.
  */
 
+/**
+ * How many tools a search returns unless asked: the library's `searchTools` and the catalog's
+ * `search_tools` (code mode's own is in its defaults table).
+ */
+export const DEFAULT_SEARCH_LIMIT = 5;
+
 /** The input schema of a `search_tools` meta-tool that returns at most `limit` tools. */
 export function searchToolsInputSchema(limit: number): JsonSchema {
   return {

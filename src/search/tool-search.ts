@@ -3,6 +3,7 @@ import { invalidSearchPattern } from "../errors/index.js";
 import type { JsonSchema, ToolDefinition } from "../registry/tool-definition.js";
 import { re2js } from "../util/lazy-modules.js";
 import { errorText } from "../util/text-of.js";
+import { DEFAULT_SEARCH_LIMIT } from "./search-tools-input.js";
 import { meaningfulWords, relatedTerms, term, terms } from "./terms.js";
 
 /**
@@ -85,7 +86,7 @@ export class ToolSearchIndex<T extends ToolDefinition> {
 
   /** The best matches for `query`, best first; an empty query (or one of stop words only) finds nothing. */
   search(query: string, options: ToolSearchOptions = {}): T[] {
-    const limit = Math.max(0, Math.floor(options.limit ?? 5));
+    const limit = Math.max(0, Math.floor(options.limit ?? DEFAULT_SEARCH_LIMIT));
     if (limit === 0) return [];
     const text = query.slice(0, MAX_QUERY_CHARS).trim();
     if (text.length === 0) return [];

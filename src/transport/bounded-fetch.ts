@@ -1,4 +1,5 @@
 import type { FetchLike } from "@modelcontextprotocol/client";
+import { responseOverLimit } from "../errors/connection-errors.js";
 import { IdTable } from "../util/id-table.js";
 import { linkAbort } from "../util/linked-abort.js";
 import { bodyKind } from "./settled-response.js";
@@ -136,7 +137,7 @@ async function readCapped(
         controller.abort();
         void reader.cancel().catch(() => {});
         const text = replacement();
-        if (text === undefined) throw new Error(`HTTP response over ${limit} bytes once decoded`);
+        if (text === undefined) throw responseOverLimit({ limit });
         return Buffer.from(text);
       }
       chunks.push(value);
@@ -215,8 +216,7 @@ function capStream(
         const text = replacement();
         if (text !== undefined) output.enqueue(Buffer.from(text));
         // A document (not an event stream) cut short must not pass for a whole one.
-        if (text === undefined && !sse)
-          output.error(new Error(`HTTP response over ${limit} bytes once decoded`));
+        if (text === undefined && !sse) output.error(responseOverLimit({ limit }));
         else output.close();
         return;
       }

@@ -4,6 +4,12 @@ import type { Writable } from "node:stream";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { serializeMessage } from "@modelcontextprotocol/client";
 import { PROCESS_STOP } from "../config/defaults.js";
+import {
+  closedBeforeStart,
+  processNotRunning,
+  streamBroken,
+  transportStartedTwice,
+} from "../errors/connection-errors.js";
 import { TurnWrites } from "../util/turn-writes.js";
 import { DEFAULT_MAX_KEPT_BYTES, LineFramer, type OversizedLine } from "./framing.js";
 import { deserializeLine } from "./message.js";
@@ -169,7 +175,7 @@ export class ProcessTransport implements Transport {
   }
 
   start(): Promise<void> {
-    if (this.#started) throw new Error("ProcessTransport already started");
+    if (this.#started) throw transportStartedTwice();
     this.#started = true;
     // spawn() reports a missing cwd as ENOENT of the command, which reads as "command not on PATH".
     const cwd = this.#options.cwd;
@@ -179,7 +185,7 @@ export class ProcessTransport implements Transport {
     if (!wrapSpawn) return this.#spawn(spec);
     return wrapSpawn(spec).then((wrapped) => {
       // Closed while the spec was being prepared: nothing may be spawned any more.
-      if (this.#closing) throw new Error("The transport was closed before the server started");
+      if (this.#closing) throw closedBeforeStart();
       return this.#spawn(wrapped);
     });
   }
@@ -246,7 +252,7 @@ export class ProcessTransport implements Transport {
     while (this.#drained) await this.#drained;
     const stdin = this.#child?.stdin;
     if (!stdin || stdin.destroyed || !stdin.writable || this.#closing) {
-      throw new Error("Not connected: the server process is not running");
+      throw processNotRunning();
     }
     // Write errors surface through stdin's "error" listener (and then the process's exit), which fails
     // every pending request; a per-write callback would cost a closure on the hot path for nothing.
@@ -368,7 +374,7 @@ export class ProcessTransport implements Transport {
   }
 
   #breakStream(what: string): void {
-    this.onerror?.(new Error(`The server ${what}: the stream is broken, so the server is restarted.`));
+    this.onerror?.(streamBroken({ what }));
     void this.close();
   }
 }

@@ -1,3 +1,5 @@
+import { durationNotText, negativeDuration, notDuration } from "../errors/value-errors.js";
+
 const UNITS: Record<string, number> = { ms: 1, s: 1000, sec: 1000, m: 60_000, min: 60_000, h: 3_600_000 };
 
 /**
@@ -7,11 +9,10 @@ const UNITS: Record<string, number> = { ms: 1, s: 1000, sec: 1000, m: 60_000, mi
  */
 export function parseDuration(value: unknown, unitForNumbers: "s" | "ms" = "s"): number {
   if (typeof value === "number") {
-    if (!Number.isFinite(value) || value < 0)
-      throw new Error(`must be a non-negative duration, got ${value}`);
+    if (!Number.isFinite(value) || value < 0) throw negativeDuration(value);
     return Math.round(unitForNumbers === "s" ? value * 1000 : value);
   }
-  if (typeof value !== "string") throw new Error(`must be a duration such as "30s", got ${typeof value}`);
+  if (typeof value !== "string") throw durationNotText(value);
   const text = value.trim();
   if (/^\d+(\.\d+)?$/.test(text)) return parseDuration(Number(text), unitForNumbers);
   const pattern = /(\d+(?:\.\d+)?)\s*(ms|sec|min|s|m|h)/gy;
@@ -22,7 +23,7 @@ export function parseDuration(value: unknown, unitForNumbers: "s" | "ms" = "s"):
     matched = pattern.lastIndex;
   }
   if (matched === 0 || matched !== text.length) {
-    throw new Error(`must be a duration such as "500ms", "30s", "2m" or "1h", got "${value}"`);
+    throw notDuration(value);
   }
   return Math.round(total);
 }

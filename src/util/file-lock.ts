@@ -30,6 +30,9 @@ export interface FileLockOptions {
   staleMs?: number;
 }
 
+/** FileLockOptions' defaults. */
+const LOCK_DEFAULTS = { timeoutMs: 10_000, staleMs: 30_000 } as const;
+
 interface Holder {
   readonly pid: number;
   readonly host: string;
@@ -49,7 +52,7 @@ export async function withFileLock<T>(
   fn: () => Promise<T>,
   options: FileLockOptions = {},
 ): Promise<T> {
-  const staleMs = options.staleMs ?? 30_000;
+  const staleMs = options.staleMs ?? LOCK_DEFAULTS.staleMs;
   const lockFile = `${path}.lock`;
   const attempt = attempts(lockFile, options);
   for (;;) {
@@ -97,8 +100,8 @@ interface Attempts {
 
 /** The acquire loop, shared by the async and the sync lock: create, else take over a stale lock, else wait. */
 function attempts(lockFile: string, options: FileLockOptions): Attempts {
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const staleMs = options.staleMs ?? 30_000;
+  const timeoutMs = options.timeoutMs ?? LOCK_DEFAULTS.timeoutMs;
+  const staleMs = options.staleMs ?? LOCK_DEFAULTS.staleMs;
   const token = randomBytes(12).toString("hex");
   const deadline = Date.now() + timeoutMs;
   let delay = 5;

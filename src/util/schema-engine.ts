@@ -3,6 +3,7 @@ import type * as AjvFormats from "@modelcontextprotocol/client/validators/ajv";
 import type * as AjvDraft7Module from "ajv";
 import type * as Ajv2019Module from "ajv/dist/2019.js";
 import type * as Ajv2020Module from "ajv/dist/2020.js";
+import { unsupportedSchemaDialect } from "../errors/tool-errors.js";
 import { re2js } from "./lazy-modules.js";
 
 // The engines (ajv: about 100 CommonJS modules; re2js) are loaded when a schema is first compiled,
@@ -113,7 +114,7 @@ function flavorOf(dialect: unknown): Flavor | undefined {
 export const safeJsonSchemaValidator = {
   getValidator<T>(schema: JsonSchema) {
     const engine = engineFor(schema);
-    if (!engine) throw new Error(`unsupported JSON Schema dialect ${String(schema.$schema)}`);
+    if (!engine) throw unsupportedSchemaDialect({ dialect: schema.$schema });
     const validate = engine.compile(schema);
     return (input: unknown) =>
       validate(input)

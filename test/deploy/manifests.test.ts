@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
-import { serveCommand, TOKENS_ENV } from "../../src/apps/cli/commands/serve-command.js";
+import { serveCommand } from "../../src/apps/cli/commands/serve-command.js";
+import { TOKENS_ENV } from "../../src/apps/cli/declarations/process-commands.js";
 import { GLOBAL_FLAGS } from "../../src/apps/cli/parse-arguments.js";
 
 const k8sDir = join(process.cwd(), "deploy/k8s");

@@ -1,4 +1,4 @@
-import { modelChoiceMissing } from "../../errors/model-errors.js";
+import { modelChoiceMissing, modelListHttp } from "../../errors/model-errors.js";
 import type { ModelProvider } from "./model-provider.js";
 import { createAnthropicProvider } from "./providers/anthropic-provider.js";
 import { createOpenAIProvider } from "./providers/openai-provider.js";
@@ -85,7 +85,7 @@ async function onlyModel(
       headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
       signal: AbortSignal.timeout(options.timeout ?? 5000),
     });
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    if (!response.ok) throw modelListHttp({ status: response.status });
     const body = (await response.json()) as { data?: { id?: unknown }[]; models?: { name?: unknown }[] };
     ids = (body.data ?? [])
       .map((model) => model.id)

@@ -1,3 +1,5 @@
+import { streamEventTooLarge } from "../../errors/model-errors.js";
+
 /**
  * A Server-Sent Events parser for model streams (OpenAI-compatible Chat Completions, Anthropic
  * Messages), per the WHATWG event-stream rules: lines end in LF, CR or CRLF (a CRLF split across
@@ -47,7 +49,7 @@ export class SseParser {
     if (start < input.length) this.#lastWasCR = false;
     this.#buffer = input.slice(start);
     if (this.#buffer.length + this.#dataBytes > this.#maxEventBytes) {
-      throw new Error(`a stream event exceeded ${this.#maxEventBytes} bytes`);
+      throw streamEventTooLarge({ maxBytes: this.#maxEventBytes });
     }
     return events;
   }
@@ -78,8 +80,7 @@ export class SseParser {
     if (field === "data") {
       this.#data.push(value);
       this.#dataBytes += value.length + 1;
-      if (this.#dataBytes > this.#maxEventBytes)
-        throw new Error(`a stream event exceeded ${this.#maxEventBytes} bytes`);
+      if (this.#dataBytes > this.#maxEventBytes) throw streamEventTooLarge({ maxBytes: this.#maxEventBytes });
     } else if (field === "event") {
       this.#event = value;
     }

@@ -1,5 +1,6 @@
 import { createConnection, type Socket } from "node:net";
 import { attachRefused, daemonDidNotStart } from "../../errors/cli-errors.js";
+import { attachConnectionClosed } from "../../errors/daemon-errors.js";
 import { type DaemonPaths, ensureRuntimeFolder } from "../daemon/paths.js";
 import {
   ATTACH_MODE_HEADER,
@@ -99,7 +100,7 @@ function openChannel(paths: DaemonPaths, codeMode: boolean): Promise<Socket> {
       // No answer has come (onData removes this handler once it has): the drop is the daemon's state.
       fail(absent ? new Absent(error.code) : new Dropped(refusal));
     };
-    const onClose = () => onError(Object.assign(new Error("the connection closed"), { code: "ECONNRESET" }));
+    const onClose = () => onError(attachConnectionClosed());
     socket.on("data", onData);
     socket.on("error", onError);
     socket.on("close", onClose);

@@ -8,12 +8,8 @@ import { daemonPaths } from "../daemon/paths.js";
 import { connectAttached } from "./attach-connect.js";
 import { relayAttached } from "./attach-shim.js";
 import type { CliIO } from "./cli-io.js";
-import {
-  type Flags,
-  type GlobalOptions,
-  type PositionalSpec,
-  parseCommandArguments,
-} from "./parse-arguments.js";
+import { ATTACH_FLAGS, ATTACH_POSITIONALS, DAEMON_DEFAULT_IDLE } from "./declarations/process-commands.js";
+import { type GlobalOptions, parseCommandArguments } from "./parse-arguments.js";
 import { terminalText } from "./terminal.js";
 
 /**
@@ -21,24 +17,6 @@ import { terminalText } from "./terminal.js";
  * of the CLI, so a host's new session costs Node's start-up plus a few small modules and one
  * connection to the warm daemon.
  */
-
-/** A daemon `attach` starts stops after this long without a request or an attached session. */
-export const ATTACH_DEFAULT_IDLE = "10m";
-
-export const ATTACH_FLAGS = {
-  idle: {
-    type: "duration",
-    value: "DURATION",
-    description: `when it starts the daemon: stop after this long with no request and no session attached (default ${ATTACH_DEFAULT_IDLE}; 0: never)`,
-  },
-  "code-mode": {
-    type: "boolean",
-    description:
-      "serve this session only search_tools, describe_tools and execute_code: the host's model writes a program that calls the servers' tools in a sandbox (see docs/code-mode.md)",
-  },
-} as const satisfies Flags;
-
-export const ATTACH_POSITIONALS: PositionalSpec = { usage: "", min: 0, max: 0 };
 
 export interface AttachIO extends CliIO {
   readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
@@ -80,7 +58,7 @@ export async function attach(
       paths: daemonPaths(config.path, io.cwd, io.env),
       codeMode,
       config: global.config,
-      idleMs: idleMs ?? parseDuration(ATTACH_DEFAULT_IDLE),
+      idleMs: idleMs ?? parseDuration(DAEMON_DEFAULT_IDLE),
       trustProject: global.trustProject === true,
       cwd: io.cwd,
       env: io.env,

@@ -12,8 +12,9 @@ if (enableCompileCache !== undefined && !process.env.NODE_DISABLE_COMPILE_CACHE)
   if (folder !== undefined) enableCompileCache(folder);
 }
 // `--version` and the overview help, asked alone, are answered here with only what they print: the
-// package.json reader, or the static help table and its formatter (about a quarter of their start-up
-// CPU was loading the argument parser, its errors and the CLI's runner). The answers are run-cli.ts's.
+// package.json reader, or the commands' declarations and the help formatter (about a quarter of their
+// start-up CPU was loading the argument parser, its errors and the CLI's runner). The answers are
+// run-cli.ts's.
 const [only, ...more] = process.argv.slice(2);
 if (more.length === 0 && (only === "--version" || only === "-V")) {
   const { packageInfo } = await import("../../util/package-info.js");
@@ -23,7 +24,7 @@ if (more.length === 0 && (only === "--version" || only === "-V")) {
   (only === undefined || only === "help" || only === "--help" || only === "-h")
 ) {
   const [{ DECLARED_COMMANDS }, { overviewHelp }] = await Promise.all([
-    import("./help-table.js"),
+    import("./declarations/declared-commands.js"),
     import("./help.js"),
   ]);
   process.stdout.write(overviewHelp(DECLARED_COMMANDS));

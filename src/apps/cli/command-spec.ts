@@ -3,7 +3,7 @@ import type { Flags, FlagValues, PositionalSpec } from "./parse-arguments.js";
 
 /**
  * One CLI command, declared in its own file: its flags (typed), positionals, help text and examples.
- * main.ts parses against this declaration, so help, "did you mean" and the rejection of options and
+ * run-cli.ts parses against this declaration, so help, "did you mean" and the rejection of options and
  * arguments a command does not take come for free with the declaration.
  */
 export interface CommandSpec<F extends Flags = Flags> {
@@ -22,10 +22,17 @@ export interface CommandSpec<F extends Flags = Flags> {
 }
 
 /**
- * What help and argument parsing need of a command, without its implementation: the static table
- * `help-table.ts` holds one per command, so `--help` loads no command.
+ * What help and argument parsing need of a command, without its implementation: `declarations/` holds
+ * one per command, apart from the command's code, so `--help` loads no command.
  */
-export type CommandDeclaration = Omit<CommandSpec, "run">;
+export type CommandDeclaration<F extends Flags = Flags> = Omit<CommandSpec<F>, "run">;
+
+/** Keeps the flag types of a declaration, as defineCommand does for a whole command. */
+export function declareCommand<const F extends Flags>(
+  declaration: CommandDeclaration<F>,
+): CommandDeclaration<F> {
+  return declaration;
+}
 
 /** Keeps the flag types of a declaration (`const` so `type: "string"` stays a literal). */
 export function defineCommand<const F extends Flags>(spec: CommandSpec<F>): CommandSpec<F> {

@@ -15,7 +15,8 @@ import { serveCommand } from "./commands/serve-command.js";
 import { statusCommand } from "./commands/status-command.js";
 import { toolsCommand } from "./commands/tools-command.js";
 import { trustCommand } from "./commands/trust-command.js";
-import { completionScript, SHELLS, type Shell } from "./completion.js";
+import { completionScript, type Shell } from "./completion.js";
+import { completionDeclaration } from "./declarations/process-commands.js";
 import { writeJson } from "./output.js";
 
 const BASE_COMMANDS: readonly CommandSpec[] = [
@@ -42,17 +43,7 @@ const BASE_COMMANDS: readonly CommandSpec[] = [
 
 /** `mcp-bridge completion bash|zsh|fish`: generated from the declarations above. */
 const completionCommand = defineCommand({
-  name: "completion",
-  summary: "shell completion script for bash, zsh or fish",
-  flags: {},
-  positionals: { usage: "bash|zsh|fish", min: 1, max: 1, choices: SHELLS },
-  examples: [
-    'completion bash >> ~/.bashrc   (or eval "$(mcp-bridge completion bash)")',
-    "completion zsh > ~/.zsh/completions/_mcp-bridge",
-    "completion fish > ~/.config/fish/completions/mcp-bridge.fish",
-  ],
-  description:
-    "With --json: { shell, script } (the script as text), for installers that write it themselves. Completes commands, options, and the configured server and tool names (read from `mcp-bridge __complete`, which never starts a server).",
+  ...completionDeclaration,
   run: async (context) => {
     const shell = context.positionals[0] as Shell;
     const script = completionScript(shell, COMMANDS);

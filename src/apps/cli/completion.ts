@@ -1,7 +1,7 @@
 import type { CommandSpec } from "./command-spec.js";
+import type { SHELLS } from "./declarations/process-commands.js";
 import { type Flags, GLOBAL_FLAGS } from "./parse-arguments.js";
 
-export const SHELLS = ["bash", "zsh", "fish"] as const;
 export type Shell = (typeof SHELLS)[number];
 
 const flagWords = (flags: Flags) =>

@@ -1,5 +1,6 @@
 // The CLI process itself, loaded by bin.ts once Node's compile cache is set up.
 import { constants } from "node:os";
+import { signalReceived } from "../../errors/cli-errors.js";
 import { commandWord } from "./parse-arguments.js";
 import { guardTerminal } from "./terminal.js";
 
@@ -14,7 +15,7 @@ const onSignal = (signal: NodeJS.Signals) => {
   // A second Ctrl-C does not wait for a graceful shutdown.
   if (signals > 1) process.exit(signalExitCode);
   signalExitCode = 128 + (constants.signals[signal] ?? 2);
-  controller.abort(new Error(`received ${signal}`));
+  controller.abort(signalReceived({ signal }));
 };
 process.on("SIGINT", onSignal);
 process.on("SIGTERM", onSignal);

@@ -11,7 +11,10 @@ import { unknownCommand } from "./usage-errors.js";
  * word is read: `--version` needs neither.
  */
 async function declarations() {
-  const [{ DECLARED_COMMANDS }, help] = await Promise.all([import("./help-table.js"), import("./help.js")]);
+  const [{ DECLARED_COMMANDS }, help] = await Promise.all([
+    import("./declarations/declared-commands.js"),
+    import("./help.js"),
+  ]);
   /** A command's declaration (help, flags), from the static table: no command is loaded for it. */
   const declared = (name: string): CommandDeclaration | undefined =>
     DECLARED_COMMANDS.find((command) => command.name === name || command.aliases?.includes(name));
@@ -33,7 +36,7 @@ async function commandToRun(name: string, noSuchCommand: (name: string) => Error
     import("./command-context.js"),
   ]);
   const spec = findCommand(name);
-  // Only with a stale help table, which test/cli/help-table.test.ts prevents.
+  // Only when a declaration has no command, which test/cli/help-table.test.ts prevents.
   if (!spec) throw noSuchCommand(name);
   return { spec, createContext };
 }

@@ -1,5 +1,5 @@
 import { request } from "node:http";
-import { daemonAnswered, daemonLost } from "../../errors/daemon-errors.js";
+import { daemonAnswered, daemonLost, requestAborted } from "../../errors/daemon-errors.js";
 import { definedOnly } from "../../util/defined.js";
 import {
   CONFIG_HEADER,
@@ -66,7 +66,7 @@ export function daemonRequest(
     const onAbort = () => {
       req.destroy();
       // The caller's own abort reason; the bare Error only stands in for a signal aborted without one.
-      finish(() => reject(options.signal?.reason ?? new Error("aborted")));
+      finish(() => reject(options.signal?.reason ?? requestAborted()));
     };
     if (options.signal?.aborted) return onAbort();
     // A daemon that accepted the request but went silent (stopped, hung) must not hold the CLI forever:

@@ -2,7 +2,11 @@ import { chmodSync, unlinkSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Bridge } from "../../bridge/api.js";
-import { daemonRequestNotJson, daemonRequestTooLarge } from "../../errors/daemon-errors.js";
+import {
+  daemonClientDisconnected,
+  daemonRequestNotJson,
+  daemonRequestTooLarge,
+} from "../../errors/daemon-errors.js";
 import { ErrorCode, isMcpBridgeError } from "../../errors/index.js";
 import type { Logger } from "../../util/logger.js";
 import { errorText } from "../../util/text-of.js";
@@ -214,7 +218,7 @@ export async function serveDaemon(options: DaemonOptions): Promise<RunningDaemon
     // The client went away before its answer (Ctrl-C, a crash): cancel what it asked for.
     res.on("close", () => {
       // An abort reason for the operation's own signal: nobody is left to be told.
-      if (!res.writableFinished) controller.abort(new Error("the client disconnected"));
+      if (!res.writableFinished) controller.abort(daemonClientDisconnected());
       inflight--;
       armIdle();
     });

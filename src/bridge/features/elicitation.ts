@@ -1,4 +1,5 @@
 import { type Client, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/client";
+import { elicitationMismatchText } from "../../errors/sampling-errors.js";
 import { validateArguments } from "../../registry/validate.js";
 import { definedOnly } from "../../util/defined.js";
 import type { Logger } from "../../util/logger.js";
@@ -67,10 +68,7 @@ export function registerElicitationModes(
         server,
         issues: detail,
       });
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        `The client's answer to the elicitation of server "${server}" did not match the requested schema (${detail}); nothing was sent.`,
-      );
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, elicitationMismatchText({ server, detail }));
     }
     // Elicitation form values are primitives (or lists of strings) by the spec's schema.
     type FormValue = string | number | boolean | string[];

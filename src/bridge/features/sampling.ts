@@ -7,6 +7,7 @@ import {
   ProtocolErrorCode,
 } from "@modelcontextprotocol/client";
 import type { SamplingPolicy, ServerDefinition } from "../../config/model.js";
+import { samplingFailedInClientText } from "../../errors/sampling-errors.js";
 import { errorText } from "../../util/text-of.js";
 import type { FeatureContext } from "./feature-context.js";
 
@@ -78,7 +79,7 @@ export function registerSampling(
           ? `the sampling handler did not answer within ${timeoutMs} ms`
           : `the sampling handler failed: ${errorText(error)}`;
       logger.warn(`Sampling request from server "${server}" failed: ${reason}`, { server });
-      throw new ProtocolError(ProtocolErrorCode.InternalError, `Sampling failed in the client: ${reason}`);
+      throw new ProtocolError(ProtocolErrorCode.InternalError, samplingFailedInClientText({ reason }));
     }
   });
 }

@@ -13,6 +13,7 @@ import { didYouMean } from "../../../util/suggest.js";
 import { type AddOptions, addedServer } from "../add-arguments.js";
 import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
+import { addDeclaration, removeDeclaration } from "../declarations/config-commands.js";
 import { writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
 import {
@@ -170,55 +171,11 @@ async function removeUnderLock(context: CommandContext, file: string, name: stri
 }
 
 export const addCommand = defineCommand({
-  name: "add",
-  summary: "add a server to the config file, keeping its comments and formatting",
-  flags: {
-    transport: {
-      type: "string",
-      short: "t",
-      value: "stdio|http|sse",
-      description: "the server's transport (default: http for a URL, stdio for a command)",
-    },
-    url: {
-      type: "string",
-      value: "URL",
-      description: "a remote server's URL (Codex's form; or give it after NAME)",
-    },
-    env: {
-      type: "string",
-      short: "e",
-      multiple: true,
-      value: "KEY=VALUE",
-      description: "an environment variable of a stdio server",
-    },
-    header: {
-      type: "string",
-      short: "H",
-      multiple: true,
-      value: "'Name: value'",
-      description: "an HTTP header of a remote server (or Name=value)",
-    },
-    cwd: { type: "string", value: "DIR", description: "a stdio server's working directory" },
-    force: { type: "boolean", description: "replace a server of that name" },
-  },
-  positionals: { usage: "NAME [URL | -- COMMAND ARGS...]", min: 1, max: Number.POSITIVE_INFINITY },
-  description:
-    "Writes to --config, else the first config file of the search order, else creates ~/.config/mcp-bridge/mcp.json, in the form of the host that owns the file (Codex's config.toml: http_headers, env_http_headers and bearer_token_env_var, no type). The result is loaded before the file is replaced; values of --env and --header are written but never printed. Put a secret in the file as ${VAR}, in single quotes so the shell leaves it alone: it is read from the environment when the server starts.",
-  examples: [
-    "add memory -- npx -y @modelcontextprotocol/server-memory",
-    "add --transport http docs https://example.com/mcp --header 'Authorization: Bearer ${TOKEN}'",
-    "add docs --url https://example.com/mcp",
-    "add files -e ROOT=/tmp -- npx -y @modelcontextprotocol/server-filesystem /tmp",
-  ],
+  ...addDeclaration,
   run: runAdd,
 });
 
 export const removeCommand = defineCommand({
-  name: "remove",
-  aliases: ["rm"],
-  summary: "remove a server from the config file that defines it",
-  flags: {},
-  positionals: { usage: "NAME", min: 1, max: 1 },
-  examples: ["remove memory"],
+  ...removeDeclaration,
   run: runRemove,
 });

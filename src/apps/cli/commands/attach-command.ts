@@ -1,13 +1,9 @@
-import { ATTACH_DEFAULT_IDLE, ATTACH_FLAGS, ATTACH_POSITIONALS, attach } from "../attach-entry.js";
+import { attach } from "../attach-entry.js";
 import { defineCommand } from "../command-spec.js";
+import { attachDeclaration } from "../declarations/process-commands.js";
 
 export const attachCommand = defineCommand({
-  name: "attach",
-  summary: "serve MCP on stdin/stdout from the config's daemon: every session shares one set of servers",
-  flags: ATTACH_FLAGS,
-  positionals: ATTACH_POSITIONALS,
-  description: `Configure it in a host in place of \`serve --stdio\` ({"command": "mcp-bridge", "args": ["attach"]}). It starts no server itself: it connects to the daemon for the config (starting one, idle stop ${ATTACH_DEFAULT_IDLE}, when none runs) and relays the host's MCP session to it, so every host session and CLI command shares one set of upstream processes, one tool cache and one OAuth state. The daemon stays up while a session is attached; when it stops or crashes, attach reconnects (starting a new one), answers the requests that were running with an error and tells the host the lists changed. Tools are named as serve names them (<server>_<tool>, or the config's serveToolNameFormat), whatever names the CLI uses.`,
-  examples: ["attach", "attach -c ./mcp.json", "attach --idle 1h", "attach --code-mode"],
+  ...attachDeclaration,
   run: async (context) => {
     // process-entry runs attach before the full CLI loads; this is the same command run in-process.
     const { stdin } = context.io;

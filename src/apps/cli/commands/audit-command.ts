@@ -4,6 +4,7 @@ import { verifyAuditFiles } from "../../../audit/audit-verify.js";
 import { auditFileUnreadable } from "../../../errors/index.js";
 import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
+import { auditDeclaration } from "../declarations/config-commands.js";
 import { writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
 
@@ -44,12 +45,6 @@ async function runAudit(context: CommandContext): Promise<number> {
 }
 
 export const auditCommand = defineCommand({
-  name: "audit",
-  summary: "check an audit log's hash chain (`audit verify FILE...`)",
-  description:
-    "Verifies the SHA-256 chain of the audit log written by the `audit` setting: any edited, deleted, inserted or reordered record is named by file and line. Give the rotated files too (audit.2.jsonl audit.1.jsonl audit.jsonl, in any order) to check the chain across them. Exit code 0 when intact, 1 when broken. --json prints { ok, records, startsAt, problems: [{ file, line, problem }] }.",
-  flags: {},
-  positionals: { usage: "verify FILE...", min: 2, max: Number.POSITIVE_INFINITY, choices: ["verify"] },
-  examples: ["audit verify ~/.mcp-bridge/audit.jsonl", "audit verify audit.1.jsonl audit.jsonl --json"],
+  ...auditDeclaration,
   run: runAudit,
 });

@@ -4,6 +4,7 @@ import { ErrorCode } from "../../../errors/index.js";
 import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
 import { loadCliConfig } from "../config-choice.js";
+import { authDeclaration } from "../declarations/config-commands.js";
 import { defaultInputsDir, InputStore } from "../input-store.js";
 import { table, writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
@@ -117,21 +118,6 @@ function present(context: CommandContext, url: URL, openBrowser: (url: URL) => v
 }
 
 export const authCommand = defineCommand({
-  name: "auth",
-  summary:
-    "OAuth login for a remote server (browser + 127.0.0.1 callback); tokens kept per server, mode 0600; forget-inputs: forget the remembered ${input:...} answers",
-  flags: {},
-  positionals: {
-    usage: "login|logout|status [SERVER] | forget-inputs",
-    min: 1,
-    max: 2,
-    choices: ["login", "logout", "status", "forget-inputs"],
-  },
-  examples: [
-    "auth login linear",
-    "auth status",
-    "auth logout linear",
-    "auth forget-inputs -c .vscode/mcp.json",
-  ],
+  ...authDeclaration,
   run: runAuth,
 });

@@ -14,7 +14,7 @@ import type { CommandContext } from "../command-context.js";
 import { askedBy } from "../command-requests.js";
 import { defineCommand } from "../command-spec.js";
 import { type CliConfigSource, cliConfigSource, loadOptionsFor } from "../config-choice.js";
-import { CALL_FLAGS, CALL_POSITIONALS } from "../daemon-command-flags.js";
+import { callDeclaration } from "../declarations/server-commands.js";
 
 /** `mcp-bridge call TOOL [key=value ...]`: starts only the server that owns TOOL. */
 async function runCall(context: CommandContext): Promise<number> {
@@ -56,17 +56,6 @@ async function ownersOf(context: CommandContext, name: string, source: CliConfig
 }
 
 export const callCommand = defineCommand({
-  name: "call",
-  summary: "call a tool by exposed name (mcp_calc_add) or server/tool",
-  flags: CALL_FLAGS,
-  description:
-    'key=value values are converted by the tool\'s inputSchema: a string parameter gets the text as written (id=5 is "5"), a number or boolean parameter the parsed value. Progress notifications are shown on stderr. A running daemon for the config (`mcp-bridge daemon start`) answers the call unless --no-daemon is given.',
-  positionals: CALL_POSITIONALS,
-  examples: [
-    "call mcp_calc_add a=2 b=3",
-    'call calc/add --args \'{"a":2,"b":3}\'',
-    "call slow/work --timeout 2m --json",
-    "call docs/fetch url=https://example.com --full",
-  ],
+  ...callDeclaration,
   run: runCall,
 });

@@ -9,6 +9,7 @@ import { redactConfig, redactServer } from "../../../config/redact-config.js";
 import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
 import { loadCliConfig } from "../config-choice.js";
+import { configDeclaration } from "../declarations/config-commands.js";
 import { table, writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
 import { commandUsage } from "../usage-errors.js";
@@ -181,26 +182,6 @@ async function importFrom(context: CommandContext): Promise<number> {
 }
 
 export const configCommand = defineCommand({
-  name: "config",
-  summary: "the resolved config (secrets redacted), search paths, JSON Schema, validation, imports",
-  flags: {
-    from: {
-      type: "string",
-      value: "HOST",
-      description: `with import: the host whose servers to list (${IMPORT_SOURCES.join(", ")})`,
-    },
-  },
-  positionals: {
-    usage: "show|paths|schema|validate|import",
-    min: 1,
-    max: 1,
-    choices: ["show", "paths", "schema", "validate", "import"],
-  },
-  examples: [
-    "config show",
-    "config paths",
-    "config validate -c ./mcp.json",
-    "config import --from claude-desktop",
-  ],
+  ...configDeclaration,
   run: runConfig,
 });

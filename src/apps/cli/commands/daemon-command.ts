@@ -12,17 +12,17 @@ import { defineCommand } from "../command-spec.js";
 import { cliConfigSource } from "../config-choice.js";
 import { configFileFor } from "../daemon-route.js";
 import { spawnDaemon } from "../daemon-spawn.js";
+import { DAEMON_DEFAULT_IDLE, daemonDeclaration } from "../declarations/process-commands.js";
 import { writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
 
-const DEFAULT_IDLE = "10m";
 /** How long `daemon start` waits for the daemon to answer (servers keep starting after that). */
 const START_WAIT_MS = 30_000;
 const STOP_WAIT_MS = 15_000;
 
 /** --idle (milliseconds, parsed from its DURATION by the flag's declaration), else the default. */
 function idleMs(context: CommandContext): number {
-  return (context.options.idle as number | undefined) ?? parseDuration(DEFAULT_IDLE);
+  return (context.options.idle as number | undefined) ?? parseDuration(DAEMON_DEFAULT_IDLE);
 }
 
 /** The config the daemon serves: the file the bridge commands would load here. */
@@ -230,24 +230,7 @@ async function run(context: CommandContext): Promise<number> {
 }
 
 export const daemonCommand = defineCommand({
-  name: "daemon",
-  summary: "keep the config's servers running so bridge commands answer at once",
-  flags: {
-    idle: {
-      type: "duration",
-      value: "DURATION",
-      description: `stop after this long without a request (default ${DEFAULT_IDLE}; 0: never)`,
-    },
-  },
-  positionals: {
-    usage: "start|stop|status|run",
-    min: 1,
-    max: 1,
-    choices: ["start", "stop", "status", "run"],
-  },
-  description:
-    "`start` runs a daemon for the config in the background (one per config file; a Unix socket, mode 0600, in the user's runtime folder); while it runs, call, tools, status, resources, read, prompts and prompt are answered by it (add --no-daemon to run without it). It reloads the config when the file changes and stops after --idle without a request. `status --json`: { running, pid, activeRequests, socket, config, startedAt, uptimeMs, idleMs, version, servers }. `run` is the daemon in the foreground.",
-  examples: ["daemon start", "daemon start --idle 1h -c ./mcp.json", "daemon status --json", "daemon stop"],
+  ...daemonDeclaration,
   run: async (context) => {
     const sub = context.positionals[0];
     if (sub === "start") return start(context);

@@ -3,7 +3,7 @@ import { writtenServerNames } from "../../daemon/documents.js";
 import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
 import { loadCliConfig } from "../config-choice.js";
-import { AD_HOC_FLAGS } from "../daemon-command-flags.js";
+import { listDeclaration } from "../declarations/config-commands.js";
 import { table, writeJson } from "../output.js";
 import { listServerTools } from "../server-tools-view.js";
 import { terminalText } from "../terminal.js";
@@ -45,19 +45,6 @@ async function runList(context: CommandContext): Promise<number> {
 }
 
 export const listCommand = defineCommand({
-  name: "list",
-  aliases: ["ls"],
-  summary: "the configured servers, without starting them (status starts them, tools lists their tools)",
-  flags: AD_HOC_FLAGS,
-  positionals: { usage: "[SERVER]", min: 0, max: 1 },
-  description:
-    "With SERVER (as `mcporter list SERVER`): starts that server only and lists its tools as signatures, `name(a: number, b?: string)`, each with its description; --json gives them with their input schemas.",
-  examples: [
-    "list",
-    "list calc",
-    "list --json",
-    "list -c ./mcp.json",
-    'list --stdio "npx -y @modelcontextprotocol/server-memory"',
-  ],
+  ...listDeclaration,
   run: runList,
 });

@@ -4,6 +4,7 @@ import { definedOnly } from "../../../util/defined.js";
 import { openBridge } from "../bridge-commands.js";
 import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
+import { pinsDeclaration } from "../declarations/config-commands.js";
 import { writeJson } from "../output.js";
 import { clean } from "../terminal-ask.js";
 import { commandUsage } from "../usage-errors.js";
@@ -75,12 +76,6 @@ function diffText(report: PinReport): string {
 }
 
 export const pinsCommand = defineCommand({
-  name: "pins",
-  summary: "show, compare and accept the pinned tool definitions of servers (trust on first use)",
-  description:
-    "list: each server's pins and whether its current tools drifted. diff SERVER: what changed (exit 1 when something did). accept SERVER: take its current tools as the new pins (blocked tools come back). With --json: { servers: [...] } or { accepted }.",
-  flags: {},
-  positionals: { usage: "[list|diff|accept] [SERVER]", min: 0, max: 2 },
-  examples: ["pins", "pins diff github", "pins accept github"],
+  ...pinsDeclaration,
   run: runPins,
 });

@@ -3,12 +3,7 @@ import type { ReadRequest, ServerFilterRequest } from "../../daemon/protocol.js"
 import { answerInProcess } from "../bridge-commands.js";
 import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
-import {
-  READ_FLAGS,
-  READ_POSITIONALS,
-  RESOURCES_FLAGS,
-  RESOURCES_POSITIONALS,
-} from "../daemon-command-flags.js";
+import { readDeclaration, resourcesDeclaration } from "../declarations/server-commands.js";
 
 /** `mcp-bridge resources [--server S]`: resources and resource templates of every connected server. */
 function runResources(context: CommandContext): Promise<number> {
@@ -23,19 +18,11 @@ function runRead(context: CommandContext): Promise<number> {
 }
 
 export const resourcesCommand = defineCommand({
-  name: "resources",
-  summary: "resources and resource templates of the connected servers",
-  flags: RESOURCES_FLAGS,
-  positionals: RESOURCES_POSITIONALS,
-  examples: ["resources", "resources --server docs --json"],
+  ...resourcesDeclaration,
   run: runResources,
 });
 
 export const readCommand = defineCommand({
-  name: "read",
-  summary: "a resource as the LLM reads it (blobs as placeholders)",
-  flags: READ_FLAGS,
-  positionals: READ_POSITIONALS,
-  examples: ["read file:///README.md", "read docs://intro --server docs"],
+  ...readDeclaration,
   run: runRead,
 });

@@ -5,7 +5,13 @@ import { fastPathEnabled } from "../../gateway/fast-path/fast-call.js";
 import { cliBridgeOptions } from "../bridge-commands.js";
 import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
-import type { Flags, FlagValues } from "../parse-arguments.js";
+import {
+  ADMIN_TOKEN_ENV,
+  type SERVE_FLAGS,
+  serveDeclaration,
+  TOKENS_ENV,
+} from "../declarations/process-commands.js";
+import type { FlagValues } from "../parse-arguments.js";
 import { checkPortFree } from "../port-check.js";
 import { serveLogger } from "../serve-logger.js";
 import {
@@ -33,111 +39,6 @@ async function configuredServeNames(options: BridgeOptions): Promise<string | un
   }).catch(() => undefined);
   return loaded?.settings.serveToolNameFormat;
 }
-
-/** The environment variable holding static bearer tokens (comma-separated) for `serve --http`. */
-export const TOKENS_ENV = "MCP_BRIDGE_GATEWAY_TOKENS";
-
-/** The environment variable holding the admin token of `serve --http`, unless --admin-token-env names another. */
-export const ADMIN_TOKEN_ENV = "MCP_BRIDGE_GATEWAY_ADMIN_TOKEN";
-
-const SERVE_FLAGS = {
-  stdio: { type: "boolean", description: "serve MCP on stdin/stdout" },
-  http: {
-    type: "address",
-    value: "[HOST:]PORT",
-    description: "serve Streamable HTTP at /mcp (host 127.0.0.1 unless given)",
-  },
-  auth: {
-    type: "string",
-    value: "FILE",
-    description: "JSON file of bearer tokens, OAuth (JWT) settings and profiles",
-  },
-  "state-keys": {
-    type: "string",
-    value: "FILE",
-    description: "keys (KID:BASE64, mode 0600) sealing requestState, shared by every replica",
-  },
-  "max-body": {
-    type: "int",
-    value: "BYTES",
-    description: "largest request body (default 4194304; 413 above)",
-  },
-  "max-calls": {
-    type: "int",
-    value: "N",
-    description: "tool calls one client may run at once (default 16); more wait their turn",
-  },
-  "max-queued": {
-    type: "int",
-    min: 0,
-    value: "N",
-    description:
-      "tool calls of one client that may wait for a running one to end (default 64; refused above)",
-  },
-  "calls-per-minute": {
-    type: "int",
-    value: "N",
-    description: "tool calls one client may start per minute",
-  },
-  drain: {
-    type: "duration",
-    value: "DURATION",
-    description: "on SIGTERM, how long in-flight calls may finish (default 30s)",
-  },
-  "session-idle": {
-    type: "duration",
-    value: "DURATION",
-    description: "close a 2025-11-25 session after this long without a request (default 30m; 0 never)",
-  },
-  "tool-names": {
-    type: "string",
-    value: "FORMAT",
-    description: 'served tool names; {server} and {tool} are replaced (default "{server}_{tool}")',
-  },
-  "admin-tools": {
-    type: "boolean",
-    description:
-      "also serve the tools mcp_bridge_admin_status, _reload and _restart (clients without a profile, or with admin: true)",
-  },
-  "admin-token-env": {
-    type: "string",
-    value: "NAME",
-    description: `environment variable holding the bearer token of GET /status, POST /reload, POST /restart/SERVER (default ${ADMIN_TOKEN_ENV}; without one these routes are 404)`,
-  },
-  "code-mode": {
-    type: "boolean",
-    description:
-      "serve only three tools, search_tools, describe_tools and execute_code: clients write a program that calls the servers' tools in a sandbox (see docs/code-mode.md)",
-  },
-  metrics: {
-    type: "address",
-    value: "[HOST:]PORT",
-    description:
-      "serve Prometheus metrics at /metrics (host 127.0.0.1 unless given; needs the OpenTelemetry SDK packages)",
-  },
-  store: {
-    type: "string",
-    value: "URL",
-    description:
-      "share per-client budgets and 2025-11-25 sessions with the other replicas through Redis (redis://HOST:PORT; see docs/deploy.md)",
-  },
-  "replica-id": {
-    type: "string",
-    value: "ID",
-    description: "this replica's id in the cluster store (default a random one per start)",
-  },
-  "advertise-url": {
-    type: "string",
-    value: "URL",
-    description: "the /mcp URL other replicas reach this one at (default the URL it listens on)",
-  },
-  "cluster-secret-file": {
-    type: "string",
-    value: "FILE",
-    description:
-      "private file (chmod 600, 32+ bytes) shared by the replicas: signs the requests they forward to each other",
-  },
-} as const satisfies Flags;
 
 /**
  * Flags only the HTTP gateway reads: the stdio channel has one client, no HTTP body, no sessions, no
@@ -311,17 +212,7 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
 }
 
 export const serveCommand = defineCommand({
-  name: "serve",
-  summary: "serve every configured server's tools as one MCP server (stdio or Streamable HTTP)",
-  description: `Bearer tokens: ${TOKENS_ENV} (comma-separated) and/or --auth FILE. Binding other than 127.0.0.1 requires a token.`,
-  flags: SERVE_FLAGS,
-  positionals: { usage: "", min: 0, max: 0 },
-  examples: [
-    "serve --stdio",
-    "serve --http 8080",
-    "serve --http 0.0.0.0:8080 --auth tokens.json",
-    "serve --http 8080 --metrics 9464",
-  ],
+  ...serveDeclaration,
   run: runServe,
 });
 

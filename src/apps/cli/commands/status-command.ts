@@ -4,7 +4,7 @@ import { renderAnswer } from "../command-answers.js";
 import type { CommandContext } from "../command-context.js";
 import { askedBy } from "../command-requests.js";
 import { defineCommand } from "../command-spec.js";
-import { STATUS_FLAGS, STATUS_POSITIONALS } from "../daemon-command-flags.js";
+import { statusDeclaration } from "../declarations/server-commands.js";
 
 /**
  * `mcp-bridge status`: start every enabled server, one row each, plus a row in state `invalid` for each
@@ -21,10 +21,6 @@ async function runStatus(context: CommandContext): Promise<number> {
 }
 
 export const statusCommand = defineCommand({
-  name: "status",
-  summary: "start every enabled server and show its state (exit 1 if any failed)",
-  flags: STATUS_FLAGS,
-  positionals: STATUS_POSITIONALS,
-  examples: ["status", "status --json", "status --verbose"],
+  ...statusDeclaration,
   run: runStatus,
 });

@@ -5,7 +5,7 @@ import { renderAnswer } from "../command-answers.js";
 import type { CommandContext } from "../command-context.js";
 import { askedBy } from "../command-requests.js";
 import { defineCommand } from "../command-spec.js";
-import { TOOLS_FLAGS, TOOLS_POSITIONALS } from "../daemon-command-flags.js";
+import { toolsDeclaration } from "../declarations/server-commands.js";
 
 /** `mcp-bridge tools`: the registry as the LLM will see it; `tools NAME`: one tool in full. */
 async function runTools(context: CommandContext): Promise<number> {
@@ -29,19 +29,6 @@ async function runTools(context: CommandContext): Promise<number> {
 }
 
 export const toolsCommand = defineCommand({
-  name: "tools",
-  aliases: ["describe"],
-  summary: "the tools as the LLM sees them",
-  flags: TOOLS_FLAGS,
-  positionals: TOOLS_POSITIONALS,
-  description:
-    "With TOOL (exposed name or server/tool; also `mcp-bridge describe TOOL`): that tool's full description, every parameter with its type (unions and enums whole) and its input schema.",
-  examples: [
-    "tools",
-    "tools --server calc",
-    "tools --format openai",
-    "tools mcp_calc_add",
-    "describe calc/add --json",
-  ],
+  ...toolsDeclaration,
   run: runTools,
 });

@@ -12,6 +12,7 @@ import {
 import { projectNotTrusted } from "../../../errors/cli-errors.js";
 import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
+import { trustDeclaration } from "../declarations/config-commands.js";
 import { writeJson } from "../output.js";
 import { canAsk, clean, confirm } from "../terminal-ask.js";
 import { commandUsage } from "../usage-errors.js";
@@ -108,10 +109,6 @@ async function runTrust(context: CommandContext): Promise<number> {
 }
 
 export const trustCommand = defineCommand({
-  name: "trust",
-  summary: "approve the servers of this folder's project config files (./mcp.json, ./.mcp.json, ...)",
-  flags: {},
-  positionals: { usage: "[approve|list|revoke]", min: 0, max: 1, choices: ["approve", "list", "revoke"] },
-  examples: ["trust", "trust list", "trust revoke"],
+  ...trustDeclaration,
   run: runTrust,
 });

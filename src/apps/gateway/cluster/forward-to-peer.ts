@@ -5,6 +5,11 @@ import {
   type ServerResponse,
 } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import {
+  forwardClientGone,
+  forwardingCancelled,
+  peerConnectTimeout,
+} from "../../../errors/gateway-errors.js";
 import { httpAnswers } from "../wire-errors.js";
 import { peerSignatureHeaders, type SignedRequest } from "./peer-signature.js";
 
@@ -105,7 +110,7 @@ export function forwardToPeer(
       agent: secure ? agents.https : agents.http,
     });
     const connectTimer = setTimeout(
-      () => outgoing.destroy(new Error(`no connection to ${target.origin} within the connect timeout`)),
+      () => outgoing.destroy(peerConnectTimeout({ origin: target.origin })),
       forwarding.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     );
     connectTimer.unref();
@@ -120,9 +125,9 @@ export function forwardToPeer(
       if (!socket.connecting) onConnected();
       else socket.once("connect", onConnected);
     });
-    const onAbort = () => outgoing.destroy(new Error("forwarding cancelled"));
+    const onAbort = () => outgoing.destroy(forwardingCancelled());
     const onClientClose = () => {
-      if (!res.writableFinished) outgoing.destroy(new Error("the client went away"));
+      if (!res.writableFinished) outgoing.destroy(forwardClientGone());
     };
     forwarding.signal?.addEventListener("abort", onAbort, { once: true });
     if (forwarding.signal?.aborted) onAbort();
