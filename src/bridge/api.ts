@@ -230,8 +230,9 @@ export interface ResultOptions {
    */
   readonly overflow?: "truncate" | "file";
   /**
-   * Folder for overflow files (default: `mcp-bridge-results-<uid>` in the system temp folder). A shared
-   * folder (1777, group-writable) gets a per-user subfolder; an existing folder is never chmod-ed.
+   * Folder for overflow files (default: `mcp-bridge-results-<uid>` in the system temp folder, used only
+   * when it is a 0700 folder of this user's). A shared folder named here (1777, group-writable) gets a
+   * per-user subfolder; an existing folder is never chmod-ed.
    */
   readonly overflowDir?: string;
   /** Total size of the overflow files kept in the folder; the oldest are removed first (default 100 MB). */

@@ -48,20 +48,21 @@ export class OverflowFiles {
   }
 
   /**
-   * Writes `full` to a new file in `dir` (a per-user subfolder when `dir` is a shared folder) and
-   * returns the line to add to the model's text; undefined when the file could not be written or does
-   * not fit the budget (the result is then only truncated, as without the option).
+   * Writes `full` to a new file in `dir` (a per-user subfolder when the user named a shared folder),
+   * else in the default folder, and returns the line to add to the model's text; undefined when the
+   * file could not be written or does not fit the budget (the result is then only truncated, as
+   * without the option).
    */
   write(
     full: string,
     tool: { readonly server: string; readonly tool: string },
-    dir: string = defaultOverflowDir(),
+    dir: string | undefined = undefined,
     budget: OverflowBudget = OVERFLOW_BUDGET,
   ): string | undefined {
     const bytes = Buffer.byteLength(full);
     if (bytes > budget.maxBytes) return undefined;
     try {
-      const folder = ensurePrivateDir(userDirIn(dir), { what: "result overflow folder" });
+      const folder = overflowFolder(dir);
       makeRoom(folder, bytes, budget, this.#now());
       const safe = (part: string) => part.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 40) || "_";
       const file = join(
@@ -81,6 +82,18 @@ export class OverflowFiles {
     for (const file of this.#written) rmSync(file, { force: true });
     this.#written.clear();
   }
+}
+
+/**
+ * The folder overflow files go to, made or checked private. Only a folder the user named may be a
+ * shared parent (its per-user subfolder is used); the default, named for this user in the system temp
+ * folder where anyone may create it first, must itself be ours and closed to others, or it is refused:
+ * a folder another user made (0777) and can rename or empty under us is never a parent of our files.
+ */
+function overflowFolder(named: string | undefined): string {
+  const what = "result overflow folder";
+  if (named !== undefined) return ensurePrivateDir(userDirIn(named), { what });
+  return ensurePrivateDir(defaultOverflowDir(), { what, strict: true });
 }
 
 /** Removes files past their age, then the oldest until `incoming` more bytes fit within maxBytes. */

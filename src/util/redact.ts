@@ -15,9 +15,63 @@ export function isSecretName(name: string): boolean {
 }
 
 /**
- * Replaces every occurrence of each secret, `Bearer <token>` values and URL credentials with `***`.
- * Secrets are matched as plain text (never made into a regular expression), longest first when the
- * caller sorts them so, so a secret that contains another is masked whole.
+ * The shapes of well-known credentials, recognised wherever they appear: JSON Web Tokens, GitHub,
+ * GitLab, Slack, Stripe, AWS, OpenAI/Anthropic, Google and npm tokens, Slack webhook URLs and PEM
+ * private keys. One list for every detector (log redaction here, the environment a server inherits in
+ * transport/child-environment.ts), so a shape added is known to both.
+ */
+const TOKEN_SHAPES: readonly string[] = [
+  String.raw`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`,
+  String.raw`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})`,
+  String.raw`\bglpat-[A-Za-z0-9_-]{20,}`,
+  String.raw`\bxox[abposr]-[A-Za-z0-9-]{10,}`,
+  String.raw`https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{16,}`,
+  String.raw`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}`,
+  String.raw`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`,
+  String.raw`\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}`,
+  String.raw`\bAIza[0-9A-Za-z_-]{35}`,
+  String.raw`\bnpm_[A-Za-z0-9]{36}`,
+  "-----BEGIN [A-Z ]*PRIVATE KEY-----",
+];
+const TOKEN_SHAPE = new RegExp(TOKEN_SHAPES.join("|"), "g");
+const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
+/** `scheme://user:password@` (the user may be empty: `redis://:password@host`). */
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/)([^/\s:@]*):([^/\s@]+)@/gi;
+
+/**
+ * Whether a text carries a credential by its shape alone: a URL with a password, an
+ * `Authorization`-style `Bearer`/`Basic` value or a well-known token (see TOKEN_SHAPES).
+ */
+export function carriesSecret(text: string): boolean {
+  for (const pattern of [URL_PASSWORD, BEARER, TOKEN_SHAPE]) {
+    pattern.lastIndex = 0;
+    const found = pattern.test(text);
+    pattern.lastIndex = 0;
+    if (found) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether a URL (a `*_URL`, `*_URI`, `*_DSN` or proxy setting) carries a credential: user-info of any
+ * kind (`https://TOKEN@host` puts a token in the user name), a secret-named query parameter
+ * (`?access_token=`), or a credential shape anywhere in it.
+ */
+export function urlCarriesSecret(value: string): boolean {
+  if (carriesSecret(value)) return true;
+  if (/^[a-z][a-z0-9+.-]*:\/\/[^/\s?#]*@/i.test(value.trim())) return true;
+  try {
+    const parsed = new URL(value.trim());
+    return [...parsed.searchParams.keys()].some(isSecretName);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Replaces every occurrence of each secret, `Bearer <token>` values, URL credentials and well-known
+ * token shapes with `***`. Secrets are matched as plain text (never made into a regular expression),
+ * longest first when the caller sorts them so, so a secret that contains another is masked whole.
  */
 export function redactText(text: string, secrets: readonly string[]): string {
   let result = text;
@@ -25,8 +79,9 @@ export function redactText(text: string, secrets: readonly string[]): string {
     if (secret.length >= MIN_SECRET_CHARS && result.includes(secret))
       result = result.split(secret).join(MASK);
   }
-  result = result.replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, `$1 ${MASK}`);
-  return result.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)([^/\s:@]+):([^/\s@]+)@/gi, `$1$2:${MASK}@`);
+  result = result.replace(BEARER, `$1 ${MASK}`);
+  result = result.replace(TOKEN_SHAPE, MASK);
+  return result.replace(URL_PASSWORD, `$1$2:${MASK}@`);
 }
 
 /**

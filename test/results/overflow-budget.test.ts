@@ -4,6 +4,7 @@ import {
   existsSync,
   mkdirSync,
   readdirSync,
+  rmSync,
   statSync,
   symlinkSync,
   utimesSync,
@@ -12,7 +13,7 @@ import {
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startBridge } from "../../src/bridge/bridge.js";
-import { OverflowFiles } from "../../src/results/overflow.js";
+import { defaultOverflowDir, OverflowFiles } from "../../src/results/overflow.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { secondUser } from "../helpers/second-user.js";
 import { tempDirs } from "../helpers/wait.js";
@@ -135,6 +136,36 @@ describe.skipIf(!unix)("the overflow folder is never chmod-ed nor followed", () 
       chownSync(planted, other.uid, other.gid);
       expect(new OverflowFiles().write("secret result", tool, planted)).toBeUndefined();
       expect(readdirSync(planted)).toEqual([]);
+    },
+  );
+
+  it.skipIf(typeof other === "string")(
+    "the default folder, made first by another user (0777), is refused, not used as a parent",
+    () => {
+      if (typeof other === "string") return;
+      const temp = tempDir();
+      chmodSync(temp, 0o1777);
+      const saved = process.env.TMPDIR;
+      process.env.TMPDIR = temp;
+      try {
+        const planted = defaultOverflowDir();
+        expect(planted.startsWith(temp)).toBe(true);
+        other.run("mkdir", ["-m", "0777", planted]);
+        chmodSync(planted, 0o777);
+        expect(new OverflowFiles().write("secret result", tool)).toBeUndefined();
+        expect(readdirSync(planted)).toEqual([]);
+        // Named by the user, the same shared folder is a parent: the files go to a subfolder of ours.
+        const file = pathIn(new OverflowFiles().write("x", tool, planted));
+        expect(file.startsWith(join(planted, `mcp-bridge-${process.getuid?.()}`))).toBe(true);
+        // The default folder made by us is used.
+        rmSync(planted, { recursive: true, force: true });
+        const ours = pathIn(new OverflowFiles().write("y", tool));
+        expect(ours.startsWith(planted)).toBe(true);
+        expect(statSync(planted).mode & 0o777).toBe(0o700);
+      } finally {
+        if (saved === undefined) delete process.env.TMPDIR;
+        else process.env.TMPDIR = saved;
+      }
     },
   );
 });

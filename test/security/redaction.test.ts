@@ -13,6 +13,18 @@ async function serversWith(env: Record<string, string>, servers: Record<string, 
 }
 
 describe("what is masked", () => {
+  it("well-known token shapes and a URL password with an empty user are masked without being configured", () => {
+    const jwt = `eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.${"s".repeat(43)}`;
+    const text = `a ${jwt} b ghp_${"c".repeat(36)} c redis://:hunter2@cache:6379 d sk_live_${"a".repeat(24)}`;
+    const masked = redactText(text, []);
+    for (const secret of [jwt, `ghp_${"c".repeat(36)}`, "hunter2", `sk_live_${"a".repeat(24)}`])
+      expect(masked).not.toContain(secret);
+    expect(masked).toContain("redis://:***@cache:6379");
+    expect(redactText("plain words, https://example.com/a?b=c", [])).toBe(
+      "plain words, https://example.com/a?b=c",
+    );
+  });
+
   it("a value from ${VAR} (8+ characters) is masked wherever it landed: URL path, plain query, args", async () => {
     await fc.assert(
       fc.asyncProperty(variable, value(8), async (name, secret) => {

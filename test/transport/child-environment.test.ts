@@ -1,7 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { startBridge } from "../../src/index.js";
-import { childEnvironment, looksSecretName } from "../../src/transport/child-environment.js";
+import {
+  childEnvironment,
+  looksSecretName,
+  looksSecretVariable,
+} from "../../src/transport/child-environment.js";
 import { fixturePath } from "../fixtures/servers/index.js";
 
 // Environment hygiene: a stdio server never gets the host's secret-looking variables by accident, not
@@ -98,6 +102,67 @@ describe("environment hygiene", () => {
         },
       ),
       { numRuns: 200 },
+    );
+  });
+
+  it("inheritEnv: true judges values too: credentials in URLs and well-known token shapes are withheld", () => {
+    const jwt = `eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjaS1qb2IifQ.${"s".repeat(43)}`;
+    const carrying = {
+      REDIS_URL: "redis://:hunter2@cache.internal:6379/0",
+      MONGODB_URI: "mongodb+srv://app:hunter2@cluster0.example.net/db",
+      AMQP_URL: "amqp://guest:guest@rabbit:5672/",
+      HTTPS_PROXY: "http://user:pass@proxy.corp:3128",
+      SLACK_HOOK: `https://hooks.slack.com/services/T0000/B0000/${"x".repeat(24)}`,
+      SLACK_WEBHOOK_URL: "https://hooks.example.com/whatever",
+      CI_JOB_JWT: jwt,
+      CI_ID: jwt,
+      STRIPE_SK: `sk_live_${"a".repeat(24)}`,
+      BILLING: `rk_live_${"b".repeat(24)}`,
+      SENTRY_URL: "https://0123456789abcdef@o1.ingest.sentry.io/1",
+      CALLBACK_URL: "https://example.com/cb?access_token=abcdef",
+      GH: `ghp_${"c".repeat(36)}`,
+      AWS_ID: "AKIAABCDEFGHIJKLMNOP",
+    };
+    const harmless = {
+      HOMEPAGE_URL: "https://example.com/docs?page=2",
+      NO_PROXY: "localhost,127.0.0.1",
+      DATABASE_HOST: "db.internal",
+      EDITOR: "vim",
+      GREETING: "user:pass without a scheme is just text",
+    };
+    const { env, withheld } = childEnvironment({}, true, { ...carrying, ...harmless });
+    for (const name of Object.keys(carrying)) {
+      expect(env, name).not.toHaveProperty(name);
+      expect(withheld).toContain(name);
+    }
+    for (const [name, value] of Object.entries(harmless)) expect(env[name]).toBe(value);
+    // Listed by name, a variable passes on purpose, whatever its value.
+    expect(childEnvironment({}, ["REDIS_URL"], carrying).env.REDIS_URL).toBe(carrying.REDIS_URL);
+  });
+
+  it("property: under inheritEnv true a value with URL credentials never reaches the child", () => {
+    const userPart = fc.stringMatching(/^[A-Za-z0-9._~%!$&'()*+,;=-]{0,12}$/);
+    const password = fc.stringMatching(/^[A-Za-z0-9._~%!$&'()*+,;=:-]{1,16}$/);
+    const scheme = fc.stringMatching(/^[a-z][a-z0-9+.-]{0,8}$/);
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[A-Za-z][A-Za-z0-9_]{0,20}$/),
+        scheme,
+        userPart,
+        password,
+        fc.domain(),
+        fc.constantFrom("", "/", "/db?x=1", ":5432/app"),
+        fc.constantFrom("", "proxy=", "url is ", "a,"),
+        (name, protocol, user, secret, host, tail, before) => {
+          const value = `${before}${protocol}://${user}:${secret}@${host}${tail}`;
+          expect(looksSecretVariable(name, value)).toBe(true);
+          const { env, withheld } = childEnvironment({}, true, { [name]: value, PLAIN: "on" });
+          expect(Object.hasOwn(env, name)).toBe(false);
+          expect(withheld).toContain(name);
+          expect(env.PLAIN).toBe("on");
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 });

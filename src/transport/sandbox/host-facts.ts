@@ -18,7 +18,15 @@ import {
 } from "node:fs";
 import { basename, delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import type { SandboxPolicy } from "../../config/model.js";
-import { type HostFacts, installRoot, isWithin, type ResolvedPath } from "./sandbox-plan.js";
+import {
+  type HostFacts,
+  installRoot,
+  isInferable,
+  isKernelPath,
+  isWithin,
+  packageRoot,
+  type ResolvedPath,
+} from "./sandbox-plan.js";
 
 /** Read-only system folders (a merged-/usr system has /bin, /lib... as symlinks into /usr). */
 const SYSTEM_FOLDERS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
@@ -142,7 +150,55 @@ function interpreterOf(file: string, path: string | undefined, cwd: string): str
   }
 }
 
-/** The command, what runs it (a script's interpreter, two levels deep), and their install folders. */
+/** Whether a file starts with `#!` (a script the kernel runs through the interpreter it names). */
+function hasShebang(file: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, "r");
+    const head = Buffer.alloc(2);
+    return readSync(fd, head, 0, 2, 0) === 2 && head.toString("latin1") === "#!";
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Extensions of the programs an interpreter is given (`node server.js`, `python server.py`, `java -jar x.jar`). */
+const SCRIPT_EXTENSION =
+  /\.(?:[cm]?js|[cm]?ts|jsx|tsx|py[cwz]?|rb|pl|php|lua|sh|bash|zsh|jar|wasm|r|jl|exs?|dart|swift|kts?|groovy)$/i;
+
+/**
+ * Whether a file named in the arguments is the program the command runs, rather than data: by its
+ * extension or its `#!` line, not its mode (a data file may have the x bit, as /etc/hostname does on
+ * some systems).
+ */
+function isScript(file: string): boolean {
+  return SCRIPT_EXTENSION.test(file) || hasShebang(file);
+}
+
+/**
+ * What the sandbox shows of a script (the first script argument, or a command that is a script): the
+ * file, the package it belongs to inside `node_modules` or a `<prefix>/bin`, and its project where a
+ * project marker shows one; never its folder merely because it is there.
+ */
+function scriptFolders(file: string, real: string, home: string): string[] {
+  const folders: string[] = [];
+  for (const path of new Set([real, file])) {
+    const root = packageRoot(path);
+    if (root !== undefined && isInferable(root, home)) folders.push(root);
+  }
+  const project = projectRoot(real, home);
+  // A linked node_modules (workspaces, a shared checkout) is shown where it leads too.
+  if (project !== undefined) folders.push(project, join(project, "node_modules"));
+  return folders;
+}
+
+/**
+ * The command, what runs it (a script's interpreter, two levels deep) and their install folders; the
+ * first script argument with its project; every other existing file named in the arguments alone, as
+ * data (read-only, never its folder).
+ */
 function runtimeOf(
   command: string,
   args: readonly string[],
@@ -154,43 +210,56 @@ function runtimeOf(
   const addProgram = (file: string) => {
     const resolved = resolvePath(file);
     found.push(resolved);
-    if (resolved.real) {
-      found.push(resolvePath(installRoot(resolved.real, home)));
-      // Where it was written too (a linked node_modules): Node loads its siblings from that path.
-      found.push(resolvePath(installRoot(file, home)));
-    }
-    return resolved.real;
+    if (resolved.real === undefined) return undefined;
+    const script = hasShebang(resolved.real);
+    const folders = script
+      ? scriptFolders(file, resolved.real, home)
+      : // Where it was written too (a linked node_modules): Node loads its siblings from that path.
+        [installRoot(resolved.real, home), installRoot(file, home)];
+    for (const folder of folders) found.push(resolvePath(folder));
+    return script ? interpreterOf(resolved.real, env.PATH, cwd) : undefined;
   };
   let program = findCommand(command, env.PATH, cwd);
-  for (let level = 0; program !== undefined && level < 3; level++) {
-    const real = addProgram(program);
-    program = real === undefined ? undefined : interpreterOf(real, env.PATH, cwd);
-  }
-  // A script the command is given (`node dist/index.js`, `python server.py`), with its project.
+  for (let level = 0; program !== undefined && level < 3; level++) program = addProgram(program);
+  let scriptSeen = false;
   for (const arg of args) {
     if (arg.startsWith("-")) continue;
     const full = resolve(cwd, arg);
-    if (!isFile(full)) continue;
-    const real = addProgram(full);
-    const project = real === undefined ? undefined : projectRoot(real, home);
-    if (project === undefined) continue;
-    found.push(resolvePath(project));
-    // A linked node_modules (workspaces, a shared checkout) is shown where it leads too.
-    found.push(resolvePath(join(project, "node_modules")));
+    if (isKernelPath(full) || !isFile(full)) continue;
+    const resolved = resolvePath(full);
+    found.push(resolved);
+    if (scriptSeen || resolved.real === undefined || !isScript(resolved.real)) continue;
+    scriptSeen = true;
+    for (const folder of scriptFolders(full, resolved.real, home)) found.push(resolvePath(folder));
   }
   return found;
 }
 
-const PROJECT_FILES = ["package.json", "pyproject.toml", "setup.py", "go.mod", "Cargo.toml"];
+const PROJECT_FILES = [
+  "package.json",
+  "pyproject.toml",
+  "setup.py",
+  "setup.cfg",
+  "requirements.txt",
+  "go.mod",
+  "Cargo.toml",
+  "deno.json",
+  "Gemfile",
+  "composer.json",
+  "pom.xml",
+  "build.gradle",
+];
 
 /**
  * The project a script belongs to (the nearest folder above it with a package.json, pyproject.toml,
- * ...), whose dependencies the script loads; never the home folder or one of its parents.
+ * ...), whose dependencies the script loads; never a folder that may not be inferred (the home
+ * folder, a parent of it, a hidden folder in it, a system folder).
  */
 function projectRoot(file: string, home: string): string | undefined {
   for (let folder = dirname(file); folder !== dirname(folder); folder = dirname(folder)) {
     if (isWithin(home, folder)) return undefined;
-    if (PROJECT_FILES.some((name) => isFile(join(folder, name)))) return folder;
+    if (!PROJECT_FILES.some((name) => isFile(join(folder, name)))) continue;
+    return isInferable(folder, home) ? folder : undefined;
   }
   return undefined;
 }

@@ -5,7 +5,7 @@
  * sandbox-exec-profile.ts), so the choice of what is visible is made once, in pure code.
  */
 
-import { dirname, sep } from "node:path";
+import { basename, dirname, sep } from "node:path";
 import type { SandboxPolicy } from "../../config/model.js";
 
 /** `ro`/`rw`: the host path `source` shown at `path`; `tmpfs`: a private, empty, writable folder. */
@@ -85,7 +85,8 @@ export function planSandbox(
   const systemRoots = facts.system.map((entry) => entry.path);
   const grants = new Map<string, { kind: "ro" | "rw"; source: string }>();
   const grant = (kind: "ro" | "rw", resolved: ResolvedPath) => {
-    if (!resolved.real) return;
+    // The sandbox has its own /proc: a host path there cannot be mounted onto it (bwrap would fail).
+    if (!resolved.real || isWithin(resolved.path, "/proc") || isWithin(resolved.real, "/proc")) return;
     for (const path of new Set([resolved.path, resolved.real])) {
       // Already visible through a read-only system folder (and a grant cannot make /usr writable).
       if (kind === "ro" && systemRoots.some((root) => isWithin(path, root))) continue;
@@ -115,19 +116,84 @@ export function planSandbox(
   return { mounts, network: policy.network, env, cwd };
 }
 
-/** The folder a file's program lives in, as far as the sandbox must show it (see `installRoot`). */
+/**
+ * Folders never shown because a file inside them was named: the system's own (`/etc` holds host keys
+ * and `/etc/shadow`) and the roots that hold everyone's data. A file in one is shown alone.
+ */
+const SYSTEM_ROOTS = new Set([
+  "/etc",
+  "/var",
+  "/opt",
+  "/srv",
+  "/tmp",
+  "/home",
+  "/root",
+  "/usr",
+  "/usr/local",
+  "/usr/share",
+  "/usr/lib",
+  "/usr/bin",
+  "/mnt",
+  "/media",
+  "/run",
+  "/boot",
+  "/snap",
+  "/nix",
+  "/nix/store",
+  "/opt/homebrew",
+  "/Users",
+  "/Library",
+  "/System",
+  "/Applications",
+  "/Volumes",
+  "/private",
+]);
+/** Folders whose insides are never inferred either: configuration, state and the kernel's own. */
+const SYSTEM_TREES = [
+  "/etc",
+  "/var",
+  "/proc",
+  "/sys",
+  "/dev",
+  "/run",
+  "/boot",
+  "/private/etc",
+  "/private/var",
+];
+
+/** The kernel's trees: a file there named in the arguments is not data to show (the sandbox has its own /proc and /dev). */
+export function isKernelPath(path: string): boolean {
+  return ["/proc", "/sys", "/dev"].some((tree) => isWithin(path, tree));
+}
+
+/**
+ * Whether a folder may be shown because a program or script inside it was named (an inference, not a
+ * grant the user wrote): never the root, a system folder or one inside /etc, /var, ..., never the home
+ * folder, a parent of it, or a hidden folder directly in it (`~/.ssh`, `~/.config`, `~/.local`).
+ */
+export function isInferable(folder: string, home: string): boolean {
+  if (folder === sep || SYSTEM_ROOTS.has(folder)) return false;
+  if (SYSTEM_TREES.some((tree) => isWithin(folder, tree))) return false;
+  if (isWithin(home, folder)) return false;
+  return !(dirname(folder) === home && basename(folder).startsWith("."));
+}
+
+/**
+ * The folder a program lives in, as far as the sandbox must show it: the outermost `node_modules` of
+ * a package (it needs its siblings), the `<prefix>` of `<prefix>/bin/node` or `<venv>/bin/python`
+ * (the prefix holds its libraries), else its own folder; the file alone when that folder may not be
+ * inferred (see isInferable).
+ */
 export function installRoot(file: string, home: string): string {
+  const root = packageRoot(file) ?? dirname(file);
+  return isInferable(root, home) ? root : file;
+}
+
+/** The outermost `node_modules` above a file, or the `<prefix>` of a file in `<prefix>/bin`; else undefined. */
+export function packageRoot(file: string): string | undefined {
   const parts = file.split(sep);
-  // A package inside node_modules needs its siblings: show the outermost node_modules folder.
   const modules = parts.indexOf("node_modules");
-  let root: string;
-  if (modules > 0) root = parts.slice(0, modules + 1).join(sep);
-  else {
-    const folder = dirname(file);
-    // <prefix>/bin/node, <venv>/bin/python: the prefix holds the program's libraries.
-    root = folder.endsWith(`${sep}bin`) ? dirname(folder) : folder;
-  }
-  // Never the home folder, one of its parents or the root itself: that would show everything in them.
-  if (root === sep || isWithin(home, root)) return file;
-  return root;
+  if (modules > 0) return parts.slice(0, modules + 1).join(sep);
+  const folder = dirname(file);
+  return folder.endsWith(`${sep}bin`) ? dirname(folder) : undefined;
 }
