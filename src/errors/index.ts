@@ -1,5 +1,5 @@
 /**
- * Errors: one base class with a stable `code` (error.ts) and one factory per situation, grouped by
+ * Errors: one base class with a stable `code` (error-classes.ts) and one factory per situation, grouped by
  * domain. A throw site picks the factory and passes the facts: `throw serverNotFound({ server,
  * configured })`; it never writes wording, so the same failure reads the same wherever it is raised.
  */

@@ -3,7 +3,7 @@ import type { Flags, FlagValues, PositionalSpec } from "./parse-arguments.js";
 
 /**
  * One CLI command, declared in its own file: its flags (typed), positionals, help text and examples.
- * main.ts parses against this declaration, so help, "did you mean" and the rejection of options and
+ * run-cli.ts parses against this declaration, so help, "did you mean" and the rejection of options and
  * arguments a command does not take come for free with the declaration.
  */
 export interface CommandSpec<F extends Flags = Flags> {
