@@ -80,7 +80,7 @@ describe("one error shape", () => {
       ...["cli", "daemon", "gateway", "agent"].flatMap((app) => sourceFiles(join(srcDir, "apps", app))),
     ];
     // An error class constructed with its wording written in place (a string or template literal).
-    // (JavaScript's own TypeError/RangeError stay: transport/keepalive-fetch.ts mimics fetch's failures.)
+    // (JavaScript's own TypeError/RangeError stay: sdk/keepalive-fetch.ts mimics fetch's failures.)
     const literal = /new (?:McpBridgeError|(?!Type|Range)[A-Z]\w*Error)\(\s*(?:ErrorCode\.\w+,\s*)?[`"']/g;
     const offenders = files.flatMap((file) =>
       [...readFileSync(file, "utf8").matchAll(literal)].map((m) => `${relative(srcDir, file)}: ${m[0]}`),

@@ -5,7 +5,7 @@
  *
  * Why: those Maps see one insertion and one deletion per request, which keeps V8 rebuilding them and
  * promoting every request's objects (see util/id-table.ts); an IdTable behaves as a Map without that.
- * Bench: BENCH_FIGURE
+ * Bench: pending (measured with bench/profile-calls.ts, shims on vs off).
  *
  * Detection: a field is replaced only while it holds an empty Map, so an SDK that renamed, retyped or
  * already filled one keeps what it has, and only the speed-up is lost.

@@ -9,10 +9,16 @@
  * every one off; a comma list of shim names keeps just those (to measure one shim alone).
  */
 
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+
 /** The shims, by the name the switch takes. */
 export const SDK_SHIMS = [
   /** protocol-tables.ts: IdTables for the SDK Protocol's private request tables. */
   "id-tables",
+  /** json-rpc-message.ts: plain result responses parsed without the SDK's message schema. */
+  "plain-messages",
   /** plain-responses.ts: plain result responses dispatched without the SDK's message schema. */
   "plain-responses",
   /** plain-tool-result.ts: plain tools/call results validated by hand, on a request the client sends. */
@@ -53,4 +59,28 @@ function fromEnvironment(value: string | undefined): ReadonlySet<SdkShim> {
   const names = text.split(",").map((name) => name.trim());
   // An unknown name is ignored rather than fatal: the switch can only take speed away, never break.
   return new Set(SDK_SHIMS.filter((shim) => names.includes(shim)));
+}
+
+/**
+ * The version of an installed package (found from its CommonJS entry, since the SDK packages do not
+ * export their package.json), or undefined when it cannot be read.
+ */
+export function installedVersion(name: string): string | undefined {
+  try {
+    let dir = dirname(createRequire(import.meta.url).resolve(name));
+    for (let depth = 0; depth < 4; depth++, dir = dirname(dir)) {
+      try {
+        const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+          name?: unknown;
+          version?: unknown;
+        };
+        if (manifest.name === name && typeof manifest.version === "string") return manifest.version;
+      } catch {
+        // No manifest at this level: look one up.
+      }
+    }
+  } catch {
+    // Not resolvable from here.
+  }
+  return undefined;
 }

@@ -1,6 +1,6 @@
 import { type RequestId, Server } from "@modelcontextprotocol/server";
 import type { Bridge } from "../../bridge/api.js";
-import { useIdTables } from "../../util/id-table.js";
+import { useIdTables } from "../../sdk/protocol-tables.js";
 import { adminAllowed, adminTools, isAdminTool } from "./admin-tools.js";
 import type { UnreadBacklog } from "./backlog.js";
 import type { ClientLimiter } from "./client-limits.js";
@@ -72,7 +72,7 @@ export function gatewayServer(
       },
     },
   );
-  // A stdio host's connection is one long-lived server: its request tables must not be Maps (see id-table.ts).
+  // A stdio host's connection is one long-lived server: its request tables must not be Maps (see sdk/protocol-tables.ts).
   useIdTables(server);
   // Filters the upstream log messages this client gets (see upstream-logs.ts).
   const logLevel = client.logLevel ?? new ClientLogLevel();
