@@ -9,11 +9,13 @@ const srcDir = resolve(dirname(fileURLToPath(import.meta.url)), "../src");
 const allowed: Record<string, readonly string[]> = {
   errors: [],
   util: ["errors"],
+  // Every use of an SDK or undici internal (see sdk/shims.ts): below the layers that connect.
+  sdk: ["errors", "util"],
   config: ["errors", "util"],
   telemetry: ["errors", "util"],
   auth: ["errors", "util", "config"],
-  transport: ["errors", "util", "config"],
-  connection: ["errors", "util", "config", "transport", "telemetry"],
+  transport: ["errors", "util", "config", "sdk"],
+  connection: ["errors", "util", "config", "sdk", "transport", "telemetry"],
   registry: ["errors", "util", "config"],
   results: ["errors", "util"],
   search: ["errors", "util", "registry"],
@@ -44,6 +46,7 @@ const allowed: Record<string, readonly string[]> = {
   gateway: [
     "errors",
     "util",
+    "sdk",
     "config",
     "auth",
     "transport",
@@ -217,6 +220,16 @@ describe("architecture", () => {
     }
     const repeated = [...byName].filter(([name, files]) => name !== "index.ts" && files.length > 1);
     expect(repeated).toEqual([]);
+  });
+
+  it("reaches SDK internals only from src/sdk/, where each is feature-detected and switchable", () => {
+    const internal =
+      /\b_(responseHandlers|progressHandlers|timeoutInfo|requestHandlerAbortControllers|cleanupTimeout)\b/;
+    const sdkDir = join(srcDir, "sdk");
+    const outside = sourceFiles(srcDir).filter(
+      (file) => relative(sdkDir, file).startsWith("..") && internal.test(readFileSync(file, "utf8")),
+    );
+    expect(outside.map((file) => relative(srcDir, file))).toEqual([]);
   });
 
   it("has a layer rule for every folder of src/", () => {

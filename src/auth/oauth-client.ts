@@ -50,7 +50,7 @@ export async function createAuthHandle(
   definition: RemoteServerDefinition,
   options: AuthOptions = {},
 ): Promise<AuthHandle | undefined> {
-  // Each grant's required settings were checked when the config loaded (config/oauth.ts).
+  // Each grant's required settings were checked when the config loaded (config/oauth-settings.ts).
   const settings: OAuthSettings = definition.oauth ?? {};
   if (settings.grant === "client_credentials") {
     // Without an expected issuer the SDK sends the credentials wherever the server points (and warns).

@@ -63,13 +63,6 @@ const RESERVED = new Set([
   "valueOf",
 ]);
 
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-
-/** Whether `name` can be written as a property after a dot and as a binding (ASCII only, not reserved). */
-export function isPlainIdentifier(name: string): boolean {
-  return IDENTIFIER.test(name) && !RESERVED.has(name);
-}
-
 /** One name as an identifier: every other character becomes `_`, a leading digit or reserved word gets `_`. */
 export function toIdentifier(name: string): string {
   let id = name.replace(/[^A-Za-z0-9_$]/g, "_").slice(0, 64);

@@ -29,8 +29,6 @@ export interface ClientFeatures {
   readonly sampling?: SamplingPolicy;
 }
 
-export const CLIENT_FEATURE_KEYS = ["logLevel", "log_level", "roots", "sampling"] as const;
-
 type Found = { key: string; value: unknown } | undefined;
 
 /** Reads the client-feature keys of one raw entry (server or settings); `fail` throws or records. */

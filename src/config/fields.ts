@@ -29,7 +29,7 @@ const { startupTimeoutMs, callTimeoutMs, healthCheckIntervalMs, maxResultChars }
  * snake_case, `*_sec`/`*_ms` units), how a value is read, its default and one line of documentation.
  * The accepted keys, the JSON Schema and the key lists of docs/config.md are all generated from these tables,
  * so the loader, the schema and the docs cannot drift apart. Keys with structure (transport, command,
- * headers, tools, restart, OAuth) are read by named functions in entry.ts and described in STRUCTURED.
+ * headers, tools, restart, OAuth) are read by named functions in normalize-entry.ts and described in STRUCTURED.
  */
 
 export type Raw = Record<string, unknown>;

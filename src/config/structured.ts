@@ -54,7 +54,7 @@ export const CLIENT_FEATURES = {
 } satisfies Record<string, StructuredKey>;
 
 /**
- * Server keys with structure, read by the named functions of entry.ts and oauth.ts. Listed here so
+ * Server keys with structure, read by the named functions of normalize-entry.ts and oauth-settings.ts. Listed here so
  * they are accepted, published in the schema and documented from the same place as scalar keys.
  */
 export const STRUCTURED = {

@@ -3,23 +3,16 @@ import type {
   CallToolResult,
   ClientOptions,
   ConnectOptions,
-  JSONRPCResultResponse,
   StandardSchemaV1,
   Tool,
   Transport,
 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/client";
-import { isPlainResultResponse } from "../transport/message.js";
-import { useIdTables } from "../util/id-table.js";
+import { dispatchPlainResponses } from "../sdk/plain-responses.js";
+import { plainToolResult, plainToolResultsEnabled } from "../sdk/plain-tool-result.js";
+import { useIdTables } from "../sdk/protocol-tables.js";
 
 type Implementation = ConstructorParameters<typeof Client>[0];
-
-/** The SDK Protocol's request tables `#settled` reads (private in its types; see id-table.ts). */
-interface ProtocolTables {
-  readonly _responseHandlers: Map<number, (response: JSONRPCResultResponse) => void> | undefined;
-  readonly _progressHandlers: Map<number, unknown> | undefined;
-  readonly _cleanupTimeout: ((id: number) => void) | undefined;
-}
 
 /** How long a server may take to acknowledge a `subscriptions/listen` stream. */
 export const LISTEN_ACK_TIMEOUT_MS = 3_000;
@@ -50,48 +43,19 @@ export class SessionClient extends Client {
 
   constructor(info: Implementation, options?: ClientOptions) {
     super(info, options);
-    // One insertion and deletion per request: Maps there cost a third of a call's CPU (see id-table.ts).
+    // One insertion and deletion per request: Maps there cost a third of a call's CPU (see sdk/protocol-tables.ts).
     useIdTables(this);
   }
 
   /**
-   * Once connected, a plain successful response (see `isPlainResultResponse`) goes straight to the
-   * response dispatch. The SDK's message handler would first run its result-response schema on it
-   * (and `_onresponse` runs it again); that schema accepts every such message, so the handler would
-   * do exactly this. Everything else, and every message of a transport that already had a handler
-   * of its own (the SDK calls that one first), still takes the SDK's handler.
+   * Once connected, plain successful responses skip the SDK's message schema (see
+   * sdk/plain-responses.ts); a transport that already had a handler of its own keeps the SDK's path.
    */
   override async connect(transport: Transport, options?: ConnectOptions): Promise<void> {
     const own = transport.onmessage;
     await super.connect(transport, options);
-    const dispatch = transport.onmessage;
-    if (own !== undefined || dispatch === undefined || this.transport !== transport) return;
-    transport.onmessage = (message, extra) => {
-      if (!isPlainResultResponse(message)) dispatch(message, extra);
-      else if (!this.#settled(message)) this._onresponse(message);
-    };
-  }
-
-  /**
-   * Settles the request a plain result response answers, as the SDK's `_onresponse` would: a numeric
-   * id is never a `subscriptions/listen` one (the Client's override takes string ids), and the result
-   * check `_onresponse` runs (the result-response schema) accepts every plain result response, so what
-   * is left is the dispatch itself, without that schema. False when the response is not for a pending
-   * request (or the SDK's tables are not what this expects): `_onresponse` then reports it.
-   */
-  #settled(response: JSONRPCResultResponse): boolean {
-    const id = response.id;
-    if (typeof id !== "number") return false;
-    const tables = this as unknown as ProtocolTables;
-    const handlers = tables._responseHandlers;
-    const handler = handlers?.get(id);
-    if (!handlers || typeof handler !== "function" || typeof tables._cleanupTimeout !== "function")
-      return false;
-    handlers.delete(id);
-    tables._cleanupTimeout(id);
-    tables._progressHandlers?.delete(id);
-    handler(response);
-    return true;
+    if (own !== undefined || this.transport !== transport) return;
+    dispatchPlainResponses(this, transport, (response) => this._onresponse(response));
   }
 
   /**
@@ -122,7 +86,7 @@ export class SessionClient extends Client {
     definition: Tool,
     options: CallToolRequestOptions,
   ): Promise<CallToolResult> {
-    if (this.getProtocolEra() !== "legacy")
+    if (this.getProtocolEra() !== "legacy" || !plainToolResultsEnabled())
       return this.callTool(params, { ...options, toolDefinition: definition });
     return this.request(
       { method: "tools/call", params },
@@ -141,36 +105,4 @@ export class SessionClient extends Client {
       issues: [{ message: outcome.reason === "invalid" ? outcome.message : "not-in-era: tools/call" }],
     };
   }
-}
-
-/**
- * `{ content: [{ type: "text", text }...], isError? }` with no other key anywhere: the copy the era's
- * schema returns for it (it copies the result object, the array and each block). Undefined otherwise.
- */
-function plainToolResult(value: unknown): CallToolResult | undefined {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-  const result = value as Record<string, unknown>;
-  let keys = 0;
-  for (const key in result) {
-    if (key !== "content" && key !== "isError") return undefined;
-    keys++;
-  }
-  const content = result.content;
-  if (!Array.isArray(content)) return undefined;
-  const isError = result.isError;
-  if (keys === 2 && typeof isError !== "boolean") return undefined;
-  const blocks: { type: "text"; text: string }[] = new Array(content.length);
-  for (let i = 0; i < content.length; i++) {
-    const block = content[i] as Record<string, unknown> | null;
-    if (typeof block !== "object" || block === null || Array.isArray(block)) return undefined;
-    let blockKeys = 0;
-    for (const key in block) {
-      if (key !== "type" && key !== "text") return undefined;
-      blockKeys++;
-    }
-    const text = block.text;
-    if (blockKeys !== 2 || block.type !== "text" || typeof text !== "string") return undefined;
-    blocks[i] = { type: "text", text };
-  }
-  return keys === 2 ? { content: blocks, isError: isError as boolean } : { content: blocks };
 }

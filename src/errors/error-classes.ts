@@ -2,7 +2,7 @@
  * Every error mcp-bridge throws is a McpBridgeError with a stable string `code`.
  * Classify where the error is raised; callers branch on `code`, never on message text.
  * The classes here are the error shapes; each situation is built by one factory in the sibling
- * files (servers.ts, tools.ts, ...), which alone write the wording.
+ * files (server-errors.ts, tool-errors.ts, ...), which alone write the wording.
  */
 export const ErrorCode = {
   ConfigNotFound: "CONFIG_NOT_FOUND",

@@ -1,8 +1,8 @@
 import type { FetchLike } from "@modelcontextprotocol/client";
 import { responseOverLimit } from "../errors/connection-errors.js";
+import { bodyKind, SettledResponse } from "../sdk/settled-response.js";
 import { IdTable } from "../util/id-table.js";
 import { linkAbort } from "../util/linked-abort.js";
-import { bodyKind } from "./settled-response.js";
 
 /**
  * A `fetch` for the SDK's HTTP transports that bounds what a server can make the host hold and keep:
@@ -51,7 +51,8 @@ export function boundedFetch(inner: FetchLike, options: BoundedFetchOptions): Fe
       release();
       throw error;
     }
-    if (!response.body) {
+    // A settled body arrived whole within the bound (its stream exists only for a reader that asks).
+    if (response instanceof SettledResponse || !response.body) {
       release();
       return response;
     }

@@ -1,7 +1,7 @@
 import type { FetchLike } from "@modelcontextprotocol/client";
 import { createParser } from "eventsource-parser";
+import { SettledResponse } from "../sdk/settled-response.js";
 import { relatedLogCallers as callers, type RelatedLogSink } from "./related-logs-scope.js";
-import { SettledResponse } from "./settled-response.js";
 
 /**
  * The log messages a Streamable HTTP server sent with one tools/call, told to whoever made that call.

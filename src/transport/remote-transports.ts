@@ -1,7 +1,7 @@
 import type { AuthProvider, FetchLike, OAuthClientProvider } from "@modelcontextprotocol/client";
 import { SSEClientTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { keepAliveFetch } from "../sdk/keepalive-fetch.js";
 import { boundedFetch, DEFAULT_MAX_RESPONSE_BYTES } from "./bounded-fetch.js";
-import { keepAliveFetch } from "./keepalive-fetch.js";
 import { RESULT_TOO_LARGE_RPC_CODE } from "./process-transport.js";
 import { relatedLogsFetch } from "./related-notifications.js";
 import { SseSessionTransport } from "./sse-session.js";
@@ -15,7 +15,7 @@ export interface RemoteTransportOptions {
   readonly maxResponseBytes?: number;
 }
 
-/** Bodies up to this size may be handed to the transport whole (see settled-response.ts). */
+/** Bodies up to this size may be handed to the transport whole (see sdk/settled-response.ts). */
 const SETTLE_BYTES = 1024 * 1024;
 
 /** Every request of a remote transport goes through the bounds of bounded-fetch.ts. */

@@ -170,8 +170,3 @@ export function unwatchGroup(pgid: number): void {
   if (!watched.delete(pgid)) return;
   if (running) write(running, `-${pgid}\n`);
 }
-
-/** The watchdog's pid, if one runs (for tests and diagnostics). */
-export function watchdogPid(): number | undefined {
-  return running?.child.pid;
-}

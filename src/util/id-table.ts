@@ -204,26 +204,3 @@ const SHRINK_ABOVE = 1024;
 function isIndex(key: unknown): key is number {
   return typeof key === "number" && key >= 0 && key < 4294967295 && Number.isInteger(key);
 }
-
-/**
- * The MCP SDK Protocol's tables of in-flight requests (both directions), each keyed by message id:
- * pending responses, progress handlers, timeouts, and the abort controllers of requests being handled.
- */
-export const PROTOCOL_REQUEST_TABLES = [
-  "_responseHandlers",
-  "_progressHandlers",
-  "_timeoutInfo",
-  "_requestHandlerAbortControllers",
-] as const;
-
-/**
- * Gives an SDK client or server IdTables for its request tables. Only a field that holds an empty Map
- * is replaced: an SDK that renamed or retyped one keeps what it has, and only this speed-up is lost.
- */
-export function useIdTables(protocol: object, fields: readonly string[] = PROTOCOL_REQUEST_TABLES): void {
-  const owner = protocol as Record<string, unknown>;
-  for (const name of fields) {
-    const table = owner[name];
-    if (table instanceof Map && table.size === 0) owner[name] = new IdTable();
-  }
-}

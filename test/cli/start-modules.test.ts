@@ -57,7 +57,7 @@ const LIBRARY_HEAVY: Readonly<Record<string, RegExp>> = {
  */
 const STDIO_ONLY_HEAVY: Readonly<Record<string, RegExp>> = {
   "the HTTP client transports":
-    /\/dist\/src\/transport\/(remote-transports|keepalive-fetch|settled-response|related-notifications|bounded-fetch)\.js$/,
+    /\/dist\/src\/(transport\/(remote-transports|related-notifications|bounded-fetch)|sdk\/(keepalive-fetch|settled-response))\.js$/,
 };
 
 /**

@@ -78,7 +78,7 @@ export async function runCliInProcess(
     cwd: string;
     env: Record<string, string>;
     tty?: boolean;
-    /** As the built CLI does (entry.ts): a running daemon answers first, else the CLI runs here. */
+    /** As the built CLI does (process-entry.ts): a running daemon answers first, else the CLI runs here. */
     daemon?: boolean;
   },
 ): Promise<CliRun> {

@@ -1,9 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import {
-  type CallToolResult,
-  CLIENT_CAPABILITIES_META_KEY,
   classifyInboundRequest,
-  type InputRequiredResult,
   LOG_LEVEL_META_KEY,
   type RequestId,
   type ServerContext,
@@ -14,6 +11,12 @@ import {
   type ToolCallRequest,
   type UpstreamRun,
 } from "../forwarding/served-tool-call.js";
+import {
+  encodedResult,
+  errorResponseOf,
+  inputGateRefusal,
+  modernAnswerEnabled,
+} from "../../../sdk/modern-answer.js";
 import { type FastResponse, isPlainObject, plainToolCallOf } from "./fast-call.js";
 
 /**
@@ -29,7 +32,8 @@ import { type FastResponse, isPlainObject, plainToolCallOf } from "./fast-call.j
  * The call itself runs exactly as the SDK server's handler runs it (mcp-server.ts): the same
  * `serveToolCall`, the same input rounds (a retry's `requestState` opened, a parked call resumed, an
  * upstream's questions returned as `input_required`), with a context holding what the SDK lifts out
- * of the request (the `_meta` envelope, `requestState`, `inputResponses`).
+ * of the request (the `_meta` envelope, `requestState`, `inputResponses`), and answered as the SDK's
+ * codec and input gate would (restated in sdk/modern-answer.ts, which says when it may be used).
  */
 
 const REVISION = "2026-07-28";
@@ -64,10 +68,11 @@ export interface ModernToolCall {
 /**
  * Whether a POST's headers announce a 2026-07-28 `tools/call` (before its body is read): the SDK
  * requires both standard headers on such a request, so a request without them is never one the fast
- * path serves.
+ * path serves. Never while the SDK's answer cannot be restated (see sdk/modern-answer.ts).
  */
 export function announcesModernCall(headers: IncomingHttpHeaders): boolean {
   return (
+    modernAnswerEnabled() &&
     headers["mcp-method"] === "tools/call" &&
     headers["mcp-protocol-version"] === REVISION &&
     typeof headers["mcp-name"] === "string" &&
@@ -189,124 +194,9 @@ export async function answerModernCall(
     if (gone.aborted) return undefined;
     const refused = inputGateRefusal(result, call.envelope);
     if (refused) return { jsonrpc: "2.0", id: call.id, error: refused } as FastResponse;
-    return { result: encoded(result, entry.serverInfo), jsonrpc: "2.0", id: call.id } as FastResponse;
+    return { result: encodedResult(result, entry.serverInfo), jsonrpc: "2.0", id: call.id } as FastResponse;
   } catch (error) {
     if (gone.aborted) return undefined;
-    return errorResponseOf(call.id, error);
+    return errorResponseOf(call.id, error) as FastResponse;
   }
-}
-
-/** A thrown error as the SDK's Protocol answers it on this revision (its code when a safe integer). */
-function errorResponseOf(id: RequestId, error: unknown): FastResponse {
-  const thrown = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
-  const code = Number.isSafeInteger(thrown.code) ? (thrown.code as number) : -32603;
-  const body: Record<string, unknown> = {
-    // The codec's encodeErrorCode: "resource not found" is invalid params on the wire.
-    code: code === -32002 ? -32602 : code,
-    message: (thrown.message as string | undefined) ?? "Internal error",
-  };
-  if (thrown.data !== undefined) body.data = thrown.data;
-  return { jsonrpc: "2.0", id, error: body } as FastResponse;
-}
-
-type Answer = CallToolResult | InputRequiredResult;
-
-/**
- * A result as the SDK's 2026-07-28 codec encodes it (`encodeResult`): `resultType` stamped
- * `complete` when the handler gave none, and the server's identity added to `_meta` unless it is
- * there already or `_meta` is not an object. (tools/call results are not cacheable: no cache fields.)
- */
-function encoded(result: Answer, serverInfo: ModernCallEntry["serverInfo"]): Record<string, unknown> {
-  let next = result as Record<string, unknown>;
-  if (next.resultType === undefined) next = { ...next, resultType: "complete" };
-  const meta = next._meta;
-  if (meta === undefined) return { ...next, _meta: { [SERVER_INFO_KEY]: serverInfo } };
-  if (!isPlainObject(meta) || meta[SERVER_INFO_KEY] !== undefined) return next;
-  return { ...next, _meta: { ...meta, [SERVER_INFO_KEY]: serverInfo } };
-}
-
-const SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
-
-/**
- * The SDK server's gate on an `input_required` answer (`_invokeInputRequiredCapableHandler`): every
- * question must be covered by the capabilities the request declared, else the answer is its -32021
- * error. InputRounds asks only what the client declared, so this finds nothing in practice; it keeps
- * the fast answer the SDK's when a question needs a sub-capability (a URL-mode elicitation, sampling
- * with tools) the client did not declare.
- */
-function inputGateRefusal(
-  result: Answer,
-  envelope: Record<string, unknown>,
-): Record<string, unknown> | undefined {
-  if ((result as { resultType?: unknown }).resultType !== "input_required") return undefined;
-  const requests = (result as InputRequiredResult).inputRequests;
-  if (!requests) return undefined;
-  const declared = envelope[CLIENT_CAPABILITIES_META_KEY] as Record<string, unknown> | undefined;
-  for (const [key, entry] of Object.entries(requests)) {
-    const method = (entry as { method?: unknown } | null)?.method;
-    if (typeof method !== "string") {
-      const message = `Handler for tools/call returned an invalid input request '${key}': each inputRequests entry must be an embedded elicitation/create, sampling/createMessage, or roots/list request`;
-      return { code: -32603, message };
-    }
-    const required = requiredFor({ method, params: (entry as { params?: Record<string, unknown> }).params });
-    if (!required) {
-      const message = `Handler for tools/call returned an input request '${key}' of kind '${method}', which is not an embedded request the 2026-07-28 revision defines`;
-      return { code: -32603, message };
-    }
-    const missing = missingCapabilities(required, declared);
-    if (missing) {
-      return {
-        code: -32021,
-        message: `Cannot request input '${key}' (${String(method)}): the request's client capabilities do not declare the required capability`,
-        data: { requiredCapabilities: missing },
-      };
-    }
-  }
-  return undefined;
-}
-
-/** The SDK's requiredClientCapabilitiesForInputRequest. */
-function requiredFor(entry: {
-  method: string;
-  params?: Record<string, unknown>;
-}): Record<string, unknown> | undefined {
-  switch (entry.method) {
-    case "elicitation/create":
-      return entry.params?.mode === "url" ? { elicitation: { url: {} } } : { elicitation: { form: {} } };
-    case "sampling/createMessage":
-      return entry.params?.tools !== undefined || entry.params?.toolChoice !== undefined
-        ? { sampling: { tools: {} } }
-        : { sampling: {} };
-    case "roots/list":
-      return { roots: {} };
-    default:
-      return undefined;
-  }
-}
-
-/** The SDK's missingClientCapabilities (a bare `elicitation: {}` declares form mode). */
-function missingCapabilities(
-  required: Record<string, unknown>,
-  declared: Record<string, unknown> | undefined,
-): Record<string, unknown> | undefined {
-  const missing: Record<string, unknown> = {};
-  for (const [capability, requirement] of Object.entries(required)) {
-    const value = declared?.[capability];
-    if (value === undefined) {
-      missing[capability] = requirement;
-      continue;
-    }
-    if (!isPlainObject(requirement) || !isPlainObject(value)) continue;
-    const members: Record<string, unknown> = {};
-    for (const [member, need] of Object.entries(requirement)) {
-      const implied =
-        capability === "elicitation" &&
-        member === "form" &&
-        value.form === undefined &&
-        value.url === undefined;
-      if (value[member] === undefined && !implied) members[member] = need;
-    }
-    if (Object.keys(members).length > 0) missing[capability] = members;
-  }
-  return Object.keys(missing).length > 0 ? missing : undefined;
 }

@@ -1,6 +1,6 @@
 import { Server } from "@modelcontextprotocol/server";
 import type { Bridge } from "../../../../bridge/api.js";
-import { useIdTables } from "../../../../util/id-table.js";
+import { useIdTables } from "../../../../sdk/protocol-tables.js";
 import type { RequestTracker } from "../../admission/request-tracker.js";
 import { RunningCalls } from "../../admission/running-calls.js";
 import { FORWARD_TIMEOUT_MS, type RequestForwarder } from "../../forwarding/forward.js";
@@ -66,7 +66,7 @@ export function gatewayServer(
       },
     },
   );
-  // A stdio host's connection is one long-lived server: its request tables must not be Maps (see id-table.ts).
+  // A stdio host's connection is one long-lived server: its request tables must not be Maps (see sdk/protocol-tables.ts).
   useIdTables(server);
   // Filters the upstream log messages this client gets (see upstream-logs.ts).
   const logLevel = client.logLevel ?? new ClientLogLevel();

@@ -1,5 +1,16 @@
 import type { JSONRPCMessage, JSONRPCResultResponse } from "@modelcontextprotocol/client";
 import { parseJSONRPCMessage } from "@modelcontextprotocol/client";
+import { sdkShimEnabled } from "./shims.js";
+
+/*
+ * Restates part of an SDK validator: which values the JSON-RPC message schema (and its result-response
+ * schema) accepts unchanged, and the copy it returns for them. Checked against
+ * @modelcontextprotocol/client and core 2.4.0; equality with the SDK's schema is tested as a property
+ * (test/sdk/json-rpc-message.test.ts), so an SDK whose schema changed fails that test.
+ * Bench: pending (measured with bench/profile-calls.ts, shims on vs off).
+ *
+ * With the `plain-messages` shim off (see shims.ts) every line goes through the SDK's schema.
+ */
 
 /**
  * One line of a stdio server, parsed as the SDK's `deserializeMessage` does (JSON.parse, then the
@@ -13,12 +24,12 @@ import { parseJSONRPCMessage } from "@modelcontextprotocol/client";
  */
 export function deserializeLine(line: string): JSONRPCMessage {
   const value: unknown = JSON.parse(line);
-  return plainResultResponse(value) ?? parseJSONRPCMessage(value);
+  return (sdkShimEnabled("plain-messages") && plainResultResponse(value)) || parseJSONRPCMessage(value);
 }
 
 /** Whether the SDK's JSON-RPC message schema accepts a parsed value (the same shortcut first). */
 export function acceptedAsMessage(value: unknown): boolean {
-  if (plainResultResponse(value)) return true;
+  if (sdkShimEnabled("plain-messages") && isPlainResultResponse(value)) return true;
   try {
     parseJSONRPCMessage(value);
     return true;

@@ -4,7 +4,8 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
 import { SessionClient } from "../../src/connection/session-client.js";
-import { IdTable, PROTOCOL_REQUEST_TABLES } from "../../src/util/id-table.js";
+import { PROTOCOL_REQUEST_TABLES } from "../../src/sdk/protocol-tables.js";
+import { IdTable } from "../../src/util/id-table.js";
 
 /** The SDK's own validation of a tools/call result on the negotiated wire (what Client.callTool applies). */
 class SdkValidation extends Client {

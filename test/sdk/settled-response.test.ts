@@ -2,8 +2,8 @@ import { createGzip } from "node:zlib";
 import { type JSONRPCRequest, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { keepAliveFetch } from "../../src/transport/keepalive-fetch.js";
-import { SettledResponse, settleBody } from "../../src/transport/settled-response.js";
+import { keepAliveFetch } from "../../src/sdk/keepalive-fetch.js";
+import { SettledResponse, settleBody } from "../../src/sdk/settled-response.js";
 import { listen } from "../helpers/http-servers.js";
 
 const REQUEST: JSONRPCRequest = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "t" } };

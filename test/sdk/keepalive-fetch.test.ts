@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { keepAliveFetch } from "../../src/transport/keepalive-fetch.js";
+import { keepAliveFetch } from "../../src/sdk/keepalive-fetch.js";
 import { listen } from "../helpers/http-servers.js";
 import { until } from "../helpers/wait.js";
 

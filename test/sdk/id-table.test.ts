@@ -2,7 +2,8 @@ import { Client } from "@modelcontextprotocol/client";
 import { Server } from "@modelcontextprotocol/server";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { IdTable, PROTOCOL_REQUEST_TABLES, useIdTables } from "../../src/util/id-table.js";
+import { PROTOCOL_REQUEST_TABLES, useIdTables } from "../../src/sdk/protocol-tables.js";
+import { IdTable } from "../../src/util/id-table.js";
 
 type Key = number | string;
 type Op =

@@ -1,7 +1,7 @@
 import { deserializeMessage, isJSONRPCResultResponse } from "@modelcontextprotocol/client";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { deserializeLine, isPlainResultResponse } from "../../src/transport/message.js";
+import { deserializeLine, isPlainResultResponse } from "../../src/sdk/json-rpc-message.js";
 
 /** JSON object text from entries, so that keys like `__proto__` and repeated keys reach JSON.parse as written. */
 const objectText = (entries: readonly (readonly [string, string])[]) =>

@@ -1,7 +1,15 @@
 import { createParser } from "eventsource-parser";
-import { acceptedAsMessage } from "./message.js";
+import { acceptedAsMessage } from "./json-rpc-message.js";
 
 /**
+ * SDK internal: how the Streamable HTTP client transport reads a POST's response (an SSE body through
+ * a TextDecoderStream and an EventSourceParserStream, a JSON body through `Response.json()`), which is
+ * not part of its API. Checked against @modelcontextprotocol/client 2.4.0. Used through
+ * keepalive-fetch.ts, under its shim (see shims.ts).
+ *
+ * Detection: a settled response still has a body stream for a reader that asks for one (built from the
+ * text on first use), so a transport that stopped calling `json()` gets the same bytes, only slower.
+ *
  * A whole response body that had fully arrived by the time the Streamable HTTP transport would start
  * reading it, handed over as a value instead of a stream.
  *
@@ -104,4 +112,12 @@ export class SettledResponse extends Response {
   override text(): Promise<string> {
     return Promise.resolve(this.#settled.text);
   }
+
+  /** The body as a stream, for a reader that does not call `json()` or `text()` (see above). */
+  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {
+    this.#stream ??= new Response(this.#settled.text).body as ReadableStream<Uint8Array<ArrayBuffer>>;
+    return this.#stream;
+  }
+
+  #stream: ReadableStream<Uint8Array<ArrayBuffer>> | undefined;
 }

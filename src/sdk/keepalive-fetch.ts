@@ -10,6 +10,7 @@ import {
   settleableRequest,
   settleBody,
 } from "./settled-response.js";
+import { sdkShimEnabled } from "./shims.js";
 
 export interface KeepAliveFetchOptions {
   /**
@@ -20,6 +21,14 @@ export interface KeepAliveFetchOptions {
 }
 
 /**
+ * Replaces undici (Node's global fetch) for the Streamable HTTP transport's own requests, relying on
+ * what that transport asks of fetch (`redirect: "manual"`, a string body) and reads back (see
+ * settled-response.ts). Checked against @modelcontextprotocol/client 2.4.0 and Node 20, 22 and 24.
+ * Bench: pending (measured with bench/profile-calls.ts, shims on vs off).
+ *
+ * Detection: each request is checked for the shape served here and otherwise goes to the fallback
+ * fetch; with the shim off (see shims.ts) every request does.
+ *
  * A `fetch` for the requests of the Streamable HTTP transport itself, over node:http with a keep-alive
  * agent. Node's global fetch (undici) spends most of a warm MCP call's client CPU on its own machinery
  * (request cloning, fetch controller, body mixins), several times what the exchange costs over
@@ -32,6 +41,7 @@ export interface KeepAliveFetchOptions {
  * goes to `fallback`.
  */
 export function keepAliveFetch(fallback: FetchLike = fetch, options: KeepAliveFetchOptions = {}): FetchLike {
+  if (!sdkShimEnabled("keepalive-fetch")) return fallback;
   const settleBytes = options.settleBytes ?? 0;
   return (url, init) => {
     const target = typeof url === "string" ? new URL(url) : url;

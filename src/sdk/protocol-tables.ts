@@ -1,0 +1,35 @@
+/**
+ * SDK internal: the Protocol class's private request tables `_responseHandlers`, `_progressHandlers`,
+ * `_timeoutInfo` and `_requestHandlerAbortControllers` (each a Map keyed by message id). Checked
+ * against @modelcontextprotocol/client, server and core 2.4.0.
+ *
+ * Why: those Maps see one insertion and one deletion per request, which keeps V8 rebuilding them and
+ * promoting every request's objects (see util/id-table.ts); an IdTable behaves as a Map without that.
+ * Bench: pending (measured with bench/profile-calls.ts, shims on vs off).
+ *
+ * Detection: a field is replaced only while it holds an empty Map, so an SDK that renamed, retyped or
+ * already filled one keeps what it has, and only the speed-up is lost.
+ */
+import { IdTable } from "../util/id-table.js";
+import { sdkShimEnabled } from "./shims.js";
+
+/**
+ * The SDK Protocol's tables of in-flight requests (both directions), each keyed by message id:
+ * pending responses, progress handlers, timeouts, and the abort controllers of requests being handled.
+ */
+export const PROTOCOL_REQUEST_TABLES = [
+  "_responseHandlers",
+  "_progressHandlers",
+  "_timeoutInfo",
+  "_requestHandlerAbortControllers",
+] as const;
+
+/** Gives an SDK client or server IdTables for its request tables (see above), unless the shim is off. */
+export function useIdTables(protocol: object, fields: readonly string[] = PROTOCOL_REQUEST_TABLES): void {
+  if (!sdkShimEnabled("id-tables")) return;
+  const owner = protocol as Record<string, unknown>;
+  for (const name of fields) {
+    const table = owner[name];
+    if (table instanceof Map && table.size === 0) owner[name] = new IdTable();
+  }
+}
