@@ -1,6 +1,7 @@
-import type { ToolEntry } from "../bridge/api.js";
+import type { ApproveCall, ToolEntry } from "../bridge/api.js";
 import { codeCallDeclined, codeUnknownTool } from "../errors/index.js";
 import type { ToolResult } from "../results/tool-result.js";
+import { type CallerReach, reachAllows } from "../util/reach.js";
 import { apiCache, type CodeModeSource } from "./api-cache.js";
 import type { CodeModeApi } from "./declarations.js";
 import { type CodeModeLimits, resolveLimits } from "./limits.js";
@@ -9,6 +10,19 @@ import { runInSandbox, type SandboxHost } from "./sandbox.js";
 export interface ExecuteCodeOptions extends CodeModeLimits {
   /** Cancels the program and its running tool calls. */
   readonly signal?: AbortSignal;
+  /**
+   * Who sent the program: each of its tool calls is a call by this caller (the call policy's `caller`
+   * rules, the audit log), and the process's execution slots are shared per caller (execution-slots.ts).
+   * A local caller is `""`.
+   */
+  readonly caller?: string;
+  /**
+   * What the caller may reach (a gateway client's profile): the program's API holds only those tools,
+   * and it can call no other.
+   */
+  readonly reach?: CallerReach;
+  /** Answers a policy `ask` for each of the program's calls, as for a direct call of this caller. */
+  readonly approveCall?: ApproveCall;
   /** Called with each tool the program calls, before it runs; `false` refuses that call (the program sees an error). */
   readonly approve?: (entry: ToolEntry) => boolean | Promise<boolean>;
 }
@@ -42,7 +56,7 @@ export function executeCode(
   code: string,
   options: ExecuteCodeOptions = {},
 ): Promise<CodeExecution> {
-  return runProgram(source, apiCache(source)(), code, options);
+  return runProgram(source, apiCache(source)(options.reach), code, options);
 }
 
 /** executeCode over an API already built (the meta-tools keep theirs cached). */
@@ -58,20 +72,27 @@ export async function runProgram(
     api: names,
     call: async (namespace, fn, args, signal) => {
       const tool = api.find(`${namespace}.${fn}`);
-      if (!tool) throw codeUnknownTool({ name: `${namespace}.${fn}` });
+      // The API holds only what the caller may reach; checked again here, where a call leaves.
+      if (!tool || !reachAllows(options.reach, tool.entry.server, tool.entry.name)) {
+        throw codeUnknownTool({ name: `${namespace}.${fn}` });
+      }
       if (options.approve && !(await options.approve(tool.entry))) {
         throw codeCallDeclined({ server: tool.entry.server, tool: tool.entry.tool });
       }
+      // A call by the program's caller: the policy's `caller` rules, its `ask` answers and the audit
+      // log see the same caller as for a direct call.
       const result = await source.call(tool.entry.name, args, {
         signal,
         onError: "result",
         maxResultChars: CALL_RESULT_CHARS,
+        caller: options.caller,
+        approveCall: options.approveCall,
       });
       if (result.isError) throw new Error(result.text);
       return programValue(tool.entry, result);
     },
   };
-  const outcome = await runInSandbox(code, host, resolveLimits(options), options.signal);
+  const outcome = await runInSandbox(code, host, resolveLimits(options), options.signal, options.caller);
   return {
     output: outcome.output,
     value: outcome.returned === undefined ? undefined : JSON.parse(outcome.returned),
