@@ -1,5 +1,5 @@
 import type { ApproveCall, ToolEntry } from "../bridge/api.js";
-import { codeCallDeclined, codeUnknownTool } from "../errors/index.js";
+import { codeCallDeclined, codeResultTooLarge, codeUnknownTool } from "../errors/index.js";
 import type { ToolResult } from "../results/tool-result.js";
 import { type CallerReach, reachAllows } from "../util/reach.js";
 import { apiCache, type CodeModeSource } from "./api-cache.js";
@@ -37,10 +37,20 @@ export interface CodeExecution {
 }
 
 /**
- * Characters of one tool result a program receives: far above what a model reads (the program is
- * there to read a large result so the model does not), bounded so one call cannot fill the host.
+ * Characters of one tool result's text a program receives: 1 MiB (1,048,576), cut with the bridge's
+ * marker past it, on every transport. Far above what a model reads (the program is there to read a
+ * large result so the model does not), and the size at which the stdio transport already caps the
+ * strings of an oversized message. Not more: a result crosses three heaps (the host's, the worker's
+ * and the guest's, where it is parsed again), up to 4 calls of each of up to 4 programs at once, and
+ * a program's whole memory is 64 MiB by default; 10 million characters (up to 20 MB of UTF-16, then
+ * parsed) would take most of it and multiply the host's memory by the calls in flight.
  */
-export const CALL_RESULT_CHARS = 10_000_000;
+export const CALL_RESULT_CHARS = 1024 * 1024;
+/**
+ * The JSON of one call's answer (its text, blocks and structured content together): a result larger
+ * than this outside its text (structured content, images) is refused with RESULT_TOO_LARGE.
+ */
+const CALL_ANSWER_CHARS = 4 * CALL_RESULT_CHARS;
 
 /**
  * Runs a program against the typed API of the source's tools (`await tools.<server>.<tool>({...})`)
@@ -89,7 +99,17 @@ export async function runProgram(
         approveCall: options.approveCall,
       });
       if (result.isError) throw new Error(result.text);
-      return programValue(tool.entry, result);
+      const value = programValue(tool.entry, result);
+      const chars = JSON.stringify(value ?? null).length;
+      if (chars > CALL_ANSWER_CHARS) {
+        throw codeResultTooLarge({
+          server: tool.entry.server,
+          tool: tool.entry.tool,
+          chars,
+          limit: CALL_ANSWER_CHARS,
+        });
+      }
+      return value;
     },
   };
   const outcome = await runInSandbox(code, host, resolveLimits(options), options.signal, options.caller);
@@ -103,6 +123,10 @@ export async function runProgram(
 /** With an output schema, the structured content (typed in the API); else the documented result shape. */
 function programValue(entry: ToolEntry, result: ToolResult): unknown {
   if (entry.outputSchema && result.structuredContent !== undefined) return result.structuredContent;
+  // A cut text stands for the whole result: the original blocks beside it would carry it uncut.
+  if (result.truncated) {
+    return { text: result.text, isError: result.isError, content: [{ type: "text", text: result.text }] };
+  }
   return {
     text: result.text,
     isError: result.isError,
