@@ -18,6 +18,7 @@ import type { ToolResult } from "../results/tool-result.js";
 import type { ToolSearchOptions } from "../search/tool-search.js";
 import type { TelemetrySetting } from "../telemetry/telemetry-options.js";
 import type { Logger } from "../util/logger.js";
+import type { CallerReach } from "../util/reach.js";
 import type { SurfaceMethods } from "./features/feature-methods.js";
 import type { ServerLogMessage } from "./features/logging.js";
 import type { SamplingHandler } from "./features/sampling.js";
@@ -67,6 +68,12 @@ export interface CallOptions {
    * client's identity; a local call is `""`.
    */
   readonly caller?: string;
+  /**
+   * What the caller may reach (a gateway passes its client's profile). The bridge does not read it for
+   * a server's tool (the gateway checks a direct call first); a tool that calls others on the caller's
+   * behalf (code mode's) calls, lists and describes only what is within it.
+   */
+  readonly reach?: CallerReach;
   /** Answers a policy `ask` for this call (overrides BridgeOptions.approveCall). */
   readonly approveCall?: ApproveCall;
   /**

@@ -23,10 +23,15 @@ export const CODE_MODE_DEFAULTS = {
   catalogWaitMs: 5_000,
   results: {
     /**
-     * Characters of one tool result a program receives: far above what a model reads (the program is
-     * there to read a large result so the model does not), bounded so one call cannot fill the host.
+     * Characters of one tool result's text a program receives: 1 MiB (1,048,576), cut with the bridge's
+     * marker past it, on every transport. Far above what a model reads (the program is there to read a
+     * large result so the model does not), and the size at which the stdio transport already caps the
+     * strings of an oversized message. Not more: a result crosses three heaps (the host's, the worker's
+     * and the guest's, where it is parsed again), up to 4 calls of each of up to 4 programs at once, and
+     * a program's whole memory is 64 MiB by default; 10 million characters (up to 20 MB of UTF-16, then
+     * parsed) would take most of it and multiply the host's memory by the calls in flight.
      */
-    callResultChars: 10_000_000,
+    callResultChars: 1024 * 1024,
     /** Characters the program may print plus return (the sandbox's output limit). */
     outputChars: CODE_MODE_LIMITS.maxOutputChars,
     /** Characters of `execute_code`'s answer the model reads; the rest is cut with a marker. */

@@ -7,6 +7,7 @@ import { errorToolResult } from "../results/convert.js";
 import type { ToolResult } from "../results/tool-result.js";
 import { truncateText } from "../results/truncate.js";
 import { searchLimit, searchToolsInputSchema } from "../search/search-tools-input.js";
+import { reachAllows } from "../util/reach.js";
 import { apiCache, type CodeModeSource } from "./api-cache.js";
 import { CODE_MODE_DEFAULTS } from "./code-mode-defaults.js";
 import type { ApiTool } from "./declarations.js";
@@ -63,13 +64,17 @@ export function codeModeTools(source: CodeModeSource, options: CodeModeOptions =
       `one-line TypeScript signatures (tools.<server>.<tool>(args)); get full declarations with ` +
       `${names.describe}, then call them from a program with ${names.execute}.`,
     inputSchema: searchToolsInputSchema(limit),
-    run: async (args) => {
+    run: async (args, callOptions) => {
       const query = typeof args.query === "string" ? args.query.trim() : "";
       if (!query) return modelError(`${names.search} needs a "query": describe the task in a few words.`);
       const wanted = searchLimit(args.limit, limit);
-      const current = api();
+      const reach = callOptions?.reach;
+      const current = api(reach);
+      // Within a reach, the best matches may lie outside it: rank every tool, keep the first it allows.
       const found = source
-        .searchTools(query, { limit: wanted })
+        .searchTools(query, { limit: reach ? Math.max(wanted, source.tools().length) : wanted })
+        .filter((entry) => reachAllows(reach, entry.server, entry.name))
+        .slice(0, wanted)
         .map((entry) => current.find(entry.name))
         .filter((tool): tool is ApiTool => tool !== undefined);
       if (found.length === 0) return textResult(`No tool matches "${query.slice(0, 80)}". Try other words.`);
@@ -94,13 +99,13 @@ export function codeModeTools(source: CodeModeSource, options: CodeModeOptions =
       },
       required: ["names"],
     },
-    run: async (args) => {
+    run: async (args, callOptions) => {
       const wanted = Array.isArray(args.names)
         ? args.names.filter((n): n is string => typeof n === "string")
         : [];
       if (wanted.length === 0)
         return modelError(`${names.describe} needs "names": tool names from ${names.search}.`);
-      const current = api();
+      const current = api(callOptions?.reach);
       const found = new Map<string, ApiTool>();
       const missing: string[] = [];
       for (const name of wanted.slice(0, MAX_DESCRIBED)) {
@@ -135,9 +140,13 @@ export function codeModeTools(source: CodeModeSource, options: CodeModeOptions =
       const code = typeof args.code === "string" ? args.code : "";
       if (!code.trim()) return modelError(`${names.execute} needs "code": a program to run.`);
       try {
-        const run = await runProgram(source, api(), code, {
+        // The program's calls are calls by whoever sent it: its caller, reach and `ask` answers.
+        const run = await runProgram(source, api(callOptions?.reach), code, {
           ...options,
           signal: callOptions?.signal,
+          caller: callOptions?.caller,
+          reach: callOptions?.reach,
+          approveCall: callOptions?.approveCall,
         });
         const returned = run.value === undefined ? "" : JSON.stringify(run.value, null, 2);
         const text = [run.output, returned].filter((part) => part !== "").join("\n") || "(no output)";

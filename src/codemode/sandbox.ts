@@ -1,12 +1,13 @@
-import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import { sandboxFinished } from "../errors/codemode-errors.js";
 import type { CodeLimitKind } from "../errors/index.js";
 import { codeAborted, codeArgumentsNotJson, codeFailed, codeLimitReached } from "../errors/index.js";
 import { errorText } from "../util/text-of.js";
-import { GUEST_PRELUDE, wrapProgram } from "./guest-prelude.js";
+import { executionSlots } from "./execution-slots.js";
+import { wrapProgram } from "./guest-prelude.js";
 import { describeLimit, type ResolvedLimits } from "./limits.js";
-import { SANDBOX_WORKER_SOURCE } from "./sandbox-worker.js";
+import { quickjsModule, sandboxWorkerFile } from "./quickjs-module.js";
+import type { HostMessage, WorkerInput, WorkerMessage } from "./sandbox-messages.js";
 import { typeScriptStripped } from "./strip-types.js";
 
 /**
@@ -43,39 +44,68 @@ export interface SandboxOutcome {
   readonly toolCalls: number;
 }
 
-type WorkerMessage =
-  | { type: "call"; id: number; namespace: string; fn: string; args: string }
-  | { type: "print"; text: string }
-  | { type: "syntax"; detail: string }
-  | { type: "done"; returned?: string }
-  | { type: "failed"; detail: string; syntax?: boolean }
-  | { type: "limit"; limit: CodeLimitKind };
-
-const resolveFromHere = createRequire(import.meta.url);
-
-export function runInSandbox(
+export async function runInSandbox(
   code: string,
   host: SandboxHost,
   limits: ResolvedLimits,
   signal?: AbortSignal,
+  caller = "",
 ): Promise<SandboxOutcome> {
-  if (signal?.aborted) return Promise.reject(codeAborted({ cause: signal.reason }));
-  const worker = new Worker(SANDBOX_WORKER_SOURCE, {
-    eval: true,
-    workerData: {
-      quickjsPath: resolveFromHere.resolve("quickjs-emscripten-core"),
-      variantPath: resolveFromHere.resolve("@jitl/quickjs-wasmfile-release-sync"),
-      prelude: GUEST_PRELUDE,
-      api: host.api,
-      limits,
-      code: wrapProgram(code),
-    },
-    // The guest's heap is WebAssembly memory (bounded by the runtime's limit); the worker's own
-    // JavaScript heap only relays strings.
-    resourceLimits: { maxOldGenerationSizeMb: 64 + Math.ceil((limits.maxOutputChars * 4) / (1024 * 1024)) },
-    stdout: true,
-    stderr: true,
-  });
+  if (signal?.aborted) throw codeAborted({ cause: signal.reason });
+  const startedAt = Date.now();
+  const release = await slotFor(caller, limits, signal);
+  let worker: Worker | undefined;
+  try {
+    const wasm = await quickjsModule();
+    if (signal?.aborted) throw codeAborted({ cause: signal.reason });
+    const workerData: WorkerInput = { wasm, api: host.api, limits, code: wrapProgram(code) };
+    worker = new Worker(sandboxWorkerFile(), {
+      workerData,
+      // The guest's heap is WebAssembly memory, bounded by its own maximum (sandbox-worker.ts); the
+      // worker's JavaScript heap only relays strings: what the program prints, a tool's result.
+      resourceLimits: { maxOldGenerationSizeMb: 32 + Math.ceil((limits.maxOutputChars * 4) / (1024 * 1024)) },
+      stdout: true,
+      stderr: true,
+    });
+    const wallMs = Math.max(0, limits.timeoutMs - (Date.now() - startedAt));
+    return await supervise(worker, code, host, limits, wallMs, signal);
+  } finally {
+    // The slot is free once the worker, and the memory it holds, is gone.
+    if (worker) void worker.terminate().finally(release);
+    else release();
+  }
+}
+
+/**
+ * An execution slot (execution-slots.ts): waited for within the program's wall time, which counts
+ * from the call; the caller's abort ends the wait.
+ */
+async function slotFor(
+  caller: string,
+  limits: ResolvedLimits,
+  signal: AbortSignal | undefined,
+): Promise<() => void> {
+  const wall = AbortSignal.timeout(limits.timeoutMs);
+  try {
+    return await executionSlots.acquire(caller, signal ? AbortSignal.any([signal, wall]) : wall);
+  } catch (error) {
+    if (signal?.aborted) throw codeAborted({ cause: signal.reason });
+    if (wall.aborted)
+      throw codeLimitReached({ limit: "wallTime", amount: describeLimit("wallTime", limits) });
+    throw error;
+  }
+}
+
+/** Answers the worker's messages until the program ends, a limit is reached or the caller aborts. */
+function supervise(
+  worker: Worker,
+  code: string,
+  host: SandboxHost,
+  limits: ResolvedLimits,
+  wallMs: number,
+  signal: AbortSignal | undefined,
+): Promise<SandboxOutcome> {
+  const post = (message: HostMessage) => worker.postMessage(message);
   const calls = new AbortController();
   const output: string[] = [];
   let outputChars = 0;
@@ -99,7 +129,7 @@ export function runInSandbox(
       finish(codeLimitReached({ limit: kind, amount: describeLimit(kind, limits) }));
     const onAbort = () => finish(codeAborted({ cause: signal?.reason }));
     signal?.addEventListener("abort", onAbort, { once: true });
-    const wallTimer = setTimeout(() => limit("wallTime"), limits.timeoutMs);
+    const wallTimer = setTimeout(() => limit("wallTime"), wallMs);
 
     const startCall = (message: Extract<WorkerMessage, { type: "call" }>) => {
       running++;
@@ -117,7 +147,7 @@ export function runInSandbox(
           (error: unknown) => ({ ok: false, text: errorText(error) }),
         )
         .then((answer) => {
-          if (!settled) worker.postMessage({ type: "settle", id: message.id, ...answer });
+          if (!settled) post({ type: "settle", id: message.id, ...answer });
         })
         .finally(() => {
           running--;
@@ -151,7 +181,7 @@ export function runInSandbox(
         }
         case "syntax": {
           void typeScriptStripped(wrapProgram(code)).then((stripped) => {
-            if (stripped.kind === "stripped") worker.postMessage({ type: "compile", code: stripped.code });
+            if (stripped.kind === "stripped") post({ type: "compile", code: stripped.code });
             else
               finish(
                 codeFailed({
@@ -164,6 +194,8 @@ export function runInSandbox(
           return;
         }
         case "done":
+          // What it returns counts with what it printed (the guest checks first: see guest-prelude.ts).
+          if (outputChars + (message.returned?.length ?? 0) > limits.maxOutputChars) return limit("output");
           return finish(undefined, message.returned);
         case "failed":
           return finish(codeFailed({ detail: message.detail, syntax: message.syntax }));

@@ -73,6 +73,21 @@ export function codeArgumentsNotJson(fields: {
   );
 }
 
+/** A tool's answer to a program is larger than a program may receive, outside the text that is cut. */
+export function codeResultTooLarge(fields: {
+  server: string;
+  tool: string;
+  chars: number;
+  limit: number;
+}): McpBridgeError {
+  const { server, tool, chars, limit } = fields;
+  return new McpBridgeError(
+    ErrorCode.ResultTooLarge,
+    `The result of ${server}/${tool} is ${chars} characters of JSON, more than a program receives (${limit}). Ask the tool for less (a filter, a page, fewer fields).`,
+    { server, tool },
+  );
+}
+
 /** A tool the program named that the catalog does not have (or no longer has). */
 export function codeUnknownTool(fields: { name: string }): ToolNotFoundError {
   return new ToolNotFoundError(

@@ -8,7 +8,11 @@ import { stdioEntry } from "../fixtures/servers/index.js";
 let bridge: Bridge;
 beforeAll(async () => {
   bridge = await startBridge({
-    servers: { calc: stdioEntry("normal"), "big-results": stdioEntry("big-results") },
+    servers: {
+      calc: stdioEntry("normal"),
+      "big-results": stdioEntry("big-results"),
+      huge: stdioEntry("huge-structured"),
+    },
     catalogCache: false,
   });
 }, 30_000);
@@ -48,6 +52,21 @@ describe("executeCode with real servers", () => {
       `const r = await tools.big_results.big({ mb: 1 }); return r.text.length;`,
     );
     expect(run.value).toBe(1024 * 1024);
+  });
+
+  it("cuts a result's text at 1 MiB, as the docs say, and refuses a larger answer outside its text", async () => {
+    const run = await executeCode(
+      bridge,
+      `const r = await tools.big_results.big({ mb: 3 });
+       return { chars: r.text.length, cut: r.text.includes("truncated"), same: r.content.length === 1 && r.content[0].text === r.text };`,
+    );
+    expect(run.value).toEqual({ chars: expect.any(Number), cut: true, same: true });
+    expect((run.value as { chars: number }).chars).toBeLessThanOrEqual(1024 * 1024);
+    const refused = await executeCode(
+      bridge,
+      `try { await tools.huge.numbers({ count: 600000 }); return "received"; } catch (e) { return e.message; }`,
+    );
+    expect(String(refused.value)).toMatch(/RESULT_TOO_LARGE|more than a program receives/);
   });
 
   it("turns a failed tool call into an exception the program can catch", async () => {

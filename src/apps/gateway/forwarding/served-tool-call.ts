@@ -150,10 +150,12 @@ export async function serveToolCall<Started>(
     const untrack = call && scope.forwarder?.track(tool.server, call);
     const logs = client.everyUpstreamLog ? undefined : callLogs(client, request, request.logThreshold());
     // callUpstream never rejects: an upstream failure is an error result.
-    return callUpstream(bridge, name, args, request, signal, client, logs, round).then((result) => {
-      untrack?.();
-      return heldUntilSent(client, request, name, result, admitted.release);
-    });
+    return callUpstream(bridge, name, args, request, signal, { client, profile }, logs, round).then(
+      (result) => {
+        untrack?.();
+        return heldUntilSent(client, request, name, result, admitted.release);
+      },
+    );
   });
 }
 
@@ -255,7 +257,7 @@ async function callUpstream(
   args: Record<string, unknown>,
   request: ToolCallRequest,
   signal: AbortSignal,
-  client: GatewayClient,
+  { client, profile }: { client: GatewayClient; profile: GatewayProfile | undefined },
   logs: CallLogs | undefined,
   inputRound: InputRound | undefined,
 ): Promise<CallToolResult> {
@@ -277,6 +279,8 @@ async function callUpstream(
       // The call policy's `caller` rules and the audit log see who called; a policy `ask` is a deny
       // here, since the gateway has nobody to ask (no approveCall is passed).
       caller: client.caller ?? client.id,
+      // A tool that calls others for this client (code mode's execute_code) reaches what it may.
+      reach: profile,
       resetTimeoutOnProgress: onProgress !== undefined,
       onProgress,
       onLog: logs?.onLog,

@@ -1,3 +1,5 @@
+import { reachAllows } from "../../util/reach.js";
+
 /**
  * What one downstream client may see and call: an allowlist of everything it may reach. Anything
  * outside it is neither listed nor reached upstream, and is answered exactly as what does not exist.
@@ -17,12 +19,13 @@ export interface GatewayProfile {
   readonly admin?: boolean;
 }
 
-/** Whether a tool of `server` exposed as `name` is visible under `profile`. */
+/**
+ * Whether a tool of `server` exposed as `name` is visible under `profile`. A tool with no server (code
+ * mode's) is visible under a profile of servers and acts within it: the profile goes with each call
+ * as its `reach` (see util/reach.ts).
+ */
 export function profileAllows(profile: GatewayProfile | undefined, server: string, name: string): boolean {
-  if (!profile) return true;
-  if (profile.servers && !profile.servers.includes(server)) return false;
-  if (profile.tools && !profile.tools.includes(name)) return false;
-  return true;
+  return reachAllows(profile, server, name);
 }
 
 /**

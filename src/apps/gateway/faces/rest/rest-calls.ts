@@ -68,6 +68,7 @@ export async function callTool(request: RestRequest, name: string) {
           validateArguments: true,
           onError: "throw",
           caller: callerOf(request.req.auth),
+          reach: request.profile,
         }),
       );
       return callAnswer(result);
