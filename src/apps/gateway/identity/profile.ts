@@ -1,4 +1,4 @@
-import { reachAllows } from "../../util/reach.js";
+import { reachAllows } from "../../../util/reach.js";
 
 /**
  * What one downstream client may see and call: an allowlist of everything it may reach. Anything
