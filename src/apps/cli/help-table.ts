@@ -634,7 +634,12 @@ export const DECLARED_COMMANDS: readonly CommandDeclaration[] = [
         type: "string",
         value: "FILE",
         description:
-          "private file (chmod 600, 32+ bytes) shared by the replicas: signs the requests they forward to each other",
+          "private file (chmod 600, 32+ bytes) shared by the replicas: signs the requests they forward to each other and what they write to the store (--store requires it)",
+      },
+      "insecure-store": {
+        type: "boolean",
+        description:
+          "use --store without --cluster-secret-file: only when nothing but the replicas can write to the store (its session records cannot be authenticated)",
       },
     },
     positionals: {
