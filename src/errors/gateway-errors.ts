@@ -92,6 +92,13 @@ export const storeUrlInvalid = ({ url }: { url: string }) =>
     `The gateway store must be a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379), got ${JSON.stringify(url.replace(/\/\/[^@/]*@/, "//***@"))}.`,
   );
 
+/** `--store` without `--cluster-secret-file` (nor `--insecure-store`). */
+export const storeNeedsClusterSecret = () =>
+  new ConfigError(
+    ErrorCode.ConfigInvalid,
+    "The cluster store is not used without a cluster secret: whoever else can write the store could plant session records (sending a session's requests, with its client's credential, to their own server) and tool lists a model reads, and no replica could tell them from its own. Give every replica the same --cluster-secret-file (library: clusterSecret), or pass --insecure-store (insecureStore: true) if only the replicas can write to it.",
+  );
+
 /** The state keys file (`serve --state-keys`) cannot be used as it is; `problem` says why (never a key). */
 export const stateKeysFileRefused = ({ file, problem }: { file: string; problem: string }) =>
   new ConfigError(

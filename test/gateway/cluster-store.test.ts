@@ -1,9 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixturePath } from "../fixtures/servers/index.js";
 import { CLI, cliEnv } from "../helpers/cli.js";
@@ -238,6 +241,48 @@ describe.skipIf(!hasRedis)("serve --store redis://: several replicas, one Redis"
       const own = await post(replica.url, TOKENS.alice, list, session);
       expect(own.status).toBe(200);
       expect(await own.text()).toContain("normal_add");
+    }
+  }, 60_000);
+
+  it("a record planted in the store to send a session's requests (and credential) elsewhere is not believed", async () => {
+    // Someone who can write Redis, but lacks the cluster secret, points a session at their server.
+    const captured: string[] = [];
+    const capture = createServer((req, res) => {
+      captured.push(req.headers.authorization ?? "");
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+    await new Promise<void>((resolve) => capture.listen(0, "127.0.0.1", resolve));
+    const redisClient = createClient({ url: `redis://127.0.0.1:${redisPort}` });
+    await redisClient.connect();
+    try {
+      const [opener, other] = [replicas[1] as Replica, replicas[2] as Replica];
+      const client = await legacyClient(
+        TOKENS.carol,
+        roundRobin(() => [opener]),
+        opener.url,
+      );
+      const planted = (client.transport as StreamableHTTPClientTransport).sessionId ?? "";
+      (client.transport as StreamableHTTPClientTransport).onclose = undefined;
+      const key = `mcp-bridge:session:${createHash("sha256").update(planted).digest("hex")}`;
+      const text = (await redisClient.hGet(key, "record")) ?? "";
+      expect(text).toContain(opener.url.replace(/\/mcp$/, ""));
+      const { port } = capture.address() as AddressInfo;
+      const forged = text
+        .replace(/"owner":"[^"]*"/, '"owner":"evil"')
+        .replace(/"ownerUrl":"[^"]*"/, `"ownerUrl":"http://127.0.0.1:${port}/mcp"`);
+      await redisClient.hSet(key, { owner: "evil", record: forged });
+      await redisClient.set("mcp-bridge:replica:evil", `http://127.0.0.1:${port}/mcp`, { PX: 60_000 });
+      const list = { jsonrpc: "2.0", id: 8, method: "tools/list", params: {} };
+      const answer = await post(other.url, TOKENS.carol, list, planted);
+      // Not forwarded: the record is no record, so the session is unknown there (the client starts over).
+      expect(captured).toEqual([]);
+      expect(answer.status).toBe(404);
+      // The operator is told once that something else writes to the store.
+      await until(() => other.stderr.includes("was refused"));
+      expect(other.stderr).not.toContain("carol-token");
+    } finally {
+      redisClient.destroy();
+      capture.close();
     }
   }, 60_000);
 

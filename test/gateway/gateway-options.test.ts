@@ -34,6 +34,7 @@ const OPTIONAL = [
   "advertiseUrl",
   "clusterSecret",
   "store",
+  "insecureStore",
   "logger",
   "fastPath",
 ] as const;
@@ -183,9 +184,18 @@ describe("resolveStdioGatewayOptions", () => {
 });
 
 describe("resolveGatewayOptions: cluster options", () => {
+  const secret = new Uint8Array(32);
+  it("refuses a store without a cluster secret, unless insecureStore says the store is private", () => {
+    const store = "redis://127.0.0.1:6379";
+    expect(refusal(() => resolveGatewayOptions({ bridge, store })).message).toContain("--insecure-store");
+    expect(resolveGatewayOptions({ bridge, store, insecureStore: true }).store).toBe(store);
+  });
+
   it("refuses a store that is not a Redis URL (its password never shown), a short secret and a bad replica id", () => {
     expect(
-      refusal(() => resolveGatewayOptions({ bridge, store: "http://user:hunter2@h:1" })).message,
+      refusal(() =>
+        resolveGatewayOptions({ bridge, store: "http://user:hunter2@h:1", clusterSecret: secret }),
+      ).message,
     ).not.toContain("hunter2");
     expect(refusal(() => resolveGatewayOptions({ bridge, clusterSecret: new Uint8Array(8) })).code).toBe(
       ErrorCode.ConfigInvalid,
@@ -196,7 +206,12 @@ describe("resolveGatewayOptions: cluster options", () => {
     expect(refusal(() => resolveGatewayOptions({ bridge, advertiseUrl: "ftp://x" })).code).toBe(
       ErrorCode.ConfigInvalid,
     );
-    const given = resolveGatewayOptions({ bridge, store: "redis://127.0.0.1:6379", replicaId: "pod-1" });
+    const given = resolveGatewayOptions({
+      bridge,
+      store: "redis://127.0.0.1:6379",
+      clusterSecret: secret,
+      replicaId: "pod-1",
+    });
     expect(given.store).toBe("redis://127.0.0.1:6379");
     expect(given.replica.id).toBe("pod-1");
   });

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { createServer, connect as tcpConnect } from "node:net";
 import { until } from "./wait.js";
 
@@ -13,18 +14,28 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Whether a Redis at `port` answers PING. */
-function pong(port: number): Promise<boolean> {
+/**
+ * Whether the Redis at `port` is the one started with `marker` as its dump file name. A PING alone is
+ * answered by any Redis: when another test's server took the free port first, ours exits and two
+ * test files would share one store.
+ */
+function ours(port: number, marker: string): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = tcpConnect(port, "127.0.0.1");
+    let received = "";
     const done = (ok: boolean) => {
       socket.destroy();
       resolve(ok);
     };
     socket.setTimeout(500, () => done(false));
     socket.on("error", () => done(false));
-    socket.on("data", (data) => done(data.toString().startsWith("+PONG")));
-    socket.on("connect", () => socket.write("PING\r\n"));
+    socket.on("data", (data) => {
+      received += data.toString();
+      if (received.includes(marker)) done(true);
+      else if (received.startsWith("-") || received.length > 4_096) done(false);
+      else if (/^\*2\r\n(\$\d+\r\n[^\r]*\r\n){2}$/.test(received)) done(false);
+    });
+    socket.on("connect", () => socket.write("CONFIG GET dbfilename\r\n"));
   });
 }
 
@@ -40,21 +51,38 @@ export interface RedisServer {
  * restarts "the same" Redis passes the old one's); `stop()` it in afterAll.
  */
 export async function startRedisServer(port?: number): Promise<RedisServer> {
-  port ??= await freePort();
-  const child = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    { stdio: "ignore" },
-  );
-  const stop = () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  };
-  try {
-    const listening = port;
-    await until(() => pong(listening), 10_000);
-  } catch (error) {
-    stop();
-    throw error;
+  // A port of our choosing may be taken by someone else before redis binds it: then try another.
+  for (let attempt = 1; ; attempt++) {
+    const listening = port ?? (await freePort());
+    const marker = `mcp-bridge-test-${randomUUID()}.rdb`;
+    const child = spawn(
+      "redis-server",
+      [
+        "--port",
+        String(listening),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--dbfilename",
+        marker,
+      ],
+      { stdio: "ignore" },
+    );
+    const stop = () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    };
+    try {
+      await until(() => {
+        if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}`);
+        return ours(listening, marker);
+      }, 10_000);
+      return { url: `redis://127.0.0.1:${listening}`, child, stop };
+    } catch (error) {
+      stop();
+      if (port !== undefined || attempt >= 3) throw error;
+    }
   }
-  return { url: `redis://127.0.0.1:${port}`, child, stop };
 }

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { Bridge, BridgeOptions } from "../../../bridge/api.js";
+import { storeNeedsClusterSecret } from "../../../errors/gateway-errors.js";
 import { servedNameSettings } from "../../gateway/faces/mcp/served-names.js";
 import { fastPathEnabled } from "../../gateway/fast-path/fast-call.js";
 import { cliBridgeOptions } from "../bridge-commands.js";
@@ -54,6 +55,7 @@ const HTTP_ONLY_FLAGS = [
   "replica-id",
   "advertise-url",
   "cluster-secret-file",
+  "insecure-store",
 ] as const satisfies readonly (keyof typeof SERVE_FLAGS)[];
 
 const untilAborted = (signal: AbortSignal | undefined) =>
@@ -69,6 +71,9 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
     throw exactlyOneFlag({ flags: ["--stdio", "--http [HOST:]PORT"] });
   const httpOnly = HTTP_ONLY_FLAGS.find((flag) => options[flag] !== undefined);
   if (options.stdio && httpOnly !== undefined) throw httpOnlyServeFlag({ flag: httpOnly });
+  // Before anything starts: a store nobody can authenticate is refused now (see storeNeedsClusterSecret).
+  if (options.store && !options["cluster-secret-file"] && !options["insecure-store"])
+    throw storeNeedsClusterSecret();
   const listen = options.http;
   // Before anything starts: a taken port is found now, not after every upstream server started.
   if (listen) await checkPortFree(listen);
@@ -193,6 +198,7 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
       replicaId: options["replica-id"],
       advertiseUrl: options["advertise-url"],
       clusterSecret,
+      insecureStore: options["insecure-store"] === true,
       logger: logged.logger,
       fastPath: fastPathEnabled(io.env),
     });

@@ -102,7 +102,12 @@ export const SERVE_FLAGS = {
     type: "string",
     value: "FILE",
     description:
-      "private file (chmod 600, 32+ bytes) shared by the replicas: signs the requests they forward to each other",
+      "private file (chmod 600, 32+ bytes) shared by the replicas: signs the requests they forward to each other and what they write to the store (--store requires it)",
+  },
+  "insecure-store": {
+    type: "boolean",
+    description:
+      "use --store without --cluster-secret-file: only when nothing but the replicas can write to the store (its session records cannot be authenticated)",
   },
 } as const satisfies Flags;
 

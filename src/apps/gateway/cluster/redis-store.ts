@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "../../../util/logger.js";
 import { answerWithin, waitAtMost } from "../../../util/wait.js";
-import type { BudgetAnswer, ClusterStore, SessionRecord } from "./cluster-store.js";
+import type { BudgetAnswer, ClusterStore } from "./cluster-store.js";
 import { DROP_SESSION, REFUND_CALL, SPEND_CALL, TOUCH_SESSION, WRITE_SESSION } from "./redis-scripts.js";
+import { openSessionRecord, sealSessionRecord } from "./session-record.js";
 
 /** Longest a store command may take before the replica decides alone (a hung Redis must not hang calls). */
 export const STORE_COMMAND_BUDGET_MS = 200;
@@ -51,6 +52,8 @@ export interface RedisStoreOptions {
   readonly logger: Logger;
   /** Called when the store answers again after an outage (records written meanwhile are re-written). */
   readonly onBack?: () => void;
+  /** The cluster secret: session records are authenticated with it (see session-record.ts). */
+  readonly secret?: Uint8Array | undefined;
 }
 
 /**
@@ -89,6 +92,16 @@ export async function connectRedisStore(options: RedisStoreOptions): Promise<Clu
     up = true;
     if (warned) options.logger.info(`The cluster store ${redactedUrl(options.url)} answers again.`);
     options.onBack?.();
+  };
+  let refusedOnce = false;
+  /** A record that is no replica's: said once (a planted one is believed by no replica, and costs a 404). */
+  const refused = () => {
+    if (refusedOnce) return;
+    refusedOnce = true;
+    options.logger.warn(
+      `A session record in the cluster store ${redactedUrl(options.url)} was refused: it is not one a replica with this replica's cluster secret wrote (or not well formed), so its session is answered as unknown. Either something else writes to this store (keep it private to the replicas), or the replicas were given different --cluster-secret-file contents.`,
+      { event: "store-record-refused" },
+    );
   };
   client.on("error", (error) => down(errorCode(error)));
   client.on("end", () => down("connection closed"));
@@ -167,24 +180,22 @@ export async function connectRedisStore(options: RedisStoreOptions): Promise<Clu
     async session(id) {
       const text = await bounded(() => client.hGet(sessionKey(id), "record"), false, STORE_LOOKUP_BUDGET_MS);
       if (typeof text !== "string") return undefined;
-      try {
-        return JSON.parse(text) as SessionRecord;
-      } catch {
-        return undefined;
-      }
+      const record = openSessionRecord(id, text, options.secret);
+      if (!record) refused();
+      return record;
     },
     async saveSession(id, record, ttlMs) {
       await script(
         WRITE_SESSION,
         [sessionKey(id)],
-        [record.owner, record.owner, JSON.stringify(record), String(ttlMs)],
+        [record.owner, record.owner, sealSessionRecord(id, record, options.secret), String(ttlMs)],
       );
     },
     async claimSession(id, previous, record, ttlMs) {
       const reply = await script(
         WRITE_SESSION,
         [sessionKey(id)],
-        [record.owner, previous, JSON.stringify(record), String(ttlMs)],
+        [record.owner, previous, sealSessionRecord(id, record, options.secret), String(ttlMs)],
       );
       return Number(reply) === 1;
     },

@@ -1,6 +1,11 @@
 import type { Readable, Writable } from "node:stream";
 import type { Bridge } from "../../../bridge/api.js";
-import { gatewayNeedsAuth, gatewayOptionInvalid, storeUrlInvalid } from "../../../errors/gateway-errors.js";
+import {
+  gatewayNeedsAuth,
+  gatewayOptionInvalid,
+  storeNeedsClusterSecret,
+  storeUrlInvalid,
+} from "../../../errors/gateway-errors.js";
 import type { Telemetry } from "../../../telemetry/create-telemetry.js";
 import { type Logger, silentLogger } from "../../../util/logger.js";
 import { packageInfo } from "../../../util/package-info.js";
@@ -68,6 +73,11 @@ export interface GatewayOptions {
    * session ownership shared by the replicas (see docs/deploy.md). Without one this replica shares nothing.
    */
   readonly store?: string;
+  /**
+   * Use `store` without `clusterSecret`. Refused otherwise: without the secret nothing the store holds
+   * can be told from what another writer of it planted (session records, tool lists).
+   */
+  readonly insecureStore?: boolean;
   /** Where the gateway reports what an operator must know (the cluster store down, back); silent by default. */
   readonly logger?: Logger;
   /**
@@ -128,9 +138,11 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     advertiseUrl,
     clusterSecret,
     store,
+    insecureStore = false,
     logger = silentLogger,
     fastPath = true,
   } = options;
+  if (store !== undefined && clusterSecret === undefined && !insecureStore) throw storeNeedsClusterSecret();
   const loopback = LOOPBACK.has(host);
   if (!loopback && tokens.length === 0 && !oauth) throw gatewayNeedsAuth({ host });
   if (!(Number.isInteger(port) && port >= 0 && port <= 65535))
