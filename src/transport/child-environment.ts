@@ -1,4 +1,5 @@
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
+import { SERVING_ENV } from "../util/serving-marker.js";
 
 /**
  * The environment of a stdio server. A server is a program other people wrote: it gets what it needs
@@ -66,6 +67,9 @@ export function childEnvironment(
       if (value !== undefined) env[name] = value;
     }
   }
+  // Always passed: a server that turns out to be the bridge itself must find it (util/serving-marker.ts).
+  const serving = hostEnv[SERVING_ENV];
+  if (serving !== undefined) env[SERVING_ENV] = serving;
   Object.assign(env, configured);
   const withheld = Object.keys(hostEnv)
     .filter((name) => hostEnv[name] !== undefined && !(name in env) && looksSecretName(name))

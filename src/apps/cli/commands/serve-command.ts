@@ -5,6 +5,7 @@ import { servedNameSettings } from "../../gateway/served-names.js";
 import { cliBridgeOptions } from "../bridge-commands.js";
 import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
+import { servingEnvironment } from "../nesting-guard.js";
 import type { Flags, FlagValues } from "../parse-arguments.js";
 import { checkPortFree } from "../port-check.js";
 import { serveLogger } from "../serve-logger.js";
@@ -164,6 +165,8 @@ const untilAborted = (signal: AbortSignal | undefined) =>
 
 async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>): Promise<number> {
   const { options, io } = context;
+  // First: under a bridge, this serve is the bridge nested in itself (its servers get the marker).
+  const servingEnv = servingEnvironment(io.env, "serve");
   if (Boolean(options.stdio) === (options.http !== undefined))
     throw exactlyOneFlag({ flags: ["--stdio", "--http [HOST:]PORT"] });
   const httpOnly = HTTP_ONLY_FLAGS.find((flag) => options[flag] !== undefined);
@@ -234,6 +237,7 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
     : undefined;
   const bridge = await startBridge({
     ...bridgeOptions,
+    env: servingEnv,
     sharedCatalog: warmCatalog,
     settings: servedNameSettings(toolNames, await configuredServeNames(bridgeOptions)),
     logger: logged.logger,
