@@ -36,6 +36,7 @@ const OPTIONAL = [
   "store",
   "logger",
   "fastPath",
+  "listWaitMs",
 ] as const;
 
 /** Resolved options with the replica id (random when not given) set aside. */
@@ -78,6 +79,7 @@ describe("resolveGatewayOptions", () => {
       store: undefined,
       logger: silentLogger,
       fastPath: true,
+      listWaitMs: 5_000,
     });
   });
 

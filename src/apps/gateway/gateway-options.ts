@@ -33,6 +33,12 @@ export const GATEWAY_DEFAULTS = {
   callsPerMinute: undefined,
   /** How long a forwarded elicitation or sampling request waits for the downstream client. */
   forwardTimeoutMs: 10 * 60_000,
+  /**
+   * How long a client's first `tools/list` (and every REST listing) waits for servers still connecting
+   * with no cached list: most hosts list once at start, so an answer before the servers are up is an
+   * empty list for good. A server hanging at its handshake delays it no longer than this.
+   */
+  listWaitMs: 5_000,
 } as const;
 
 export interface GatewayOptions {
@@ -97,6 +103,8 @@ export interface GatewayOptions {
    * A diagnostic switch (`MCP_BRIDGE_GATEWAY_FAST_PATH=0` for `serve`): both paths answer alike.
    */
   readonly fastPath?: boolean;
+  /** See GATEWAY_DEFAULTS.listWaitMs; 0 answers at once. */
+  readonly listWaitMs?: number;
 }
 
 /** Per-client limits with their defaults applied. */
@@ -131,6 +139,7 @@ export interface ResolvedGatewayOptions {
   readonly store: string | undefined;
   readonly logger: Logger;
   readonly fastPath: boolean;
+  readonly listWaitMs: number;
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -160,6 +169,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     store,
     logger = silentLogger,
     fastPath = true,
+    listWaitMs = GATEWAY_DEFAULTS.listWaitMs,
   } = options;
   const loopback = LOOPBACK.has(host);
   if (!loopback && tokens.length === 0 && !oauth) throw gatewayNeedsAuth({ host });
@@ -191,6 +201,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     store: storeUrlOf(store),
     logger,
     fastPath,
+    listWaitMs: duration("listWaitMs", listWaitMs),
   };
 }
 
@@ -254,6 +265,8 @@ export interface StdioGatewayOptions {
    * Default false.
    */
   readonly soleClient?: boolean;
+  /** See GatewayOptions.listWaitMs. */
+  readonly listWaitMs?: number;
 }
 
 export interface ResolvedStdioGatewayOptions {
@@ -270,6 +283,7 @@ export interface ResolvedStdioGatewayOptions {
   readonly adminTools: boolean;
   readonly soleClient: boolean;
   readonly fastPath: boolean;
+  readonly listWaitMs: number;
 }
 
 /** The stdio gateway's options, defaulted from GATEWAY_DEFAULTS and each checked once. */
@@ -285,6 +299,7 @@ export function resolveStdioGatewayOptions(options: StdioGatewayOptions): Resolv
     onProblem = () => {},
     adminTools = false,
     fastPath = true,
+    listWaitMs = GATEWAY_DEFAULTS.listWaitMs,
     limits = {},
     soleClient = false,
   } = options;
@@ -301,6 +316,7 @@ export function resolveStdioGatewayOptions(options: StdioGatewayOptions): Resolv
     adminTools,
     soleClient,
     fastPath,
+    listWaitMs: duration("listWaitMs", listWaitMs),
   };
 }
 

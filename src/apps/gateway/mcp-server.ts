@@ -1,5 +1,6 @@
 import { type RequestId, Server } from "@modelcontextprotocol/server";
 import type { Bridge } from "../../bridge/api.js";
+import { serversSettled } from "../../bridge/servers-settled.js";
 import { useIdTables } from "../../util/id-table.js";
 import { adminAllowed, adminTools, isAdminTool } from "./admin-tools.js";
 import type { UnreadBacklog } from "./backlog.js";
@@ -46,6 +47,8 @@ export interface GatewayClient {
    * to it (see upstream-logs.ts).
    */
   readonly everyUpstreamLog?: boolean;
+  /** How long this client's first `tools/list` waits for servers still connecting (GATEWAY_DEFAULTS.listWaitMs); default 0. */
+  readonly listWaitMs?: number;
 }
 
 /**
@@ -85,10 +88,14 @@ export function gatewayServer(
   const admin = adminAllowed(client.adminTools, profile);
   const visible = () =>
     bridge.tools().filter((t) => profileAllows(profile, t.server, t.name) && !(admin && isAdminTool(t.name)));
-  server.setRequestHandler("tools/list", (request) =>
-    tracker.handle("tools/list", request.params, async () => ({
-      tools: [...visible().map(forwardedTool), ...(admin ? adminTools : [])],
-    })),
+  // Only the first listing waits: a host lists once at start, and later ones follow list_changed.
+  let listed = false;
+  server.setRequestHandler("tools/list", (request, ctx) =>
+    tracker.handle("tools/list", request.params, async () => {
+      if (!listed) await serversSettled(bridge, ctx.mcpReq.signal, client.listWaitMs ?? 0);
+      listed = true;
+      return { tools: [...visible().map(forwardedTool), ...(admin ? adminTools : [])] };
+    }),
   );
   const scope: ToolCallScope = { bridge, profile, client, forwarder, logLevel };
   server.setRequestHandler("tools/call", (request, ctx) =>

@@ -90,6 +90,12 @@ const SERVE_FLAGS = {
     value: "DURATION",
     description: "close a 2025-11-25 session after this long without a request (default 30m; 0 never)",
   },
+  "list-wait": {
+    type: "duration",
+    value: "DURATION",
+    description:
+      "how long a client's first tools/list (and a REST listing) waits for servers still starting without a cached list (default 5s; 0 answers at once)",
+  },
   "tool-names": {
     type: "string",
     value: "FORMAT",
@@ -253,9 +259,10 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
     throw error;
   });
   const unwatch = logged.watch(bridge);
-  // Not awaiting bridge.ready(): the gateway answers at once with the tools of the servers already up
-  // (and those the catalog cache lists), sends list_changed as the others come up or fail, and a call
-  // waits for its own server. A host whose start timeout is shorter than a slow server's keeps the rest.
+  // Not awaiting bridge.ready(): the gateway answers at once, its first tools/list after at most
+  // --list-wait for the servers still starting (those the catalog cache lists at once), sends list_changed
+  // as the others come up or fail, and a call waits for its own server. A host whose start timeout is
+  // shorter than a slow server's keeps the rest.
   const adminTools = options["admin-tools"] === true || bridge.config.settings.gatewayAdminTools === true;
   // Code mode: the gateway serves a view of the bridge whose tools are the three meta-tools; their
   // programs call the real bridge, so each call takes the path (limits, audit, stats) of a direct one.
@@ -269,6 +276,7 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
         limits,
         // This bridge serves nobody else: every upstream log message is this client's business.
         soleClient: true,
+        listWaitMs: options["list-wait"],
         fastPath: fastPathEnabled(io.env),
         onProblem: (message) => io.stderr.write(`mcp-bridge serve: ${message}\n`),
       });
@@ -297,6 +305,7 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
       advertiseUrl: options["advertise-url"],
       clusterSecret,
       logger: logged.logger,
+      listWaitMs: options["list-wait"],
       fastPath: fastPathEnabled(io.env),
     });
     io.stderr.write(`mcp-bridge gateway listening on ${gateway.url}\n`);
