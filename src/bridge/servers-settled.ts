@@ -6,9 +6,18 @@ export function someServerConnecting(bridge: Pick<Bridge, "servers">): boolean {
 }
 
 /**
- * Resolves once no server is connecting, after `maxMs`, or when `signal` aborts, whichever is first.
+ * Whether a listing answered now could miss tools that are coming: some server is still connecting
+ * and has no cached list (a cached list is shown at once; the live one follows as a change).
+ */
+export function someListingPending(bridge: Pick<Bridge, "servers">): boolean {
+  return bridge.servers().some((s) => s.state === "connecting" && s.catalog !== "cache");
+}
+
+/**
+ * Resolves once no server is connecting without a cached list (someListingPending), after `maxMs`, or when `signal` aborts, whichever is first.
  * For faces that answer a listing once and have no `list_changed` to tell of tools that come later
- * (the gateway's REST listings, code mode's catalog), so they wait for servers still starting, but
+ * (the gateway's REST listings, code mode's catalog) or whose clients list once at start (the
+ * gateway's first `tools/list`: most hosts never list again), so they wait for servers still starting, but
  * never longer than `maxMs`: a server that hangs at its handshake must not hold them up.
  */
 export function serversSettled(
@@ -16,7 +25,7 @@ export function serversSettled(
   signal: AbortSignal | undefined,
   maxMs: number,
 ): Promise<void> {
-  const connecting = () => someServerConnecting(bridge);
+  const connecting = () => someListingPending(bridge);
   if (!connecting() || signal?.aborted) return Promise.resolve();
   return new Promise<void>((resolve) => {
     const finish = () => {

@@ -287,6 +287,8 @@ export interface ConfigWarning {
     | "duplicate-server"
     | "import"
     | "untrusted"
+    /** The entry runs mcp-bridge's own `serve`/`attach` (the host's line for the bridge): never started. */
+    | "self-reference"
     | "other";
   readonly message: string;
   readonly server?: string;

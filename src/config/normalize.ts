@@ -12,6 +12,7 @@ import type {
 } from "./model.js";
 import { normalizeEntry } from "./normalize-entry.js";
 import { EntryProblem } from "./problem.js";
+import { bridgeSelfCommand } from "./self-entry.js";
 
 export interface NormalizeContext extends ExpansionContext {
   readonly file?: string;
@@ -72,6 +73,17 @@ export function normalizeServers(
       continue;
     }
     seen.add(name);
+    // Before consent: the bridge's own entry is never started, so there is nothing to approve.
+    const self = bridgeSelfCommand(raw);
+    if (self !== undefined) {
+      skip(name, raw, {
+        kind: "self-reference",
+        server: name,
+        message: `Server "${name}" runs mcp-bridge itself (${self}); it was skipped, as mcp-bridge never serves itself. This entry is for your MCP host (Claude Code, Cursor, ...); mcp-bridge serves the other servers of the file`,
+        ...where,
+      });
+      continue;
+    }
     if (context.admit && !context.admit({ file: context.file ?? "", name, definition: raw })) {
       skip(name, raw, {
         kind: "untrusted",

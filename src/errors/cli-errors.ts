@@ -71,3 +71,13 @@ export const samplingDeclined = ({ server }: { server: string }) =>
 
 /** The reason the CLI's work is aborted on SIGINT/SIGTERM. */
 export const signalReceived = ({ signal }: { signal: string }) => new Error(`received ${signal}`);
+
+/**
+ * `serve`, `attach` or `daemon run` started under a bridge (`outer` is the pid in MCP_BRIDGE_SERVING):
+ * some config reaches the bridge itself, which would start again and again.
+ */
+export const bridgeNested = ({ command, outer }: { command: string; outer: string }) =>
+  new ConfigError(
+    ErrorCode.ConfigInvalid,
+    `mcp-bridge ${command} was started by another mcp-bridge (process ${outer}, which set MCP_BRIDGE_SERVING), so a config entry runs the bridge inside itself; it refuses to start. Remove the entry that runs mcp-bridge ${command} from the configs that bridge reads (it belongs in your MCP host's config only).`,
+  );

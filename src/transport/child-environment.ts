@@ -1,5 +1,6 @@
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import { carriesSecret, urlCarriesSecret } from "../util/redact.js";
+import { SERVING_ENV } from "../util/serving-marker.js";
 
 /**
  * The environment of a stdio server. A server is a program other people wrote: it gets what it needs
@@ -83,6 +84,9 @@ export function childEnvironment(
       if (value !== undefined) env[name] = value;
     }
   }
+  // Always passed: a server that turns out to be the bridge itself must find it (util/serving-marker.ts).
+  const serving = hostEnv[SERVING_ENV];
+  if (serving !== undefined) env[SERVING_ENV] = serving;
   Object.assign(env, configured);
   const withheld = Object.keys(hostEnv)
     .filter((name) => {

@@ -37,6 +37,7 @@ const OPTIONAL = [
   "insecureStore",
   "logger",
   "fastPath",
+  "listWaitMs",
 ] as const;
 
 /** Resolved options with the replica id (random when not given) set aside. */
@@ -79,6 +80,7 @@ describe("resolveGatewayOptions", () => {
       store: undefined,
       logger: silentLogger,
       fastPath: true,
+      listWaitMs: 5_000,
     });
   });
 

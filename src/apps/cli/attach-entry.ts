@@ -9,6 +9,7 @@ import { connectAttached } from "./attach-connect.js";
 import { relayAttached } from "./attach-shim.js";
 import type { CliIO } from "./cli-io.js";
 import { ATTACH_FLAGS, ATTACH_POSITIONALS, DAEMON_DEFAULT_IDLE } from "./declarations/process-commands.js";
+import { refuseNested } from "./nesting-guard.js";
 import { type GlobalOptions, parseCommandArguments } from "./parse-arguments.js";
 import { terminalText } from "./terminal.js";
 
@@ -51,6 +52,8 @@ export async function attach(
     if (!global.quiet) io.stderr.write(`mcp-bridge attach: ${terminalText(message)}\n`);
   };
   try {
+    // Under a bridge this attach is the bridge nested in itself: refused before any daemon starts.
+    refuseNested(io.env, "attach");
     // The file the bridge commands would load here (the loader's search order), as `daemon start` finds it.
     const config = configSearchPaths({ path: global.config, cwd: io.cwd, env: io.env }).find((c) => c.used);
     if (!config?.exists) throw noConfigFileFor({ purpose: "daemon" });
@@ -76,6 +79,8 @@ export async function attach(
     // stdout is the host's MCP channel: the failure goes to stderr, which hosts show in their MCP logs.
     const code = isMcpBridgeError(error) ? error.code : "INTERNAL";
     io.stderr.write(`mcp-bridge attach: error: ${terminalText(errorText(error))}\n`);
-    return code === ErrorCode.ConfigNotFound || code === ErrorCode.Usage ? 2 : 1;
+    const usage =
+      code === ErrorCode.ConfigNotFound || code === ErrorCode.ConfigInvalid || code === ErrorCode.Usage;
+    return usage ? 2 : 1;
   }
 }

@@ -21,4 +21,10 @@ export const GATEWAY_DEFAULTS = {
   callsPerMinute: undefined,
   /** How long a forwarded elicitation or sampling request waits for the downstream client. */
   forwardTimeoutMs: 10 * 60_000,
+  /**
+   * How long a client's first `tools/list` (and every REST listing) waits for servers still connecting
+   * with no cached list: most hosts list once at start, so an answer before the servers are up is an
+   * empty list for good. A server hanging at its handshake delays it no longer than this.
+   */
+  listWaitMs: 5_000,
 } as const;

@@ -11,6 +11,7 @@ import { homedir } from "node:os";
 import type { SandboxPolicy } from "../../config/model.js";
 import { sandboxProgramMissing, sandboxSetupFailed, sandboxUnsupported } from "../../errors/index.js";
 import { plainText } from "../../util/plain-text.js";
+import { SERVING_ENV } from "../../util/serving-marker.js";
 import type { SpawnSpec } from "../spawn-server.js";
 import { bwrapArguments } from "./bwrap-arguments.js";
 import { CACHE_VARIABLES, findCommand, hostFacts, isPackageRunner } from "./host-facts.js";
@@ -41,7 +42,7 @@ export function sandboxEnvironment(
 ): Record<string, string> {
   const env: Record<string, string> = {};
   const caches = isPackageRunner(command) ? CACHE_VARIABLES : [];
-  for (const name of [...SANDBOX_BASE_ENV, ...caches, ...input.policy.env]) {
+  for (const name of [...SANDBOX_BASE_ENV, SERVING_ENV, ...caches, ...input.policy.env]) {
     const value = input.hostEnv[name];
     if (value !== undefined) env[name] = value;
   }

@@ -13,6 +13,7 @@ import { cliConfigSource } from "../config-choice.js";
 import { configFileFor } from "../daemon-route.js";
 import { spawnDaemon } from "../daemon-spawn.js";
 import { DAEMON_DEFAULT_IDLE, daemonDeclaration } from "../declarations/process-commands.js";
+import { servingEnvironment } from "../nesting-guard.js";
 import { writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
 
@@ -155,6 +156,8 @@ async function status(context: CommandContext): Promise<number> {
 
 /** `daemon run`: the daemon itself, in the foreground (what `start` runs detached). */
 async function run(context: CommandContext): Promise<number> {
+  // First: under a bridge, this daemon is the bridge nested in itself (its servers get the marker).
+  const env = servingEnvironment(context.io.env, "daemon run");
   const idle = idleMs(context);
   const options = await cliBridgeOptions(context);
   // `start` passes the file it chose as --config, unless the search order finds it here too.
@@ -194,6 +197,7 @@ async function run(context: CommandContext): Promise<number> {
     });
     const bridge = await startBridge({
       ...options,
+      env,
       settings: { ...options.settings, autoReload: true },
       onElicitation: forwarder.elicitation,
       onSampling: forwarder.sampling,

@@ -12,6 +12,7 @@ import {
   serveDeclaration,
   TOKENS_ENV,
 } from "../declarations/process-commands.js";
+import { servingEnvironment } from "../nesting-guard.js";
 import type { FlagValues } from "../parse-arguments.js";
 import { checkPortFree } from "../port-check.js";
 import { serveLogger } from "../serve-logger.js";
@@ -67,6 +68,8 @@ const untilAborted = (signal: AbortSignal | undefined) =>
 
 async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>): Promise<number> {
   const { options, io } = context;
+  // First: under a bridge, this serve is the bridge nested in itself (its servers get the marker).
+  const servingEnv = servingEnvironment(io.env, "serve");
   if (Boolean(options.stdio) === (options.http !== undefined))
     throw exactlyOneFlag({ flags: ["--stdio", "--http [HOST:]PORT"] });
   const httpOnly = HTTP_ONLY_FLAGS.find((flag) => options[flag] !== undefined);
@@ -140,6 +143,7 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
     : undefined;
   const bridge = await startBridge({
     ...bridgeOptions,
+    env: servingEnv,
     sharedCatalog: warmCatalog,
     settings: servedNameSettings(toolNames, await configuredServeNames(bridgeOptions)),
     logger: logged.logger,
@@ -155,9 +159,10 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
     throw error;
   });
   const unwatch = logged.watch(bridge);
-  // Not awaiting bridge.ready(): the gateway answers at once with the tools of the servers already up
-  // (and those the catalog cache lists), sends list_changed as the others come up or fail, and a call
-  // waits for its own server. A host whose start timeout is shorter than a slow server's keeps the rest.
+  // Not awaiting bridge.ready(): the gateway answers at once, its first tools/list after at most
+  // --list-wait for the servers still starting (those the catalog cache lists at once), sends list_changed
+  // as the others come up or fail, and a call waits for its own server. A host whose start timeout is
+  // shorter than a slow server's keeps the rest.
   const adminTools = options["admin-tools"] === true || bridge.config.settings.gatewayAdminTools === true;
   // Code mode: the gateway serves a view of the bridge whose tools are the three meta-tools; their
   // programs call the real bridge, so each call takes the path (limits, audit, stats) of a direct one.
@@ -171,6 +176,7 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
         limits,
         // This bridge serves nobody else: every upstream log message is this client's business.
         soleClient: true,
+        listWaitMs: options["list-wait"],
         fastPath: fastPathEnabled(io.env),
         onProblem: (message) => io.stderr.write(`mcp-bridge serve: ${message}\n`),
       });
@@ -200,6 +206,7 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
       clusterSecret,
       insecureStore: options["insecure-store"] === true,
       logger: logged.logger,
+      listWaitMs: options["list-wait"],
       fastPath: fastPathEnabled(io.env),
     });
     io.stderr.write(`mcp-bridge gateway listening on ${gateway.url}\n`);

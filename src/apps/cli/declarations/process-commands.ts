@@ -56,6 +56,12 @@ export const SERVE_FLAGS = {
     value: "DURATION",
     description: "close a 2025-11-25 session after this long without a request (default 30m; 0 never)",
   },
+  "list-wait": {
+    type: "duration",
+    value: "DURATION",
+    description:
+      "how long a client's first tools/list (and a REST listing) waits for servers still starting without a cached list (default 5s; 0 answers at once)",
+  },
   "tool-names": {
     type: "string",
     value: "FORMAT",

@@ -58,6 +58,7 @@ export function mcpEndpoint(
     delivered: responseSent,
     backlog,
     adminTools: options.adminTools,
+    listWaitMs: options.listWaitMs,
   });
   const profileOf = (auth: AuthInfo | undefined) => auth?.extra?.profile as GatewayProfile | undefined;
   const serverFor = (auth: AuthInfo | undefined) =>

@@ -85,6 +85,8 @@ export interface GatewayOptions {
    * A diagnostic switch (`MCP_BRIDGE_GATEWAY_FAST_PATH=0` for `serve`): both paths answer alike.
    */
   readonly fastPath?: boolean;
+  /** See GATEWAY_DEFAULTS.listWaitMs; 0 answers at once. */
+  readonly listWaitMs?: number;
 }
 
 /** `GatewayOptions` with every default applied and every value checked: what the gateway reads. */
@@ -111,6 +113,7 @@ export interface ResolvedGatewayOptions {
   readonly store: string | undefined;
   readonly logger: Logger;
   readonly fastPath: boolean;
+  readonly listWaitMs: number;
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -141,6 +144,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     insecureStore = false,
     logger = silentLogger,
     fastPath = true,
+    listWaitMs = GATEWAY_DEFAULTS.listWaitMs,
   } = options;
   if (store !== undefined && clusterSecret === undefined && !insecureStore) throw storeNeedsClusterSecret();
   const loopback = LOOPBACK.has(host);
@@ -173,6 +177,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     store: storeUrlOf(store),
     logger,
     fastPath,
+    listWaitMs: duration("listWaitMs", listWaitMs),
   };
 }
 
@@ -236,6 +241,8 @@ export interface StdioGatewayOptions {
    * Default false.
    */
   readonly soleClient?: boolean;
+  /** See GatewayOptions.listWaitMs. */
+  readonly listWaitMs?: number;
 }
 
 export interface ResolvedStdioGatewayOptions {
@@ -252,6 +259,7 @@ export interface ResolvedStdioGatewayOptions {
   readonly adminTools: boolean;
   readonly soleClient: boolean;
   readonly fastPath: boolean;
+  readonly listWaitMs: number;
 }
 
 /** The stdio gateway's options, defaulted from GATEWAY_DEFAULTS and each checked once. */
@@ -267,6 +275,7 @@ export function resolveStdioGatewayOptions(options: StdioGatewayOptions): Resolv
     onProblem = () => {},
     adminTools = false,
     fastPath = true,
+    listWaitMs = GATEWAY_DEFAULTS.listWaitMs,
     limits = {},
     soleClient = false,
   } = options;
@@ -283,6 +292,7 @@ export function resolveStdioGatewayOptions(options: StdioGatewayOptions): Resolv
     adminTools,
     soleClient,
     fastPath,
+    listWaitMs: duration("listWaitMs", listWaitMs),
   };
 }
 

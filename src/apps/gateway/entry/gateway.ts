@@ -91,6 +91,7 @@ export async function startGateway(given: GatewayOptions): Promise<Gateway> {
     version: options.version,
     secured: options.tokens.length > 0 || options.oauth !== undefined,
     allowedHosts: options.loopback ? LOOPBACK_NAMES : undefined,
+    listWaitMs: options.listWaitMs,
   });
   const cluster = clusterEntry({
     replica,

@@ -35,6 +35,7 @@ export function serveGatewayStdio(
     adminTools: options.adminTools,
     logLevel,
     everyUpstreamLog: options.soleClient,
+    listWaitMs: options.listWaitMs,
   };
   // tools/call lines of an initialized 2025-era client are answered without the SDK's dispatch.
   const fast = new StdioFastPath(

@@ -6,17 +6,17 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import {
-  serveToolCall,
-  type ToolCallEntry,
-  type ToolCallRequest,
-  type UpstreamRun,
-} from "../forwarding/served-tool-call.js";
-import {
   encodedResult,
   errorResponseOf,
   inputGateRefusal,
   modernAnswerEnabled,
 } from "../../../sdk/modern-answer.js";
+import {
+  serveToolCall,
+  type ToolCallEntry,
+  type ToolCallRequest,
+  type UpstreamRun,
+} from "../forwarding/served-tool-call.js";
 import { type FastResponse, isPlainObject, plainToolCallOf } from "./fast-call.js";
 
 /**

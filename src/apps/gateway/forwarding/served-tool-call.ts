@@ -51,6 +51,8 @@ export interface GatewayClient {
    * to it (see upstream-logs.ts).
    */
   readonly everyUpstreamLog?: boolean;
+  /** How long this client's first `tools/list` waits for servers still connecting (GATEWAY_DEFAULTS.listWaitMs); default 0. */
+  readonly listWaitMs?: number;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Server } from "@modelcontextprotocol/server";
 import type { Bridge } from "../../../../bridge/api.js";
+import { serversSettled } from "../../../../bridge/servers-settled.js";
 import { useIdTables } from "../../../../sdk/protocol-tables.js";
 import type { RequestTracker } from "../../admission/request-tracker.js";
 import { RunningCalls } from "../../admission/running-calls.js";
@@ -79,10 +80,14 @@ export function gatewayServer(
   const admin = adminAllowed(client.adminTools, profile);
   const visible = () =>
     bridge.tools().filter((t) => profileAllows(profile, t.server, t.name) && !(admin && isAdminTool(t.name)));
-  server.setRequestHandler("tools/list", (request) =>
-    tracker.handle("tools/list", request.params, async () => ({
-      tools: [...visible().map(forwardedTool), ...(admin ? adminTools : [])],
-    })),
+  // Only the first listing waits: a host lists once at start, and later ones follow list_changed.
+  let listed = false;
+  server.setRequestHandler("tools/list", (request, ctx) =>
+    tracker.handle("tools/list", request.params, async () => {
+      if (!listed) await serversSettled(bridge, ctx.mcpReq.signal, client.listWaitMs ?? 0);
+      listed = true;
+      return { tools: [...visible().map(forwardedTool), ...(admin ? adminTools : [])] };
+    }),
   );
   const scope = toolCallScope(bridge, profile, client, forwarder, logLevel);
   server.setRequestHandler("tools/call", (request, ctx) =>

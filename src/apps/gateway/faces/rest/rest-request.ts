@@ -20,6 +20,8 @@ export interface RestOptions {
   readonly secured: boolean;
   /** Host and Origin names accepted on a loopback bind (DNS rebinding), as `/mcp` does; undefined: any. */
   readonly allowedHosts: readonly string[] | undefined;
+  /** How long a listing waits for servers still connecting (GATEWAY_DEFAULTS.listWaitMs). */
+  readonly listWaitMs: number;
 }
 
 /** One authenticated REST request: who asks (its profile) and how to answer. */

@@ -119,18 +119,15 @@ function refuseForeignHost(req: IncomingMessage, allowed: readonly string[] | un
 }
 
 /**
- * How long a REST listing waits for servers still connecting. A REST client has no `list_changed` to
- * learn of tools that come later (an OpenAPI importer reads the document once), so its listing waits
- * for them, but only this long: a server that hangs at its handshake must not hold every listing up.
+ * A REST listing waits (bounded by the gateway's `listWaitMs`, as a first `tools/list` is) for servers
+ * still connecting: a REST client has no `list_changed` to learn of tools that come later (an OpenAPI
+ * importer reads the document once), but a server hanging at its handshake must not hold it up.
  */
-export const REST_LISTING_WAIT_MS = 5_000;
-
-/** The listing waits (bounded) for servers still connecting: see REST_LISTING_WAIT_MS. */
 async function settled(request: RestRequest): Promise<void> {
   const hungUp = new AbortController();
   const onClose = () => hungUp.abort();
   request.res.once("close", onClose);
-  await serversSettled(request.options.bridge, hungUp.signal, REST_LISTING_WAIT_MS);
+  await serversSettled(request.options.bridge, hungUp.signal, request.options.listWaitMs);
   request.res.off("close", onClose);
 }
 
