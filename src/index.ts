@@ -60,11 +60,18 @@ export type {
 } from "./bridge/features/resources.js";
 export type { SamplingContext, SamplingHandler } from "./bridge/features/sampling.js";
 export type { LoadedSkill, LoadSkillOptions, SkillEntry } from "./bridge/features/skills.js";
+// --- servers given in code (a `connect` function in place of `command` or `url`) ---
+export { inMemoryServer } from "./config/in-memory-server.js";
 export type { InputRequest } from "./config/inputs.js";
 export type { LoadConfigOptions } from "./config/load.js";
 // --- config: reading the config without starting anything ---
 export { loadConfig } from "./config/load-config-entry.js";
-export type { ProjectServerRequest, ResolvedConfig, ServerDefinition } from "./config/model.js";
+export type {
+  ConnectServer,
+  ProjectServerRequest,
+  ResolvedConfig,
+  ServerDefinition,
+} from "./config/model.js";
 // --- server status ---
 export type { ServerState, ServerStatus } from "./connection/server-status.js";
 // --- errors: branch on `code`; the subclasses carry the fields of their situation ---

@@ -54,6 +54,9 @@ const PUBLIC_EXPORTS: Record<string, readonly string[]> = {
     "ToolSearchOptions",
     "ToolsChangedEvent",
     "startBridge",
+    // servers given in code: `connect` and the in-memory helper
+    "ConnectServer",
+    "inMemoryServer",
     // the handlers and options a host writes for BridgeOptions
     "AuthOptions",
     "ElicitationHandler",

@@ -70,7 +70,7 @@ export class ServerRecord {
     options.secrets.add(secretsOf(definition));
     const redact = options.secrets.text;
     let auth: AuthHandle | undefined;
-    if (enabled && definition.transport !== "stdio") {
+    if (enabled && (definition.transport === "http" || definition.transport === "sse")) {
       try {
         auth = await createAuthHandle(definition, options.auth);
       } catch (error) {

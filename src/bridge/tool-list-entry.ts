@@ -122,5 +122,5 @@ export function toolListText(definition: ServerDefinition, key: string, entry: T
 export function keepable(definition: ServerDefinition, listing: ToolListing): boolean {
   // A list the server scopes to one authorization context is not kept for a server whose context
   // (its OAuth account) is not part of the definition: another account must not see it.
-  return !(listing.cacheScope === "private" && definition.transport !== "stdio" && definition.oauth);
+  return !(listing.cacheScope === "private" && "oauth" in definition && definition.oauth);
 }

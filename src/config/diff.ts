@@ -30,7 +30,19 @@ function fingerprint(server: ServerDefinition): string {
   return stableStringify(rest);
 }
 
+/** A number per function seen, so a server given in code with another `connect` counts as changed. */
+const functionIds = new WeakMap<object, number>();
+let functionsSeen = 0;
+
 function stableStringify(value: unknown): string {
+  if (typeof value === "function") {
+    let id = functionIds.get(value);
+    if (id === undefined) {
+      id = ++functionsSeen;
+      functionIds.set(value, id);
+    }
+    return `function#${id}`;
+  }
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(",")}]`;
   if (value && typeof value === "object") {
     const entries = Object.entries(value)

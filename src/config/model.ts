@@ -4,12 +4,19 @@
  * (`normalize.ts`); nothing downstream reads raw config.
  */
 
+import type { Transport } from "@modelcontextprotocol/client";
 import type { SamplingPolicy, ServerLogLevel } from "./client-features.js";
 import type { AuditSettings, PolicySettings } from "./policy-settings.js";
 
 export type { SamplingPolicy, ServerLogLevel } from "./client-features.js";
 
-export type TransportKind = "stdio" | "http" | "sse";
+/** How a server is reached; `in-process` is given in code only (see `ConnectServer`). */
+export type TransportKind = "stdio" | "http" | "sse" | "in-process";
+
+/** A server reached over the network (what may be unreachable, need a login, answer 404 or 5xx). */
+export function isRemote(transport: TransportKind): transport is "http" | "sse" {
+  return transport === "http" || transport === "sse";
+}
 
 export interface RestartPolicy {
   /** Reconnect after a runtime failure (crash, dropped connection, failed health check). */
@@ -202,7 +209,25 @@ export interface RemoteServerDefinition extends ServerDefinitionBase {
   readonly oauth?: OAuthSettings;
 }
 
-export type ServerDefinition = StdioServerDefinition | RemoteServerDefinition;
+/**
+ * Opens a new transport to an MCP server the host runs itself (in the same process, or reached in a
+ * way of its own), for example one end of the SDK's `InMemoryTransport.createLinkedPair()` whose other
+ * end an `McpServer` was connected to. A function, not a transport: a transport serves one session and
+ * cannot be started again once closed, so each connect (the first, and each reconnect after a crash,
+ * an idle timeout or a restart) asks for a fresh one.
+ */
+export type ConnectServer = () => Transport | Promise<Transport>;
+
+/**
+ * A server given in code as `connect` (see `ConnectServer`): library only, since a config file cannot
+ * hold a function. Everything else (states, pins, policy, audit, results, restarts) is as for any server.
+ */
+export interface InProcessServerDefinition extends ServerDefinitionBase {
+  readonly transport: "in-process";
+  readonly connect: ConnectServer;
+}
+
+export type ServerDefinition = StdioServerDefinition | RemoteServerDefinition | InProcessServerDefinition;
 
 export interface BridgeSettings {
   /** Global switch (`[mcp] enabled = false` turns every server off). */

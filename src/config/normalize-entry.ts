@@ -18,6 +18,7 @@ import {
   STRUCTURED,
   type ValueOf,
 } from "./fields.js";
+import { readConnect } from "./in-process-entry.js";
 import {
   type BridgeSettings,
   type ConfigWarning,
@@ -120,7 +121,8 @@ export function normalizeEntry(
   warnUnknownKeys(name, raw, context, warnings);
   const reader = new EntryReader(raw, context);
   const f = SERVER_FIELDS;
-  const declared = readTransport(raw);
+  const connect = readConnect(raw);
+  const declared = connect ? "in-process" : readTransport(raw);
   let transport = declared ?? inferTransport(raw);
   const disabled = reader.field(f.disabled);
   const maxResultChars = reader.field(f.maxResultChars);
@@ -157,6 +159,10 @@ export function normalizeEntry(
     [VALUES_FROM_ENV]: reader.fromEnv,
   };
 
+  if (connect) {
+    const healthCheckIntervalMs = reader.field(f.healthCheckInterval) ?? settings.healthCheckIntervalMs;
+    return omitUndefined({ ...base, transport: "in-process", connect, healthCheckIntervalMs });
+  }
   if (transport === "stdio") {
     const { command, args } = readCommand(reader);
     const cwd = readCwd(reader);
@@ -192,7 +198,7 @@ export function normalizeEntry(
   const oauth = normalizeOAuth(raw.oauth, (field, value) => reader.text(field, value));
   return omitUndefined({
     ...base,
-    transport,
+    transport: transport as "http" | "sse",
     url,
     headers: readHeaders(reader),
     fallbackToSse: !declared && transport === "http",
@@ -203,7 +209,7 @@ export function normalizeEntry(
 
 function warnUnknownKeys(name: string, raw: Raw, context: NormalizeContext, warnings: ConfigWarning[]) {
   for (const key of Object.keys(raw)) {
-    if (SERVER_KEYS.has(key) || IGNORED_SERVER_KEYS.includes(key)) continue;
+    if (SERVER_KEYS.has(key) || IGNORED_SERVER_KEYS.includes(key) || key === "connect") continue;
     warnings.push(
       omitUndefined({
         kind: "unknown-key",

@@ -23,6 +23,7 @@ export function redactServer(definition: ServerDefinition): ServerDefinition {
     // is masked whatever its length, and a value from the environment is masked by its value.
     return redactDeep({ ...definition, env: maskValues(definition.env, isSecretName) }, secrets);
   }
+  if (definition.transport === "in-process") return definition;
   const oauth = definition.oauth;
   return redactDeep(
     {

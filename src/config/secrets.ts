@@ -48,7 +48,7 @@ export function secretsOf(definition: ServerDefinition): string[] {
   if (definition.transport === "stdio") {
     for (const [name, value] of Object.entries(definition.env))
       if (isSecretName(name)) add(value, MIN_SECRET);
-  } else {
+  } else if (definition.transport !== "in-process") {
     for (const [name, value] of Object.entries(definition.headers)) {
       if (PUBLIC_HEADERS.test(name)) continue;
       add(value, MIN_SECRET);

@@ -1,5 +1,5 @@
 import type { CallToolResult, Client, Tool } from "@modelcontextprotocol/client";
-import type { ServerDefinition } from "../config/model.js";
+import { isRemote, type ServerDefinition } from "../config/model.js";
 import { incompleteModernResult } from "../errors/index.js";
 import { httpStatusOf } from "../transport/transport-kinds.js";
 import { isIncompleteModernResult } from "./era-fallback.js";
@@ -146,7 +146,7 @@ class Connection implements ServerConnection {
             abandon(live, session, failure, { immediate: true });
             throw failure;
           }
-          if (!retried && this.definition.transport !== "stdio" && httpStatusOf(error) === 404) {
+          if (!retried && isRemote(this.definition.transport) && httpStatusOf(error) === 404) {
             abandon(live, session, fail.staleSession(this.name, error), { immediate: true });
             continue;
           }

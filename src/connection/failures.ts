@@ -1,5 +1,5 @@
 import { ProtocolError, SdkError, SdkErrorCode, UnauthorizedError } from "@modelcontextprotocol/client";
-import type { ServerDefinition, TransportKind } from "../config/model.js";
+import { isRemote, type ServerDefinition, type TransportKind } from "../config/model.js";
 import * as errors from "../errors/index.js";
 import {
   type AbortError,
@@ -39,7 +39,8 @@ export function failureContext(
   return {
     server: definition.name,
     transport: definition.transport,
-    ...(definition.transport === "stdio" ? { command: definition.command } : { url: definition.url }),
+    ...(definition.transport === "stdio" ? { command: definition.command } : {}),
+    ...(definition.transport === "http" || definition.transport === "sse" ? { url: definition.url } : {}),
     redact,
     stderr,
   };
@@ -123,7 +124,7 @@ const NETWORK_WORDING: Readonly<Record<string, string>> = {
 };
 
 function where(context: FailureContext): string {
-  return context.transport === "stdio" || context.url === undefined
+  return !isRemote(context.transport) || context.url === undefined
     ? ""
     : ` at ${context.redact(context.url)}`;
 }
@@ -187,7 +188,7 @@ export function startFailure(
   if (status === 401 || UnauthorizedError.isInstance(error)) {
     return errors.authorizationRequired({ ...fields, at: where(context) });
   }
-  const network = context.transport === "stdio" ? undefined : networkErrorCode(error);
+  const network = isRemote(context.transport) ? networkErrorCode(error) : undefined;
   const wording = network ? NETWORK_WORDING[network] : undefined;
   if (wording) {
     return errors.networkUnreachable({ ...fields, at: where(context), wording });
@@ -273,7 +274,7 @@ export function crashError(
 ): ServerCrashedError {
   const { server } = context;
   const { tool } = details;
-  if (context.transport !== "stdio") {
+  if (isRemote(context.transport)) {
     const detail = describeError(cause, context.redact);
     return errors.unreachableDuringCall({ server, tool, at: where(context), detail, cause });
   }
@@ -314,7 +315,7 @@ export function callFailure(
     return kept(errors.toolRejected({ ...fields, detail, rpcCode: protocolError.code }));
   }
   if (details.sessionDead) return kept(crashError(context, details, error));
-  if (context.transport !== "stdio" && (isNetworkFailure(error) || (httpStatusOf(error) ?? 0) >= 500)) {
+  if (isRemote(context.transport) && (isNetworkFailure(error) || (httpStatusOf(error) ?? 0) >= 500)) {
     return { error: crashError(context, details, error), abandon: true };
   }
   return kept(errors.toolFailed({ ...fields, detail: describeError(error, context.redact) }));

@@ -1,3 +1,4 @@
+import { isRemote } from "../config/model.js";
 import { ErrorCode, McpBridgeError } from "../errors/index.js";
 import { SERVER_START_FAILED } from "../util/logger.js";
 import * as fail from "./failures.js";
@@ -120,7 +121,7 @@ function sessionError(live: LiveConnection, session: Session, error: Error): voi
     `Server "${live.name}" transport error: ${fail.describeError(error, live.options.redact)}`,
     { server: live.name },
   );
-  if (live.definition.transport === "stdio") return;
+  if (!isRemote(live.definition.transport)) return;
   if (fail.isNetworkFailure(error) || /Maximum reconnection attempts/.test(error.message)) {
     abandon(live, session, fail.becameUnreachable(failureContext(live), error));
   }
@@ -142,11 +143,11 @@ function scheduleReconnect(live: LiveConnection): void {
 /**
  * A remote server that could not be reached (down at start, or down longer than the restart
  * attempts last) is retried in the background until close, at most `restart.retryCeilingMs`
- * apart. Not a stdio server (its crash loop ends `failed`), not a server without restarts, and not
+ * apart. Not a stdio or in-process server (its crash loop ends `failed`), not a server without restarts, and not
  * an authorization failure (a retry cannot log in; it would only repeat the failure).
  */
 function retryInBackground(live: LiveConnection, failure: McpBridgeError | undefined): void {
-  if (live.definition.transport === "stdio" || !live.definition.restart.enabled) return;
+  if (!isRemote(live.definition.transport) || !live.definition.restart.enabled) return;
   if (live.closing || failure?.code === ErrorCode.Auth) return;
   live.restarts.scheduleBackground(() => {
     if (!live.closing && live.state === "failed" && !live.connecting) {

@@ -76,7 +76,15 @@ export async function openSession(
     const attempt = attempts[index] as (typeof attempts)[number];
     const remaining = deadline - Date.now();
     if (remaining <= 0) break;
-    const created = factory(definition, attempt, context);
+    let created: CreatedTransport;
+    const making = Promise.resolve(factory(definition, attempt, context));
+    try {
+      created = await bounded(input, deadline, () => making);
+    } catch (error) {
+      // A transport that arrives after the deadline or close() would stay open with nobody using it.
+      making.then((late) => late.transport.close()).catch(() => {});
+      throw startError(input, error, undefined, timeoutMs);
+    }
     const client = newClient(input, negotiation);
     const session: Session = { client, created, retired: false, dead: false };
     try {
@@ -189,12 +197,15 @@ function traced(
   redact: (text: string) => string,
 ): TransportFactory {
   if (telemetry === undefined) return factory;
+  const wrap = (definition: ServerDefinition, created: CreatedTransport): CreatedTransport => ({
+    ...created,
+    transport: traceTransport(created.transport, telemetry, peerAttributes(definition), redact),
+  });
   return (definition, attempt, context) => {
     const created = factory(definition, attempt, context);
-    return {
-      ...created,
-      transport: traceTransport(created.transport, telemetry, peerAttributes(definition), redact),
-    };
+    return created instanceof Promise
+      ? created.then((made) => wrap(definition, made))
+      : wrap(definition, created);
   };
 }
 

@@ -81,6 +81,16 @@ export function connectFailed(
   );
 }
 
+/** A server given in code whose `connect` function gave something that is not an SDK `Transport`. */
+export function notATransport(fields: { server: string; got: string }): ServerConnectionError {
+  const { server, got } = fields;
+  return new ServerConnectionError(
+    ErrorCode.ServerStartFailed,
+    `Server "${server}": its \`connect\` function returned ${got}, not an MCP transport (an object with start, send and close); return a new one on each call, e.g. one end of InMemoryTransport.createLinkedPair().`,
+    { server },
+  );
+}
+
 /** tools/list kept paging; `what` says how ("sent more than 100 pages", "repeated a cursor"). */
 export function endlessListing(fields: { server: string; what: string }): ServerConnectionError {
   const { server, what } = fields;

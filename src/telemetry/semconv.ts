@@ -248,9 +248,14 @@ export function withMeta(params: unknown, entries: Record<string, string>): Reco
 
 /** Attributes of the peer a server definition names: `network.transport`, `server.address`/`port`. */
 export function peerAttributes(
-  peer: { readonly transport: "stdio" } | { readonly transport: "http" | "sse"; readonly url: string },
+  peer:
+    | { readonly transport: "stdio" }
+    | { readonly transport: "in-process" }
+    | { readonly transport: "http" | "sse"; readonly url: string },
 ): Attributes {
   if (peer.transport === "stdio") return { [ATTR.networkTransport]: "pipe" };
+  // The older conventions' value for a peer in the same process (the current list has none).
+  if (peer.transport === "in-process") return { [ATTR.networkTransport]: "inproc" };
   const attributes: Attributes = { [ATTR.networkTransport]: "tcp", [ATTR.networkProtocol]: "http" };
   try {
     const url = new URL(peer.url);

@@ -1,5 +1,6 @@
 import type { AuthProvider, FetchLike, OAuthClientProvider, Transport } from "@modelcontextprotocol/client";
-import type { ServerDefinition } from "../config/model.js";
+import type { InProcessServerDefinition, ServerDefinition } from "../config/model.js";
+import { notATransport } from "../errors/index.js";
 import { childEnvironment } from "./child-environment.js";
 import { LogLevelEnvelope } from "./log-level-envelope.js";
 import { type ExitInfo, type NoiseKind, ProcessTransport } from "./process-transport.js";
@@ -45,12 +46,15 @@ export interface CreatedTransport {
   readonly finishAuth?: (callbackParams: URLSearchParams) => Promise<void>;
 }
 
-/** What `createTransport` is to a connection; tests pass another (e.g. the SDK's InMemoryTransport). */
+/**
+ * What `createTransport` is to a connection; tests pass another (e.g. the SDK's InMemoryTransport).
+ * A promise only for a server given in code, whose `connect` may open its transport asynchronously.
+ */
 export type TransportFactory = (
   definition: ServerDefinition,
   attempt: TransportAttempt,
   context: TransportContext,
-) => CreatedTransport;
+) => CreatedTransport | Promise<CreatedTransport>;
 
 let remoteTransports: typeof RemoteTransports | undefined;
 
@@ -60,7 +64,8 @@ let remoteTransports: typeof RemoteTransports | undefined;
  * only for a remote server, so a host of stdio servers never loads them.
  */
 export async function transportFor(definition: ServerDefinition): Promise<TransportFactory> {
-  if (definition.transport !== "stdio") remoteTransports ??= await import("./remote-transports.js");
+  if (definition.transport === "http" || definition.transport === "sse")
+    remoteTransports ??= await import("./remote-transports.js");
   return createTransport;
 }
 
@@ -69,14 +74,39 @@ export function createTransport(
   definition: ServerDefinition,
   attempt: TransportAttempt,
   context: TransportContext = {},
-): CreatedTransport {
-  const created = createBareTransport(definition, attempt, context);
+): CreatedTransport | Promise<CreatedTransport> {
+  if (definition.transport === "in-process")
+    return inProcessTransport(definition).then((created) => withLogLevel(definition, created));
+  return withLogLevel(definition, createBareTransport(definition, attempt, context));
+}
+
+function withLogLevel(definition: ServerDefinition, created: CreatedTransport): CreatedTransport {
   if (definition.logLevel === undefined) return created;
   return { ...created, transport: new LogLevelEnvelope(created.transport, definition.logLevel) };
 }
 
+/** A new transport from the host's `connect` (a new one per attempt: a closed transport cannot restart). */
+async function inProcessTransport(definition: InProcessServerDefinition): Promise<CreatedTransport> {
+  const transport: unknown = await definition.connect();
+  if (!isTransport(transport)) {
+    const got = transport === null ? "null" : Array.isArray(transport) ? "an array" : typeof transport;
+    throw notATransport({ server: definition.name, got });
+  }
+  return { transport };
+}
+
+function isTransport(value: unknown): value is Transport {
+  if (typeof value !== "object" || value === null) return false;
+  const candidate = value as Partial<Record<keyof Transport, unknown>>;
+  return (
+    typeof candidate.start === "function" &&
+    typeof candidate.send === "function" &&
+    typeof candidate.close === "function"
+  );
+}
+
 function createBareTransport(
-  definition: ServerDefinition,
+  definition: Exclude<ServerDefinition, InProcessServerDefinition>,
   attempt: TransportAttempt,
   context: TransportContext,
 ): CreatedTransport {

@@ -8,10 +8,11 @@ import type { ServerDefinition } from "../config/model.js";
  */
 
 /** One way of reaching a server; an inferred `url` has two (Streamable HTTP, then legacy SSE). */
-export type TransportAttempt = "stdio" | "streamable-http" | "sse";
+export type TransportAttempt = "stdio" | "streamable-http" | "sse" | "in-process";
 
 export function transportAttempts(definition: ServerDefinition): TransportAttempt[] {
   if (definition.transport === "stdio") return ["stdio"];
+  if (definition.transport === "in-process") return ["in-process"];
   if (definition.transport === "sse") return ["sse"];
   return definition.fallbackToSse ? ["streamable-http", "sse"] : ["streamable-http"];
 }

@@ -262,7 +262,7 @@ describe("${input:...}", () => {
     ]);
     expect(names(config)).toEqual(["a", "b"]);
     const b = config.servers[1];
-    expect(b?.transport !== "stdio" && b?.headers.Authorization).toBe("Bearer sk-typed-in");
+    expect(b?.transport === "http" && b.headers.Authorization).toBe("Bearer sk-typed-in");
     expect(config.skipped.map((s) => [s.name, s.kind])).toEqual([["c", "unsupported-input"]]);
   });
 

@@ -5,6 +5,7 @@
  */
 import type { RawServers } from "../../../src/bridge/api.js";
 import { type HttpFixture, startHttpFixture, stdioEntry } from "../../fixtures/servers/index.js";
+import { inProcessServer } from "../../helpers/in-process.js";
 
 /** The server a transport serves for one bridge, as the `contract` entry of its `servers`. */
 export interface ServedFixtures extends AsyncDisposable {
@@ -66,4 +67,14 @@ export const legacySse: ContractTransport = {
   protocolVersion: "2025-11-25",
   serve: () =>
     served(startHttpFixture("transport-contract", ["--sse", "--v2-server"]), (url) => ({ type: "sse", url })),
+};
+
+/** The fixture's server in the test's own process, over the SDK's in-memory pair (`connect`). */
+export const inProcess: ContractTransport = {
+  name: "in-process (connect)",
+  protocolVersion: "2025-11-25",
+  serve: async () => {
+    const server = await inProcessServer("transport-contract");
+    return { servers: { contract: server.entry(common) }, [Symbol.asyncDispose]: () => server.close() };
+  },
 };

@@ -1,5 +1,5 @@
 import type { Bridge, CallApprovalRequest, ToolEntry } from "../../../bridge/api.js";
-import type { RemoteServerDefinition } from "../../../config/model.js";
+import { isRemote, type RemoteServerDefinition } from "../../../config/model.js";
 import { isMcpBridgeError } from "../../../errors/index.js";
 import { errorText } from "../../../util/text-of.js";
 import { Agent, type ApproveToolCall } from "../../agent/agent.js";
@@ -204,7 +204,7 @@ export class ChatSession {
 
   async #login(name: string | undefined, signal: AbortSignal | undefined): Promise<void> {
     const { view, bridge, login } = this.#options;
-    const remotes = bridge.config.servers.filter((s): s is RemoteServerDefinition => s.transport !== "stdio");
+    const remotes = bridge.config.servers.filter((s): s is RemoteServerDefinition => isRemote(s.transport));
     const server = remotes.find((s) => s.name === name);
     if (!server) {
       const names = remotes.map((s) => s.name).join(", ") || "none";

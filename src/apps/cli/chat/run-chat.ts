@@ -1,7 +1,7 @@
 import { createInterface, type Interface } from "node:readline";
 import { defaultAuthDir } from "../../../auth/store.js";
 import type { Bridge, ElicitationHandler } from "../../../bridge/api.js";
-import type { RemoteServerDefinition } from "../../../config/model.js";
+import { isRemote, type RemoteServerDefinition } from "../../../config/model.js";
 import type { ServerStatus } from "../../../connection/server-status.js";
 import { errorText } from "../../../util/text-of.js";
 import type { ModelProvider } from "../../agent/model-provider.js";
@@ -254,7 +254,7 @@ async function interactive(
         style.red(`${terminalText(status.name)}: failed: ${terminalText(status.lastError?.message ?? "")}`),
       );
       // The start error does not say whether a login would help; a remote server may need one.
-      if (status.transport !== "stdio") view.note(`(if it needs a login: /mcp auth ${status.name})`);
+      if (isRemote(status.transport)) view.note(`(if it needs a login: /mcp auth ${status.name})`);
     }
     if (atPrompt) rl.prompt(true);
   };

@@ -1,5 +1,5 @@
 import { AuthStore, defaultAuthDir } from "../../../auth/store.js";
-import type { RemoteServerDefinition } from "../../../config/model.js";
+import { isRemote, type RemoteServerDefinition } from "../../../config/model.js";
 import { ErrorCode } from "../../../errors/index.js";
 import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
@@ -19,7 +19,7 @@ async function runAuth(context: CommandContext): Promise<number> {
   // A login contacts the server's URL with its headers: a project's server needs consent first.
   const config = await loadCliConfig(context, { consent: sub === "login" });
   if (sub === "forget-inputs") return forgetInputs(context, config.file);
-  const remotes = config.servers.filter((s): s is RemoteServerDefinition => s.transport !== "stdio");
+  const remotes = config.servers.filter((s): s is RemoteServerDefinition => isRemote(s.transport));
   const storageDir = defaultAuthDir(context.io.env);
   // The OAuth client (the SDK's auth module) is loaded here: every other command and `--help` skip it.
   const { loginToServer, openBrowser } = await import("../oauth-login.js");

@@ -72,6 +72,8 @@ function describe(server: ServerDefinition, context: CommandContext): string {
     if (server.cwd) lines.push(`  cwd:       ${server.cwd}`);
     const env = Object.entries(server.env);
     if (env.length) lines.push(`  env:       ${env.map(([k, v]) => `${k}=${v}`).join(" ")}`);
+  } else if (server.transport === "in-process") {
+    lines.push(`  transport: in-process (given in code)`);
   } else {
     lines.push(
       `  transport: ${server.transport}${server.fallbackToSse ? " (falls back to sse)" : ""}`,

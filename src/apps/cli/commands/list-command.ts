@@ -1,3 +1,4 @@
+import type { ServerDefinition } from "../../../config/model.js";
 import { redactServer } from "../../../config/redact-config.js";
 import { writtenServerNames } from "../../daemon/documents.js";
 import type { CommandContext } from "../command-context.js";
@@ -20,7 +21,7 @@ async function runList(context: CommandContext): Promise<number> {
     name: server.name,
     transport: server.transport,
     enabled: server.enabled,
-    target: server.transport === "stdio" ? [server.command, ...server.args].join(" ") : server.url,
+    target: targetOf(server),
     file: server.source?.file ?? config.file ?? null,
   }));
   if (context.global.json) {
@@ -48,3 +49,9 @@ export const listCommand = defineCommand({
   ...listDeclaration,
   run: runList,
 });
+
+/** What a server runs or where it is; a server given in code (in-process) has neither. */
+function targetOf(server: ServerDefinition): string {
+  if (server.transport === "stdio") return [server.command, ...server.args].join(" ");
+  return server.transport === "in-process" ? "(in-process)" : server.url;
+}

@@ -1,0 +1,29 @@
+import type { ConnectServer } from "./model.js";
+import { EntryProblem } from "./problem.js";
+
+/** The keys that say how a server is reached otherwise: none may go with `connect`. */
+const OTHER_WAYS = ["command", "url", "type", "transport", "sandbox"] as const;
+
+/**
+ * The `connect` function of a server given in code (see `ConnectServer`), or undefined for an entry
+ * without one. A config file cannot hold a function, so there `connect` is always refused, with the
+ * reason, rather than read as something else.
+ */
+export function readConnect(raw: Readonly<Record<string, unknown>>): ConnectServer | undefined {
+  const connect = raw.connect;
+  if (connect === undefined) return undefined;
+  if (typeof connect !== "function") {
+    throw new EntryProblem(
+      "connect",
+      '"connect" must be a function that returns an MCP transport; only a program using the library can give one (not a config file): remove it, or use "command" or "url"',
+    );
+  }
+  for (const key of OTHER_WAYS) {
+    if (raw[key] !== undefined && raw[key] !== false)
+      throw new EntryProblem(
+        key,
+        `"${key}" cannot go with "connect" (the server is reached through the transport "connect" returns); remove one of them`,
+      );
+  }
+  return connect as ConnectServer;
+}

@@ -1,0 +1,4 @@
+import { describeContract } from "./contract.case.js";
+import { inProcess } from "./transports.js";
+
+describeContract(inProcess);
