@@ -77,6 +77,7 @@ export async function gatewayParts(options: ResolvedGatewayOptions): Promise<Gat
     version: options.version,
     secured: options.tokens.length > 0 || options.oauth !== undefined,
     allowedHosts,
+    listWaitMs: options.listWaitMs,
   });
   const cluster = clusterEntry({
     replica,
