@@ -237,6 +237,37 @@ describe("architecture", () => {
     for (const layer of layers) expect(Object.keys(allowed)).toContain(layer);
   });
 
+  it("has no import circle in src/bridge/ (a type import counts; the contract file api.ts aside)", () => {
+    // api.ts is the bridge's contract, types only: the features import it (the rule below) and it
+    // names their types, a knot of types that loads nothing. Any other circle means a module imports
+    // one that is a function over it: the shared data belongs in the file that owns it.
+    const bridgeDir = join(srcDir, "bridge");
+    const contract = join(bridgeDir, "api.ts");
+    const edges = new Map<string, string[]>();
+    for (const file of sourceFiles(bridgeDir)) {
+      const targets = relativeImports(file)
+        .map(({ spec }) => resolve(dirname(file), spec.replace(/\.js$/, ".ts")))
+        .filter((target) => target !== contract && !relative(bridgeDir, target).startsWith(".."));
+      edges.set(file, targets);
+    }
+    const circles: string[] = [];
+    const state = new Map<string, "open" | "done">();
+    const visit = (file: string, path: string[]): void => {
+      if (state.get(file) === "done") return;
+      if (state.get(file) === "open") {
+        circles.push(
+          [...path.slice(path.indexOf(file)), file].map((f) => relative(bridgeDir, f)).join(" -> "),
+        );
+        return;
+      }
+      state.set(file, "open");
+      for (const target of edges.get(file) ?? []) visit(target, [...path, file]);
+      state.set(file, "done");
+    };
+    for (const file of edges.keys()) visit(file, []);
+    expect(circles).toEqual([]);
+  });
+
   it("keeps the MCP features apart from the bridge runtime: they import only its public types", () => {
     const bridgeDir = join(srcDir, "bridge");
     const featuresDir = join(bridgeDir, "features");

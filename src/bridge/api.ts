@@ -4,7 +4,7 @@ import type { AdmitProjectServer, DriftAction, ResolvedConfig, ServerDefinition 
 import type { SettingsInput } from "../config/settings.js";
 import type { InputRound } from "../connection/server-connection.js";
 import type { ServerStatus } from "../connection/server-status.js";
-import type { SharedToolLists } from "./shared-tool-lists.js";
+import type { SharedToolLists } from "./tool-lists/shared-tool-lists.js";
 
 export type { InputRound };
 

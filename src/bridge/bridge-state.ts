@@ -2,25 +2,27 @@ import type { Client } from "@modelcontextprotocol/client";
 import type { ResolvedConfig, ServerDefinition } from "../config/model.js";
 import type { ServerStatus } from "../connection/server-status.js";
 import { CallStats } from "../registry/stats.js";
+import type { ToolDefinition } from "../registry/tool-definition.js";
 import { OverflowFiles } from "../results/overflow.js";
 import { TypedEmitter } from "../util/events.js";
 import type { Logger } from "../util/logger.js";
+import { SerialQueue } from "../util/serial-queue.js";
 import { errorText } from "../util/text-of.js";
-import type { BridgeEventMap } from "./api.js";
-import { ToolEntries } from "./calls.js";
+import type { BridgeEventMap, ToolEntry } from "./api.js";
 import { BridgeFeatures } from "./features/bridge-features.js";
 import type { ResolvedBridgeOptions } from "./options.js";
 import { DefinitionPins } from "./pins/definition-pins.js";
 import { PublishedTools } from "./published-tools.js";
-import { SerialQueue } from "./reload.js";
-import { RestartGates } from "./server-restart.js";
-import { ServerTable } from "./server-table.js";
-import { ToolListCache } from "./tool-list-cache.js";
+import { RestartGates } from "./servers/restart-gates.js";
+import { ServerTable } from "./servers/server-table.js";
+import { ToolListCache } from "./tool-lists/tool-list-cache.js";
 
 /**
- * The live state of one bridge. The runtime's modules (calls.ts, reload.ts, server-restart.ts and the
- * server lifecycle below) are functions over it that read what they need by property: a reload
- * replaces `config` and the next call reads the new one; nothing hands out getters or callbacks.
+ * The live state of one bridge. The runtime's modules (calls.ts, reload.ts, tool-entries.ts and the
+ * server lifecycle in servers/) are functions over it that read what they need by property: a reload
+ * replaces `config` and the next call reads the new one; nothing hands out getters or callbacks. It
+ * holds their data (classes of modules that import nothing back), never their functions, so no
+ * module of bridge/ imports one that imports it (test/architecture.test.ts).
  */
 export interface BridgeState {
   /** The config in force (a reload replaces it whole, atomically). */
@@ -38,8 +40,8 @@ export interface BridgeState {
   readonly stats: CallStats;
   /** The bridge's overflow files (written within the budget, removed on close). */
   readonly overflowFiles: OverflowFiles;
-  /** The callable `ToolEntry` of each tool definition. */
-  readonly entries: ToolEntries;
+  /** The callable `ToolEntry` of each tool definition (tool-entries.ts makes them). */
+  readonly entries: WeakMap<ToolDefinition, ToolEntry>;
   /** One reload (or restart) changes the servers at a time. */
   readonly reloads: SerialQueue;
   /** Servers being restarted: a call to one waits at its gate. */
@@ -90,7 +92,7 @@ export function createBridgeState(config: ResolvedConfig, options: ResolvedBridg
     }),
     stats: new CallStats(),
     overflowFiles: new OverflowFiles(),
-    entries: new ToolEntries(),
+    entries: new WeakMap(),
     reloads: new SerialQueue(),
     restartGates: new RestartGates(),
     restartsUnderWay: new Map(),

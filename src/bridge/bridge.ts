@@ -22,8 +22,15 @@ import { invalidStatus, notStartedStatus, requiredServersError } from "./diagnos
 import type { SurfaceMethods } from "./features/feature-methods.js";
 import { type ResolvedBridgeOptions, resolveBridgeOptions } from "./options.js";
 import { reload, watchConfigFile } from "./reload.js";
-import { installServer, isSelected, openServer, publishTools, toolEntries } from "./server-lifecycle.js";
-import { restartServer } from "./server-restart.js";
+import {
+  installServer,
+  isSelected,
+  openServer,
+  publishTools,
+  toolEntries,
+} from "./servers/server-lifecycle.js";
+import { restartServer } from "./servers/server-restart.js";
+import { toolEntry } from "./tool-entries.js";
 
 /**
  * Loads the config, connects every enabled server in parallel and resolves once each is connected or
@@ -143,13 +150,13 @@ class BridgeRuntime implements Bridge {
   searchTools(query: string, options: ToolSearchOptions = {}): ToolEntry[] {
     this.#assertOpen();
     const state = this.#state;
-    return state.tools.search(query, options).map((definition) => state.entries.of(state, definition));
+    return state.tools.search(query, options).map((definition) => toolEntry(state, definition));
   }
 
   tool(name: string): ToolEntry | undefined {
     this.#assertOpen();
     const definition = this.#state.tools.get(name);
-    return definition ? this.#state.entries.of(this.#state, definition) : undefined;
+    return definition ? toolEntry(this.#state, definition) : undefined;
   }
 
   resolve(name: string): { server: string; tool: string } | undefined {
@@ -194,7 +201,7 @@ class BridgeRuntime implements Bridge {
     return reload(this.#state);
   }
 
-  /** See server-restart.ts: the server's process tree is gone before the new one starts. */
+  /** See servers/server-restart.ts: the server's process tree is gone before the new one starts. */
   restart(name: string): Promise<ServerStatus> {
     return restartServer(this.#state, name);
   }

@@ -8,7 +8,6 @@ import {
   ToolExecutionError,
   toolReportedError,
 } from "../errors/index.js";
-import { flattenParameters } from "../registry/flatten.js";
 import { formatToolName } from "../registry/naming.js";
 import type { ToolDefinition } from "../registry/tool-definition.js";
 import { validateArguments } from "../registry/validate.js";
@@ -17,15 +16,15 @@ import { OVERFLOW_BUDGET } from "../results/overflow.js";
 import type { ToolResult } from "../results/tool-result.js";
 import { withRelatedLogs } from "../transport/related-logs-scope.js";
 import { loadTokenizer } from "../util/token-count.js";
-import { keepUpstream, upstreamOf } from "../util/upstream.js";
-import type { CallOptions, ToolEntry } from "./api.js";
+import { keepUpstream } from "../util/upstream.js";
+import type { CallOptions } from "./api.js";
 import type { BridgeState } from "./bridge-state.js";
 import { admitCall } from "./call-guard.js";
 import { unknownToolError } from "./diagnostics.js";
 import { serverLogMessage } from "./features/logging.js";
 import { callResourceTool } from "./features/resource-tools.js";
 import { resultPolicy } from "./options.js";
-import type { ServerRecord } from "./server-record.js";
+import type { ServerRecord } from "./servers/server-record.js";
 import { callToolAsTask } from "./tasks.js";
 
 /**
@@ -368,42 +367,4 @@ function isConnectionLoss(error: unknown): boolean {
 /** What is left of a timeout begun at `started` (at least 1 ms, so it still fails as a timeout). */
 function remainingOf(timeoutMs: number, started: number): number {
   return Math.max(1, timeoutMs - (Date.now() - started));
-}
-
-/** The first defined value, or undefined once every task has settled without one (a rejection counts as none). */
-export function firstFound<T>(tasks: readonly Promise<T | undefined>[]): Promise<T | undefined> {
-  return new Promise((resolve) => {
-    let left = tasks.length;
-    if (left === 0) resolve(undefined);
-    const settle = (found: T | undefined) => {
-      left--;
-      if (found !== undefined || left === 0) resolve(found);
-    };
-    for (const task of tasks) task.then(settle, () => settle(undefined));
-  });
-}
-
-/** The callable `ToolEntry` of each tool definition, made once per definition. */
-export class ToolEntries {
-  readonly #entries = new WeakMap<ToolDefinition, ToolEntry>();
-
-  of(state: BridgeState, definition: ToolDefinition): ToolEntry {
-    let entry = this.#entries.get(definition);
-    if (!entry) {
-      let flat: ReturnType<typeof flattenParameters> | undefined;
-      // Copied key by key, not spread: V8 gave each spread copy a hidden class of its own (2,000 tools,
-      // 2,000 maps and descriptor arrays, ~0.7 MiB); stores in one order share one.
-      const copy: Record<string, unknown> = {};
-      for (const key of Object.keys(definition)) copy[key] = definition[key as keyof ToolDefinition];
-      copy.call = (args = {}, options = {}) => callTool(state, definition.name, args, options);
-      copy.flatParameters = () => {
-        flat ??= flattenParameters(definition.inputSchema);
-        return flat;
-      };
-      entry = copy as unknown as ToolEntry;
-      keepUpstream(entry, upstreamOf(definition));
-      this.#entries.set(definition, entry);
-    }
-    return entry;
-  }
 }

@@ -14,7 +14,7 @@ import {
   unknownTool,
 } from "../errors/index.js";
 import { didYouMean } from "../util/suggest.js";
-import { stillConnecting } from "./server-record.js";
+import { stillConnecting } from "./servers/server-record.js";
 
 /** Pure: the error for a tool name that resolved to nothing, saying which servers may still bring it. */
 export function unknownToolError(

@@ -10,8 +10,8 @@ import { packageInfo } from "../util/package-info.js";
 import { SecretMask } from "../util/redact.js";
 import type { ApproveCall, BridgeOptions, ElicitationHandler, ResultOptions } from "./api.js";
 import { declineElicitation } from "./features/elicitation.js";
-import type { SharedToolLists } from "./shared-tool-lists.js";
-import { toolListCacheDir, toolListCacheSwitchedOff } from "./tool-list-cache.js";
+import type { SharedToolLists } from "./tool-lists/shared-tool-lists.js";
+import { toolListCacheDir, toolListCacheSwitchedOff } from "./tool-lists/tool-list-files.js";
 
 /** `BridgeOptions` with every default applied, once, where the library is entered. */
 export interface ResolvedBridgeOptions {

@@ -7,11 +7,10 @@ import { secretsOf } from "../config/secrets.js";
 import { bridgeClosed } from "../errors/index.js";
 import type { Logger } from "../util/logger.js";
 import { errorText } from "../util/text-of.js";
-import { waitAtMost } from "../util/wait.js";
 import type { ReloadSummary } from "./api.js";
 import type { BridgeState } from "./bridge-state.js";
-import { installServer, isSelected, openServer, publishTools } from "./server-lifecycle.js";
-import { stillConnecting } from "./server-record.js";
+import { installServer, isSelected, openServer, publishTools } from "./servers/server-lifecycle.js";
+import { stillConnecting } from "./servers/server-record.js";
 
 /**
  * `bridge.reload()`: reloads run one after another, so two never replace the same server twice. The
@@ -158,30 +157,4 @@ export function watchConfigFile(file: string, reload: () => Promise<unknown>, lo
     clearTimeout(timer);
     watcher.close();
   };
-}
-
-/** Runs tasks one after another; a failed task does not stop the ones queued after it. */
-export class SerialQueue {
-  #tail: Promise<void> = Promise.resolve();
-  #pending = 0;
-
-  run<T>(task: () => Promise<T>): Promise<T> {
-    this.#pending++;
-    const result = this.#tail.then(task);
-    const done = () => {
-      this.#pending--;
-    };
-    this.#tail = result.then(done, done);
-    return result;
-  }
-
-  /**
-   * Waits until the tasks queued now have finished, at most `ms` or until the signal aborts; true when
-   * tasks were pending (whether or not they finished in time).
-   */
-  async settled(ms: number, signal?: AbortSignal): Promise<boolean> {
-    if (this.#pending === 0) return false;
-    await waitAtMost(this.#tail, ms, signal);
-    return true;
-  }
 }

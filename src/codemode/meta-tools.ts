@@ -1,5 +1,5 @@
 import type { Bridge, CallOptions, ToolEntry } from "../bridge/api.js";
-import { serversSettled } from "../bridge/servers-settled.js";
+import { serversSettled } from "../bridge/servers/servers-settled.js";
 import { ErrorCode } from "../errors/index.js";
 import { flattenParameters } from "../registry/flatten.js";
 import type { JsonSchema } from "../registry/tool-definition.js";

@@ -55,3 +55,16 @@ export async function answerWithin<T>(run: () => Promise<T>, ms: number): Promis
     clearTimeout(timer);
   }
 }
+
+/** The first defined value, or undefined once every task has settled without one (a rejection counts as none). */
+export function firstFound<T>(tasks: readonly Promise<T | undefined>[]): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    let left = tasks.length;
+    if (left === 0) resolve(undefined);
+    const settle = (found: T | undefined) => {
+      left--;
+      if (found !== undefined || left === 0) resolve(found);
+    };
+    for (const task of tasks) task.then(settle, () => settle(undefined));
+  });
+}

@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { resolveBridgeOptions } from "../../src/bridge/options.js";
-import { planReload, SerialQueue } from "../../src/bridge/reload.js";
+import { planReload } from "../../src/bridge/reload.js";
 import { DEFAULT_BRIDGE_OPTIONS, DEFAULT_RESTART_POLICY } from "../../src/config/defaults.js";
 import type { ServerDefinition } from "../../src/config/model.js";
 import { packageInfo } from "../../src/util/package-info.js";
+import { SerialQueue } from "../../src/util/serial-queue.js";
 
 describe("resolveBridgeOptions", () => {
   it("fills every default once, at the edge", () => {

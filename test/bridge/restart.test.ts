@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { RestartGates } from "../../src/bridge/server-restart.js";
+import { RestartGates } from "../../src/bridge/servers/restart-gates.js";
 import { type ServerStatus, startBridge, type ToolsChangedEvent } from "../../src/index.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { running } from "../helpers/process.js";

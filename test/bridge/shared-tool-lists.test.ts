@@ -3,8 +3,8 @@ import {
   SHARED_TOOL_LIST_MAX_BYTES,
   SharedToolListEntries,
   type SharedToolLists,
-} from "../../src/bridge/shared-tool-lists.js";
-import { toolListKey } from "../../src/bridge/tool-list-cache.js";
+} from "../../src/bridge/tool-lists/shared-tool-lists.js";
+import { toolListKey } from "../../src/bridge/tool-lists/tool-list-files.js";
 import { CATALOG_CACHE } from "../../src/config/defaults.js";
 import type { ServerDefinition } from "../../src/config/model.js";
 import { silentLogger } from "../../src/util/logger.js";

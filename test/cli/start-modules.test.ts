@@ -43,7 +43,7 @@ const CLI_ONLY_HEAVY: Readonly<Record<string, RegExp>> = {
 const LIBRARY_HEAVY: Readonly<Record<string, RegExp>> = {
   ...HEAVY,
   "the SDK client": /\/node_modules\/@modelcontextprotocol\/(client|core)\//,
-  "the bridge runtime": /\/dist\/src\/bridge\/(bridge|calls|server-lifecycle)\.js$/,
+  "the bridge runtime": /\/dist\/src\/bridge\/(bridge|calls|servers\/server-lifecycle)\.js$/,
   "the config loader": /\/dist\/src\/config\/(load|fields|normalize)\.js$/,
   "the connections": /\/dist\/src\/(connection|transport)\//,
   "the results code": /\/dist\/src\/results\//,

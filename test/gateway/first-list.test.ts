@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { describe, expect, it } from "vitest";
-import { someListingPending } from "../../src/bridge/servers-settled.js";
+import { someListingPending } from "../../src/bridge/servers/servers-settled.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { CLI, cliEnv } from "../helpers/cli.js";
 import { tempDirs, until } from "../helpers/wait.js";

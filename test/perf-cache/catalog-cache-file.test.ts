@@ -17,7 +17,7 @@ import {
   ToolListFiles,
   toolListCacheDir,
   toolListKey,
-} from "../../src/bridge/tool-list-cache.js";
+} from "../../src/bridge/tool-lists/tool-list-files.js";
 import { CATALOG_CACHE } from "../../src/config/defaults.js";
 import type { ServerDefinition } from "../../src/config/model.js";
 import { normalizeServers } from "../../src/config/normalize.js";

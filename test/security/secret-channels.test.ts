@@ -205,7 +205,7 @@ describe("mcp-bridge add --url", () => {
 
 describe("OAuth access tokens", () => {
   it("a token the bridge sends becomes a secret masked like a configured one", async () => {
-    const { noteTokens } = await import("../../src/bridge/server-record.js");
+    const { noteTokens } = await import("../../src/bridge/servers/server-record.js");
     const mask = new SecretMask();
     const sent: string[] = [];
     const fetch = noteTokens(async (url) => {

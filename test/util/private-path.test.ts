@@ -12,7 +12,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ToolListFiles } from "../../src/bridge/tool-list-cache.js";
+import { ToolListFiles } from "../../src/bridge/tool-lists/tool-list-files.js";
 import { userCacheDir } from "../../src/util/cache-dir.js";
 import { silentLogger } from "../../src/util/logger.js";
 import {

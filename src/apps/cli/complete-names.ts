@@ -1,4 +1,4 @@
-import { ToolListFiles, toolListCacheDir } from "../../bridge/tool-list-cache.js";
+import { ToolListFiles, toolListCacheDir } from "../../bridge/tool-lists/tool-list-files.js";
 import { silentLogger } from "../../util/logger.js";
 import type { CliIO } from "./cli-io.js";
 import { createContext } from "./command-context.js";

@@ -6,10 +6,10 @@ import {
   ProtocolError,
   ProtocolErrorCode,
 } from "@modelcontextprotocol/client";
-import type { SamplingPolicy, ServerDefinition } from "../../config/model.js";
+import type { ResolvedConfig, SamplingPolicy, ServerDefinition } from "../../config/model.js";
 import { samplingFailedInClientText } from "../../errors/sampling-errors.js";
+import type { Logger } from "../../util/logger.js";
 import { errorText } from "../../util/text-of.js";
-import type { FeatureContext } from "./feature-context.js";
 
 /** A server's `sampling/createMessage` as the host's handler receives it. */
 export type SamplingRequest = CreateMessageRequestParams;
@@ -27,6 +27,16 @@ export type SamplingHandler = (
   request: SamplingRequest,
   context: SamplingContext,
 ) => Promise<SamplingResult> | SamplingResult;
+
+/**
+ * What registering sampling reads of the features' context (a FeatureContext is one): named here, so
+ * that this file, which owns SamplingHandler, imports nothing that imports it.
+ */
+export interface SamplingSetup {
+  readonly logger: Logger;
+  readonly options: { readonly onSampling?: SamplingHandler | undefined };
+  readonly config: ResolvedConfig;
+}
 
 /** The effective policy of one server: allowed only when both the global switch and the server say so. */
 export function samplingPolicyOf(
@@ -52,11 +62,7 @@ export function capMaxTokens(request: SamplingRequest, cap: number | undefined):
  * throws or runs out of time becomes a JSON-RPC error to the server (and a warning in the log); the
  * host is never affected.
  */
-export function registerSampling(
-  client: Client,
-  definition: ServerDefinition,
-  context: FeatureContext,
-): void {
+export function registerSampling(client: Client, definition: ServerDefinition, context: SamplingSetup): void {
   const handler = context.options.onSampling;
   if (!handler) return;
   const server = definition.name;

@@ -134,7 +134,7 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
       "The cluster store is used without --state-keys: this replica seals the requestState of multi-round calls with a key of its own, so a 2026-07-28 client's retry reaching another replica is refused. Give every replica the same --state-keys file.",
     );
   const bridgeOptions = await cliBridgeOptions(context);
-  // With a cluster store, a replica starts warm: the tool lists its peers saw (bridge/shared-tool-lists.ts).
+  // With a cluster store, a replica starts warm: the tool lists its peers saw (bridge/tool-lists/shared-tool-lists.ts).
   const warmCatalog = options.store
     ? await (await import("../../gateway/cluster/redis-catalog.js")).connectRedisCatalog(
         options.store,

@@ -1,4 +1,4 @@
-import type { SharedToolLists } from "../../../bridge/shared-tool-lists.js";
+import type { SharedToolLists } from "../../../bridge/tool-lists/shared-tool-lists.js";
 import { answerWithin } from "../../../util/wait.js";
 
 /**
@@ -6,7 +6,7 @@ import { answerWithin } from "../../../util/wait.js";
  * exact server definition (a replica with another definition for the same name never reads it). Its
  * own connection, opened before the bridge starts (the cluster store's opens with the gateway, after
  * the servers are started). Every command is bounded and never throws: a store that is down or slow
- * only makes a start colder. What is read back is checked by the bridge (bridge/shared-tool-lists.ts).
+ * only makes a start colder. What is read back is checked by the bridge (bridge/tool-lists/shared-tool-lists.ts).
  */
 
 /** How long a start waits for the store before it starts cold. */
@@ -16,7 +16,7 @@ const READ_BUDGET_MS = 500;
 const WRITE_BUDGET_MS = 1_000;
 
 const PREFIX = "mcp-bridge:catalog:";
-/** `key` is already a SHA-256 (or an HMAC) of the definition (bridge/tool-list-entry.ts). */
+/** `key` is already a SHA-256 (or an HMAC) of the definition (bridge/tool-lists/tool-list-entry.ts). */
 const keyOf = (key: string) => `${PREFIX}${key}`;
 
 interface RedisLike {

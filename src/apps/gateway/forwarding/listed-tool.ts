@@ -1,5 +1,5 @@
 import type { Bridge, ToolEntry } from "../../../bridge/api.js";
-import { someServerConnecting } from "../../../bridge/servers-settled.js";
+import { someServerConnecting } from "../../../bridge/servers/servers-settled.js";
 import { normalizeNamePart, normalizeServerPart } from "../../../registry/naming.js";
 
 type ServerStatus = ReturnType<Bridge["servers"]>[number];

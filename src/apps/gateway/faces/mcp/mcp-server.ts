@@ -1,6 +1,6 @@
 import { Server } from "@modelcontextprotocol/server";
 import type { Bridge } from "../../../../bridge/api.js";
-import { serversSettled } from "../../../../bridge/servers-settled.js";
+import { serversSettled } from "../../../../bridge/servers/servers-settled.js";
 import { useIdTables } from "../../../../sdk/protocol-tables.js";
 import type { RequestTracker } from "../../admission/request-tracker.js";
 import { RunningCalls } from "../../admission/running-calls.js";

@@ -4,7 +4,7 @@ import { toAnthropicTools } from "../../../../adapters/anthropic.js";
 import { toGeminiTools } from "../../../../adapters/gemini.js";
 import { toMcpTools } from "../../../../adapters/mcp.js";
 import { toOpenAITools } from "../../../../adapters/openai.js";
-import { serversSettled } from "../../../../bridge/servers-settled.js";
+import { serversSettled } from "../../../../bridge/servers/servers-settled.js";
 import {
   restDraining,
   restMethodNotAllowed,

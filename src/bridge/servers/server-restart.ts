@@ -1,42 +1,10 @@
-import type { ServerDefinition } from "../config/model.js";
-import type { ServerStatus } from "../connection/server-status.js";
-import { bridgeClosed } from "../errors/index.js";
-import { waitAtMost } from "../util/wait.js";
-import type { BridgeState } from "./bridge-state.js";
-import { restartRefusal } from "./diagnostics.js";
+import type { ServerDefinition } from "../../config/model.js";
+import type { ServerStatus } from "../../connection/server-status.js";
+import { bridgeClosed } from "../../errors/index.js";
+import type { BridgeState } from "../bridge-state.js";
+import { restartRefusal } from "../diagnostics.js";
 import { installServer, isSelected, openServer } from "./server-lifecycle.js";
 import type { ServerRecord } from "./server-record.js";
-
-/**
- * Servers being restarted. While one is, a call to it waits until its new record is current (the old
- * process tree gone), so that it is not sent to the connection being closed; the wait is bounded by
- * the call's timeout and signal, after which the call goes on and meets its own limits.
- */
-export class RestartGates {
-  readonly #gates = new Map<string, Promise<void>>();
-
-  /** Closes the server's gate; the returned function opens it again (calling it twice is harmless). */
-  close(server: string): () => void {
-    let release = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    this.#gates.set(server, gate);
-    return () => {
-      release();
-      if (this.#gates.get(server) === gate) this.#gates.delete(server);
-    };
-  }
-
-  /**
-   * Resolves once the server's gate is open, at most after `ms` or when the signal aborts; undefined
-   * when it is open already, so that the common call does not wait a turn for nothing.
-   */
-  pass(server: string, ms: number, signal?: AbortSignal): Promise<void> | undefined {
-    const gate = this.#gates.get(server);
-    return gate && waitAtMost(gate, ms, signal);
-  }
-}
 
 /**
  * `bridge.restart(name)`: stops the server (its process tree is gone before the new one starts) and

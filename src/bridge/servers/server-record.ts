@@ -1,22 +1,26 @@
 import type { CallToolResult, Client, FetchLike } from "@modelcontextprotocol/client";
-import { type AuthHandle, createAuthHandle, presentedToken } from "../auth/oauth-client.js";
-import { STRING_CAP } from "../config/defaults.js";
-import type { BridgeSettings, ServerDefinition } from "../config/model.js";
-import { secretsOf } from "../config/secrets.js";
-import { createConnection, type ServerConnection, type ToolCallOptions } from "../connection/connection.js";
-import { isSandboxed, type ServerStatus } from "../connection/server-status.js";
+import { type AuthHandle, createAuthHandle, presentedToken } from "../../auth/oauth-client.js";
+import { STRING_CAP } from "../../config/defaults.js";
+import type { BridgeSettings, ServerDefinition } from "../../config/model.js";
+import { secretsOf } from "../../config/secrets.js";
+import {
+  createConnection,
+  type ServerConnection,
+  type ToolCallOptions,
+} from "../../connection/connection.js";
+import { isSandboxed, type ServerStatus } from "../../connection/server-status.js";
 import {
   authSetup,
   type McpBridgeError,
   type ServerConnectionError,
   serverUnavailable,
-} from "../errors/index.js";
-import { omitUndefined } from "../util/defined.js";
-import { SERVER_START_FAILED } from "../util/logger.js";
-import type { SecretMask } from "../util/redact.js";
-import { errorText } from "../util/text-of.js";
-import { registerElicitationModes } from "./features/elicitation.js";
-import type { ResolvedBridgeOptions } from "./options.js";
+} from "../../errors/index.js";
+import { omitUndefined } from "../../util/defined.js";
+import { SERVER_START_FAILED } from "../../util/logger.js";
+import type { SecretMask } from "../../util/redact.js";
+import { errorText } from "../../util/text-of.js";
+import { registerElicitationModes } from "../features/elicitation.js";
+import type { ResolvedBridgeOptions } from "../options.js";
 
 /**
  * One configured server as the bridge holds it: its connection and the auth handle that connection

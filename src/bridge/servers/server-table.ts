@@ -1,7 +1,7 @@
-import type { ServerConnection } from "../connection/connection.js";
-import type { ServerStatus } from "../connection/server-status.js";
-import type { ToolDefinition } from "../registry/tool-definition.js";
-import { firstFound } from "./calls.js";
+import type { ServerConnection } from "../../connection/connection.js";
+import type { ServerStatus } from "../../connection/server-status.js";
+import type { ToolDefinition } from "../../registry/tool-definition.js";
+import { firstFound } from "../../util/wait.js";
 import { type ServerRecord, stillConnecting } from "./server-record.js";
 
 /**

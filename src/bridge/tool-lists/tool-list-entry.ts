@@ -1,9 +1,9 @@
 import { createHash, createHmac } from "node:crypto";
 import type { Tool } from "@modelcontextprotocol/client";
-import { CATALOG_CACHE } from "../config/defaults.js";
-import type { ServerDefinition } from "../config/model.js";
-import type { ToolListing } from "../connection/connection.js";
-import { omitUndefined } from "../util/defined.js";
+import { CATALOG_CACHE } from "../../config/defaults.js";
+import type { ServerDefinition } from "../../config/model.js";
+import type { ToolListing } from "../../connection/connection.js";
+import { omitUndefined } from "../../util/defined.js";
 
 /**
  * One tool-list cache entry (a file's, or a shared store's): its key, its text, and reading it back

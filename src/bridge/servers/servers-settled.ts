@@ -1,4 +1,4 @@
-import type { Bridge } from "./api.js";
+import type { Bridge } from "../api.js";
 
 /** Whether some server is still connecting (its tools may yet appear). */
 export function someServerConnecting(bridge: Pick<Bridge, "servers">): boolean {

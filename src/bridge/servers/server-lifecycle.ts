@@ -1,9 +1,10 @@
-import type { BridgeSettings, ServerDefinition } from "../config/model.js";
-import type { ToolDefinition } from "../registry/tool-definition.js";
-import type { ToolEntry } from "./api.js";
-import type { BridgeState } from "./bridge-state.js";
+import type { BridgeSettings, ServerDefinition } from "../../config/model.js";
+import type { ToolDefinition } from "../../registry/tool-definition.js";
+import type { ToolEntry } from "../api.js";
+import type { BridgeState } from "../bridge-state.js";
+import { declaresToolTasks } from "../tasks.js";
+import { toolEntry } from "../tool-entries.js";
 import { ServerRecord } from "./server-record.js";
-import { declaresToolTasks } from "./tasks.js";
 
 /**
  * A server's life in the bridge, as functions over the bridge's state: opening its record, making it
@@ -89,7 +90,7 @@ export function publishTools(
 
 /** The callable entries of the published tools (of one server with `server`). */
 export function toolEntries(state: BridgeState, server: string | undefined): ToolEntry[] {
-  return state.tools.list(server).map((definition) => state.entries.of(state, definition));
+  return state.tools.list(server).map((definition) => toolEntry(state, definition));
 }
 
 /** The same definition objects in the same order (the registry keeps unchanged definitions' objects). */

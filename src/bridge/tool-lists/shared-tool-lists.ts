@@ -1,6 +1,6 @@
-import type { ServerDefinition } from "../config/model.js";
-import type { Logger } from "../util/logger.js";
-import { openSignedText, SIGNATURE_CHARS, signText } from "../util/signed-text.js";
+import type { ServerDefinition } from "../../config/model.js";
+import type { Logger } from "../../util/logger.js";
+import { openSignedText, SIGNATURE_CHARS, signText } from "../../util/signed-text.js";
 import {
   type CachedToolList,
   parseCachedToolList,
