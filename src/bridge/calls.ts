@@ -199,7 +199,12 @@ async function resolveLate(state: BridgeState, name: string, request: CallReques
     const definition = state.tools.registry.resolve(name);
     if (definition) return definition;
   }
-  await state.servers.awaitTool(name, request, () => state.tools.registry.resolve(name));
+  await state.servers.awaitTool(
+    name,
+    request,
+    () => state.tools.registry.resolve(name),
+    state.tools.formerServerOf(name),
+  );
   if (state.closing) throw bridgeClosed();
   const definition = state.tools.registry.resolve(name);
   if (!definition) throw unknownTool(state, name, state.servers.splitServerTool(name));

@@ -30,6 +30,11 @@ export class PublishedTools {
   readonly #taskTools = new Map<string, ReadonlySet<string>>();
   #searchIndex: { list: readonly ToolDefinition[]; index: ToolSearchIndex<ToolDefinition> } | undefined;
   #resourceToolCache: { format: string; definitions: ToolDefinition[] } | undefined;
+  /**
+   * Per server whose tools were withdrawn (it failed, or went down), the exposed names they had: a
+   * call by one of those names still knows which server to reconnect (see `formerServerOf`).
+   */
+  readonly #formerNames = new Map<string, ReadonlySet<string>>();
 
   constructor(options: PublishedToolsOptions, config: ResolvedConfig) {
     this.#options = options;
@@ -44,6 +49,7 @@ export class PublishedTools {
   /** Settings changed (name format, description prefix): every server's tools are named afresh. */
   renew(config: ResolvedConfig): void {
     this.#settings = config.settings;
+    this.#formerNames.clear();
     this.#registry = this.#newRegistry(config);
   }
 
@@ -58,6 +64,7 @@ export class PublishedTools {
       return;
     }
     this.#registry.setServerTools(server, filter, tools, { toolTasks });
+    this.#formerNames.delete(server);
     const asTask = new Set<string>();
     for (const tool of tools) {
       const support = taskSupportOf(tool);
@@ -69,9 +76,16 @@ export class PublishedTools {
   /** Removes a server's tools; returns the exposed names it had. */
   remove(server: string): string[] {
     const removed = this.#registry.forServer(server).map((tool) => tool.name);
+    if (removed.length > 0) this.#formerNames.set(server, new Set(removed));
     this.#registry.removeServer(server);
     this.#taskTools.delete(server);
     return removed;
+  }
+
+  /** The server whose withdrawn tools had exposed name `name` (undefined: none, or listed now). */
+  formerServerOf(name: string): string | undefined {
+    for (const [server, names] of this.#formerNames) if (names.has(name)) return server;
+    return undefined;
   }
 
   /** Whether a call of this tool is sent as a task (decided when its server's tools were published). */

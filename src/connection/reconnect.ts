@@ -1,6 +1,7 @@
 import { isRemote } from "../config/model.js";
 import { ErrorCode, McpBridgeError } from "../errors/index.js";
 import { SERVER_START_FAILED } from "../util/logger.js";
+import { confirmUnreachable } from "./confirm-unreachable.js";
 import * as fail from "./failures.js";
 import { armIdleTimer, failureContext, type LiveConnection, setState, setTools } from "./live-connection.js";
 import { retireSession, type Session } from "./session.js";
@@ -113,7 +114,8 @@ function sessionClosed(live: LiveConnection, session: Session): void {
 /**
  * Transport errors outside any request. Over HTTP a dead server shows up only here (the SDK keeps
  * retrying the stream while requests wait for their timeout), so a network failure ends the session
- * at once: in-flight calls fail now, and the reconnect path takes over.
+ * once a bounded ping confirms it (confirm-unreachable.ts: one broken socket of a live server costs
+ * nothing): in-flight calls fail then, and the reconnect path takes over.
  */
 function sessionError(live: LiveConnection, session: Session, error: Error): void {
   if (session.retired || session !== live.session) return;
@@ -123,7 +125,10 @@ function sessionError(live: LiveConnection, session: Session, error: Error): voi
   );
   if (!isRemote(live.definition.transport)) return;
   if (fail.isNetworkFailure(error) || /Maximum reconnection attempts/.test(error.message)) {
-    abandon(live, session, fail.becameUnreachable(failureContext(live), error));
+    confirmUnreachable(session, () => {
+      if (session.retired || session !== live.session) return;
+      abandon(live, session, fail.becameUnreachable(failureContext(live), error));
+    });
   }
 }
 

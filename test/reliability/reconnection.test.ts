@@ -93,6 +93,28 @@ describe("remote servers are not given up on", () => {
     expect(bridge.server("remote")?.state).toBe("connected");
   });
 
+  it("a call by the model-facing name of a known tool of a server that went down retries it at once", async () => {
+    const first = await startHttpFixture("normal");
+    const port = new URL(first.url).port;
+    // Quick attempts used up within a second; the background retry would come only minutes later.
+    const slow = { initialDelay: "50ms", maxDelay: "100ms", maxAttempts: 2, retryCeiling: "5m" };
+    await using bridge = await startBridge({
+      servers: { remote: { type: "http", url: first.url, restart: slow } },
+      env: {},
+    });
+    expect(bridge.tool("mcp_remote_add")).toBeDefined();
+    await first.close();
+    await until(() => bridge.server("remote")?.state === "failed", 15_000);
+    expect(bridge.tool("mcp_remote_add")).toBeUndefined();
+    await using _second = await startHttpFixture("normal", ["--port", port]);
+    expect((await bridge.call("mcp_remote_add", { a: 2, b: 2 }, { timeout: 15_000 })).text).toBe("4");
+    expect(bridge.server("remote")?.state).toBe("connected");
+    // A name no server ever listed is still unknown at once.
+    await expect(bridge.call("mcp_remote_nothing", {}, { timeout: 15_000 })).rejects.toMatchObject({
+      code: "TOOL_NOT_FOUND",
+    });
+  }, 60_000);
+
   it("close() stops the background retries", async () => {
     let requests = 0;
     await using down = await listen((_req, res) => {

@@ -88,13 +88,16 @@ export class ServerTable {
 
   /**
    * Waits, up to the call's timeout, until `resolve()` finds the tool: `server/tool` of a server whose
-   * tools are not listed connects that server; any other name waits for the servers still connecting
-   * (the first that brings the tool ends the wait; the others keep connecting on their own).
+   * tools are not listed connects that server, and so does the exposed name of a tool its server
+   * listed before it went down (`formerServer`: whatever name a caller uses, a known tool's server is
+   * retried at once, not at its next background retry); any other name waits for the servers still
+   * connecting (the first that brings the tool ends the wait; the others keep connecting on their own).
    */
   async awaitTool(
     name: string,
     options: { readonly signal?: AbortSignal; readonly timeoutMs: number | undefined },
     resolve: () => ToolDefinition | undefined,
+    formerServer?: string,
   ): Promise<void> {
     const wait = (record: ServerRecord) =>
       record
@@ -104,7 +107,8 @@ export class ServerTable {
         })
         .then(resolve);
     const target = this.splitServerTool(name);
-    const record = target && this.#records.get(target.server);
+    const server = target?.server ?? formerServer;
+    const record = server === undefined ? undefined : this.#records.get(server);
     if (record) await wait(record);
     else
       await firstFound(

@@ -23,6 +23,7 @@ import {
 import type { DownstreamCall, RequestForwarder } from "./forward.js";
 import { forwardedResult } from "./forwarded-tool.js";
 import { downServerOf, listedTool } from "./listed-tool.js";
+import { retryDownServer } from "./retry-down.js";
 import { type ClientLogLevel, forwardedLog, type LogThreshold, LogValve, passes } from "./upstream-logs.js";
 import { statusAllows } from "./upstream-status.js";
 
@@ -129,11 +130,16 @@ export async function serveToolCall<Started>(
   const { bridge, profile, client } = scope;
   const own = scope.ownTool?.(name, args);
   if (own) return own;
-  // A tool of a server that is down says so at once, to a client that may see that server.
+  // A tool of a server that is down: the server is tried again at once (retry-down.ts), and if it is
+  // still down the call says so, to a client that may see that server.
   const down = bridge.tool(name) ? undefined : downServerOf(bridge, name);
   if (down && statusAllows(bridge, profile, down.name)) {
-    const reason = down.lastError?.message;
-    return upstreamDownResult({ name, server: down.name, state: down.state, reason });
+    const back = await retryDownServer(bridge, down, request.signal);
+    const now = back ? undefined : (bridge.server(down.name) ?? down);
+    if (now) {
+      const reason = now.lastError?.message;
+      return upstreamDownResult({ name, server: now.name, state: now.state, reason });
+    }
   }
   // A tool whose server still connects is waited for (the gateway serves before its servers are up).
   const tool = await listedTool(bridge, name, request.signal);
