@@ -1,4 +1,4 @@
-// The npm registry mirror on these machines lacks some platform packages that packages list as
+// A registry (or a mirror of it) may not serve every platform package that packages list as
 // optional dependencies (Biome's android/darwin/win32/musl binaries). npm then writes a lock without
 // them and `npm ci` refuses it as out of sync. This adds lock entries for such packages, marked
 // optional with their os/cpu, so `npm ci` accepts the lock and skips them on this platform as it

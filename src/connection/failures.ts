@@ -1,5 +1,5 @@
 import { ProtocolError, SdkError, SdkErrorCode, UnauthorizedError } from "@modelcontextprotocol/client";
-import { isRemote, type ServerDefinition, type TransportKind } from "../config/model.js";
+import { isRemote, type SandboxPolicy, type ServerDefinition, type TransportKind } from "../config/model.js";
 import * as errors from "../errors/index.js";
 import {
   type AbortError,
@@ -9,6 +9,7 @@ import {
   type ToolTimeoutError,
 } from "../errors/index.js";
 import type { ExitInfo } from "../transport/process-transport.js";
+import { sandboxWithheld } from "../transport/sandbox/withheld.js";
 import { httpStatusOf, RESULT_TOO_LARGE_RPC_CODE } from "../transport/transport-kinds.js";
 import { STDERR_HINT } from "../util/stderr-hint.js";
 import { errorText } from "../util/text-of.js";
@@ -28,6 +29,8 @@ export interface FailureContext {
   readonly redact: (text: string) => string;
   /** The server's last stderr lines, oldest first. */
   readonly stderr: readonly string[];
+  /** The sandbox a stdio server runs in, for what it withheld when the start fails. */
+  readonly sandbox?: SandboxPolicy | undefined;
 }
 
 /** The failure context of a server: its definition's command or URL, and its last stderr lines. */
@@ -39,7 +42,7 @@ export function failureContext(
   return {
     server: definition.name,
     transport: definition.transport,
-    ...(definition.transport === "stdio" ? { command: definition.command } : {}),
+    ...(definition.transport === "stdio" ? { command: definition.command, sandbox: definition.sandbox } : {}),
     ...(definition.transport === "http" || definition.transport === "sse" ? { url: definition.url } : {}),
     redact,
     stderr,
@@ -77,6 +80,18 @@ export function pickStderrLines(lines: readonly string[], tail = STDERR_HINT_TAI
 export function stderrHint(context: FailureContext): string {
   const lines = pickStderrLines(context.stderr);
   return lines.length > 0 ? `${STDERR_HINT}${context.redact(lines.join(" | "))}` : "";
+}
+
+/** What the sandbox withheld that the stderr tail shows, as the sentence a start failure adds ("" when nothing). */
+export function withheldHint(context: FailureContext): string {
+  if (context.sandbox === undefined) return "";
+  const withheld = sandboxWithheld(context.stderr, context.sandbox, context.command);
+  if (withheld === undefined) return "";
+  const redacted =
+    withheld.kind === "read" || withheld.kind === "write"
+      ? { ...withheld, path: context.redact(withheld.path) }
+      : withheld;
+  return errors.sandboxWithheldHint(redacted);
 }
 
 export function describeError(error: unknown, redact: (text: string) => string): string {
@@ -165,7 +180,12 @@ export function startFailure(
 ): McpBridgeError {
   if (error instanceof McpBridgeError) return error;
   const server = context.server;
-  const fields = { server, cause: error, stderrTail: context.stderr.map(context.redact) };
+  const fields = {
+    server,
+    cause: error,
+    stderrTail: context.stderr.map(context.redact),
+    withheld: withheldHint(context),
+  };
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (context.transport === "stdio" && (code === "ENOENT" || code === "EACCES")) {
     return errors.commandNotRunnable({ ...fields, command: context.command ?? "", errno: code });

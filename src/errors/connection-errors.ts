@@ -11,6 +11,8 @@ interface StartFields {
   cause?: unknown;
   /** Last lines the server wrote to stderr, redacted. */
   stderrTail?: string[] | undefined;
+  /** What a sandbox withheld that explains the failure, with the grant to add (sandboxWithheldHint); "" when nothing. */
+  withheld?: string | undefined;
 }
 
 /** stdio: the command does not exist or is not executable (ENOENT, EACCES). */
@@ -28,10 +30,10 @@ export function commandNotRunnable(
 export function handshakeTimeout(
   fields: StartFields & { timeoutMs: number; stderrHint: string },
 ): ServerConnectionError {
-  const { server, timeoutMs, stderrHint } = fields;
+  const { server, timeoutMs, stderrHint, withheld = "" } = fields;
   return new ServerConnectionError(
     ErrorCode.ServerStartTimeout,
-    `Server "${server}" did not complete the MCP handshake within ${timeoutMs} ms; it was stopped. Raise startupTimeout if it is just slow.${stderrHint}`,
+    `Server "${server}" did not complete the MCP handshake within ${timeoutMs} ms; it was stopped.${withheld || " Raise startupTimeout if it is just slow."}${stderrHint}`,
     fields,
   );
 }
@@ -40,10 +42,10 @@ export function handshakeTimeout(
 export function exitedBeforeHandshake(
   fields: StartFields & { exit: string; stderrHint: string },
 ): ServerConnectionError {
-  const { server, exit, stderrHint } = fields;
+  const { server, exit, stderrHint, withheld = "" } = fields;
   return new ServerConnectionError(
     ErrorCode.ServerStartFailed,
-    `Server "${server}" ${exit} before completing the MCP handshake.${stderrHint || " It wrote nothing to stderr."}`,
+    `Server "${server}" ${exit} before completing the MCP handshake.${withheld}${stderrHint || " It wrote nothing to stderr."}`,
     fields,
   );
 }
@@ -73,10 +75,10 @@ export function networkUnreachable(
 export function connectFailed(
   fields: StartFields & { at: string; status?: number | undefined; detail: string; stderrHint: string },
 ): ServerConnectionError {
-  const { server, at, status, detail, stderrHint } = fields;
+  const { server, at, status, detail, stderrHint, withheld = "" } = fields;
   return new ServerConnectionError(
     ErrorCode.ServerStartFailed,
-    `Server "${server}"${at} could not be connected${status ? ` (HTTP ${status})` : ""}: ${detail}${stderrHint}`,
+    `Server "${server}"${at} could not be connected${status ? ` (HTTP ${status})` : ""}: ${detail}${withheld}${stderrHint}`,
     fields,
   );
 }

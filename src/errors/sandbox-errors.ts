@@ -41,3 +41,26 @@ export function sandboxUnsupported(fields: { server: string; platform: string })
     { server },
   );
 }
+
+/**
+ * The sentence a start failure of a sandboxed server adds when its stderr shows what the sandbox
+ * withheld (transport/sandbox/withheld.ts), with the grant that would allow it. `path` and `host`
+ * come from the server's stderr, already redacted.
+ */
+export function sandboxWithheldHint(
+  withheld:
+    | { kind: "network"; host: string | undefined }
+    | { kind: "runner"; runner: string }
+    | { kind: "read" | "write"; path: string; errno: string },
+): string {
+  switch (withheld.kind) {
+    case "network":
+      return ` Its sandbox has no network, and it failed to reach ${withheld.host ?? "the network"}: if it needs the network, set "network": true in its "sandbox".`;
+    case "runner":
+      return ` ${withheld.runner} downloads the package at start, and its sandbox has no network: set "network": true in its "sandbox", or install the package and run it with node or python directly.`;
+    case "read":
+      return ` Its sandbox does not show ${withheld.path} (${withheld.errno}): if the server needs it, add it or its folder to "read" in its "sandbox".`;
+    case "write":
+      return ` Its sandbox shows ${withheld.path} read-only (${withheld.errno}): if the server must write there, add its folder to "write" in its "sandbox".`;
+  }
+}
