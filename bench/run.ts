@@ -20,6 +20,7 @@ import { attachFleetFigures } from "./attach-fleet.js";
 import { catalogCacheFigures } from "./catalog-cache.js";
 import { catalogHeapFigures } from "./catalog-heap.js";
 import { codeModeFigures } from "./code-mode.js";
+import { hostileProgramFigures } from "./code-mode-hostile.js";
 import { daemonCliFigures } from "./daemon-cli.js";
 import { FIRST_CALLS, firstCallFigures } from "./first-calls.js";
 import { gatewayHopFigures } from "./gateway-hop.js";
@@ -441,6 +442,7 @@ const sections: [string, () => Promise<void>][] = [
   ["catalog heap", async () => catalogHeapFigures(quick).forEach(record)],
   ["tool search", async () => (await toolSearchFigures(quick)).forEach(record)],
   ["code mode", async () => (await codeModeFigures(join(here, "../.."))).forEach(record)],
+  ["code mode hostile programs", async () => (await hostileProgramFigures()).forEach(record)],
   ["policy and audit", async () => (await policyFigures(SERVER, quick)).forEach(record)],
   ["pin check", async () => pinCheckFigures(quick).forEach(record)],
   ["connect per call", connectPerCall],

@@ -121,10 +121,14 @@ class GuestRun {
     return result.value as QuickJSHandle;
   }
 
-  /** The end of a failed program: a limit when one was reached, else its error. */
-  fail(detail: string): WorkerMessage {
+  /**
+   * The end of a failed program: a limit when one was reached, else its error. `inHost`: the failure
+   * came from QuickJS itself (a WebAssembly trap), not from the program; at a full memory that is the
+   * memory limit.
+   */
+  fail(detail: string, inHost = false): WorkerMessage {
     if (this.#stopped) return { type: "limit", limit: this.#stopped };
-    if (/out of memory/i.test(detail) || memoryFull(this.#memory, input.limits.memoryBytes)) {
+    if (/out of memory/i.test(detail) || (inHost && memoryFull(this.#memory, input.limits.memoryBytes))) {
       return { type: "limit", limit: "memory" };
     }
     return { type: "failed", detail };
@@ -257,7 +261,8 @@ async function main(): Promise<WorkerMessage> {
     const promise = run.unwrap(run.guest(() => context.callFunction(runner, context.undefined, program)));
     return await run.settle(promise);
   } catch (error) {
-    return run.fail(error instanceof GuestError ? error.message : String((error as Error)?.message));
+    if (error instanceof GuestError) return run.fail(error.message);
+    return run.fail(String((error as Error)?.message), true);
   }
 }
 

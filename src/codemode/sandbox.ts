@@ -1,7 +1,7 @@
 import { Worker } from "node:worker_threads";
-import { sandboxFinished } from "../errors/codemode-errors.js";
 import type { CodeLimitKind } from "../errors/index.js";
 import { codeAborted, codeArgumentsNotJson, codeFailed, codeLimitReached } from "../errors/index.js";
+import { sandboxFinished } from "../errors/codemode-errors.js";
 import { errorText } from "../util/text-of.js";
 import { executionSlots } from "./execution-slots.js";
 import { wrapProgram } from "./guest-prelude.js";
@@ -105,109 +105,140 @@ function supervise(
   wallMs: number,
   signal: AbortSignal | undefined,
 ): Promise<SandboxOutcome> {
-  const post = (message: HostMessage) => worker.postMessage(message);
-  const calls = new AbortController();
-  const output: string[] = [];
-  let outputChars = 0;
-  let toolCalls = 0;
-  let running = 0;
-  const queue: (() => void)[] = [];
-
   return new Promise<SandboxOutcome>((resolve, reject) => {
-    let settled = false;
-    const finish = (error: Error | undefined, returned?: string) => {
-      if (settled) return;
-      settled = true;
+    const run = new Supervision(worker, code, host, limits, (error, outcome) => {
       clearTimeout(wallTimer);
       signal?.removeEventListener("abort", onAbort);
-      calls.abort(error ?? sandboxFinished());
-      void worker.terminate();
       if (error) reject(error);
-      else resolve({ output: output.join("\n"), returned, toolCalls });
-    };
-    const limit = (kind: CodeLimitKind) =>
-      finish(codeLimitReached({ limit: kind, amount: describeLimit(kind, limits) }));
-    const onAbort = () => finish(codeAborted({ cause: signal?.reason }));
-    signal?.addEventListener("abort", onAbort, { once: true });
-    const wallTimer = setTimeout(() => limit("wallTime"), wallMs);
-
-    const startCall = (message: Extract<WorkerMessage, { type: "call" }>) => {
-      running++;
-      Promise.resolve()
-        .then(() =>
-          host.call(
-            message.namespace,
-            message.fn,
-            jsonObject(message.namespace, message.fn, message.args),
-            calls.signal,
-          ),
-        )
-        .then(
-          (value) => ({ ok: true, text: JSON.stringify(value ?? null) }),
-          (error: unknown) => ({ ok: false, text: errorText(error) }),
-        )
-        .then((answer) => {
-          if (!settled) post({ type: "settle", id: message.id, ...answer });
-        })
-        .finally(() => {
-          running--;
-          queue.shift()?.();
-        });
-    };
-
-    worker.on("message", (message: WorkerMessage) => {
-      if (settled) return;
-      switch (message.type) {
-        case "call": {
-          toolCalls++;
-          if (toolCalls > limits.maxToolCalls) return limit("toolCalls");
-          if (running < limits.maxConcurrentCalls) startCall(message);
-          else queue.push(() => startCall(message));
-          return;
-        }
-        case "print": {
-          outputChars += message.text.length + 1;
-          if (outputChars > limits.maxOutputChars) {
-            output.push(
-              message.text.slice(
-                0,
-                Math.max(0, limits.maxOutputChars - (outputChars - message.text.length - 1)),
-              ),
-            );
-            return limit("output");
-          }
-          output.push(message.text);
-          return;
-        }
-        case "syntax": {
-          void typeScriptStripped(wrapProgram(code)).then((stripped) => {
-            if (stripped.kind === "stripped") post({ type: "compile", code: stripped.code });
-            else
-              finish(
-                codeFailed({
-                  detail: message.detail,
-                  syntax: true,
-                  hint: stripped.kind === "unavailable" ? stripped.hint : undefined,
-                }),
-              );
-          });
-          return;
-        }
-        case "done":
-          // What it returns counts with what it printed (the guest checks first: see guest-prelude.ts).
-          if (outputChars + (message.returned?.length ?? 0) > limits.maxOutputChars) return limit("output");
-          return finish(undefined, message.returned);
-        case "failed":
-          return finish(codeFailed({ detail: message.detail, syntax: message.syntax }));
-        case "limit":
-          return limit(message.limit);
-      }
+      else resolve(outcome as SandboxOutcome);
     });
-    worker.on("error", (error) => finish(codeFailed({ detail: `the sandbox failed: ${errorText(error)}` })));
+    const onAbort = () => run.finish(codeAborted({ cause: signal?.reason }));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const wallTimer = setTimeout(() => run.limit("wallTime"), wallMs);
+    worker.on("message", (message: WorkerMessage) => run.receive(message));
+    worker.on("error", (error) =>
+      run.finish(codeFailed({ detail: `the sandbox failed: ${errorText(error)}` })),
+    );
     worker.on("exit", () =>
-      finish(codeFailed({ detail: "the sandbox stopped before the program finished" })),
+      run.finish(codeFailed({ detail: "the sandbox stopped before the program finished" })),
     );
   });
+}
+
+/** One program's run as the host sees it: its output, its tool calls, and how it ended. */
+class Supervision {
+  readonly #worker: Worker;
+  readonly #code: string;
+  readonly #host: SandboxHost;
+  readonly #limits: ResolvedLimits;
+  readonly #settle: (error: Error | undefined, outcome?: SandboxOutcome) => void;
+  /** Cancels the program's running tool calls when it ends. */
+  readonly #calls = new AbortController();
+  readonly #output: string[] = [];
+  #outputChars = 0;
+  #toolCalls = 0;
+  #running = 0;
+  readonly #queue: (() => void)[] = [];
+  #settled = false;
+
+  constructor(
+    worker: Worker,
+    code: string,
+    host: SandboxHost,
+    limits: ResolvedLimits,
+    settle: (error: Error | undefined, outcome?: SandboxOutcome) => void,
+  ) {
+    this.#worker = worker;
+    this.#code = code;
+    this.#host = host;
+    this.#limits = limits;
+    this.#settle = settle;
+  }
+
+  finish(error: Error | undefined, returned?: string): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#calls.abort(error ?? sandboxFinished());
+    void this.#worker.terminate();
+    this.#settle(error, { output: this.#output.join("\n"), returned, toolCalls: this.#toolCalls });
+  }
+
+  limit(kind: CodeLimitKind): void {
+    this.finish(codeLimitReached({ limit: kind, amount: describeLimit(kind, this.#limits) }));
+  }
+
+  receive(message: WorkerMessage): void {
+    if (this.#settled) return;
+    switch (message.type) {
+      case "call":
+        this.#toolCalls++;
+        if (this.#toolCalls > this.#limits.maxToolCalls) this.limit("toolCalls");
+        else if (this.#running < this.#limits.maxConcurrentCalls) this.#startCall(message);
+        else this.#queue.push(() => this.#startCall(message));
+        break;
+      case "print":
+        this.#print(message.text);
+        break;
+      case "syntax":
+        this.#stripTypes(message.detail);
+        break;
+      case "done":
+        // What it returns counts with what it printed (the guest checks first: see guest-prelude.ts).
+        if (this.#outputChars + (message.returned?.length ?? 0) > this.#limits.maxOutputChars) {
+          this.limit("output");
+        } else this.finish(undefined, message.returned);
+        break;
+      case "failed":
+        this.finish(codeFailed({ detail: message.detail, syntax: message.syntax }));
+        break;
+      case "limit":
+        this.limit(message.limit);
+        break;
+    }
+  }
+
+  #post(message: HostMessage): void {
+    if (!this.#settled) this.#worker.postMessage(message);
+  }
+
+  #print(text: string): void {
+    const max = this.#limits.maxOutputChars;
+    const before = this.#outputChars;
+    this.#outputChars += text.length + 1;
+    if (this.#outputChars <= max) {
+      this.#output.push(text);
+      return;
+    }
+    this.#output.push(text.slice(0, Math.max(0, max - before)));
+    this.limit("output");
+  }
+
+  /** The program did not parse as JavaScript: strip TypeScript's annotations and send it again. */
+  #stripTypes(detail: string): void {
+    void typeScriptStripped(wrapProgram(this.#code)).then((stripped) => {
+      if (stripped.kind === "stripped") this.#post({ type: "compile", code: stripped.code });
+      else {
+        const hint = stripped.kind === "unavailable" ? stripped.hint : undefined;
+        this.finish(codeFailed({ detail, syntax: true, hint }));
+      }
+    });
+  }
+
+  #startCall(message: Extract<WorkerMessage, { type: "call" }>): void {
+    this.#running++;
+    const { id, namespace, fn } = message;
+    Promise.resolve()
+      .then(() => this.#host.call(namespace, fn, jsonObject(namespace, fn, message.args), this.#calls.signal))
+      .then(
+        (value) => ({ ok: true, text: JSON.stringify(value ?? null) }),
+        (error: unknown) => ({ ok: false, text: errorText(error) }),
+      )
+      .then((answer) => this.#post({ type: "settle", id, ...answer }))
+      .finally(() => {
+        this.#running--;
+        this.#queue.shift()?.();
+      });
+  }
 }
 
 /** The arguments' JSON text as an object; anything else is refused before any tool runs. */

@@ -33,7 +33,12 @@ beforeAll(async () => {
     servers: { a: stdioEntry("normal"), b: stdioEntry("normal") },
     catalogCache: false,
     settings: {
-      policy: { rules: [{ caller: "ci-*", server: "b", action: "deny", reason: "no b for ci" }] },
+      policy: {
+        rules: [
+          { caller: "ci-*", server: "b", action: "deny", reason: "no b for ci" },
+          { caller: "asker", action: "ask" },
+        ],
+      },
       audit: { file: audit },
     },
   });
@@ -153,5 +158,31 @@ describe("a program's calls are its client's calls", () => {
     expect((run.value as string[])[1]).toMatch(/no b for ci/);
     const reached = await executeCode(bridge, "return Object.keys(tools);", { reach: { servers: ["b"] } });
     expect(reached.value).toEqual(["b"]);
+    const asked: string[] = [];
+    const approved = await executeCode(bridge, BOTH, {
+      caller: "asker",
+      approveCall: (request) => {
+        asked.push(`${request.caller} ${request.server}`);
+        return request.server === "a";
+      },
+    });
+    expect(asked).toEqual(["asker a", "asker b"]);
+    expect((approved.value as string[])[0]).toBe("a=5");
+    expect((approved.value as string[])[1]).toMatch(/^b!/);
+  });
+
+  it("a policy `ask` in a program behind the gateway is a deny, as for a direct call", async () => {
+    const gateway = await startGateway({
+      bridge: codeModeBridge(bridge),
+      tokens: [{ token: "t-asker", client: "asker" }],
+    });
+    try {
+      await using client = await connect(gateway.url, "2025-11-25", "t-asker");
+      const run = await client.callTool({ name: "execute_code", arguments: { code: BOTH } });
+      const out = JSON.parse(textOf(run)) as string[];
+      expect(out.every((line) => /nobody can be asked/.test(line))).toBe(true);
+    } finally {
+      await gateway.close();
+    }
   });
 });

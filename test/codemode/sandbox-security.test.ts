@@ -172,10 +172,11 @@ describe("each limit ends the program with a clear error", () => {
   });
 
   it("a memory bomb stuck inside a native built-in never blocks the host, and ends at its limit", async () => {
-    // QuickJS's String.prototype.repeat retries its allocation past the memory limit for a long time
-    // without reaching an interrupt check; the program runs in a worker, so the host stays responsive.
+    // QuickJS's String.prototype.repeat retries its allocation past the memory limit without reaching
+    // an interrupt check (for a long time before the WebAssembly memory had its maximum); the program
+    // runs in a worker, so the host's timers keep firing. No bound on how many: only that they fire.
     let ticks = 0;
-    const ticker = setInterval(() => ticks++, 50);
+    const ticker = setInterval(() => ticks++, 5);
     try {
       const error = await failure(`const keep = []; for (;;) keep.push("x".repeat(1 << 20));`, {
         memoryBytes: 16 * 1024 * 1024,
@@ -186,7 +187,7 @@ describe("each limit ends the program with a clear error", () => {
     } finally {
       clearInterval(ticker);
     }
-    expect(ticks).toBeGreaterThan(5);
+    expect(ticks).toBeGreaterThan(0);
   });
 
   it("a 100 MB console.log: memory or output, never 100 MB on the host", async () => {
