@@ -64,7 +64,7 @@ export function mcpEndpoint(
     sessions,
     /** Where sessions live across replicas; undefined without a cluster store. */
     ownership,
-    /** The per-client limiter, shared with the REST face (rest/rest-routes.ts). */
+    /** The per-client limiter, shared with the REST face (faces/rest/rest-routes.ts). */
     limiter,
     /**
      * Answers one request to `/mcp` (already authenticated: `req.auth` set when auth is on);

@@ -84,7 +84,7 @@ function passListChanges(bridge: Bridge, servers: ReadonlySet<GatewayInstance>):
 
 /**
  * The only client of the bridge gets every upstream log message at its level (capped, see LogValve);
- * otherwise a call gets those tied to it (mcp-server.ts) and the rest stay in the bridge's log (see
+ * otherwise a call gets those tied to it (forwarding/served-tool-call.ts) and the rest stay in the bridge's log (see
  * upstream-logs.ts). Returns what stops it.
  */
 function passEveryUpstreamLog(

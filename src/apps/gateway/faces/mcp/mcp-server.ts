@@ -93,7 +93,7 @@ export function gatewayServer(
 
 /**
  * A `tools/call` the SDK server dispatched: a 2026-07-28 retry's parked call resumed, else the call
- * step (served-tool-call.ts) with how this era's upstream questions reach the client.
+ * step (forwarding/served-tool-call.ts) with how this era's upstream questions reach the client.
  */
 function sdkToolCall(
   scope: ToolCallScope,
