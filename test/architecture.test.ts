@@ -43,7 +43,9 @@ const allowed: Record<string, readonly string[]> = {
   agent: ["errors", "util", "registry", "results", "bridge", "adapters"],
   // The gateway serves its own wire: its stdio framing and its remote documents (JWKS) go through the
   // transport layer's framer and bounded fetch.
+  // `serveGateway` starts the bridge behind it, and with code mode serves its view (loaded on use).
   gateway: [
+    "codemode",
     "errors",
     "util",
     "sdk",

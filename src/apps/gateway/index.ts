@@ -6,6 +6,11 @@ export type { GatewayLimits } from "./admission/client-limits.js";
 export type { Gateway, GatewayOptions } from "./entry/gateway.js";
 export { startGateway } from "./entry/gateway.js";
 export type { StdioGatewayOptions } from "./entry/gateway-options.js";
+export {
+  type ServedGateway,
+  type ServeGatewayOptions,
+  serveGateway,
+} from "./entry/serve-gateway.js";
 export { serveGatewayStdio } from "./entry/stdio-server.js";
 export type { StdioWireOptions } from "./entry/stdio-wire.js";
 export { RequestForwarder, type RequestForwarderOptions } from "./forwarding/forward.js";

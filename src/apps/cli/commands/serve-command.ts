@@ -1,8 +1,7 @@
 import { resolve } from "node:path";
-import type { Bridge, BridgeOptions } from "../../../bridge/api.js";
 import { storeNeedsClusterSecret } from "../../../errors/gateway-errors.js";
-import { servedNameSettings } from "../../gateway/faces/mcp/served-names.js";
 import { fastPathEnabled } from "../../gateway/fast-path/fast-call.js";
+import type { ServedGateway } from "../../gateway/index.js";
 import { cliBridgeOptions } from "../bridge-commands.js";
 import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
@@ -23,24 +22,6 @@ import {
   httpOnlyServeFlag,
   toolNamesWithoutTool,
 } from "../usage-errors.js";
-
-/**
- * The config's `serveToolNameFormat`, read before the bridge starts (the bridge names its tools as it
- * starts). A config that cannot be read is left for the bridge's start to report.
- */
-async function configuredServeNames(options: BridgeOptions): Promise<string | undefined> {
-  const { loadConfig } = await import("../../../config/load.js");
-  const loaded = await loadConfig({
-    path: options.config,
-    servers: options.servers,
-    extraServers: options.extraServers,
-    cwd: options.cwd,
-    env: options.env,
-    // Only the settings are wanted: no project server is admitted (nor its values expanded) here.
-    admitProjectServer: () => false,
-  }).catch(() => undefined);
-  return loaded?.settings.serveToolNameFormat;
-}
 
 /**
  * Flags only the HTTP gateway reads: the stdio channel has one client, no HTTP body, no sessions, no
@@ -70,32 +51,66 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
   const { options, io } = context;
   // First: under a bridge, this serve is the bridge nested in itself (its servers get the marker).
   const servingEnv = servingEnvironment(io.env, "serve");
-  if (Boolean(options.stdio) === (options.http !== undefined))
-    throw exactlyOneFlag({ flags: ["--stdio", "--http [HOST:]PORT"] });
-  const httpOnly = HTTP_ONLY_FLAGS.find((flag) => options[flag] !== undefined);
-  if (options.stdio && httpOnly !== undefined) throw httpOnlyServeFlag({ flag: httpOnly });
-  // Before anything starts: a store nobody can authenticate is refused now (see storeNeedsClusterSecret).
-  if (options.store && !options["cluster-secret-file"] && !options["insecure-store"])
-    throw storeNeedsClusterSecret();
-  const listen = options.http;
-  // Before anything starts: a taken port is found now, not after every upstream server started.
-  if (listen) await checkPortFree(listen);
-  const toolNames = options["tool-names"];
-  if (toolNames !== undefined && !toolNames.includes("{tool}"))
-    throw toolNamesWithoutTool({ format: toolNames });
-  // Loaded once the command line is known to be good: every other command and `--help` skip them.
-  const [{ startBridge }, { readAuthFile, tokensFromEnv }, { tokenMatcher }, gateway, { gatewayTelemetry }] =
-    await Promise.all([
-      import("../../../bridge/bridge.js"),
-      import("../../gateway/identity/auth-file.js"),
-      import("../../gateway/identity/static-tokens.js"),
-      import("../../gateway/index.js"),
-      import("../../gateway/entry/telemetry-setup.js"),
-    ]);
-  const { RequestForwarder, readStateKeys, serveGatewayStdio, startGateway } = gateway;
+  const listen = await checkedListen(options);
+  // Loaded once the command line is known to be good: every other command and `--help` skip it.
+  const gateway = await import("../../gateway/index.js");
   // Read before anything starts: a key file others can read is refused at once.
   const stateKeysFile = options["state-keys"];
-  const stateKeys = stateKeysFile === undefined ? undefined : readStateKeys(resolve(io.cwd, stateKeysFile));
+  const stateKeys =
+    stateKeysFile === undefined ? undefined : gateway.readStateKeys(resolve(io.cwd, stateKeysFile));
+  const { tokens, oauth, adminToken } = await credentials(context);
+  const secretFile = options["cluster-secret-file"];
+  const clusterSecret = secretFile
+    ? await (await import("../../gateway/cluster/replica.js")).readClusterSecret(resolve(io.cwd, secretFile))
+    : undefined;
+  const logged = serveLogger(context.logger, context.global.verbose === true);
+  // Not refused (one replica with a store is a valid start), but several would half work: say so.
+  if (options.store && stateKeys === undefined)
+    logged.logger.warn(
+      "The cluster store is used without --state-keys: this replica seals the requestState of multi-round calls with a key of its own, so a 2026-07-28 client's retry reaching another replica is refused. Give every replica the same --state-keys file.",
+    );
+  const served = await gateway.serveGateway({
+    bridge: { ...(await cliBridgeOptions(context)), env: servingEnv },
+    listen: listen ?? "stdio",
+    stateKeys,
+    tokens,
+    oauth,
+    adminToken,
+    adminTools: options["admin-tools"] === true,
+    codeMode: options["code-mode"] === true,
+    toolNames: options["tool-names"],
+    // The same limits on both transports (the stdio channel's one client is limited as an HTTP client is).
+    limits: {
+      maxConcurrentCalls: options["max-calls"],
+      maxQueuedCalls: options["max-queued"],
+      callsPerMinute: options["calls-per-minute"],
+    },
+    maxBodyBytes: options["max-body"],
+    drainTimeoutMs: options.drain,
+    sessionIdleMs: options["session-idle"],
+    metrics: options.metrics,
+    onMetrics: (url) => io.stderr.write(`Prometheus metrics at ${url}\n`),
+    store: options.store,
+    replicaId: options["replica-id"],
+    advertiseUrl: options["advertise-url"],
+    clusterSecret,
+    insecureStore: options["insecure-store"] === true,
+    listWaitMs: options["list-wait"],
+    logger: logged.logger,
+    watch: logged.watch,
+    fastPath: fastPathEnabled(io.env),
+    onProblem: (message) => io.stderr.write(`mcp-bridge serve: ${message}\n`),
+  });
+  return untilStopped(context, served);
+}
+
+/** The client tokens (environment and --auth FILE), the file's OAuth settings, and the admin token. */
+async function credentials(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>) {
+  const { options, io } = context;
+  const [{ readAuthFile, tokensFromEnv }, { tokenMatcher }] = await Promise.all([
+    import("../../gateway/identity/auth-file.js"),
+    import("../../gateway/identity/static-tokens.js"),
+  ]);
   const file = options.auth ? await readAuthFile(resolve(io.cwd, options.auth), io.env) : undefined;
   const tokens = [...tokensFromEnv(io.env[TOKENS_ENV]), ...(file?.tokens ?? [])];
   const adminTokenEnv = options["admin-token-env"];
@@ -104,133 +119,50 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
     throw adminTokenEnvUnset({ name: adminTokenEnv });
   // The admin token must not also open /mcp: a client token holder would get control of every server.
   if (adminToken && tokenMatcher(tokens)(adminToken)) throw adminTokenIsClientToken();
-  const maxBodyBytes = options["max-body"];
-  // The same limits on both transports (the stdio channel's one client is limited as an HTTP client is).
-  const limits = {
-    maxConcurrentCalls: options["max-calls"],
-    maxQueuedCalls: options["max-queued"],
-    callsPerMinute: options["calls-per-minute"],
-  };
-  const drainTimeoutMs = options.drain;
-  const secretFile = options["cluster-secret-file"];
-  const clusterSecret = secretFile
-    ? await (await import("../../gateway/cluster/replica.js")).readClusterSecret(resolve(io.cwd, secretFile))
-    : undefined;
-  const sessionIdleMs = options["session-idle"];
-  // Spans and histograms of the gateway and of its bridge: to the process's global OpenTelemetry
-  // providers, or with --metrics to a Prometheus endpoint of our own.
-  const observed = await gatewayTelemetry(options.metrics);
-  const telemetry = observed.telemetry;
-  if (observed.metricsUrl) io.stderr.write(`Prometheus metrics at ${observed.metricsUrl}\n`);
-  // Not openBridge: that closes the bridge as soon as SIGTERM arrives, and a drain needs the upstream
-  // servers until the in-flight calls are done.
-  // Upstream elicitation and sampling go to the downstream client whose call caused them; the
-  // gateway's own terminal is not asked (under --stdio it is the MCP channel itself).
-  const forwarder = new RequestForwarder({ stateKeys });
-  const logged = serveLogger(context.logger, context.global.verbose === true);
-  // Not refused (one replica with a store is a valid start), but several would half work: say so.
-  if (options.store && stateKeys === undefined)
-    logged.logger.warn(
-      "The cluster store is used without --state-keys: this replica seals the requestState of multi-round calls with a key of its own, so a 2026-07-28 client's retry reaching another replica is refused. Give every replica the same --state-keys file.",
-    );
-  const bridgeOptions = await cliBridgeOptions(context);
-  // With a cluster store, a replica starts warm: the tool lists its peers saw (bridge/tool-lists/shared-tool-lists.ts).
-  const warmCatalog = options.store
-    ? await (await import("../../gateway/cluster/redis-catalog.js")).connectRedisCatalog(
-        options.store,
-        clusterSecret,
-      )
-    : undefined;
-  const bridge = await startBridge({
-    ...bridgeOptions,
-    env: servingEnv,
-    sharedCatalog: warmCatalog,
-    settings: servedNameSettings(toolNames, await configuredServeNames(bridgeOptions)),
-    logger: logged.logger,
-    onElicitation: forwarder.elicitation,
-    onSampling: forwarder.sampling,
-    telemetry: observed.setting,
-    // Nobody can be asked: a changed tool stays out until `mcp-bridge pins accept` (docs/security.md).
-    onDrift: "block",
-    confirmDrift: undefined,
-  }).catch(async (error: unknown) => {
-    warmCatalog?.close();
-    await observed.close();
-    throw error;
-  });
-  const unwatch = logged.watch(bridge);
-  // Not awaiting bridge.ready(): the gateway answers at once, its first tools/list after at most
-  // --list-wait for the servers still starting (those the catalog cache lists at once), sends list_changed
-  // as the others come up or fail, and a call waits for its own server. A host whose start timeout is
-  // shorter than a slow server's keeps the rest.
-  const adminTools = options["admin-tools"] === true || bridge.config.settings.gatewayAdminTools === true;
-  // Code mode: the gateway serves a view of the bridge whose tools are the three meta-tools; their
-  // programs call the real bridge, so each call takes the path (limits, audit, stats) of a direct one.
-  const served = options["code-mode"] === true ? await codeModeView(bridge) : bridge;
+  return { tokens, oauth: file?.oauth, adminToken };
+}
+
+/** The address of --http, or undefined for --stdio, once the flags agree and the port is free. */
+async function checkedListen(
+  options: FlagValues<typeof SERVE_FLAGS>,
+): Promise<{ host: string; port: number } | undefined> {
+  if (Boolean(options.stdio) === (options.http !== undefined))
+    throw exactlyOneFlag({ flags: ["--stdio", "--http [HOST:]PORT"] });
+  const httpOnly = HTTP_ONLY_FLAGS.find((flag) => options[flag] !== undefined);
+  if (options.stdio && httpOnly !== undefined) throw httpOnlyServeFlag({ flag: httpOnly });
+  // Before anything starts: a store nobody can authenticate is refused now (see storeNeedsClusterSecret).
+  if (options.store && !options["cluster-secret-file"] && !options["insecure-store"])
+    throw storeNeedsClusterSecret();
+  // Before anything starts: a taken port is found now, not after every upstream server started.
+  if (options.http) await checkPortFree(options.http);
+  const toolNames = options["tool-names"];
+  if (toolNames !== undefined && !toolNames.includes("{tool}"))
+    throw toolNamesWithoutTool({ format: toolNames });
+  return options.http;
+}
+
+/**
+ * Serves until a signal (SIGTERM: stop accepting, let in-flight calls finish, bounded) or, on stdio,
+ * until the channel ends (stdin's end, stdout's failure); the upstream servers are then taken down.
+ */
+async function untilStopped(
+  context: CommandContext<FlagValues<typeof SERVE_FLAGS>>,
+  served: ServedGateway,
+): Promise<number> {
+  const { io } = context;
   try {
-    if (!listen) {
-      const channel = serveGatewayStdio(served, {
-        forwarder,
-        telemetry,
-        adminTools,
-        limits,
-        // This bridge serves nobody else: every upstream log message is this client's business.
-        soleClient: true,
-        listWaitMs: options["list-wait"],
-        fastPath: fastPathEnabled(io.env),
-        onProblem: (message) => io.stderr.write(`mcp-bridge serve: ${message}\n`),
-      });
-      // Any end of the channel (stdin's end, stdout's failure) or a signal stops the gateway; the
-      // finally below then takes the upstream servers down.
-      await Promise.race([untilAborted(io.signal), channel.closed]);
-      await channel.close();
-      return 0;
+    if (served.url !== undefined) {
+      io.stderr.write(`mcp-bridge gateway listening on ${served.url}\n`);
+      if (context.global.json) io.stdout.write(`${JSON.stringify({ url: served.url })}\n`);
     }
-    const gateway = await startGateway({
-      bridge: served,
-      forwarder,
-      adminTools,
-      adminToken,
-      host: listen.host,
-      port: listen.port,
-      tokens,
-      oauth: file?.oauth,
-      limits,
-      maxBodyBytes,
-      drainTimeoutMs,
-      sessionIdleMs,
-      telemetry,
-      store: options.store,
-      replicaId: options["replica-id"],
-      advertiseUrl: options["advertise-url"],
-      clusterSecret,
-      insecureStore: options["insecure-store"] === true,
-      logger: logged.logger,
-      listWaitMs: options["list-wait"],
-      fastPath: fastPathEnabled(io.env),
-    });
-    io.stderr.write(`mcp-bridge gateway listening on ${gateway.url}\n`);
-    if (context.global.json) io.stdout.write(`${JSON.stringify({ url: gateway.url })}\n`);
-    await untilAborted(io.signal);
-    // SIGTERM: stop accepting, let in-flight calls finish (bounded), then exit.
-    await gateway.drain();
-    return 0;
+    await Promise.race([untilAborted(io.signal), served.ended]);
   } finally {
-    unwatch();
-    forwarder.rounds.close();
-    await bridge.close();
-    warmCatalog?.close();
-    await observed.close();
+    await served.drain();
   }
+  return 0;
 }
 
 export const serveCommand = defineCommand({
   ...serveDeclaration,
   run: runServe,
 });
-
-/** Loaded only with --code-mode: the sandbox and its QuickJS stay out of every other serve. */
-async function codeModeView(bridge: Bridge): Promise<Bridge> {
-  const { codeModeBridge } = await import("../../../codemode/code-mode-bridge.js");
-  return codeModeBridge(bridge);
-}

@@ -3,7 +3,7 @@ import type { RequestId } from "@modelcontextprotocol/server";
 /**
  * The tool calls a fast path runs on one server instance's connection, by request id: what a
  * `notifications/cancelled` of that connection or its end aborts, as the SDK's Protocol aborts its
- * own handlers. Held by the instance (see served-tool-call.ts `GatewayInstance`), so the session
+ * own handlers. Held by the instance (see forwarding/served-tool-call.ts `GatewayInstance`), so the session
  * table and the fast paths both reach it without importing each other.
  */
 export class RunningCalls {

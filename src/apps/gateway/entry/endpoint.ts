@@ -38,91 +38,19 @@ export const LOOPBACK_NAMES = [...new Set([...localhostAllowedHostnames(), ...lo
 export function mcpEndpoint(
   options: ResolvedGatewayOptions,
   tracker: RequestTracker,
-  cluster?: { readonly store: ClusterStore; readonly replica: () => { id: string; advertiseUrl: string } },
+  cluster?: EndpointCluster,
 ) {
-  const { bridge, version, forwarder } = options;
   // With a cluster store, the per-minute budgets are the cluster's (concurrency stays per replica).
   const limiter = new ClientLimiter(
     options.limits,
     Date.now,
     cluster && sharedBudget(cluster.store, options.replica.id),
   );
-  const backlog = new UnreadBacklog(options.maxUnreadBytes);
-  // Without auth every caller is one client for sessions and parked calls, but the limits count each
-  // session or connection apart (limitKeyOf): they must not bound the whole gateway.
-  const clientFor = (auth: AuthInfo | undefined): GatewayClient => ({
-    id: identityOf(auth),
-    caller: callerOf(auth),
-    limiter,
-    limitKey: () => currentLimitKey(auth),
-    delivered: responseSent,
-    backlog,
-    adminTools: options.adminTools,
-    listWaitMs: options.listWaitMs,
-  });
-  const profileOf = (auth: AuthInfo | undefined) => auth?.extra?.profile as GatewayProfile | undefined;
-  const serverFor = (auth: AuthInfo | undefined) =>
-    gatewayServer(bridge, tracker, profileOf(auth), version, clientFor(auth), forwarder);
-  // What a stateless 2026-07-28 call served by the fast path runs with: what gatewayServer would
-  // give the per-request instance the SDK path builds for it, without building one.
-  const serverInfo = { name: GATEWAY_NAME, version };
-  const modernEntry = (auth: AuthInfo | undefined): ModernCallEntry => ({
-    scope: toolCallScope(bridge, profileOf(auth), clientFor(auth), forwarder, new ClientLogLevel()),
-    tracker,
-    serverInfo,
-  });
+  const { serverFor, modernEntry } = instances(options, tracker, limiter);
   const handler = createMcpHandler((ctx) => serverFor(ctx.authInfo).server);
-  // With a cluster store, sessions are recorded there so any replica can serve them (cluster/).
-  const ownership =
-    cluster &&
-    sessionOwnership({
-      store: cluster.store,
-      replica: cluster.replica,
-      sessionIdleMs: options.sessionIdleMs,
-      newServer: serverFor,
-    });
-  const sessions = new LegacySessions<GatewayInstance>(
-    options.maxSessions,
-    options.sessionIdleMs,
-    ownership?.observer,
-  );
-  ownership?.attach(sessions);
-  const unsubscribe = [
-    // Coalesced (see list-changes.ts): servers coming up one after another are one round of notifications.
-    onListChanges(bridge, (changes) => {
-      const open = sessions.servers();
-      if (changes.tools) {
-        handler.notify.toolsChanged();
-        for (const s of open) s.sendToolListChanged().catch(() => undefined);
-      }
-      if (changes.resources) {
-        handler.notify.resourcesChanged();
-        for (const s of open) s.sendResourceListChanged().catch(() => undefined);
-      }
-      if (changes.prompts) {
-        handler.notify.promptsChanged();
-        for (const s of open) s.sendPromptListChanged().catch(() => undefined);
-      }
-    }),
-  ];
-  const node = toNodeHandler(
-    {
-      fetch: async (request, init) => {
-        // DNS rebinding: a web page whose name resolves to 127.0.0.1 must not reach a loopback gateway
-        // from the user's browser, so its Host (and Origin, when sent) must be a loopback name.
-        const refused = options.loopback
-          ? (hostHeaderValidationResponse(request, LOOPBACK_NAMES) ??
-            originValidationResponse(request, LOOPBACK_NAMES))
-          : undefined;
-        if (refused) return refused;
-        return answeredAsJson(request, async (asked) => {
-          const opened = await sessions.handle(asked, init?.authInfo, () => serverFor(init?.authInfo));
-          return opened ?? handler.fetch(asked, init);
-        });
-      },
-    },
-    { maxRequestBodySize: options.maxBodyBytes },
-  );
+  const { sessions, ownership } = sessionTable(options, serverFor, cluster);
+  const unsubscribe = [passListChanges(options.bridge, handler, sessions)];
+  const node = sdkPath(options, sessions, handler, serverFor);
   // tools/call POSTs of established sessions skip the adapter and the SDK transport (fast-path/).
   const fast = options.fastPath
     ? httpFastPath({
@@ -136,7 +64,7 @@ export function mcpEndpoint(
     sessions,
     /** Where sessions live across replicas; undefined without a cluster store. */
     ownership,
-    /** The per-client limiter, shared with the REST face (rest/rest-routes.ts). */
+    /** The per-client limiter, shared with the REST face (faces/rest/rest-routes.ts). */
     limiter,
     /**
      * Answers one request to `/mcp` (already authenticated: `req.auth` set when auth is on);
@@ -155,6 +83,116 @@ export function mcpEndpoint(
       await handler.close();
     },
   };
+}
+
+/** The cluster store and this replica's address, when the gateway has a store. */
+interface EndpointCluster {
+  readonly store: ClusterStore;
+  readonly replica: () => { id: string; advertiseUrl: string };
+}
+
+type ServerFor = (auth: AuthInfo | undefined) => GatewayInstance;
+
+/**
+ * Who a request's client is, as what serves it: a server instance limited to its profile (the SDK
+ * path, and the sessions' fast path), or the scope a stateless 2026-07-28 call runs with on the fast
+ * path (what gatewayServer would give the per-request instance, without building one).
+ */
+function instances(options: ResolvedGatewayOptions, tracker: RequestTracker, limiter: ClientLimiter) {
+  const { bridge, version, forwarder } = options;
+  const backlog = new UnreadBacklog(options.maxUnreadBytes);
+  // Without auth every caller is one client for sessions and parked calls, but the limits count each
+  // session or connection apart (limitKeyOf): they must not bound the whole gateway.
+  const clientFor = (auth: AuthInfo | undefined): GatewayClient => ({
+    id: identityOf(auth),
+    caller: callerOf(auth),
+    limiter,
+    limitKey: () => currentLimitKey(auth),
+    delivered: responseSent,
+    backlog,
+    adminTools: options.adminTools,
+    listWaitMs: options.listWaitMs,
+  });
+  const profileOf = (auth: AuthInfo | undefined) => auth?.extra?.profile as GatewayProfile | undefined;
+  const serverFor: ServerFor = (auth) =>
+    gatewayServer(bridge, tracker, profileOf(auth), version, clientFor(auth), forwarder);
+  const serverInfo = { name: GATEWAY_NAME, version };
+  const modernEntry = (auth: AuthInfo | undefined): ModernCallEntry => ({
+    scope: toolCallScope(bridge, profileOf(auth), clientFor(auth), forwarder, new ClientLogLevel()),
+    tracker,
+    serverInfo,
+  });
+  return { serverFor, modernEntry };
+}
+
+/** The 2025-11-25 sessions; with a cluster store, recorded there so any replica can serve them (cluster/). */
+function sessionTable(options: ResolvedGatewayOptions, serverFor: ServerFor, cluster?: EndpointCluster) {
+  const ownership =
+    cluster &&
+    sessionOwnership({
+      store: cluster.store,
+      replica: cluster.replica,
+      sessionIdleMs: options.sessionIdleMs,
+      newServer: serverFor,
+    });
+  const sessions = new LegacySessions<GatewayInstance>(
+    options.maxSessions,
+    options.sessionIdleMs,
+    ownership?.observer,
+  );
+  ownership?.attach(sessions);
+  return { sessions, ownership };
+}
+
+/** Tells stateless clients and every open session of each listing that changed; returns the unsubscribe. */
+function passListChanges(
+  bridge: ResolvedGatewayOptions["bridge"],
+  handler: ReturnType<typeof createMcpHandler>,
+  sessions: LegacySessions<GatewayInstance>,
+): () => void {
+  // Coalesced (see list-changes.ts): servers coming up one after another are one round of notifications.
+  return onListChanges(bridge, (changes) => {
+    const open = sessions.servers();
+    if (changes.tools) {
+      handler.notify.toolsChanged();
+      for (const s of open) s.sendToolListChanged().catch(() => undefined);
+    }
+    if (changes.resources) {
+      handler.notify.resourcesChanged();
+      for (const s of open) s.sendResourceListChanged().catch(() => undefined);
+    }
+    if (changes.prompts) {
+      handler.notify.promptsChanged();
+      for (const s of open) s.sendPromptListChanged().catch(() => undefined);
+    }
+  });
+}
+
+/** The SDK path: the node adapter over the sessions, then the stateless handler, for JSON-only clients too. */
+function sdkPath(
+  options: ResolvedGatewayOptions,
+  sessions: LegacySessions<GatewayInstance>,
+  handler: ReturnType<typeof createMcpHandler>,
+  serverFor: ServerFor,
+) {
+  return toNodeHandler(
+    {
+      fetch: async (request, init) => {
+        // DNS rebinding: a web page whose name resolves to 127.0.0.1 must not reach a loopback gateway
+        // from the user's browser, so its Host (and Origin, when sent) must be a loopback name.
+        const refused = options.loopback
+          ? (hostHeaderValidationResponse(request, LOOPBACK_NAMES) ??
+            originValidationResponse(request, LOOPBACK_NAMES))
+          : undefined;
+        if (refused) return refused;
+        return answeredAsJson(request, async (asked) => {
+          const opened = await sessions.handle(asked, init?.authInfo, () => serverFor(init?.authInfo));
+          return opened ?? handler.fetch(asked, init);
+        });
+      },
+    },
+    { maxRequestBodySize: options.maxBodyBytes },
+  );
 }
 
 /**

@@ -52,35 +52,11 @@ export function serveGatewayStdio(
     },
     { transport: wire },
   );
-  // A client that went away cannot be told; its send failing is nothing to report. Upstream servers
-  // come up while the host initializes: a client that has not initialized yet lists afresh anyway.
-  const unsubscribe = [
-    onListChanges(bridge, (changes) => {
-      for (const { server } of servers) {
-        if (server.getClientVersion() === undefined) continue;
-        if (changes.tools) server.sendToolListChanged().catch(() => undefined);
-        if (changes.resources) server.sendResourceListChanged().catch(() => undefined);
-        if (changes.prompts) server.sendPromptListChanged().catch(() => undefined);
-      }
-    }),
-  ];
-  // The only client of the bridge gets every upstream log message; otherwise a call gets those tied to
-  // it (mcp-server.ts) and the rest stay in the bridge's log (see upstream-logs.ts).
-  const valve = new LogValve((params) => {
-    for (const { server } of servers)
-      server.notification({ method: "notifications/message", params }).catch(() => undefined);
-  });
-  if (options.soleClient) {
-    unsubscribe.push(
-      bridge.on("serverLog", (message) => {
-        if (![...servers].some((s) => s.server.getClientVersion() !== undefined)) return;
-        if (passes(message.level, logLevel.current())) valve.offer(forwardedLog(message));
-      }),
-    );
-  }
+  const stopListChanges = passListChanges(bridge, servers);
+  const stopLogs = options.soleClient ? passEveryUpstreamLog(bridge, servers, logLevel) : undefined;
   const stop = () => {
-    for (const off of unsubscribe) off();
-    valve.close();
+    stopListChanges();
+    stopLogs?.();
   };
   return {
     closed: wire.closed,
@@ -88,5 +64,45 @@ export function serveGatewayStdio(
       stop();
       await handle.close();
     },
+  };
+}
+
+/**
+ * Each listing that changed, told to every instance whose client initialized; returns the unsubscribe.
+ * A client that went away cannot be told; its send failing is nothing to report. Upstream servers
+ * come up while the host initializes: a client that has not initialized yet lists afresh anyway.
+ */
+function passListChanges(bridge: Bridge, servers: ReadonlySet<GatewayInstance>): () => void {
+  return onListChanges(bridge, (changes) => {
+    for (const { server } of servers) {
+      if (server.getClientVersion() === undefined) continue;
+      if (changes.tools) server.sendToolListChanged().catch(() => undefined);
+      if (changes.resources) server.sendResourceListChanged().catch(() => undefined);
+      if (changes.prompts) server.sendPromptListChanged().catch(() => undefined);
+    }
+  });
+}
+
+/**
+ * The only client of the bridge gets every upstream log message at its level (capped, see LogValve);
+ * otherwise a call gets those tied to it (forwarding/served-tool-call.ts) and the rest stay in the bridge's log (see
+ * upstream-logs.ts). Returns what stops it.
+ */
+function passEveryUpstreamLog(
+  bridge: Bridge,
+  servers: ReadonlySet<GatewayInstance>,
+  logLevel: ClientLogLevel,
+): () => void {
+  const valve = new LogValve((params) => {
+    for (const { server } of servers)
+      server.notification({ method: "notifications/message", params }).catch(() => undefined);
+  });
+  const off = bridge.on("serverLog", (message) => {
+    if (![...servers].some((s) => s.server.getClientVersion() !== undefined)) return;
+    if (passes(message.level, logLevel.current())) valve.offer(forwardedLog(message));
+  });
+  return () => {
+    off();
+    valve.close();
   };
 }

@@ -55,6 +55,18 @@ export function registerSurface(
   profile: GatewayProfile | undefined,
   forwarder?: RequestForwarder,
 ): void {
+  registerResources(server, bridge, tracker, profile, forwarder);
+  registerPrompts(server, bridge, tracker, profile, forwarder);
+}
+
+/** resources/list, resources/templates/list and resources/read, within the profile. */
+function registerResources(
+  server: Server,
+  bridge: Bridge,
+  tracker: RequestTracker,
+  profile: GatewayProfile | undefined,
+  forwarder?: RequestForwarder,
+): void {
   server.setRequestHandler("resources/list", (request) =>
     tracker.handle("resources/list", request.params, () =>
       guarded(async () => ({
@@ -87,6 +99,16 @@ export function registerSurface(
       }),
     ),
   );
+}
+
+/** prompts/list, prompts/get, and completion/complete (of prompts and resource templates), within the profile. */
+function registerPrompts(
+  server: Server,
+  bridge: Bridge,
+  tracker: RequestTracker,
+  profile: GatewayProfile | undefined,
+  forwarder?: RequestForwarder,
+): void {
   server.setRequestHandler("prompts/list", (request) =>
     tracker.handle("prompts/list", request.params, () =>
       guarded(async () => ({

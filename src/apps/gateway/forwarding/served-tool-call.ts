@@ -118,7 +118,7 @@ export type UpstreamRun = (
  * The gateway's answer to a tool call: admin tools, a down server's error result, the profile (a tool
  * outside it is unknown), the client's unread backlog and limits, then the upstream call, started by
  * `start` (which decides how upstream questions reach the client). Throws the JSON-RPC errors of
- * wire-errors.ts. Shared by the SDK handler (mcp-server.ts) and the fast paths (fast-path/).
+ * wire-errors.ts. Shared by the SDK handler (faces/mcp/mcp-server.ts) and the fast paths (fast-path/).
  */
 export async function serveToolCall<Started>(
   scope: ToolCallScope,

@@ -41,23 +41,8 @@ export function registerSubscriptions(
         }
         // Only a server this client may reach is asked (see reachable.ts).
         const owner = await resourceOwner(bridge, profile, uri);
-        if (!active.has(uri)) {
-          const subscribing = bridge.subscribe(
-            uri,
-            () => {
-              // A client that went away cannot be told; its instance closing unsubscribes.
-              server.sendResourceUpdated({ uri }).catch(() => undefined);
-            },
-            { server: owner, signal: ctx.mcpReq.signal },
-          );
-          active.set(uri, subscribing);
-          await onServer(forwarder, owner, () =>
-            subscribing.catch((error: unknown) => {
-              if (active.get(uri) === subscribing) active.delete(uri);
-              throw error;
-            }),
-          );
-        }
+        if (!active.has(uri))
+          await subscribeUpstream(server, bridge, active, { uri, owner, forwarder }, ctx.mcpReq.signal);
         return {};
       }),
     ),
@@ -80,4 +65,29 @@ export function registerSubscriptions(
     statusWatch?.();
     for (const uri of [...active.keys()]) void end(uri);
   };
+}
+
+/** Subscribes upstream once for `uri` on its owner server; a failed subscription is forgotten. */
+async function subscribeUpstream(
+  server: Server,
+  bridge: Bridge,
+  active: Map<string, Promise<() => Promise<void>>>,
+  { uri, owner, forwarder }: { uri: string; owner: string; forwarder: RequestForwarder | undefined },
+  signal: AbortSignal,
+): Promise<void> {
+  const subscribing = bridge.subscribe(
+    uri,
+    () => {
+      // A client that went away cannot be told; its instance closing unsubscribes.
+      server.sendResourceUpdated({ uri }).catch(() => undefined);
+    },
+    { server: owner, signal },
+  );
+  active.set(uri, subscribing);
+  await onServer(forwarder, owner, () =>
+    subscribing.catch((error: unknown) => {
+      if (active.get(uri) === subscribing) active.delete(uri);
+      throw error;
+    }),
+  );
 }

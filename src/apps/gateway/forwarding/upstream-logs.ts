@@ -101,7 +101,7 @@ export class ClientLogLevel {
  * others are dropped and counted, and the client is told how many in one warning: before the next
  * message that passes, a second after the drops began, or at `close`. Nothing is queued, so a
  * flooding upstream costs the gateway no memory; what is sent is also bounded by the client's unread
- * backlog (mcp-server.ts).
+ * backlog (served-tool-call.ts).
  */
 export class LogValve {
   readonly #send: (params: LogParams) => void;

@@ -1,4 +1,4 @@
-import { Server } from "@modelcontextprotocol/server";
+import { type CallToolRequest, Server, type ServerContext } from "@modelcontextprotocol/server";
 import type { Bridge } from "../../../../bridge/api.js";
 import { serversSettled } from "../../../../bridge/servers/servers-settled.js";
 import { useIdTables } from "../../../../sdk/protocol-tables.js";
@@ -90,46 +90,58 @@ export function gatewayServer(
     }),
   );
   const scope = toolCallScope(bridge, profile, client, forwarder, logLevel);
-  server.setRequestHandler("tools/call", (request, ctx) =>
-    tracker.handle("tools/call", request.params, async () => {
-      const name = request.params.name;
-      const args = request.params.arguments ?? {};
-      // A 2026-07-28 retry carrying answers to an upstream's questions: its parked call resumes, or
-      // (an upstream of that era) the answers go upstream as the call's next leg, on any replica.
-      const roundCall = { tool: name, args };
-      const retry =
-        forwarder && InputRounds.isRetry(ctx) ? forwarder.rounds.open(client.id, roundCall, ctx) : undefined;
-      if (forwarder && retry?.kind === "parked") return forwarder.rounds.resume(retry, roundCall, ctx);
-      const call: ToolCallRequest = {
-        id: ctx.mcpReq.id,
-        signal: ctx.mcpReq.signal,
-        progressToken: ctx.mcpReq._meta?.progressToken,
-        notify: (notification) => ctx.mcpReq.notify(notification),
-        // A 2026-07-28 request's level is also the channel's latest (stdio-server.ts).
-        logThreshold: () => logLevel.forRequest(ctx),
-      };
-      // While the call runs, its upstream server's elicitation and sampling requests may be asked of
-      // this client (see forward.ts): pushed to a 2025-11-25 client within the call, bounded by its
-      // signal and FORWARD_TIMEOUT_MS; returned to a 2026-07-28 client as input_required rounds.
-      const start = (run: UpstreamRun) => {
-        if (!forwarder) return run(undefined, ctx.mcpReq.signal);
-        if (ctx.mcpReq.envelope !== undefined) {
-          const round = retry?.kind === "upstream" ? retry.round : {};
-          return forwarder.rounds.start(client.id, roundCall, ctx, run, round);
-        }
-        const asked = { signal: ctx.mcpReq.signal, timeout: FORWARD_TIMEOUT_MS };
-        return run(
-          {
-            elicit: (params) => ctx.mcpReq.elicitInput(params, asked),
-            sample: (params) => ctx.mcpReq.requestSampling(params, asked),
-          },
-          ctx.mcpReq.signal,
-        );
-      };
-      return serveToolCall(scope, name, args, call, start);
-    }),
-  );
+  server.setRequestHandler("tools/call", (request, ctx) => sdkToolCall(scope, tracker, request.params, ctx));
   registerSurface(server, bridge, tracker, profile, forwarder);
   registerSubscriptions(server, bridge, tracker, profile, forwarder);
   return { server, calls: { scope, tracker }, running: new RunningCalls() };
+}
+
+/**
+ * A `tools/call` the SDK server dispatched: a 2026-07-28 retry's parked call resumed, else the call
+ * step (forwarding/served-tool-call.ts) with how this era's upstream questions reach the client.
+ */
+function sdkToolCall(
+  scope: ToolCallScope,
+  tracker: RequestTracker,
+  request: CallToolRequest["params"],
+  ctx: ServerContext,
+) {
+  const { client, forwarder, logLevel } = scope;
+  return tracker.handle("tools/call", request, async () => {
+    const name = request.name;
+    const args = request.arguments ?? {};
+    // A 2026-07-28 retry carrying answers to an upstream's questions: its parked call resumes, or
+    // (an upstream of that era) the answers go upstream as the call's next leg, on any replica.
+    const roundCall = { tool: name, args };
+    const retry =
+      forwarder && InputRounds.isRetry(ctx) ? forwarder.rounds.open(client.id, roundCall, ctx) : undefined;
+    if (forwarder && retry?.kind === "parked") return forwarder.rounds.resume(retry, roundCall, ctx);
+    const call: ToolCallRequest = {
+      id: ctx.mcpReq.id,
+      signal: ctx.mcpReq.signal,
+      progressToken: ctx.mcpReq._meta?.progressToken,
+      notify: (notification) => ctx.mcpReq.notify(notification),
+      // A 2026-07-28 request's level is also the channel's latest (stdio-server.ts).
+      logThreshold: () => logLevel.forRequest(ctx),
+    };
+    // While the call runs, its upstream server's elicitation and sampling requests may be asked of
+    // this client (see forward.ts): pushed to a 2025-11-25 client within the call, bounded by its
+    // signal and FORWARD_TIMEOUT_MS; returned to a 2026-07-28 client as input_required rounds.
+    const start = (run: UpstreamRun) => {
+      if (!forwarder) return run(undefined, ctx.mcpReq.signal);
+      if (ctx.mcpReq.envelope !== undefined) {
+        const round = retry?.kind === "upstream" ? retry.round : {};
+        return forwarder.rounds.start(client.id, roundCall, ctx, run, round);
+      }
+      const asked = { signal: ctx.mcpReq.signal, timeout: FORWARD_TIMEOUT_MS };
+      return run(
+        {
+          elicit: (params) => ctx.mcpReq.elicitInput(params, asked),
+          sample: (params) => ctx.mcpReq.requestSampling(params, asked),
+        },
+        ctx.mcpReq.signal,
+      );
+    };
+    return serveToolCall(scope, name, args, call, start);
+  });
 }

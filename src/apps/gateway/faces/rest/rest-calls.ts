@@ -57,7 +57,7 @@ export async function callTool(request: RestRequest, name: string) {
       const refusal = restRateLimited({ tool: name, reason: admitted.reason });
       throw new HttpFailure(429, refusal, { "retry-after": String(admitted.retryAfterSeconds) });
     }
-    // The slot is held until the answer has left, as `/mcp` holds it (mcp-server.ts): a client that
+    // The slot is held until the answer has left, as `/mcp` holds it (forwarding/served-tool-call.ts): a client that
     // does not read cannot make the gateway hold more results than it may run calls.
     if (request.res.closed) admitted.release();
     else request.res.once("close", admitted.release);
