@@ -1,7 +1,7 @@
 import { Worker } from "node:worker_threads";
+import { sandboxFinished } from "../errors/codemode-errors.js";
 import type { CodeLimitKind } from "../errors/index.js";
 import { codeAborted, codeArgumentsNotJson, codeFailed, codeLimitReached } from "../errors/index.js";
-import { sandboxFinished } from "../errors/codemode-errors.js";
 import { errorText } from "../util/text-of.js";
 import { executionSlots } from "./execution-slots.js";
 import { wrapProgram } from "./guest-prelude.js";

@@ -1,5 +1,5 @@
 import type { Bridge, BridgeOptions } from "../../../bridge/api.js";
-import type { SharedToolLists } from "../../../bridge/shared-tool-lists.js";
+import type { SharedToolLists } from "../../../bridge/tool-lists/shared-tool-lists.js";
 import { silentLogger } from "../../../util/logger.js";
 import { servedNameSettings } from "../faces/mcp/served-names.js";
 import { RequestForwarder } from "../forwarding/forward.js";
