@@ -8,7 +8,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/client";
 import type { McpServer } from "@modelcontextprotocol/server";
 import type { ConnectServer } from "../../src/index.js";
 import type { FixtureName } from "../fixtures/servers/index.js";
-import { buildCaptured, type CapturedFixture, captureFixtures } from "../fixtures/servers/lib.js";
+import { buildCaptured, type CapturedFixture, captureFixture } from "../fixtures/servers/lib.js";
 
 export interface InProcessServer extends AsyncDisposable {
   /** A server entry's `connect`: each call builds a new server and links it to a new transport. */
@@ -24,12 +24,25 @@ export interface InProcessServer extends AsyncDisposable {
   close(): Promise<void>;
 }
 
-/** Imports a fixture's module with serving turned off, and returns its server's builder. */
-async function capturedFixture(name: FixtureName): Promise<CapturedFixture> {
-  const captured = captureFixtures();
-  if (!captured.has(name)) await import(`../fixtures/servers/${name}.ts`);
-  const fixture = captured.get(name);
-  if (!fixture) throw new Error(`Fixture ${name} does not build its server with serveFromArgv`);
+const loaded = new Map<string, Promise<CapturedFixture>>();
+/** Imports run one after the other: a fixture reads its flags while its module is evaluated. */
+let importing: Promise<unknown> = Promise.resolve();
+
+/** A fixture's server builder; each set of `args` gets its own module instance (its flags are read at the top). */
+function fixtureBuilder(name: FixtureName, args: readonly string[]): Promise<CapturedFixture> {
+  const key = [name, ...args].join("\u0000");
+  let fixture = loaded.get(key);
+  if (!fixture) {
+    const query = encodeURIComponent(args.join(" "));
+    fixture = importing.then(async () => {
+      const url = new URL(`../fixtures/servers/${name}.ts?args=${query}`, import.meta.url).href;
+      const found = await captureFixture(() => import(/* @vite-ignore */ url), args);
+      if (!found) throw new Error(`Fixture ${name} does not build its server with serveFromArgv`);
+      return found;
+    });
+    importing = fixture.catch(() => {});
+    loaded.set(key, fixture);
+  }
   return fixture;
 }
 
@@ -38,19 +51,34 @@ export async function inProcessServer(
   name: FixtureName,
   args: readonly string[] = [],
 ): Promise<InProcessServer> {
-  const fixture = await capturedFixture(name);
+  await fixtureBuilder(name, args);
+  return servedInProcess(name, args);
+}
+
+/**
+ * A server entry reaching the fixture `name` in this process, in place of `stdioEntry(name, extra,
+ * args)`: the fixture loads on the first connect; closing the bridge closes its server.
+ */
+export function inProcessEntry(
+  name: FixtureName,
+  extra: Record<string, unknown> = {},
+  args: readonly string[] = [],
+): Record<string, unknown> {
+  return servedInProcess(name, args).entry(extra);
+}
+
+function servedInProcess(name: FixtureName, args: readonly string[]): InProcessServer {
   const live = new Set<McpServer>();
   let last: McpServer | undefined;
   let opened = 0;
   const connect: ConnectServer = async () => {
+    const mcp = buildCaptured(await fixtureBuilder(name, args));
     const [client, server] = InMemoryTransport.createLinkedPair();
-    const mcp = buildCaptured(fixture, args);
     live.add(mcp);
     last = mcp;
     opened++;
-    server.onclose = () => live.delete(mcp);
     await mcp.connect(server);
-    // connect() set its own onclose; chain ours after it.
+    // connect() set its own onclose; ours runs after it.
     const own = server.onclose;
     server.onclose = () => {
       own?.();
