@@ -3,12 +3,12 @@ import type { Bridge } from "../../src/bridge/api.js";
 import { startBridge } from "../../src/bridge/bridge.js";
 import { executeCode } from "../../src/codemode/execute-code.js";
 import { CodeLimitError } from "../../src/errors/index.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 
 let bridge: Bridge;
 beforeAll(async () => {
   bridge = await startBridge({
-    servers: { calc: stdioEntry("normal"), "big-results": stdioEntry("big-results") },
+    servers: { calc: inProcessEntry("normal"), "big-results": inProcessEntry("big-results") },
     catalogCache: false,
   });
 }, 30_000);

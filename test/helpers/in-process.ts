@@ -24,25 +24,23 @@ export interface InProcessServer extends AsyncDisposable {
   close(): Promise<void>;
 }
 
-const loaded = new Map<string, Promise<CapturedFixture>>();
 /** Imports run one after the other: a fixture reads its flags while its module is evaluated. */
 let importing: Promise<unknown> = Promise.resolve();
+let instances = 0;
 
-/** A fixture's server builder; each set of `args` gets its own module instance (its flags are read at the top). */
+/**
+ * A fixture's server builder from a new instance of its module, as a new process of it would have:
+ * fixtures read their flags and keep their state (calls recorded, files read) at the module's top.
+ */
 function fixtureBuilder(name: FixtureName, args: readonly string[]): Promise<CapturedFixture> {
-  const key = [name, ...args].join("\u0000");
-  let fixture = loaded.get(key);
-  if (!fixture) {
-    const query = encodeURIComponent(args.join(" "));
-    fixture = importing.then(async () => {
-      const url = new URL(`../fixtures/servers/${name}.ts?args=${query}`, import.meta.url).href;
-      const found = await captureFixture(() => import(/* @vite-ignore */ url), args);
-      if (!found) throw new Error(`Fixture ${name} does not build its server with serveFromArgv`);
-      return found;
-    });
-    importing = fixture.catch(() => {});
-    loaded.set(key, fixture);
-  }
+  const query = `args=${encodeURIComponent(args.join(" "))}&instance=${++instances}`;
+  const url = new URL(`../fixtures/servers/${name}.ts?${query}`, import.meta.url).href;
+  const fixture = importing.then(async () => {
+    const found = await captureFixture(() => import(/* @vite-ignore */ url), args);
+    if (!found) throw new Error(`Fixture ${name} does not build its server with serveFromArgv`);
+    return found;
+  });
+  importing = fixture.catch(() => {});
   return fixture;
 }
 
@@ -51,13 +49,15 @@ export async function inProcessServer(
   name: FixtureName,
   args: readonly string[] = [],
 ): Promise<InProcessServer> {
+  // Loaded once here, so that a fixture that cannot run in process fails the test at once.
   await fixtureBuilder(name, args);
   return servedInProcess(name, args);
 }
 
 /**
  * A server entry reaching the fixture `name` in this process, in place of `stdioEntry(name, extra,
- * args)`: the fixture loads on the first connect; closing the bridge closes its server.
+ * args)`: each connect loads a new instance of the fixture, as each start of its process would; closing
+ * the bridge closes its server.
  */
 export function inProcessEntry(
   name: FixtureName,
