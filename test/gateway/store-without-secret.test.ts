@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { startGateway } from "../../src/apps/gateway/index.js";
 import { startBridge } from "../../src/index.js";
 import type { Logger } from "../../src/util/logger.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 
 /**
  * A cluster store without a cluster secret starts (one replica with a store is valid), but replicas
@@ -18,7 +18,7 @@ function capturing(): Logger & { warnings: string[] } {
 
 async function warningsWith(clusterSecret: Uint8Array | undefined): Promise<string[]> {
   await using bridge = await startBridge({
-    servers: { idle: stdioEntry("normal", { lazy: true }) },
+    servers: { idle: inProcessEntry("normal", { lazy: true }) },
     wait: false,
   });
   const logger = capturing();
