@@ -1,9 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { omitUndefined } from "../util/defined.js";
-import { parseDuration } from "../util/duration.js";
 import { didYouMean } from "../util/suggest.js";
 import { parseClientFeatures } from "./client-features.js";
-import { DEFAULT_RESTART_POLICY } from "./defaults.js";
 import { parseDotenv } from "./dotenv.js";
 import { expand } from "./env.js";
 import {
@@ -23,7 +21,6 @@ import {
   type BridgeSettings,
   type ConfigWarning,
   type EnvValue,
-  type RestartPolicy,
   type ServerDefinition,
   type TransportKind,
   VALUES_FROM_ENV,
@@ -31,6 +28,7 @@ import {
 import type { NormalizeContext } from "./normalize.js";
 import { normalizeOAuth } from "./oauth-settings.js";
 import { EntryProblem } from "./problem.js";
+import { readRestart } from "./restart-entry.js";
 import { normalizeSandbox } from "./sandbox-settings.js";
 
 const TRANSPORT_ALIASES: Record<string, TransportKind> = {
@@ -361,42 +359,5 @@ function readToolFilter(raw: Raw): ServerDefinition["tools"] {
       ...patterns("excludeTools", raw.excludeTools ?? raw.exclude_tools),
       ...patterns("disabled_tools", raw.disabled_tools),
     ],
-  };
-}
-
-/** `restart`: true (the default policy), false (off) or a table overriding parts of the policy. */
-function readRestart(value: unknown): RestartPolicy {
-  if (value === undefined || value === true) return DEFAULT_RESTART_POLICY;
-  if (value === false) return { ...DEFAULT_RESTART_POLICY, enabled: false };
-  if (!value || typeof value !== "object" || Array.isArray(value))
-    throw new EntryProblem("restart", '"restart" must be true, false or a table');
-  const table = value as Raw;
-  const duration = (keys: string[], fallback: number) => {
-    const found = lookup(table, keys);
-    if (!found) return fallback;
-    try {
-      return parseDuration(found.value, "ms");
-    } catch (error) {
-      throw new EntryProblem(`restart.${keys[0]}`, `"restart.${keys[0]}" ${(error as Error).message}`);
-    }
-  };
-  const attempts = lookup(table, ["maxAttempts", "max_attempts"])?.value;
-  if (
-    attempts !== undefined &&
-    (typeof attempts !== "number" || !Number.isInteger(attempts) || attempts < 0)
-  ) {
-    throw new EntryProblem(
-      "restart.maxAttempts",
-      '"restart.maxAttempts" must be a whole number (0 = unlimited)',
-    );
-  }
-  const d = DEFAULT_RESTART_POLICY;
-  return {
-    enabled: table.enabled === undefined ? true : table.enabled === true,
-    maxAttempts: (attempts as number | undefined) ?? d.maxAttempts,
-    initialDelayMs: duration(["initialDelay", "initial_delay"], d.initialDelayMs),
-    maxDelayMs: duration(["maxDelay", "max_delay"], d.maxDelayMs),
-    stablePeriodMs: duration(["stablePeriod", "stable_period"], d.stablePeriodMs),
-    retryCeilingMs: duration(["retryCeiling", "retry_ceiling"], d.retryCeilingMs),
   };
 }

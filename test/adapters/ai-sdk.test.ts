@@ -5,7 +5,7 @@ import { toAiSdkTools } from "../../src/adapters/ai-sdk.js";
 import type { Bridge, CallOptions, ToolEntry } from "../../src/bridge/api.js";
 import { startBridge } from "../../src/bridge/bridge.js";
 import type { ToolResult } from "../../src/results/tool-result.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
@@ -54,7 +54,7 @@ describe("toAiSdkTools", () => {
 describe("toAiSdkTools with a real server through the bridge", () => {
   let bridge: Bridge;
   beforeAll(async () => {
-    bridge = await startBridge({ servers: { calc: stdioEntry("normal") } });
+    bridge = await startBridge({ servers: { calc: inProcessEntry("normal") } });
   }, 30_000);
   afterAll(() => bridge?.close());
 

@@ -14,12 +14,12 @@ import { startBridge } from "../../src/bridge/bridge.js";
 import { flattenParameters } from "../../src/registry/flatten.js";
 import { ToolSearchIndex } from "../../src/search/tool-search.js";
 import { realCatalog } from "../fixtures/catalogs/index.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 import { anthropicProblems, geminiProblems, openAIProblems } from "./vendor-constraints.js";
 
 let bridge: Bridge;
 beforeAll(async () => {
-  bridge = await startBridge({ servers: { calc: stdioEntry("normal") } });
+  bridge = await startBridge({ servers: { calc: inProcessEntry("normal") } });
 }, 30_000);
 afterAll(() => bridge?.close());
 

@@ -7,6 +7,7 @@ import { providerFromEnvironment } from "../../src/apps/agent/select-provider.js
 import type { Bridge } from "../../src/bridge/api.js";
 import { startBridge } from "../../src/bridge/bridge.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 import {
   type ScriptedEndpoint,
   startScriptedAnthropic,
@@ -19,8 +20,8 @@ const endpoints: ScriptedEndpoint[] = [];
 beforeAll(async () => {
   bridge = await startBridge({
     servers: {
-      calc: stdioEntry("normal"),
-      slow: stdioEntry("slow-tool"),
+      calc: inProcessEntry("normal"),
+      slow: inProcessEntry("slow-tool"),
       fragile: stdioEntry("crash-on-tool", { restart: { initialDelay: "20ms" } }),
     },
   });

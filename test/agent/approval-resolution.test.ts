@@ -6,6 +6,7 @@ import { createOpenAIProvider } from "../../src/apps/agent/providers/openai-prov
 import type { Bridge, ToolEntry } from "../../src/bridge/api.js";
 import { startBridge } from "../../src/bridge/bridge.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 import { type ScriptedEndpoint, startScriptedOpenAI } from "../helpers/model-endpoints.js";
 
 /**
@@ -31,7 +32,9 @@ const add = (id: string, name: string, a: number) => ({ id, name, arguments: `{"
 describe("agent: approval on the tool the call runs", () => {
   let bridge: Bridge;
   beforeAll(async () => {
-    bridge = await startBridge({ servers: { calc: stdioEntry("normal"), other: stdioEntry("normal") } });
+    bridge = await startBridge({
+      servers: { calc: inProcessEntry("normal"), other: inProcessEntry("normal") },
+    });
   }, 30_000);
   afterAll(async () => {
     await bridge?.close();

@@ -4,7 +4,7 @@ import { createAnthropicProvider } from "../../src/apps/agent/providers/anthropi
 import { createOpenAIProvider } from "../../src/apps/agent/providers/openai-provider.js";
 import type { Bridge } from "../../src/bridge/api.js";
 import { startBridge } from "../../src/bridge/bridge.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 import {
   type ScriptedEndpoint,
   startScriptedAnthropic,
@@ -16,7 +16,7 @@ import {
 let bridge: Bridge;
 const endpoints: ScriptedEndpoint[] = [];
 beforeAll(async () => {
-  bridge = await startBridge({ servers: { calc: stdioEntry("normal") } });
+  bridge = await startBridge({ servers: { calc: inProcessEntry("normal") } });
 }, 30_000);
 afterAll(async () => {
   await Promise.all(endpoints.map((e) => e.close()));

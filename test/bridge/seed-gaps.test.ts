@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { McpBridgeError, startBridge } from "../../src/index.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 import { capturingLogger, tempDirs } from "../helpers/wait.js";
 
 const tempDir = tempDirs("mcp-bridge-seed-gaps-");
@@ -51,7 +52,7 @@ describe("seed-level gaps", () => {
   });
 
   it("tools() and searchTools() after close() throw BRIDGE_CLOSED, as call does", async () => {
-    const bridge = await startBridge({ servers: { calc: stdioEntry("normal") }, catalogCache: false });
+    const bridge = await startBridge({ servers: { calc: inProcessEntry("normal") }, catalogCache: false });
     expect(bridge.tools().length).toBeGreaterThan(0);
     await bridge.close();
     for (const attempt of [() => bridge.tools(), () => bridge.searchTools("add")]) {
@@ -68,7 +69,7 @@ describe("seed-level gaps", () => {
   });
 
   it("every public method of the bridge after close() throws or rejects with BRIDGE_CLOSED", async () => {
-    const bridge = await startBridge({ servers: { calc: stdioEntry("normal") }, catalogCache: false });
+    const bridge = await startBridge({ servers: { calc: inProcessEntry("normal") }, catalogCache: false });
     expect(bridge.tool("mcp_calc_add")).toBeDefined();
     await bridge.close();
     const attempts: Record<string, () => unknown> = {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { McpBridgeError, startBridge, ToolTimeoutError } from "../../src/index.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 import { tempDirs } from "../helpers/wait.js";
 
 const tempDir = tempDirs("mcp-bridge-settings-");
@@ -41,8 +42,8 @@ describe("the settings option", () => {
 
   it("servers given in code and on the command line get them too", async () => {
     await using bridge = await startBridge({
-      servers: { slow: stdioEntry("slow-tool") },
-      extraServers: { extra: stdioEntry("normal") },
+      servers: { slow: inProcessEntry("slow-tool") },
+      extraServers: { extra: inProcessEntry("normal") },
       settings: { call_timeout: 3 },
       env: { HOME: tempDir() },
       catalogCache: false,

@@ -3,15 +3,15 @@ import type { Bridge } from "../../src/bridge/api.js";
 import { startBridge } from "../../src/bridge/bridge.js";
 import { executeCode } from "../../src/codemode/execute-code.js";
 import { CodeLimitError } from "../../src/errors/index.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 
 let bridge: Bridge;
 beforeAll(async () => {
   bridge = await startBridge({
     servers: {
-      calc: stdioEntry("normal"),
-      "big-results": stdioEntry("big-results"),
-      huge: stdioEntry("huge-structured"),
+      calc: inProcessEntry("normal"),
+      "big-results": inProcessEntry("big-results"),
+      huge: inProcessEntry("huge-structured"),
     },
     catalogCache: false,
   });

@@ -9,13 +9,13 @@ import { startBridge } from "../../src/bridge/bridge.js";
 import { codeModeBridge } from "../../src/codemode/code-mode-bridge.js";
 import { codeModeTools } from "../../src/codemode/meta-tools.js";
 import { anthropicProblems, geminiProblems, openAIProblems } from "../adapters/vendor-constraints.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
 import { connect, textOf } from "../gateway/client.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 
 let bridge: Bridge;
 beforeAll(async () => {
   bridge = await startBridge({
-    servers: { calc: stdioEntry("normal"), slow: stdioEntry("slow-tool") },
+    servers: { calc: inProcessEntry("normal"), slow: inProcessEntry("slow-tool") },
     catalogCache: false,
   });
 }, 30_000);

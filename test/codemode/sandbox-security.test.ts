@@ -3,7 +3,7 @@ import type { Bridge } from "../../src/bridge/api.js";
 import { startBridge } from "../../src/bridge/bridge.js";
 import { executeCode } from "../../src/codemode/execute-code.js";
 import { CodeLimitError, ErrorCode, McpBridgeError } from "../../src/errors/index.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 
 /**
  * Each case is an attack on the sandbox. A `node:vm`-like sandbox fails them: there the guest's
@@ -15,7 +15,7 @@ import { stdioEntry } from "../fixtures/servers/index.js";
 let bridge: Bridge;
 beforeAll(async () => {
   bridge = await startBridge({
-    servers: { calc: stdioEntry("normal"), slow: stdioEntry("slow-tool") },
+    servers: { calc: inProcessEntry("normal"), slow: inProcessEntry("slow-tool") },
     catalogCache: false,
   });
 }, 30_000);
@@ -243,7 +243,10 @@ describe("each limit ends the program with a clear error", () => {
 
   it("a caller's cancellation: ABORTED, and the running tool call is cancelled upstream", async () => {
     // A server of its own: its max_active is 0 until this program's sleep is running on it.
-    await using own = await startBridge({ servers: { slow: stdioEntry("slow-tool") }, catalogCache: false });
+    await using own = await startBridge({
+      servers: { slow: inProcessEntry("slow-tool") },
+      catalogCache: false,
+    });
     const name = (tool: string) => own.tools().find((t) => t.tool === tool)?.name ?? "";
     const count = async (tool: string) => Number((await own.call(name(tool))).text);
     const controller = new AbortController();

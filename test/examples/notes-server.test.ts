@@ -34,9 +34,43 @@ function otherUser(): { uid: number; gid: number } | string {
   if (spawnSync("setpriv", ["--version"]).status !== 0) return "setpriv is not installed";
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }
+
+/**
+ * The notes server as the other user can run it: the build itself when that user can read it and its
+ * packages, else the same server bundled into one file in a folder it can read (a checkout inside a
+ * private folder, `/root` or a `mktemp -d`, is closed to other users); or why neither can be had.
+ */
+async function notesFor(user: { uid: number; gid: number }): Promise<string | { skip: string }> {
+  const probe = `const fs = require("node:fs"); for (const file of process.argv.slice(1)) fs.accessSync(file, fs.constants.R_OK);`;
+  const needed = [NOTES, resolve("node_modules/@modelcontextprotocol/server/package.json")];
+  const asUser = [`--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups", "--", process.execPath];
+  if (spawnSync("setpriv", [...asUser, "-e", probe, ...needed]).status === 0) return NOTES;
+  if (spawnSync("setpriv", [...asUser, "--version"]).status !== 0)
+    return { skip: `the other user cannot run ${process.execPath}` };
+  let rolldown: typeof import("rolldown").rolldown;
+  try {
+    ({ rolldown } = await import("rolldown"));
+  } catch {
+    return {
+      skip: "the other user cannot read the checkout, and rolldown (to copy the server out) is missing",
+    };
+  }
+  const dir = temp("mcp-bridge-notes-server-");
+  chmodSync(dir, 0o755);
+  const bundle = await rolldown({ input: NOTES, platform: "node", logLevel: "silent" });
+  try {
+    await bundle.write({ file: join(dir, "notes.mjs"), format: "esm", inlineDynamicImports: true });
+  } finally {
+    await bundle.close();
+  }
+  return join(dir, "notes.mjs");
+}
+
 const other = otherUser();
-if (typeof other === "string") console.warn(`notes-server second-user tests skipped: ${other}`);
-const asOther = typeof other === "string" ? undefined : other;
+const otherNotes = typeof other === "string" ? { skip: other } : await notesFor(other);
+if (typeof otherNotes !== "string")
+  console.warn(`notes-server second-user tests skipped: ${otherNotes.skip}`);
+const asOther = typeof other === "string" || typeof otherNotes !== "string" ? undefined : other;
 
 /** A client of the notes server run as this user, or as the other user (setpriv keeps the environment). */
 async function notes(env: Record<string, string>, user?: { uid: number; gid: number }) {
@@ -45,7 +79,14 @@ async function notes(env: Record<string, string>, user?: { uid: number; gid: num
   const command = user
     ? {
         command: "setpriv",
-        args: [`--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups", "--", process.execPath, NOTES],
+        args: [
+          `--reuid=${user.uid}`,
+          `--regid=${user.gid}`,
+          "--clear-groups",
+          "--",
+          process.execPath,
+          otherNotes as string,
+        ],
       }
     : { command: process.execPath, args: [NOTES] };
   await client.connect(new StdioClientTransport({ ...command, env: base, stderr: "pipe" }));

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ClientLimiter } from "../../src/apps/gateway/admission/client-limits.js";
 import { startGateway } from "../../src/apps/gateway/index.js";
 import { startBridge } from "../../src/index.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 import { until } from "../helpers/wait.js";
 import { connect, textOf } from "./client.js";
 
@@ -55,7 +55,7 @@ describe("per-client limits", () => {
   });
 
   it("refuses a client's call over its concurrency limit while another client's call runs", async () => {
-    await using bridge = await startBridge({ servers: { slow: stdioEntry("slow-tool") } });
+    await using bridge = await startBridge({ servers: { slow: inProcessEntry("slow-tool") } });
     const gateway = await startGateway({
       bridge,
       limits: { maxConcurrentCalls: 1, maxQueuedCalls: 0 },

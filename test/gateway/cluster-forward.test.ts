@@ -10,8 +10,8 @@ import {
 import { readBody } from "../../src/apps/gateway/cluster/read-body.js";
 import { type Gateway, startGateway } from "../../src/apps/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
 import { type LocalHttpServer, listen } from "../helpers/http-servers.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 
 const SECRET = randomBytes(32);
 const TOKEN = "forward-test-token";
@@ -54,7 +54,7 @@ describe("forwarding between gateway replicas", () => {
   let front: LocalHttpServer;
 
   beforeAll(async () => {
-    bridge = await startBridge({ servers: { normal: stdioEntry("normal") } });
+    bridge = await startBridge({ servers: { normal: inProcessEntry("normal") } });
     owner = await startGateway({ bridge, tokens: [{ token: TOKEN }], clusterSecret: SECRET, replicaId: "a" });
     // A stand-in for another replica: forwards whatever it gets to the owner, signed with `secret` header.
     front = await listen(async (req, res) => {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { modernToolCall } from "../../bench/cluster/modern-call.js";
 import { type Gateway, RequestForwarder, startGateway } from "../../src/apps/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 
 let bridge: Bridge | undefined;
 let gateway: Gateway | undefined;
@@ -20,7 +20,7 @@ describe("drain with a parked call", () => {
   it("waits for a call parked for its client's next round, answers its retry, refuses new calls", async () => {
     forwarder = new RequestForwarder();
     bridge = await startBridge({
-      servers: { secret: stdioEntry("asks-for-secret") },
+      servers: { secret: inProcessEntry("asks-for-secret") },
       onElicitation: forwarder.elicitation,
       onSampling: forwarder.sampling,
     });
@@ -64,7 +64,7 @@ describe("drain with a parked call", () => {
   it("a parked call whose client never returns is waited for only up to the drain bound", async () => {
     forwarder = new RequestForwarder();
     bridge = await startBridge({
-      servers: { secret: stdioEntry("asks-for-secret") },
+      servers: { secret: inProcessEntry("asks-for-secret") },
       onElicitation: forwarder.elicitation,
       onSampling: forwarder.sampling,
     });

@@ -9,7 +9,7 @@ import {
 import type { RawServers } from "../../src/bridge/api.js";
 import { type Bridge, startBridge } from "../../src/index.js";
 import type { Logger } from "../../src/util/logger.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 import { capturingLogger, until } from "../helpers/wait.js";
 import { type Era, textOf } from "./client.js";
 
@@ -79,9 +79,9 @@ function forwardingGateway(
 
 describe("elicitation and sampling through the gateway", () => {
   const gateway = forwardingGateway({
-    secret: stdioEntry("asks-for-secret"),
-    sampler: stdioEntry("sampler", { sampling: true }),
-    slow: stdioEntry("slow-tool"),
+    secret: inProcessEntry("asks-for-secret"),
+    sampler: inProcessEntry("sampler", { sampling: true }),
+    slow: inProcessEntry("slow-tool"),
   });
 
   for (const mode of ["2025-11-25", "2026-07-28"] as const) {
@@ -156,7 +156,7 @@ const B = "client-b-token";
 /** A gateway over the asks-for-secret fixture for tokens A and B, parked calls kept `timeoutMs`. */
 function secretGateway(timeoutMs: number): () => Gateway {
   return forwardingGateway(
-    { secret: stdioEntry("asks-for-secret") },
+    { secret: inProcessEntry("asks-for-secret") },
     {
       timeoutMs,
       tokens: [
@@ -253,7 +253,7 @@ describe("2026-07-28 input rounds through the gateway, a client that never retur
 
 describe("upstream log messages through the gateway", () => {
   const logger = capturingLogger();
-  const gateway = forwardingGateway({ logs: stdioEntry("logs") }, { logger: logger.logger });
+  const gateway = forwardingGateway({ logs: inProcessEntry("logs") }, { logger: logger.logger });
 
   for (const mode of ["2025-11-25", "2026-07-28"] as const) {
     it(`a message about one client's work never reaches another, even the only one with a call running (${mode})`, async () => {

@@ -4,6 +4,7 @@ import { type Gateway, startGateway } from "../../src/apps/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
 import { packageInfo } from "../../src/util/package-info.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 import { connect as connectAs, type Era, textOf } from "./client.js";
 
 const TOKEN = "gateway-test-token";
@@ -17,9 +18,9 @@ describe("serve over Streamable HTTP", () => {
   beforeAll(async () => {
     bridge = await startBridge({
       servers: {
-        normal: stdioEntry("normal"),
+        normal: inProcessEntry("normal"),
         crashy: stdioEntry("crash-on-tool"),
-        slow: stdioEntry("slow-tool"),
+        slow: inProcessEntry("slow-tool"),
       },
     });
     gateway = await startGateway({

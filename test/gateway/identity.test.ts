@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tokenMatcher } from "../../src/apps/gateway/identity/static-tokens.js";
 import { type Gateway, RequestForwarder, startGateway } from "../../src/apps/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 import { connect, textOf } from "./client.js";
 
 const ISSUER = "https://auth.example.test";
@@ -46,9 +46,9 @@ describe("gateway identity is the credential, not the client name", () => {
     const forwarder = new RequestForwarder();
     bridge = await startBridge({
       servers: {
-        normal: stdioEntry("normal"),
-        slow: stdioEntry("slow-tool"),
-        secret: stdioEntry("asks-for-secret"),
+        normal: inProcessEntry("normal"),
+        slow: inProcessEntry("slow-tool"),
+        secret: inProcessEntry("asks-for-secret"),
       },
       onElicitation: forwarder.elicitation,
       onSampling: forwarder.sampling,

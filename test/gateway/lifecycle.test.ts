@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type Gateway, startGateway } from "../../src/apps/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 import { until } from "../helpers/wait.js";
 import { connect, textOf } from "./client.js";
 
@@ -25,7 +25,7 @@ const cancelledUpstream = async (b: Bridge) => Number((await b.call("mcp_slow_ca
 
 describe("gateway lifecycle", () => {
   it("tells a 2026-07-28 client tools/list_changed when an upstream server changes its tools", async () => {
-    const { gateway } = await start({ servers: { dyn: stdioEntry("list-changed") } });
+    const { gateway } = await start({ servers: { dyn: inProcessEntry("list-changed") } });
     let changed = 0;
     await using client = await connect(gateway.url, "2026-07-28", undefined, () => changed++);
     await client.callTool({ name: "mcp_dyn_add_tool", arguments: { name: "fresh" } });
@@ -35,7 +35,7 @@ describe("gateway lifecycle", () => {
   }, 30_000);
 
   it("a 2025-11-25 client gets a session and is told tools/list_changed over it", async () => {
-    const { gateway } = await start({ servers: { dyn: stdioEntry("list-changed") } });
+    const { gateway } = await start({ servers: { dyn: inProcessEntry("list-changed") } });
     let changed = 0;
     await using client = await connect(gateway.url, "2025-11-25", undefined, () => changed++);
     expect(client.transport?.sessionId).toMatch(/^[0-9a-f-]{36}$/);
@@ -46,7 +46,7 @@ describe("gateway lifecycle", () => {
 
   for (const mode of ["2025-11-25", "2026-07-28"] as const)
     it(`a client that disconnects mid-call gets the upstream call cancelled (${mode})`, async () => {
-      const { bridge, gateway } = await start({ servers: { slow: stdioEntry("slow-tool") } });
+      const { bridge, gateway } = await start({ servers: { slow: inProcessEntry("slow-tool") } });
       const before = await cancelledUpstream(bridge);
       const client = await connect(gateway.url, mode, undefined);
       const pending = client
@@ -61,7 +61,7 @@ describe("gateway lifecycle", () => {
 
   for (const mode of ["2025-11-25", "2026-07-28"] as const)
     it(`passes upstream progress on to the downstream client (${mode})`, async () => {
-      const { gateway } = await start({ servers: { slow: stdioEntry("slow-tool") } });
+      const { gateway } = await start({ servers: { slow: inProcessEntry("slow-tool") } });
       await using client = await connect(gateway.url, mode, undefined);
       const seen: number[] = [];
       const result = await client.callTool(
@@ -73,7 +73,7 @@ describe("gateway lifecycle", () => {
     }, 30_000);
 
   it("drain lets an in-flight call finish, refuses new requests, then closes", async () => {
-    const { gateway } = await start({ servers: { slow: stdioEntry("slow-tool") } });
+    const { gateway } = await start({ servers: { slow: inProcessEntry("slow-tool") } });
     await using client = await connect(gateway.url, "2026-07-28", undefined);
     const call = client.callTool({ name: "mcp_slow_sleep", arguments: { ms: 800 } });
     await until(() => gateway.tracker.inFlight > 0);
@@ -88,7 +88,9 @@ describe("gateway lifecycle", () => {
 
 describe("idle 2025-11-25 sessions", () => {
   it("a session without a request for the idle time is closed; its client gets 404 and initializes again", async () => {
-    bridge = await startBridge({ servers: { normal: stdioEntry("normal"), slow: stdioEntry("slow-tool") } });
+    bridge = await startBridge({
+      servers: { normal: inProcessEntry("normal"), slow: inProcessEntry("slow-tool") },
+    });
     gateway = await startGateway({ bridge, sessionIdleMs: 300 });
     const post = (body: unknown, session?: string) =>
       fetch(gateway?.url as string, {

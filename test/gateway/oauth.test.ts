@@ -4,7 +4,7 @@ import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Gateway, startGateway } from "../../src/apps/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 import { connect } from "./client.js";
 
 const ISSUER = "https://auth.example.test";
@@ -35,7 +35,9 @@ describe("OAuth resource-server mode (JWT against a JWKS)", () => {
     });
     await new Promise<void>((resolve) => jwks.listen(0, "127.0.0.1", resolve));
     jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks`;
-    bridge = await startBridge({ servers: { normal: stdioEntry("normal"), slow: stdioEntry("slow-tool") } });
+    bridge = await startBridge({
+      servers: { normal: inProcessEntry("normal"), slow: inProcessEntry("slow-tool") },
+    });
     gateway = await startGateway({
       bridge,
       oauth: { issuer: ISSUER, jwksUrl, profiles: { limited: { servers: ["normal"] } } },

@@ -4,7 +4,7 @@ import { openApiDocument } from "../../src/apps/gateway/faces/rest/openapi.js";
 import { type Gateway, startGateway } from "../../src/apps/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
 import type { ToolDefinition } from "../../src/registry/tool-definition.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 
 /** The OpenAPI documents of the REST face, checked by a real validator (@apidevtools/swagger-parser). */
 
@@ -131,9 +131,9 @@ describe("GET /openapi.json of a real gateway", () => {
   beforeAll(async () => {
     bridge = await startBridge({
       servers: {
-        calc: stdioEntry("normal"),
-        kinds: stdioEntry("content-types"),
-        dyn: stdioEntry("list-changed"),
+        calc: inProcessEntry("normal"),
+        kinds: inProcessEntry("content-types"),
+        dyn: inProcessEntry("list-changed"),
       },
     });
     gateway = await startGateway({ bridge });

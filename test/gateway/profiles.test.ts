@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Gateway, type GatewayProfile, startGateway } from "../../src/apps/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 import { tempDirs } from "../helpers/wait.js";
 import { connect } from "./client.js";
 
@@ -55,7 +55,7 @@ describe("a profile is an allowlist of everything a client may reach", () => {
   beforeAll(async () => {
     records = join(dir(), "records.txt");
     writeFileSync(records, "");
-    const entry = (id: string) => stdioEntry("records-requests", {}, ["--id", id, "--record", records]);
+    const entry = (id: string) => inProcessEntry("records-requests", {}, ["--id", id, "--record", records]);
     bridge = await startBridge({ servers: { alpha: entry("alpha"), bravo: entry("bravo") } });
     gateway = await startGateway({
       bridge,

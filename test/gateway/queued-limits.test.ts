@@ -8,6 +8,7 @@ import { type Gateway, startGateway } from "../../src/apps/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { CLI, cliEnv, emptyHome } from "../helpers/cli.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 import { until } from "../helpers/wait.js";
 import { connect, textOf } from "./client.js";
 
@@ -155,7 +156,7 @@ describe("serve --http limits without auth", () => {
   let bridge: Bridge;
   let gateway: Gateway;
   beforeAll(async () => {
-    bridge = await startBridge({ servers: { slow: stdioEntry("slow-tool") } });
+    bridge = await startBridge({ servers: { slow: inProcessEntry("slow-tool") } });
     gateway = await startGateway({ bridge, limits: { maxConcurrentCalls: 1, maxQueuedCalls: 0 } });
   }, 60_000);
   afterAll(async () => {
@@ -199,7 +200,7 @@ describe("serve --http limits without auth", () => {
 
 describe("REST calls of one client", () => {
   it("wait their turn over the limit, and past the queue are answered 429", async () => {
-    await using bridge = await startBridge({ servers: { slow: stdioEntry("slow-tool") } });
+    await using bridge = await startBridge({ servers: { slow: inProcessEntry("slow-tool") } });
     const gateway = await startGateway({
       bridge,
       tokens: [{ token: "rest-token", client: "rest" }],

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type Gateway, startGateway } from "../../src/apps/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 import { tempDirs, until } from "../helpers/wait.js";
 
 /**
@@ -29,7 +30,7 @@ async function readyz(): Promise<number> {
 
 describe("gateway readiness while upstream servers start", () => {
   it("is ready with nothing to wait for: only lazy servers", async () => {
-    bridge = await startBridge({ servers: { idle: stdioEntry("normal", { lazy: true }) }, wait: false });
+    bridge = await startBridge({ servers: { idle: inProcessEntry("normal", { lazy: true }) }, wait: false });
     gateway = await startGateway({ bridge });
     expect(await readyz()).toBe(200);
   }, 30_000);
@@ -67,7 +68,7 @@ describe("gateway readiness while upstream servers start", () => {
     const gate = join(tempDir(), "gate");
     bridge = await startBridge({
       servers: {
-        quick: stdioEntry("normal"),
+        quick: inProcessEntry("normal"),
         late: stdioEntry("slow-start", {}, ["--until-file", gate]),
       },
       wait: false,

@@ -7,6 +7,7 @@ import { ErrorCode, startBridge } from "../../src/index.js";
 import type { Logger } from "../../src/util/logger.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { cliEnv, emptyHome, preloadCliInProcess, runCliInProcess } from "../helpers/cli.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 
 /**
  * Without a cluster secret nothing in the store can be told from what another writer of it planted
@@ -25,7 +26,7 @@ function capturing(): Logger & { warnings: string[] } {
 
 async function warningsWith(clusterSecret: Uint8Array | undefined): Promise<string[]> {
   await using bridge = await startBridge({
-    servers: { idle: stdioEntry("normal", { lazy: true }) },
+    servers: { idle: inProcessEntry("normal", { lazy: true }) },
     wait: false,
   });
   const logger = capturing();
@@ -44,7 +45,7 @@ async function warningsWith(clusterSecret: Uint8Array | undefined): Promise<stri
 describe("serve --store without --cluster-secret-file", () => {
   it("is refused, saying why and what to give (library and CLI), before anything starts", async () => {
     await using bridge = await startBridge({
-      servers: { idle: stdioEntry("normal", { lazy: true }) },
+      servers: { idle: inProcessEntry("normal", { lazy: true }) },
       wait: false,
     });
     const refused = await startGateway({ bridge, store: "redis://127.0.0.1:1" }).then(

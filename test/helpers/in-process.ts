@@ -8,7 +8,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/client";
 import type { McpServer } from "@modelcontextprotocol/server";
 import type { ConnectServer } from "../../src/index.js";
 import type { FixtureName } from "../fixtures/servers/index.js";
-import { buildCaptured, type CapturedFixture, captureFixtures } from "../fixtures/servers/lib.js";
+import { buildCaptured, type CapturedFixture, captureFixture } from "../fixtures/servers/lib.js";
 
 export interface InProcessServer extends AsyncDisposable {
   /** A server entry's `connect`: each call builds a new server and links it to a new transport. */
@@ -24,12 +24,23 @@ export interface InProcessServer extends AsyncDisposable {
   close(): Promise<void>;
 }
 
-/** Imports a fixture's module with serving turned off, and returns its server's builder. */
-async function capturedFixture(name: FixtureName): Promise<CapturedFixture> {
-  const captured = captureFixtures();
-  if (!captured.has(name)) await import(`../fixtures/servers/${name}.ts`);
-  const fixture = captured.get(name);
-  if (!fixture) throw new Error(`Fixture ${name} does not build its server with serveFromArgv`);
+/** Imports run one after the other: a fixture reads its flags while its module is evaluated. */
+let importing: Promise<unknown> = Promise.resolve();
+let instances = 0;
+
+/**
+ * A fixture's server builder from a new instance of its module, as a new process of it would have:
+ * fixtures read their flags and keep their state (calls recorded, files read) at the module's top.
+ */
+function fixtureBuilder(name: FixtureName, args: readonly string[]): Promise<CapturedFixture> {
+  const query = `args=${encodeURIComponent(args.join(" "))}&instance=${++instances}`;
+  const url = new URL(`../fixtures/servers/${name}.ts?${query}`, import.meta.url).href;
+  const fixture = importing.then(async () => {
+    const found = await captureFixture(() => import(/* @vite-ignore */ url), args);
+    if (!found) throw new Error(`Fixture ${name} does not build its server with serveFromArgv`);
+    return found;
+  });
+  importing = fixture.catch(() => {});
   return fixture;
 }
 
@@ -38,19 +49,36 @@ export async function inProcessServer(
   name: FixtureName,
   args: readonly string[] = [],
 ): Promise<InProcessServer> {
-  const fixture = await capturedFixture(name);
+  // Loaded once here, so that a fixture that cannot run in process fails the test at once.
+  await fixtureBuilder(name, args);
+  return servedInProcess(name, args);
+}
+
+/**
+ * A server entry reaching the fixture `name` in this process, in place of `stdioEntry(name, extra,
+ * args)`: each connect loads a new instance of the fixture, as each start of its process would; closing
+ * the bridge closes its server.
+ */
+export function inProcessEntry(
+  name: FixtureName,
+  extra: Record<string, unknown> = {},
+  args: readonly string[] = [],
+): Record<string, unknown> {
+  return servedInProcess(name, args).entry(extra);
+}
+
+function servedInProcess(name: FixtureName, args: readonly string[]): InProcessServer {
   const live = new Set<McpServer>();
   let last: McpServer | undefined;
   let opened = 0;
   const connect: ConnectServer = async () => {
+    const mcp = buildCaptured(await fixtureBuilder(name, args));
     const [client, server] = InMemoryTransport.createLinkedPair();
-    const mcp = buildCaptured(fixture, args);
     live.add(mcp);
     last = mcp;
     opened++;
-    server.onclose = () => live.delete(mcp);
     await mcp.connect(server);
-    // connect() set its own onclose; chain ours after it.
+    // connect() set its own onclose; ours runs after it.
     const own = server.onclose;
     server.onclose = () => {
       own?.();

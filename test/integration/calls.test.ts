@@ -11,15 +11,16 @@ import {
   toOpenAITools,
 } from "../../src/index.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 
 let bridge: Bridge;
 
 beforeAll(async () => {
   bridge = await startBridge({
     servers: {
-      slow: stdioEntry("slow-tool"),
-      content: stdioEntry("content-types", { maxResultChars: 1000 }),
-      calc: stdioEntry("normal"),
+      slow: inProcessEntry("slow-tool"),
+      content: inProcessEntry("content-types", { maxResultChars: 1000 }),
+      calc: inProcessEntry("normal"),
       dead: stdioEntry("exits-at-start", { restart: false }),
     },
   });

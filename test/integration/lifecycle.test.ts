@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ServerStatus, startBridge } from "../../src/index.js";
 import { startHttpFixture, stdioEntry, waitForExit } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 import { until } from "../helpers/wait.js";
 
 const temps: string[] = [];
@@ -45,7 +46,7 @@ describe("lifecycle", () => {
 
   it("maxConcurrency queues the excess calls", async () => {
     await using bridge = await startBridge({
-      servers: { one: stdioEntry("slow-tool", { maxConcurrency: 2 }) },
+      servers: { one: inProcessEntry("slow-tool", { maxConcurrency: 2 }) },
     });
     const results = await Promise.all(Array.from({ length: 6 }, () => bridge.call("one/sleep", { ms: 100 })));
     expect(results.every((r) => r.text === "slept")).toBe(true);
@@ -91,7 +92,7 @@ describe("lifecycle", () => {
 
   it("the global enabled = false switch turns every server off", async () => {
     await using bridge = await startBridge({
-      servers: { a: stdioEntry("normal") },
+      servers: { a: inProcessEntry("normal") },
       settings: { enabled: false },
     });
     expect(bridge.server("a")?.state).toBe("disabled");

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Bridge, startBridge } from "../../src/index.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 import { tempDirs } from "../helpers/wait.js";
 
 /**
@@ -29,7 +29,7 @@ describe("the call policy on the library's call path", () => {
     record = join(dir, "calls.log");
     writeFileSync(record, "");
     bridge = await startBridge({
-      servers: { files: stdioEntry("records-calls", {}, ["--record", record]) },
+      servers: { files: inProcessEntry("records-calls", {}, ["--record", record]) },
       env: { PATH: process.env.PATH },
       settings: {
         policy: {

@@ -15,6 +15,7 @@ import { describe, expect, it } from "vitest";
 import { startBridge } from "../../src/bridge/bridge.js";
 import { defaultOverflowDir, OverflowFiles } from "../../src/results/overflow.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 import { secondUser } from "../helpers/second-user.js";
 import { tempDirs } from "../helpers/wait.js";
 
@@ -62,7 +63,7 @@ describe("overflow files stay within their budget", () => {
     for (const keep of [false, true]) {
       const dir = tempDir();
       const bridge = await startBridge({
-        servers: { calc: stdioEntry("normal", { maxResultChars: 2000 }) },
+        servers: { calc: inProcessEntry("normal", { maxResultChars: 2000 }) },
         results: { overflow: "file", overflowDir: dir, keepOverflowFiles: keep },
       });
       let path: string;

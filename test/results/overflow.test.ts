@@ -5,6 +5,7 @@ import type { Bridge } from "../../src/bridge/api.js";
 import { startBridge } from "../../src/bridge/bridge.js";
 import { loadTokenizer } from "../../src/util/token-count.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 import { tempDirs } from "../helpers/wait.js";
 
 const tempDir = tempDirs("mcp-bridge-overflow-");
@@ -15,7 +16,7 @@ let dir: string;
 beforeAll(async () => {
   dir = tempDir();
   bridge = await startBridge({
-    servers: { calc: stdioEntry("normal", { maxResultChars: 2000 }) },
+    servers: { calc: inProcessEntry("normal", { maxResultChars: 2000 }) },
     results: { overflow: "file", overflowDir: dir },
   });
 }, 30_000);

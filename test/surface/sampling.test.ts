@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openAISamplingHandler } from "../../src/adapters/openai-sampling.js";
 import { ErrorCode, startBridge } from "../../src/index.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 import { until } from "../helpers/wait.js";
 
 const everything = {
@@ -104,7 +104,7 @@ describe("sampling", () => {
 
   it("supports tool use inside sampling (tool_calls come back as tool_use blocks)", async () => {
     await using bridge = await startBridge({
-      servers: { sampler: stdioEntry("sampler", { sampling: true }) },
+      servers: { sampler: inProcessEntry("sampler", { sampling: true }) },
       onSampling: openAISamplingHandler({ baseUrl, model: "gpt-test", env: {} }),
     });
     const result = await bridge.call("sampler/ask", { prompt: "Look up mcp", withTools: true });
@@ -125,9 +125,9 @@ describe("sampling", () => {
     let calls = 0;
     await using bridge = await startBridge({
       servers: {
-        refused: stdioEntry("sampler"),
-        throws: stdioEntry("sampler", { sampling: true }),
-        slow: stdioEntry("sampler", { sampling: true, timeout: "1s" }),
+        refused: inProcessEntry("sampler"),
+        throws: inProcessEntry("sampler", { sampling: true }),
+        slow: inProcessEntry("sampler", { sampling: true, timeout: "1s" }),
       },
       onSampling: (_request, { server, signal }) => {
         calls++;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type Bridge, SkillVerificationError, startBridge } from "../../src/index.js";
-import { startHttpFixture, stdioEntry } from "../fixtures/servers/index.js";
+import { startHttpFixture } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 
 async function readsOf(bridge: Bridge): Promise<string[]> {
   return JSON.parse((await bridge.call("skills/reads", {})).text) as string[];
@@ -9,7 +10,7 @@ async function readsOf(bridge: Bridge): Promise<string[]> {
 describe("skills (the io.modelcontextprotocol/skills extension)", () => {
   it("lists skills without reading a file, and loads one with its verified files", async () => {
     await using bridge = await startBridge({
-      servers: { skills: stdioEntry("skills"), plain: stdioEntry("normal") },
+      servers: { skills: inProcessEntry("skills"), plain: inProcessEntry("normal") },
     });
     const skills = await bridge.skills();
     expect(skills.map((skill) => `${skill.server}/${skill.name}`).sort()).toEqual([
@@ -47,7 +48,7 @@ describe("skills (the io.modelcontextprotocol/skills extension)", () => {
   });
 
   it("names the skills there are when asked for one no server lists", async () => {
-    await using bridge = await startBridge({ servers: { skills: stdioEntry("skills") } });
+    await using bridge = await startBridge({ servers: { skills: inProcessEntry("skills") } });
     const error = await bridge.loadSkill("pdf").catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "SKILL_NOT_FOUND" });
     expect((error as Error).message).toContain("skills/pdf-processing");
@@ -57,7 +58,7 @@ describe("skills (the io.modelcontextprotocol/skills extension)", () => {
   for (const tamper of ["digest", "size", "frontmatter"] as const) {
     it(`refuses a SKILL.md whose ${tamper} does not match the listing, and reads nothing more`, async () => {
       await using bridge = await startBridge({
-        servers: { skills: stdioEntry("skills", {}, ["--tamper", tamper]) },
+        servers: { skills: inProcessEntry("skills", {}, ["--tamper", tamper]) },
       });
       const error = await bridge.loadSkill("pdf-processing").catch((e: unknown) => e);
       expect(error).toBeInstanceOf(SkillVerificationError);
@@ -79,7 +80,7 @@ describe("skills (the io.modelcontextprotocol/skills extension)", () => {
 describe("a skill listed beyond the extension's limits", () => {
   it("is refused before any of its files is read", async () => {
     await using bridge = await startBridge({
-      servers: { skills: stdioEntry("skills", {}, ["--tamper", "oversize"]) },
+      servers: { skills: inProcessEntry("skills", {}, ["--tamper", "oversize"]) },
     });
     await expect(bridge.loadSkill("pdf-processing")).rejects.toMatchObject({
       code: "SKILL_VERIFICATION",
@@ -129,7 +130,7 @@ describe("the server's self-description", () => {
         servers: {
           skills: fixture
             ? { type: "http", url: fixture.url, negotiation: "2026-07-28" }
-            : stdioEntry("skills"),
+            : inProcessEntry("skills"),
         },
       });
       expect(bridge.server("skills")?.serverInfo).toEqual({

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Gateway, startGateway } from "../../src/apps/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
 import { createTelemetry, type Telemetry } from "../../src/telemetry/create-telemetry.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 import { type HistogramPoint, otelHarness } from "./otel.js";
 
 const otel = otelHarness();
@@ -21,7 +21,7 @@ describe("client -> mcp-bridge gateway -> upstream stdio server", () => {
   let client: Bridge;
   beforeAll(async () => {
     const telemetry = (await createTelemetry(providers)) as Telemetry;
-    upstream = await startBridge({ servers: { echo: stdioEntry("echoes-meta") }, telemetry: providers });
+    upstream = await startBridge({ servers: { echo: inProcessEntry("echoes-meta") }, telemetry: providers });
     gateway = await startGateway({ bridge: upstream, host: "127.0.0.1", port: 0, telemetry });
     client = await startBridge({ servers: { gw: { url: gateway.url } }, telemetry: providers });
   }, 30_000);

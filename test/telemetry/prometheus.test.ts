@@ -6,7 +6,7 @@ import { startGateway } from "../../src/apps/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
 import { createTelemetry } from "../../src/telemetry/create-telemetry.js";
 import { type MetricsEndpoint, serveMetrics } from "../../src/telemetry/prometheus.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 import { until } from "../helpers/wait.js";
 
 /** The metric the HorizontalPodAutoscaler scales on: what the gateway exports must be that name. */
@@ -22,7 +22,7 @@ describe("Prometheus metrics through the OpenTelemetry exporter", () => {
   beforeAll(async () => {
     endpoint = await serveMetrics({ host: "127.0.0.1", port: 0 });
     bridge = await startBridge({
-      servers: { echo: stdioEntry("echoes-meta") },
+      servers: { echo: inProcessEntry("echoes-meta") },
       telemetry: { meterProvider: endpoint.meterProvider },
     });
   }, 30_000);
@@ -56,7 +56,10 @@ describe("the gateway's calls in flight, the autoscaling signal (deploy/k8s/hpa.
   it("is a Prometheus gauge that counts the tool calls being answered and falls back to 0", async () => {
     const endpoint = await serveMetrics({ host: "127.0.0.1", port: 0 });
     const setting = { meterProvider: endpoint.meterProvider };
-    const upstream = await startBridge({ servers: { slow: stdioEntry("slow-tool") }, telemetry: setting });
+    const upstream = await startBridge({
+      servers: { slow: inProcessEntry("slow-tool") },
+      telemetry: setting,
+    });
     const gateway = await startGateway({
       bridge: upstream,
       host: "127.0.0.1",

@@ -4,7 +4,7 @@ import { type Bridge, startBridge } from "../../src/index.js";
 import { createTelemetry, type Telemetry } from "../../src/telemetry/create-telemetry.js";
 import { metaEntriesFor } from "../../src/telemetry/propagation.js";
 import { traceServedRequest } from "../../src/telemetry/served-request.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 import { type HistogramPoint, otelHarness } from "./otel.js";
 
 const otel = otelHarness();
@@ -17,7 +17,7 @@ describe("server spans (traceServedRequest)", () => {
   beforeAll(async () => {
     const providers = { tracerProvider: otel.tracerProvider, meterProvider: otel.meterProvider };
     telemetry = (await createTelemetry(providers)) as Telemetry;
-    bridge = await startBridge({ servers: { echo: stdioEntry("echoes-meta") }, telemetry: providers });
+    bridge = await startBridge({ servers: { echo: inProcessEntry("echoes-meta") }, telemetry: providers });
   }, 30_000);
   afterAll(() => bridge.close());
 

@@ -2,7 +2,7 @@ import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { ErrorCode, type McpBridgeError, startBridge } from "../../src/index.js";
 import { forOneCall, isForOneCall, linkAbort } from "../../src/util/linked-abort.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 
 describe("linkAbort", () => {
   it("puts one listener on the shared signal however many controllers are linked", () => {
@@ -30,7 +30,10 @@ describe("linkAbort", () => {
 
 describe("forOneCall", () => {
   it("a call's own signal, given to the SDK as it is, still cancels the call upstream", async () => {
-    await using bridge = await startBridge({ servers: { slow: stdioEntry("slow-tool") }, env: process.env });
+    await using bridge = await startBridge({
+      servers: { slow: inProcessEntry("slow-tool") },
+      env: process.env,
+    });
     const abort = new AbortController();
     const signal = forOneCall(abort.signal);
     expect(isForOneCall(signal)).toBe(true);
