@@ -5,6 +5,7 @@ import type { JsonSchema } from "../registry/tool-definition.js";
 import type { ToolResult } from "../results/tool-result.js";
 import { DEFAULT_SEARCH_LIMIT, searchLimit, searchToolsInputSchema } from "../search/search-tools-input.js";
 import type { ToolSearchOptions } from "../search/tool-search.js";
+import { loadTokenizer } from "../util/token-count.js";
 import { toOpenAITools } from "./openai.js";
 
 /**
@@ -122,8 +123,7 @@ export function catalogCaller(source: ToolCatalogSource, tools: readonly ToolEnt
 
 /** Tokens the tools' definitions cost in a request (OpenAI function JSON, counted with o200k). */
 export async function definitionTokens(entries: readonly ToolEntry[]): Promise<number> {
-  const { countTokens } = await import("gpt-tokenizer/encoding/o200k_base");
-  return countTokens(JSON.stringify(toOpenAITools(entries)));
+  return (await loadTokenizer()).count(JSON.stringify(toOpenAITools(entries)));
 }
 
 /** The meta-tools, followed by the always-loaded tools. */

@@ -2,13 +2,10 @@ import type {
   CallToolRequestOptions,
   CallToolResult,
   ClientOptions,
-  ConnectOptions,
   StandardSchemaV1,
   Tool,
-  Transport,
 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/client";
-import { dispatchPlainResponses } from "../sdk/plain-responses.js";
 import { plainToolResult, plainToolResultsEnabled } from "../sdk/plain-tool-result.js";
 import { useIdTables } from "../sdk/protocol-tables.js";
 
@@ -45,17 +42,6 @@ export class SessionClient extends Client {
     super(info, options);
     // One insertion and deletion per request: Maps there cost a third of a call's CPU (see sdk/protocol-tables.ts).
     useIdTables(this);
-  }
-
-  /**
-   * Once connected, plain successful responses skip the SDK's message schema (see
-   * sdk/plain-responses.ts); a transport that already had a handler of its own keeps the SDK's path.
-   */
-  override async connect(transport: Transport, options?: ConnectOptions): Promise<void> {
-    const own = transport.onmessage;
-    await super.connect(transport, options);
-    if (own !== undefined || this.transport !== transport) return;
-    dispatchPlainResponses(this, transport, (response) => this._onresponse(response));
   }
 
   /**

@@ -10,3 +10,21 @@ export function moduleLoadFailed(fields: { part: string; detail: string; cause?:
     { cause },
   );
 }
+
+/**
+ * An optional peer dependency a feature needs is not installed (or fails to load): `pkg` names the
+ * package to install, `feature` what needs it ("token limits", "the Redis cluster store").
+ */
+export function optionalModuleMissing(fields: {
+  feature: string;
+  pkg: string;
+  detail: string;
+  cause?: unknown;
+}): McpBridgeError {
+  const { feature, pkg, detail, cause } = fields;
+  return new McpBridgeError(
+    ErrorCode.ModuleLoadFailed,
+    `Could not load ${pkg}, which ${feature} needs (${detail}). It is an optional dependency of mcp-bridge: install it next to mcp-bridge (npm install ${pkg}), or do without ${feature}.`,
+    { cause },
+  );
+}

@@ -6,7 +6,10 @@
  * (apps/gateway/fast-path/modern-call.ts) answers with these instead of the SDK's per-request server.
  * Checked against @modelcontextprotocol/server and core 2.4.0; the fast path's answers are tested equal
  * to the SDK path's (test/gateway/).
- * Bench: pending (measured with bench/profile-calls.ts, shims on vs off).
+ * Bench (`node dist/bench/gateway-hop.js --quick`, gateway CPU per stateless 2026-07-28 call at 1 in
+ * flight, MCP_BRIDGE_SDK_SHIMS with and without `modern-answer`, one run each on the loaded shared
+ * machine): 1030 us with it, 1930 us without (steady); 1380 against 2420 us for the first 500 calls.
+ * Kept.
  *
  * Detection: none of this can be observed from outside the SDK, so it is used only while the installed
  * server package is the 2.4 line it was checked against (and the shim is on, see shims.ts); any other

@@ -5,7 +5,10 @@
  * validation (the client's `_wireCodec()`, a protected member subclasses may call). Checked against
  * @modelcontextprotocol/client and core 2.4.0; equality with the SDK's validation is tested as a
  * property (test/sdk/session-client.test.ts), so an SDK whose schema changed fails that test.
- * Bench: pending (measured with bench/profile-calls.ts, shims on vs off).
+ * Bench (`node dist/bench/profile-calls.js bridge stdio|http 3000 N`, client CPU per warm call, every
+ * other shim on; 2 passes on the shared 2-core machine): stdio 1 in flight 26 / 57 us with it, 62 / 73 us
+ * without; stdio 8 in flight 37 / 40 us with, 54 / 38 us without; HTTP 1 in flight 259 / 211 us with,
+ * 301 / 250 us without. Kept.
  *
  * Used only while the shim is on (see shims.ts): off, a call goes through the SDK's `callTool`.
  */

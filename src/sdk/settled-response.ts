@@ -1,5 +1,5 @@
+import { parseJSONRPCMessage } from "@modelcontextprotocol/client";
 import { createParser } from "eventsource-parser";
-import { acceptedAsMessage } from "./json-rpc-message.js";
 
 /**
  * SDK internal: how the Streamable HTTP client transport reads a POST's response (an SSE body through
@@ -120,4 +120,14 @@ export class SettledResponse extends Response {
   }
 
   #stream: ReadableStream<Uint8Array<ArrayBuffer>> | undefined;
+}
+
+/** Whether the SDK's JSON-RPC message schema accepts a parsed value. */
+function acceptedAsMessage(value: unknown): boolean {
+  try {
+    parseJSONRPCMessage(value);
+    return true;
+  } catch {
+    return false;
+  }
 }

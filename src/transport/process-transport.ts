@@ -10,9 +10,9 @@ import {
   streamBroken,
   transportStartedTwice,
 } from "../errors/connection-errors.js";
-import { deserializeLine } from "../sdk/json-rpc-message.js";
 import { TurnWrites } from "../util/turn-writes.js";
 import { DEFAULT_MAX_KEPT_BYTES, LineFramer, type OversizedLine } from "./framing.js";
+import { deserializeLine } from "./message.js";
 import { reapGroup, stopProcessTree, trackGroup, useProcessGroups } from "./process-tree.js";
 import { type SpawnSpec, spawnServer } from "./spawn-server.js";
 import { RESULT_TOO_LARGE_RPC_CODE } from "./transport-kinds.js";

@@ -1,4 +1,4 @@
-import { moduleLoadFailed } from "../errors/module-errors.js";
+import { moduleLoadFailed, optionalModuleMissing } from "../errors/module-errors.js";
 
 /**
  * A module loaded on its first use, once: the library's entry hands out functions whose code (and the
@@ -7,12 +7,27 @@ import { moduleLoadFailed } from "../errors/module-errors.js";
  * next call tries again (a transient failure, such as too many open files, is not remembered).
  */
 export function lazyImport<T>(part: string, load: () => Promise<T>): () => Promise<T> {
+  return loadOnce(load, (detail, cause) => moduleLoadFailed({ part, detail, cause }));
+}
+
+/**
+ * An optional peer dependency (`pkg`), loaded on first use by `feature`: hosts that never use the
+ * feature need not install it. A failed load is a MODULE_LOAD_FAILED error saying what to install, and
+ * the next call tries again (the package may have been installed meanwhile).
+ */
+export function lazyPeer<T>(feature: string, pkg: string, load: () => Promise<T>): () => Promise<T> {
+  return loadOnce(load, (detail, cause) => optionalModuleMissing({ feature, pkg, detail, cause }));
+}
+
+function loadOnce<T>(
+  load: () => Promise<T>,
+  failed: (detail: string, cause: unknown) => Error,
+): () => Promise<T> {
   let loading: Promise<T> | undefined;
   return () => {
     loading ??= load().catch((cause: unknown) => {
       loading = undefined;
-      const detail = cause instanceof Error ? cause.message : String(cause);
-      throw moduleLoadFailed({ part, detail, cause });
+      throw failed(cause instanceof Error ? cause.message : String(cause), cause);
     });
     return loading;
   };

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type * as Re2Module from "re2js";
 import type * as TomlModule from "smol-toml";
+import { lazyPeer } from "./lazy-import.js";
 
 /**
  * Packages loaded when first used rather than when the library or the CLI is imported: a TOML config,
@@ -22,3 +23,14 @@ export const re2js = (): typeof Re2Module.RE2JS => {
   re2 ??= (require("re2js") as typeof Re2Module).RE2JS;
   return re2;
 };
+
+/**
+ * The `redis` client (15 MB installed), for `serve --store redis://…` only: an optional peer
+ * dependency, so a gateway started with a store but without the package fails with MODULE_LOAD_FAILED
+ * saying what to install.
+ */
+export const redisClient = lazyPeer(
+  "a Redis or Valkey store (serve --store)",
+  "redis",
+  () => import("redis"),
+);

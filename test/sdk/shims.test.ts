@@ -1,7 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { Transport } from "@modelcontextprotocol/client";
 import { afterEach, describe, expect, it } from "vitest";
-import { dispatchPlainResponses } from "../../src/sdk/plain-responses.js";
 import { useIdTables } from "../../src/sdk/protocol-tables.js";
 import { SettledResponse } from "../../src/sdk/settled-response.js";
 import {
@@ -40,8 +38,8 @@ describe("the SDK shims' switch", () => {
     expect(enabledWith("0")).toEqual([]);
     process.env[SDK_SHIMS_ENV] = "1";
     expect(sdkShimEnabled("id-tables")).toBe(false);
-    setSdkShims(["plain-messages"]);
-    expect(SDK_SHIMS.filter((shim) => sdkShimEnabled(shim))).toEqual(["plain-messages"]);
+    setSdkShims(["keepalive-fetch"]);
+    expect(SDK_SHIMS.filter((shim) => sdkShimEnabled(shim))).toEqual(["keepalive-fetch"]);
     setSdkShims(true);
     expect(SDK_SHIMS.every((shim) => sdkShimEnabled(shim))).toBe(true);
   });
@@ -63,18 +61,6 @@ describe("feature detection of the SDK internals", () => {
     const locked = lock.packages["node_modules/@modelcontextprotocol/server"]?.version;
     expect(installedVersion("@modelcontextprotocol/server")).toBe(locked);
     expect(installedVersion("@modelcontextprotocol/no-such-package")).toBeUndefined();
-  });
-
-  it("keeps the SDK's dispatch when the protocol's request tables are not what the shim expects", () => {
-    const dispatch = () => {};
-    const transport = { onmessage: dispatch } as unknown as Transport;
-    dispatchPlainResponses({ _responseHandlers: [] }, transport, () => {});
-    expect(transport.onmessage).toBe(dispatch);
-    dispatchPlainResponses({ _responseHandlers: new Map() }, transport, () => {});
-    // Without `_cleanupTimeout` a response could not be settled as the SDK settles it.
-    expect(transport.onmessage).toBe(dispatch);
-    dispatchPlainResponses({ _responseHandlers: new Map(), _cleanupTimeout() {} }, transport, () => {});
-    expect(transport.onmessage).not.toBe(dispatch);
   });
 
   it("gives a settled response's bytes to a reader that reads its body stream instead of json()", async () => {

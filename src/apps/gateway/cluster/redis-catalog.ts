@@ -1,4 +1,5 @@
 import type { SharedToolLists } from "../../../bridge/tool-lists/shared-tool-lists.js";
+import { redisClient } from "../../../util/lazy-modules.js";
 import { answerWithin } from "../../../util/wait.js";
 
 /**
@@ -42,9 +43,10 @@ async function bounded<T>(run: () => Promise<T>, budgetMs: number): Promise<T | 
  * With the cluster secret, entries are named by an HMAC under it (see `SharedToolLists.keySecret`).
  */
 export async function connectRedisCatalog(url: string, keySecret?: Uint8Array): Promise<RedisCatalog> {
+  // Without the optional `redis` package the gateway cannot start with a store: said, not a cold catalog.
+  const { createClient } = await redisClient();
   let client: RedisLike;
   try {
-    const { createClient } = await import("redis");
     client = createClient({
       url,
       disableOfflineQueue: true,

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { redisClient } from "../../../util/lazy-modules.js";
 import type { Logger } from "../../../util/logger.js";
 import { answerWithin, waitAtMost } from "../../../util/wait.js";
 import type { BudgetAnswer, ClusterStore } from "./cluster-store.js";
@@ -62,7 +63,7 @@ export interface RedisStoreOptions {
  * (its own budgets, its own sessions) without asking until a probe gets an answer again.
  */
 export async function connectRedisStore(options: RedisStoreOptions): Promise<ClusterStore> {
-  const { createClient } = await import("redis");
+  const { createClient } = await redisClient();
   const client = createClient({
     url: options.url,
     // Commands fail at once while disconnected (no queue to wait in); reconnecting is the client's job.
