@@ -29,18 +29,22 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** Text written in place: a string or template literal, or a concatenation holding one. */
-const isWording = (node: ts.Node): boolean =>
+const isText = (node: ts.Node): boolean =>
   ts.isStringLiteral(node) ||
   ts.isNoSubstitutionTemplateLiteral(node) ||
   ts.isTemplateExpression(node) ||
-  (ts.isBinaryExpression(node) && (isWording(node.left) || isWording(node.right)));
+  (ts.isBinaryExpression(node) && (isText(node.left) || isText(node.right)));
+
+/** Text written in place with words in it (a key such as "sandbox.env" or a kind has none). */
+const hasWords = (node: ts.Node): boolean => isText(node) && /\s/.test(node.getText());
 
 /**
  * The error constructions of a file given their wording in place, as `line: text`: `new Error("…")`,
- * `new SdkError(code, "…")`, `new ProtocolError(code, \`…\`)`, any `new …Error(…)` with the wording in
- * any argument. (config/'s EntryProblem, a problem of one config entry, is not an …Error: its wording
- * is still written at its sites.) JavaScript's own TypeError and RangeError stay: they are programmer errors,
- * and transport/keepalive-fetch.ts mimics fetch's own failures with them.
+ * `new SdkError(code, "…")`, `new ProtocolError(code, \`…\`)`, any `new …Error(…)` with text in any
+ * argument; and config's `new EntryProblem(field, "…")` (a problem of one entry, any `new …Problem(…)`),
+ * whose field and kind are keys, with words in any argument. JavaScript's own TypeError and
+ * RangeError stay: they are programmer errors, and transport/keepalive-fetch.ts mimics fetch's own
+ * failures with them.
  */
 function wordedErrors(file: string): string[] {
   const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
@@ -48,8 +52,13 @@ function wordedErrors(file: string): string[] {
   const visit = (node: ts.Node): void => {
     if (ts.isNewExpression(node) && ts.isIdentifier(node.expression)) {
       const name = node.expression.text;
-      const errorClass = /Error$/.test(name) && !/^(Type|Range)Error$/.test(name);
-      if (errorClass && (node.arguments ?? []).some(isWording)) {
+      const worded =
+        /Error$/.test(name) && !/^(Type|Range)Error$/.test(name)
+          ? isText
+          : /Problem$/.test(name)
+            ? hasWords
+            : undefined;
+      if (worded && (node.arguments ?? []).some(worded)) {
         const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
         found.push(`${line}: ${node.getText(source).slice(0, 80)}`);
       }

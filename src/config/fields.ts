@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { entryProblem } from "../errors/entry-problems.js";
 import {
   noToolPlaceholder,
   notBoolean,
@@ -446,6 +447,6 @@ export function readField<K extends ReaderKind>(raw: Raw, spec: FieldSpec<K>): V
   try {
     return READERS[spec.kind].read(found.value, found.key) as ValueOf<K>;
   } catch (error) {
-    throw new EntryProblem(found.key, `"${found.key}" ${(error as Error).message}`);
+    throw new EntryProblem(found.key, entryProblem.valueRejected(found.key, (error as Error).message));
   }
 }

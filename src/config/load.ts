@@ -6,7 +6,7 @@ import { omitUndefined } from "../util/defined.js";
 import { DEFAULT_SETTINGS } from "./defaults.js";
 import { claudeCodeServers, importLocations, importServersIn } from "./imports.js";
 import { type ResolveInput, resolveInputs } from "./inputs.js";
-import { type LocationOptions, resolveLocations } from "./locations.js";
+import { type LocationOptions, type Locations, resolveLocations } from "./locations.js";
 import {
   type AdmitProjectServer,
   type BridgeSettings,
@@ -72,20 +72,53 @@ export function hostConfigsFound(
 /** Loads, expands and validates the config; the only module that reads config files. */
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<ResolvedConfig> {
   const where = resolveLocations(options);
-  const { env, cwd } = where;
-  const readFile = (path: string) => readFileSync(path, "utf8");
-  const expansion = { env, homeDir: where.home, readFile };
-  const admitFor = (file: string): { admit?: AdmitProjectServer } =>
-    options.admitProjectServer && isProjectFile(file, where)
-      ? { admit: onceEach(options.admitProjectServer) }
-      : {};
-  let servers: ServerDefinition[] = [];
+  const expansion: Expansion = {
+    env: where.env,
+    homeDir: where.home,
+    readFile: (path: string) => readFileSync(path, "utf8"),
+  };
+  const loaded = await loadPrimary(options, where, expansion);
+  if (options.extraServers) addExtraServers(loaded, options.extraServers, expansion, where.cwd);
+  const settings: BridgeSettings = { ...DEFAULT_SETTINGS, ...loaded.settings };
+  await addImports(loaded, settings.imports, where, options.admitProjectServer);
+  // A set, not a scan of the servers per skipped entry: a big generated config must load in linear time.
+  const loadedNames = new Set(loaded.servers.map((server) => server.name));
+  return omitUndefined({
+    servers: loaded.servers,
+    settings,
+    warnings: loaded.warnings,
+    skipped: loaded.skipped.filter((entry) => !loadedNames.has(entry.name)),
+    file: loaded.file,
+    format: loaded.format,
+  });
+}
+
+/** How `${...}` values are expanded in a config. */
+interface Expansion {
+  readonly env: NodeJS.ProcessEnv | Readonly<Record<string, string | undefined>>;
+  readonly homeDir: string;
+  readonly readFile: (path: string) => string;
+}
+
+/** A config as loaded so far: the steps below add servers, warnings and skipped entries to it. */
+interface Loaded {
+  servers: ServerDefinition[];
+  /** The settings given in code and the file's, without the defaults. */
+  settings: Partial<BridgeSettings>;
+  warnings: ConfigWarning[];
+  skipped: SkippedServer[];
+  file?: string | undefined;
+  format?: ResolvedConfig["format"];
+}
+
+/** The servers given in code, or the config file chosen (Claude Code's scopes merged), or none. */
+async function loadPrimary(
+  options: LoadConfigOptions,
+  where: Locations,
+  expansion: Expansion,
+): Promise<Loaded> {
+  const { cwd } = where;
   const codeSettings = normalizeCodeSettings(options.settings);
-  let settings: Partial<BridgeSettings> = codeSettings;
-  let warnings: ConfigWarning[] = [];
-  let skipped: SkippedServer[] = [];
-  let file: string | undefined;
-  let format: ResolvedConfig["format"];
   if (options.servers) {
     const data = { mcpServers: options.servers };
     const inputs = await resolveInputs(data, options.resolveInput, undefined, undefined, options.only);
@@ -96,74 +129,97 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
       workspaceFolder: cwd,
       settings: codeSettings,
     });
-    ({ servers, settings, warnings, skipped } = parsed);
-    format = "object";
-  } else {
-    const chosen = searchPathsIn(options.path, where).find((candidate) => candidate.used);
-    if (chosen && !chosen.exists) {
-      throw configNotFound({ file: chosen.path, origin: chosen.origin });
-    }
-    if (chosen && isClaudeCode(chosen)) {
-      // Claude Code merges ~/.claude.json's scopes with the project .mcp.json: load what it shows here.
-      file = chosen.path;
-      const admit = options.admitProjectServer;
-      ({ servers, warnings, skipped } = claudeCodeServers({
-        where,
-        settings,
-        admitProjectServer: admit ? onceEach(admit) : undefined,
-      }));
-      format = "mcpServers-json";
-    } else if (chosen) {
-      file = chosen.path;
-      const data = parseDocument(readFileSync(file, "utf8"), file);
-      const named = chosen.origin === "env" || chosen.origin === "option";
-      const admit = named ? {} : admitFor(file);
-      // Inputs are asked for only for servers that may load: nothing of a refused project server is used.
-      const inputs = await resolveInputs(data, options.resolveInput, file, admit.admit, options.only);
-      // The settings given in code go in with the file's, so they reach the file's servers too.
-      const parsed = normalizeFile(data, file, { ...expansion, inputs, ...admit, settings: codeSettings });
-      ({ servers, settings, warnings, skipped, format } = parsed);
-    }
+    return { ...pick(parsed), format: "object" };
   }
-  if (options.extraServers) {
-    const extra = normalizeDocument(
-      { mcpServers: options.extraServers },
-      { ...expansion, inputs: {}, configDir: cwd, workspaceFolder: cwd, settings },
-    );
-    const configured = new Set(servers.map((server) => server.name));
-    const replaced = new Set(extra.servers.map((server) => server.name));
-    for (const server of extra.servers) {
-      if (configured.has(server.name)) {
-        warnings.push({
-          kind: "other",
-          server: server.name,
-          message: `Server "${server.name}" given on the command line replaces the configured one`,
-        });
-      }
-    }
-    servers = [...servers.filter((existing) => !replaced.has(existing.name)), ...extra.servers];
-    appendAll(warnings, extra.warnings);
-    appendAll(skipped, extra.skipped);
-  }
-  const resolvedSettings: BridgeSettings = { ...DEFAULT_SETTINGS, ...settings };
-  // Where each name was first defined, so a clash names both real sources.
-  const sourceOf = new Map(servers.map((server) => [server.name, file ?? "the servers given in code"]));
-  for (const source of resolvedSettings.imports) {
-    const imported = await importServersIn(source, {
+  const chosen = searchPathsIn(options.path, where).find((candidate) => candidate.used);
+  if (!chosen) return { servers: [], settings: codeSettings, warnings: [], skipped: [] };
+  if (!chosen.exists) throw configNotFound({ file: chosen.path, origin: chosen.origin });
+  if (isClaudeCode(chosen)) {
+    // Claude Code merges ~/.claude.json's scopes with the project .mcp.json: load what it shows here.
+    const admit = options.admitProjectServer;
+    const merged = claudeCodeServers({
       where,
-      settings,
-      admitProjectServer: options.admitProjectServer,
+      settings: codeSettings,
+      admitProjectServer: admit ? onceEach(admit) : undefined,
     });
-    appendAll(warnings, imported.warnings);
+    return { ...pick(merged), settings: codeSettings, file: chosen.path, format: "mcpServers-json" };
+  }
+  const file = chosen.path;
+  const data = parseDocument(readFileSync(file, "utf8"), file);
+  const named = chosen.origin === "env" || chosen.origin === "option";
+  const admit: { admit?: AdmitProjectServer } =
+    !named && options.admitProjectServer && isProjectFile(file, where)
+      ? { admit: onceEach(options.admitProjectServer) }
+      : {};
+  // Inputs are asked for only for servers that may load: nothing of a refused project server is used.
+  const inputs = await resolveInputs(data, options.resolveInput, file, admit.admit, options.only);
+  // The settings given in code go in with the file's, so they reach the file's servers too.
+  const parsed = normalizeFile(data, file, { ...expansion, inputs, ...admit, settings: codeSettings });
+  return { ...pick(parsed), file, format: parsed.format };
+}
+
+const pick = (parsed: {
+  servers: ServerDefinition[];
+  settings?: Partial<BridgeSettings>;
+  warnings: ConfigWarning[];
+  skipped: SkippedServer[];
+}) => ({
+  servers: parsed.servers,
+  settings: parsed.settings ?? {},
+  warnings: parsed.warnings,
+  skipped: parsed.skipped,
+});
+
+/** Servers given on the command line: added, each replacing a configured one of its name. */
+function addExtraServers(
+  loaded: Loaded,
+  extraServers: NonNullable<LoadConfigOptions["extraServers"]>,
+  expansion: Expansion,
+  cwd: string,
+): void {
+  const extra = normalizeDocument(
+    { mcpServers: extraServers },
+    { ...expansion, inputs: {}, configDir: cwd, workspaceFolder: cwd, settings: loaded.settings },
+  );
+  const configured = new Set(loaded.servers.map((server) => server.name));
+  const replaced = new Set(extra.servers.map((server) => server.name));
+  for (const server of extra.servers) {
+    if (configured.has(server.name)) {
+      loaded.warnings.push({
+        kind: "other",
+        server: server.name,
+        message: `Server "${server.name}" given on the command line replaces the configured one`,
+      });
+    }
+  }
+  loaded.servers = [...loaded.servers.filter((existing) => !replaced.has(existing.name)), ...extra.servers];
+  appendAll(loaded.warnings, extra.warnings);
+  appendAll(loaded.skipped, extra.skipped);
+}
+
+/** The servers of other hosts' configs named by `imports`; a name already defined keeps its first. */
+async function addImports(
+  loaded: Loaded,
+  sources: readonly ImportSourceName[],
+  where: Locations,
+  admitProjectServer: AdmitProjectServer | undefined,
+): Promise<void> {
+  // Where each name was first defined, so a clash names both real sources.
+  const sourceOf = new Map(
+    loaded.servers.map((server) => [server.name, loaded.file ?? "the servers given in code"]),
+  );
+  for (const source of sources) {
+    const imported = await importServersIn(source, { where, settings: loaded.settings, admitProjectServer });
+    appendAll(loaded.warnings, imported.warnings);
     appendAll(
-      skipped,
+      loaded.skipped,
       imported.skipped.filter((entry) => !sourceOf.has(entry.name)),
     );
     for (const server of imported.servers) {
       const here = server.source?.file ?? source;
       const first = sourceOf.get(server.name);
       if (first !== undefined) {
-        warnings.push({
+        loaded.warnings.push({
           kind: "import",
           server: server.name,
           message: `Server "${server.name}" is in both ${first} and ${here} (imported from ${source}); the one in ${first} is used`,
@@ -171,19 +227,9 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
         continue;
       }
       sourceOf.set(server.name, here);
-      servers.push(server);
+      loaded.servers.push(server);
     }
   }
-  // A set, not a scan of the servers per skipped entry: a big generated config must load in linear time.
-  const loadedNames = new Set(servers.map((server) => server.name));
-  return omitUndefined({
-    servers,
-    settings: resolvedSettings,
-    warnings,
-    skipped: skipped.filter((entry) => !loadedNames.has(entry.name)),
-    file,
-    format,
-  });
 }
 
 /**

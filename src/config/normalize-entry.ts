@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
+import { entryProblem } from "../errors/entry-problems.js";
 import { omitUndefined } from "../util/defined.js";
 import { didYouMean } from "../util/suggest.js";
 import { parseClientFeatures } from "./client-features.js";
@@ -53,27 +54,19 @@ class EntryReader {
   }
 
   text(field: string, value: unknown): string {
-    if (typeof value !== "string") throw new EntryProblem(field, `"${field}" must be a string`);
+    if (typeof value !== "string") throw new EntryProblem(field, entryProblem.notString(field));
     const expanded = expand(value, this.context, this.fromEnv);
     if (expanded.ok) return expanded.value;
     if (expanded.reason === "input") {
-      throw new EntryProblem(
-        field,
-        `"${field}" uses \${${expanded.variable}}, a VS Code input prompt; run on a terminal to be asked for it, or put the value in an env variable instead`,
-        "unsupported-input",
-      );
+      throw new EntryProblem(field, entryProblem.inputPrompt(field, expanded.variable), "unsupported-input");
     }
-    throw new EntryProblem(
-      field,
-      `"${field}" uses \${${expanded.variable}}, which is not set; set it or write \${${expanded.variable}:-default}`,
-      "unset-variable",
-    );
+    throw new EntryProblem(field, entryProblem.unsetVariable(field, expanded.variable), "unset-variable");
   }
 
   record(field: string, value: unknown): Record<string, string> {
     if (value === undefined) return {};
     if (!value || typeof value !== "object" || Array.isArray(value))
-      throw new EntryProblem(field, `"${field}" must be a table of strings`);
+      throw new EntryProblem(field, entryProblem.notStringTable(field));
     const result: Record<string, string> = {};
     for (const [key, item] of Object.entries(value)) {
       const asText = typeof item === "number" || typeof item === "boolean" ? String(item) : item;
@@ -84,7 +77,7 @@ class EntryReader {
 
   list(field: string, value: unknown): string[] {
     if (value === undefined) return [];
-    if (!Array.isArray(value)) throw new EntryProblem(field, `"${field}" must be a list of strings`);
+    if (!Array.isArray(value)) throw new EntryProblem(field, entryProblem.notStringList(field));
     return value.map((item, index) =>
       this.text(`${field}[${index}]`, typeof item === "number" ? String(item) : item),
     );
@@ -92,10 +85,10 @@ class EntryReader {
 
   /** A variable named by the entry (Codex `env_http_headers`, `bearer_token_env_var`). */
   variable(field: string, variable: unknown, what: string): string {
-    if (typeof variable !== "string") throw new EntryProblem(field, "must name an environment variable");
+    if (typeof variable !== "string") throw new EntryProblem(field, entryProblem.notVariableName());
     const value = this.context.env[variable];
     if (value === undefined)
-      throw new EntryProblem(field, `${what} comes from \${${variable}}, which is not set`, "unset-variable");
+      throw new EntryProblem(field, entryProblem.variableUnset(what, variable), "unset-variable");
     this.fromEnv.push({ variable, value });
     return value;
   }
@@ -104,7 +97,7 @@ class EntryReader {
 function patterns(field: string, value: unknown): string[] {
   if (value === undefined) return [];
   if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) {
-    throw new EntryProblem(field, `"${field}" must be a list of tool names or globs`);
+    throw new EntryProblem(field, entryProblem.notToolList(field));
   }
   return value as string[];
 }
@@ -187,10 +180,7 @@ export function normalizeEntry(
 
   // A sandbox asked for and not applied would be a silent unsandboxed start: the entry is refused.
   if (raw.sandbox !== undefined && raw.sandbox !== false)
-    throw new EntryProblem(
-      "sandbox",
-      '"sandbox" applies only to stdio servers (a remote server runs elsewhere); remove it',
-    );
+    throw new EntryProblem("sandbox", entryProblem.sandboxOnRemote());
   const url = readUrl(reader, transport);
   if (!declared && /\/sse\/?$/.test(new URL(url).pathname)) transport = "sse";
   const oauth = normalizeOAuth(raw.oauth, (field, value) => reader.text(field, value));
@@ -227,15 +217,11 @@ function readTransport(raw: Raw): TransportKind | undefined {
   const kind =
     typeof declared.value === "string" ? TRANSPORT_ALIASES[declared.value.toLowerCase()] : undefined;
   if (!kind) {
-    throw new EntryProblem(
-      declared.key,
-      `unknown transport ${JSON.stringify(declared.value)} (use stdio, http or sse)`,
-    );
+    throw new EntryProblem(declared.key, entryProblem.unknownTransport(declared.value));
   }
   if (kind === "stdio" && raw.command === undefined)
-    throw new EntryProblem("command", 'uses transport "stdio" but has no "command"');
-  if (kind !== "stdio" && raw.url === undefined)
-    throw new EntryProblem("url", `uses transport "${kind}" but has no "url"`);
+    throw new EntryProblem("command", entryProblem.noCommand());
+  if (kind !== "stdio" && raw.url === undefined) throw new EntryProblem("url", entryProblem.noUrl(kind));
   return kind;
 }
 
@@ -243,7 +229,7 @@ function readTransport(raw: Raw): TransportKind | undefined {
 function inferTransport(raw: Raw): TransportKind {
   if (raw.command !== undefined) return "stdio";
   if (raw.url !== undefined) return "http";
-  throw new EntryProblem("command", 'has neither "command" nor "url"');
+  throw new EntryProblem("command", entryProblem.noCommandNorUrl());
 }
 
 /** `command` as a string, or as a list (program then its first arguments), then `args`. */
@@ -253,10 +239,10 @@ function readCommand(reader: EntryReader): { command: string; args: string[] } {
   let prefixArgs: string[] = [];
   if (Array.isArray(raw)) {
     const parts = reader.list("command", raw);
-    if (parts.length === 0 || !parts[0]) throw new EntryProblem("command", '"command" must not be empty');
+    if (parts.length === 0 || !parts[0]) throw new EntryProblem("command", entryProblem.emptyCommand());
     [command, ...prefixArgs] = parts as [string, ...string[]];
   } else command = reader.text("command", raw);
-  if (command.trim() === "") throw new EntryProblem("command", '"command" must not be empty');
+  if (command.trim() === "") throw new EntryProblem("command", entryProblem.emptyCommand());
   return { command, args: [...prefixArgs, ...reader.list("args", reader.raw.args)] };
 }
 
@@ -276,14 +262,18 @@ function readEnv(reader: EntryReader): Record<string, string> {
     const dir = reader.context.configDir;
     const file = !isAbsolute(path) && dir ? resolve(dir, path) : path;
     const read = reader.context.readFile;
-    if (!read) throw new EntryProblem(found.key, `"${found.key}" cannot be read here (no file access)`);
+    if (!read) throw new EntryProblem(found.key, entryProblem.noFileAccess(found.key));
     let text: string;
     try {
       text = read(file);
     } catch (error) {
       throw new EntryProblem(
         found.key,
-        `"${found.key}" names ${file}, which cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+        entryProblem.fileUnreadable(
+          found.key,
+          file,
+          (error as NodeJS.ErrnoException).code ?? (error as Error).message,
+        ),
       );
     }
     for (const [key, value] of Object.entries(parseDotenv(text))) {
@@ -307,12 +297,10 @@ function readInheritEnv(raw: Raw): boolean | string[] {
 }
 
 function readUrl(reader: EntryReader, transport: TransportKind): string {
-  if (reader.raw.url === undefined)
-    throw new EntryProblem("url", `uses transport "${transport}" but has no "url"`);
+  if (reader.raw.url === undefined) throw new EntryProblem("url", entryProblem.noUrl(transport));
   const url = reader.text("url", reader.raw.url);
   const protocol = URL.canParse(url) ? new URL(url).protocol : undefined;
-  if (protocol !== "http:" && protocol !== "https:")
-    throw new EntryProblem("url", '"url" must be an http:// or https:// URL');
+  if (protocol !== "http:" && protocol !== "https:") throw new EntryProblem("url", entryProblem.notHttpUrl());
   return url;
 }
 
@@ -326,7 +314,7 @@ function readHeaders(reader: EntryReader): Record<string, string> {
   const envHeaders = raw.env_http_headers;
   if (envHeaders !== undefined) {
     if (!envHeaders || typeof envHeaders !== "object" || Array.isArray(envHeaders))
-      throw new EntryProblem("env_http_headers", '"env_http_headers" must be a table of header = ENV_VAR');
+      throw new EntryProblem("env_http_headers", entryProblem.notHeaderTable());
     for (const [header, variable] of Object.entries(envHeaders))
       headers[header] = reader.variable(`env_http_headers.${header}`, variable, `header "${header}"`);
   }
@@ -343,7 +331,7 @@ function readHeaders(reader: EntryReader): Record<string, string> {
 function readToolFilter(raw: Raw): ServerDefinition["tools"] {
   const tools = raw.tools;
   if (tools !== undefined && (typeof tools !== "object" || tools === null || Array.isArray(tools))) {
-    throw new EntryProblem("tools", '"tools" must be a table with "include" and/or "exclude" lists');
+    throw new EntryProblem("tools", entryProblem.notToolsTable());
   }
   const table = (tools ?? {}) as Raw;
   return {

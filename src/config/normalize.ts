@@ -1,3 +1,4 @@
+import { entryProblem } from "../errors/entry-problems.js";
 import { DEFAULT_SETTINGS } from "./defaults.js";
 import type { ExpansionContext } from "./env.js";
 import type { Raw } from "./fields.js";
@@ -95,7 +96,7 @@ export function normalizeServers(
     }
     try {
       if (!raw || typeof raw !== "object" || Array.isArray(raw))
-        throw new EntryProblem("(entry)", "must be an object");
+        throw new EntryProblem("(entry)", entryProblem.notObject());
       servers.push(normalizeEntry(name, raw as Raw, context, settings, warnings));
     } catch (error) {
       if (!(error instanceof EntryProblem)) throw error;

@@ -1,3 +1,4 @@
+import { entryProblem } from "../errors/entry-problems.js";
 import { definedOnly } from "../util/defined.js";
 import { lookup, type Raw } from "./fields.js";
 import type { OAuthGrant, OAuthIdentityProvider, OAuthSettings } from "./model.js";
@@ -20,7 +21,7 @@ export function normalizeOAuth(
 ): OAuthSettings | undefined {
   if (value === undefined) return undefined;
   if (!value || typeof value !== "object" || Array.isArray(value))
-    throw new EntryProblem("oauth", '"oauth" must be a table');
+    throw new EntryProblem("oauth", entryProblem.oauthNotTable());
   const raw = value as Raw;
   const get = (...keys: string[]) => lookup(raw, keys)?.value;
   const optional = (field: string, ...keys: string[]) => {
@@ -30,7 +31,7 @@ export function normalizeOAuth(
   const scopes = get("scopes", "scope");
   const grant = get("grant", "grantType", "grant_type");
   if (grant !== undefined && !GRANTS.includes(grant as (typeof GRANTS)[number])) {
-    throw new EntryProblem("oauth.grant", `"oauth.grant" must be ${GRANTS.map((g) => `"${g}"`).join(", ")}`);
+    throw new EntryProblem("oauth.grant", entryProblem.oauthGrant(GRANTS));
   }
   const idp = normalizeIdp(raw.idp, text);
   const port = get("redirectPort", "redirect_port");
@@ -57,10 +58,7 @@ export function normalizeOAuth(
     (field) => !settings[field],
   );
   if (missing.length > 0) {
-    throw new EntryProblem(
-      `oauth.${missing[0]}`,
-      `oauth.grant = "${String(grant)}" needs ${missing.map((field) => `oauth.${field}`).join(" and ")}`,
-    );
+    throw new EntryProblem(`oauth.${missing[0]}`, entryProblem.oauthGrantNeeds(String(grant), missing));
   }
   return definedOnly(settings) as OAuthSettings;
 }
@@ -72,7 +70,7 @@ function normalizeIdp(
 ): OAuthIdentityProvider | undefined {
   if (value === undefined) return undefined;
   if (!value || typeof value !== "object" || Array.isArray(value)) {
-    throw new EntryProblem("oauth.idp", '"oauth.idp" must be a table');
+    throw new EntryProblem("oauth.idp", entryProblem.idpNotTable());
   }
   const table = value as Raw;
   const field = (name: string, ...keys: string[]) => {
@@ -87,7 +85,7 @@ function normalizeIdp(
     clientSecret: field("clientSecret", "client_secret"),
   };
   if (!entries.idToken || !entries.clientId || !(entries.tokenEndpoint || entries.issuer)) {
-    throw new EntryProblem("oauth.idp", '"oauth.idp" needs idToken, clientId and tokenEndpoint or issuer');
+    throw new EntryProblem("oauth.idp", entryProblem.idpIncomplete());
   }
   return definedOnly(entries) as OAuthIdentityProvider;
 }

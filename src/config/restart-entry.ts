@@ -1,3 +1,4 @@
+import { entryProblem } from "../errors/entry-problems.js";
 import { parseDuration } from "../util/duration.js";
 import { DEFAULT_RESTART_POLICY } from "./defaults.js";
 import { lookup, type Raw } from "./fields.js";
@@ -9,7 +10,7 @@ export function readRestart(value: unknown): RestartPolicy {
   if (value === undefined || value === true) return DEFAULT_RESTART_POLICY;
   if (value === false) return { ...DEFAULT_RESTART_POLICY, enabled: false };
   if (!value || typeof value !== "object" || Array.isArray(value))
-    throw new EntryProblem("restart", '"restart" must be true, false or a table');
+    throw new EntryProblem("restart", entryProblem.notRestart());
   const table = value as Raw;
   const duration = (keys: string[], fallback: number) => {
     const found = lookup(table, keys);
@@ -17,7 +18,10 @@ export function readRestart(value: unknown): RestartPolicy {
     try {
       return parseDuration(found.value, "ms");
     } catch (error) {
-      throw new EntryProblem(`restart.${keys[0]}`, `"restart.${keys[0]}" ${(error as Error).message}`);
+      throw new EntryProblem(
+        `restart.${keys[0]}`,
+        entryProblem.valueRejected(`restart.${keys[0]}`, (error as Error).message),
+      );
     }
   };
   const attempts = lookup(table, ["maxAttempts", "max_attempts"])?.value;
@@ -25,10 +29,7 @@ export function readRestart(value: unknown): RestartPolicy {
     attempts !== undefined &&
     (typeof attempts !== "number" || !Number.isInteger(attempts) || attempts < 0)
   ) {
-    throw new EntryProblem(
-      "restart.maxAttempts",
-      '"restart.maxAttempts" must be a whole number (0 = unlimited)',
-    );
+    throw new EntryProblem("restart.maxAttempts", entryProblem.notAttempts());
   }
   const d = DEFAULT_RESTART_POLICY;
   return {

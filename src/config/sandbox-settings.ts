@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
+import { entryProblem } from "../errors/entry-problems.js";
 import type { Raw } from "./fields.js";
 import type { SandboxPolicy } from "./model.js";
 import { EntryProblem } from "./problem.js";
@@ -22,35 +23,27 @@ export function normalizeSandbox(
   if (value === undefined || value === false) return undefined;
   if (value === true) return { read: [], write: [], network: false, env: [] };
   if (!value || typeof value !== "object" || Array.isArray(value))
-    throw new EntryProblem(
-      "sandbox",
-      '"sandbox" must be true, false or a table { read, write, network, env }',
-    );
+    throw new EntryProblem("sandbox", entryProblem.sandboxNotTable());
   const raw = value as Raw;
   for (const key of Object.keys(raw)) {
     if (!(SANDBOX_KEYS as readonly string[]).includes(key))
-      throw new EntryProblem(
-        `sandbox.${key}`,
-        `"sandbox.${key}" is not a sandbox key (use ${SANDBOX_KEYS.join(", ")})`,
-      );
+      throw new EntryProblem(`sandbox.${key}`, entryProblem.sandboxUnknownKey(key, SANDBOX_KEYS));
   }
   const paths = (key: "read" | "write") => {
     const list = raw[key];
     if (list === undefined) return [];
-    if (!Array.isArray(list))
-      throw new EntryProblem(`sandbox.${key}`, `"sandbox.${key}" must be a list of paths`);
+    if (!Array.isArray(list)) throw new EntryProblem(`sandbox.${key}`, entryProblem.sandboxNotPaths(key));
     return list.map((item, index) => {
       const path = text(`sandbox.${key}[${index}]`, item);
       if (path.trim() === "")
-        throw new EntryProblem(`sandbox.${key}[${index}]`, `"sandbox.${key}[${index}]" must not be empty`);
+        throw new EntryProblem(`sandbox.${key}[${index}]`, entryProblem.sandboxEmptyPath(key, index));
       return !isAbsolute(path) && configDir ? resolve(configDir, path) : resolve(path);
     });
   };
   const network = raw.network ?? false;
-  if (typeof network !== "boolean")
-    throw new EntryProblem("sandbox.network", '"sandbox.network" must be true or false');
+  if (typeof network !== "boolean") throw new EntryProblem("sandbox.network", entryProblem.sandboxNetwork());
   const env = raw.env ?? [];
   if (!Array.isArray(env) || !env.every((name) => typeof name === "string" && ENV_NAME.test(name)))
-    throw new EntryProblem("sandbox.env", '"sandbox.env" must be a list of environment variable names');
+    throw new EntryProblem("sandbox.env", entryProblem.sandboxEnv());
   return { read: paths("read"), write: paths("write"), network, env: env as string[] };
 }

@@ -58,115 +58,162 @@ export interface AttachRelayOptions {
  * the host sends anything).
  */
 export function relayAttached(first: Duplex, options: AttachRelayOptions): Promise<number> {
-  const { stdin, stdout, onProblem } = options;
-  let channel: Duplex | undefined;
-  let initialize: Message | undefined;
-  let initialized = false;
-  let logLevel: Message | undefined;
-  const subscriptions = new Map<string, Message>();
+  return new AttachRelay(options).run(first);
+}
+
+/**
+ * What the client set up in its session, replayed on a new connection: its `initialize` (and
+ * `notifications/initialized`), its log level and its resource subscriptions.
+ */
+export class SessionMemory {
+  #initialize: Message | undefined;
+  #initialized = false;
+  #logLevel: Message | undefined;
+  readonly #subscriptions = new Map<string, Message>();
+  #ownIds = 0;
+
+  /** Notes what a message from the client sets up. */
+  note(message: Message): void {
+    const method = message.method;
+    if (method === "initialize") this.#initialize = message;
+    else if (method === "notifications/initialized") this.#initialized = true;
+    else if (method === "logging/setLevel") this.#logLevel = message;
+    else if (method === "resources/subscribe") this.#subscriptions.set(String(message.params?.uri), message);
+    else if (method === "resources/unsubscribe") this.#subscriptions.delete(String(message.params?.uri));
+  }
+
+  /** Whether the client initialized its session (so a new connection is a reconnection it is told of). */
+  get initializedOnce(): boolean {
+    return this.#initialize !== undefined;
+  }
+
+  /** The lines that set the session up again, with ids of the relay's own (their answers are dropped). */
+  replay(): string[] {
+    const own = (message: Message, name: string) =>
+      JSON.stringify({ ...message, id: `${OWN_ID}${name}-${++this.#ownIds}` });
+    return [
+      ...(this.#initialize ? [own(this.#initialize, "initialize")] : []),
+      ...(this.#initialized ? [JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })] : []),
+      ...(this.#logLevel ? [own(this.#logLevel, "setLevel")] : []),
+      ...[...this.#subscriptions.values()].map((subscribe) => own(subscribe, "subscribe")),
+    ];
+  }
+}
+
+const isRequest = (message: Message | undefined): message is Message & { id: Id; method: string } =>
+  message?.method !== undefined && (typeof message.id === "string" || typeof message.id === "number");
+
+/** One relay between the host's stdio and the daemon's channels (see relayAttached). */
+class AttachRelay {
+  readonly #options: AttachRelayOptions;
+  #channel: Duplex | undefined;
+  readonly #memory = new SessionMemory();
   /** The client's requests sent to the current channel and not yet answered: id -> method. */
-  const pending = new Map<Id, string>();
+  readonly #pending = new Map<Id, string>();
   /** Lines from the client while no channel is open. */
-  let held: string[] = [];
-  let heldBytes = 0;
-  let ownIds = 0;
-  let clientDone = false;
-  let finish: (code: number) => void = () => {};
-  const finished = new Promise<number>((resolve) => {
-    finish = resolve;
-  });
+  #held: string[] = [];
+  #heldBytes = 0;
+  #clientDone = false;
+  #finish: (code: number) => void = () => {};
+  readonly #clientFramer: LineFramer;
+
+  constructor(options: AttachRelayOptions) {
+    this.#options = options;
+    this.#clientFramer = new LineFramer({
+      onLine: (line) => this.#fromClient(line),
+      onOversized: (info: OversizedLine) => this.#oversized("from the client", info, MAX_CLIENT_LINE_BYTES),
+      maxLineBytes: MAX_CLIENT_LINE_BYTES,
+      capStringsAfterBytes: MAX_CLIENT_LINE_BYTES,
+      maxKeptBytes: MAX_CLIENT_LINE_BYTES,
+    });
+  }
+
+  run(first: Duplex): Promise<number> {
+    const finished = new Promise<number>((resolve) => {
+      this.#finish = resolve;
+    });
+    const { stdin, stdout } = this.#options;
+    const onClientEnd = () => this.#clientEnded();
+    stdin.on("data", (chunk: Buffer) => this.#clientFramer.push(chunk));
+    stdin.on("end", onClientEnd);
+    stdin.on("close", onClientEnd);
+    stdin.on("error", onClientEnd);
+    stdout.on("error", onClientEnd);
+    this.#attach(first, false);
+    return finished;
+  }
 
   // A client that does not read holds the daemon's side (backpressure), not this process's memory.
-  const writeClient = (line: string) => {
+  #writeClient(line: string): void {
+    const { stdout } = this.#options;
     if (!stdout.writable) return;
-    const from = channel;
+    const from = this.#channel;
     if (!stdout.write(`${line}\n`) && from) {
       from.pause();
       stdout.once("drain", () => from.resume());
     }
-  };
-  const toClient = (message: unknown) => writeClient(JSON.stringify(message));
-  const fail = (id: Id, code: number, message: string) =>
-    toClient({ jsonrpc: "2.0", id, error: { code, message } });
-
-  const toDaemon = (line: string) => {
-    if (!channel?.writable) return;
-    if (!channel.write(`${line}\n`)) {
-      stdin.pause();
-      channel.once("drain", () => stdin.resume());
-    }
-  };
-
-  const clientFramer = new LineFramer({
-    onLine: (line) => fromClient(line),
-    onOversized: (info: OversizedLine) => {
-      onProblem(lineTooLargeMessage("from the client", info.bytes, MAX_CLIENT_LINE_BYTES));
-      if (info.id !== undefined)
-        fail(
-          info.id,
-          LINE_TOO_LARGE_RPC_CODE,
-          lineTooLargeMessage("from the client", info.bytes, MAX_CLIENT_LINE_BYTES),
-        );
-    },
-    maxLineBytes: MAX_CLIENT_LINE_BYTES,
-    capStringsAfterBytes: MAX_CLIENT_LINE_BYTES,
-    maxKeptBytes: MAX_CLIENT_LINE_BYTES,
-  });
-
-  function fromClient(line: string): void {
-    if (line.trim() === "") return;
-    const message = parse(line);
-    const method = message?.method;
-    const id = message?.id;
-    if (message && method !== undefined) {
-      if (method === "initialize") initialize = message;
-      else if (method === "notifications/initialized") initialized = true;
-      else if (method === "logging/setLevel") logLevel = message;
-      else if (method === "resources/subscribe" || method === "resources/unsubscribe") {
-        const uri = String(message.params?.uri);
-        if (method === "resources/subscribe") subscriptions.set(uri, message);
-        else subscriptions.delete(uri);
-      }
-    }
-    const request = method !== undefined && (typeof id === "string" || typeof id === "number");
-    if (channel) {
-      if (request) pending.set(id, method);
-      toDaemon(line);
-      return;
-    }
-    if (heldBytes + line.length > MAX_HELD_BYTES) {
-      if (request) fail(id, DAEMON_GONE_RPC_CODE, heldTooMuchMessage(method));
-      return;
-    }
-    held.push(line);
-    heldBytes += line.length;
   }
 
-  function fromDaemon(line: string): void {
+  #toClient(message: unknown): void {
+    this.#writeClient(JSON.stringify(message));
+  }
+
+  #fail(id: Id, code: number, message: string): void {
+    this.#toClient({ jsonrpc: "2.0", id, error: { code, message } });
+  }
+
+  #toDaemon(line: string): void {
+    const channel = this.#channel;
+    if (!channel?.writable) return;
+    if (!channel.write(`${line}\n`)) {
+      this.#options.stdin.pause();
+      channel.once("drain", () => this.#options.stdin.resume());
+    }
+  }
+
+  /** A line over the limit, dropped: answered with an error when it was a request still owed one. */
+  #oversized(from: string, info: OversizedLine, limit: number): void {
+    this.#options.onProblem(lineTooLargeMessage(from, info.bytes, limit));
+    const owed = from === "from the client" || (info.id !== undefined && this.#pending.delete(info.id));
+    if (info.id !== undefined && owed)
+      this.#fail(info.id, LINE_TOO_LARGE_RPC_CODE, lineTooLargeMessage(from, info.bytes, limit));
+  }
+
+  #fromClient(line: string): void {
+    if (line.trim() === "") return;
+    const message = parse(line);
+    if (message?.method !== undefined) this.#memory.note(message);
+    const request = isRequest(message) ? message : undefined;
+    if (this.#channel) {
+      if (request) this.#pending.set(request.id, request.method);
+      this.#toDaemon(line);
+      return;
+    }
+    if (this.#heldBytes + line.length > MAX_HELD_BYTES) {
+      if (request) this.#fail(request.id, DAEMON_GONE_RPC_CODE, heldTooMuchMessage(request.method));
+      return;
+    }
+    this.#held.push(line);
+    this.#heldBytes += line.length;
+  }
+
+  #fromDaemon(line: string): void {
     if (line.trim() === "") return;
     const message = parse(line);
     const id = message?.id;
     if (message && message.method === undefined && (typeof id === "string" || typeof id === "number")) {
       // The answer to the replayed initialize: the client has its own already.
       if (typeof id === "string" && id.startsWith(OWN_ID)) return;
-      pending.delete(id);
+      this.#pending.delete(id);
     }
-    writeClient(line);
+    this.#writeClient(line);
   }
 
-  function attach(next: Duplex, replay: boolean): void {
-    channel = next;
+  #attach(next: Duplex, replay: boolean): void {
+    this.#channel = next;
     const framer = new LineFramer({
-      onLine: fromDaemon,
-      onOversized: (info) => {
-        onProblem(lineTooLargeMessage("from the daemon", info.bytes, MAX_DAEMON_LINE_BYTES));
-        if (info.id !== undefined && pending.delete(info.id))
-          fail(
-            info.id,
-            LINE_TOO_LARGE_RPC_CODE,
-            lineTooLargeMessage("from the daemon", info.bytes, MAX_DAEMON_LINE_BYTES),
-          );
-      },
+      onLine: (line) => this.#fromDaemon(line),
+      onOversized: (info) => this.#oversized("from the daemon", info, MAX_DAEMON_LINE_BYTES),
       maxLineBytes: MAX_DAEMON_LINE_BYTES,
       capStringsAfterBytes: MAX_DAEMON_LINE_BYTES,
       maxKeptBytes: MAX_DAEMON_LINE_BYTES,
@@ -178,76 +225,60 @@ export function relayAttached(first: Duplex, options: AttachRelayOptions): Promi
       dropped = true;
       framer.clear();
       next.destroy();
-      if (channel !== next) return;
-      channel = undefined;
-      stdin.resume();
-      void reconnect();
+      if (this.#channel !== next) return;
+      this.#channel = undefined;
+      this.#options.stdin.resume();
+      void this.#reconnect();
     };
     next.on("end", onDrop);
     next.on("close", onDrop);
     next.on("error", onDrop);
-    if (replay) {
-      if (initialize) toDaemon(JSON.stringify({ ...initialize, id: `${OWN_ID}initialize-${++ownIds}` }));
-      if (initialized) toDaemon(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
-      if (logLevel) toDaemon(JSON.stringify({ ...logLevel, id: `${OWN_ID}setLevel-${++ownIds}` }));
-      for (const subscribe of subscriptions.values())
-        toDaemon(JSON.stringify({ ...subscribe, id: `${OWN_ID}subscribe-${++ownIds}` }));
-    }
-    const waiting = held;
-    held = [];
-    heldBytes = 0;
-    for (const line of waiting) fromClient(line);
-    if (replay && initialize) {
+    if (replay) for (const line of this.#memory.replay()) this.#toDaemon(line);
+    const waiting = this.#held;
+    this.#held = [];
+    this.#heldBytes = 0;
+    for (const line of waiting) this.#fromClient(line);
+    if (replay && this.#memory.initializedOnce) {
       for (const list of ["tools", "resources", "prompts"])
-        toClient({ jsonrpc: "2.0", method: `notifications/${list}/list_changed` });
+        this.#toClient({ jsonrpc: "2.0", method: `notifications/${list}/list_changed` });
     }
   }
 
-  async function reconnect(): Promise<void> {
+  async #reconnect(): Promise<void> {
     // Nobody else will answer what the gone daemon was doing.
-    for (const [id, method] of pending) fail(id, DAEMON_GONE_RPC_CODE, daemonGoneMessage(method));
-    pending.clear();
-    if (clientDone) return finish(0);
-    onProblem("the daemon went away; reconnecting");
+    for (const [id, method] of this.#pending) this.#fail(id, DAEMON_GONE_RPC_CODE, daemonGoneMessage(method));
+    this.#pending.clear();
+    if (this.#clientDone) return this.#finish(0);
+    this.#options.onProblem("the daemon went away; reconnecting");
     try {
-      const next = await options.connect();
-      if (clientDone) {
+      const next = await this.#options.connect();
+      if (this.#clientDone) {
         next.end();
-        return finish(0);
+        return this.#finish(0);
       }
-      attach(next, true);
+      this.#attach(next, true);
     } catch (error) {
-      onProblem(
+      this.#options.onProblem(
         `could not reach the daemon again: ${error instanceof Error ? error.message : String(error)}`,
       );
-      for (const line of held) {
+      for (const line of this.#held) {
         const message = parse(line);
-        if (
-          message?.method !== undefined &&
-          (typeof message.id === "string" || typeof message.id === "number")
-        )
-          fail(message.id, DAEMON_GONE_RPC_CODE, daemonGoneMessage(message.method));
+        if (isRequest(message))
+          this.#fail(message.id, DAEMON_GONE_RPC_CODE, daemonGoneMessage(message.method));
       }
-      held = [];
-      finish(1);
+      this.#held = [];
+      this.#finish(1);
     }
   }
 
-  const onClientEnd = () => {
-    if (clientDone) return;
-    clientDone = true;
-    clientFramer.clear();
+  #clientEnded(): void {
+    if (this.#clientDone) return;
+    this.#clientDone = true;
+    this.#clientFramer.clear();
     // The daemon ends the session (and cancels its calls) when the channel ends.
-    if (channel) channel.end();
-    else finish(0);
-  };
-  stdin.on("data", (chunk: Buffer) => clientFramer.push(chunk));
-  stdin.on("end", onClientEnd);
-  stdin.on("close", onClientEnd);
-  stdin.on("error", onClientEnd);
-  stdout.on("error", onClientEnd);
-  attach(first, false);
-  return finished;
+    if (this.#channel) this.#channel.end();
+    else this.#finish(0);
+  }
 }
 
 function parse(line: string): Message | undefined {

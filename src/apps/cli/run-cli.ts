@@ -36,7 +36,7 @@ async function commandToRun(name: string, noSuchCommand: (name: string) => Error
     import("./command-context.js"),
   ]);
   const spec = findCommand(name);
-  // Only when a declaration has no command, which test/cli/help-table.test.ts prevents.
+  // Only when a declaration has no command, which test/cli/declarations.test.ts prevents.
   if (!spec) throw noSuchCommand(name);
   return { spec, createContext };
 }

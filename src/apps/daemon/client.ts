@@ -1,4 +1,4 @@
-import { request } from "node:http";
+import { type IncomingMessage, request } from "node:http";
 import { daemonAnswered, daemonLost, requestAborted } from "../../errors/daemon-errors.js";
 import { definedOnly } from "../../util/defined.js";
 import {
@@ -49,20 +49,7 @@ export function daemonRequest(
       options.signal?.removeEventListener("abort", onAbort);
       fn();
     };
-    const req = request({
-      socketPath: socket,
-      method: "POST",
-      path: `/${operation}`,
-      agent: false,
-      // Node refuses a header whose value is undefined: an absent config is stripped here, once.
-      headers: definedOnly({
-        "content-type": "application/json",
-        "content-length": Buffer.byteLength(payload),
-        [VERSION_HEADER]: PACKAGE_VERSION,
-        // Percent-encoded: a header value cannot carry every character a path can.
-        [CONFIG_HEADER]: options.config === undefined ? undefined : encodeURIComponent(options.config),
-      }),
-    });
+    const req = openRequest(socket, operation, payload, options.config);
     const onAbort = () => {
       req.destroy();
       // The caller's own abort reason; the bare Error only stands in for a signal aborted without one.
@@ -94,46 +81,78 @@ export function daemonRequest(
         res.resume();
         return finish(() => reject(new NoDaemon("version")));
       }
-      res.setEncoding("utf8");
-      let buffer = "";
-      let size = 0;
-      const line = (text: string) => {
-        if (!text.trim()) return;
-        let parsed: ResponseLine;
-        try {
-          parsed = JSON.parse(text) as ResponseLine;
-        } catch {
-          req.destroy();
-          return finish(() => reject(daemonLost({ socket, detail: "it sent a line that is not JSON" })));
-        }
-        if ("progress" in parsed) options.onProgress?.(parsed.progress);
-        else if ("result" in parsed) finish(() => resolve(parsed.result));
-        else if ("error" in parsed) {
-          const { code, message } = parsed.error;
-          finish(() => reject(daemonAnswered({ code, message })));
-        }
-      };
-      res.on("data", (chunk: string) => {
-        size += chunk.length;
-        if (size > MAX_RESPONSE_BYTES) {
-          req.destroy();
-          return finish(() => reject(daemonLost({ socket, detail: "its answer was too large" })));
-        }
-        buffer += chunk;
-        let newline = buffer.indexOf("\n");
-        while (newline >= 0) {
-          line(buffer.slice(0, newline));
-          buffer = buffer.slice(newline + 1);
-          newline = buffer.indexOf("\n");
-        }
+      readAnswer(res, {
+        onProgress: options.onProgress,
+        result: (result) => finish(() => resolve(result)),
+        error: (error) => finish(() => reject(error)),
+        lost: (detail, cut) => {
+          if (cut) req.destroy();
+          finish(() => reject(daemonLost({ socket, detail })));
+        },
       });
-      res.on("end", () => {
-        line(buffer);
-        finish(() => reject(daemonLost({ socket, detail: "the connection closed before the answer" })));
-      });
-      res.on("aborted", () => finish(() => reject(daemonLost({ socket, detail: "the connection was cut" }))));
-      res.on("error", (error) => finish(() => reject(daemonLost({ socket, detail: error.message }))));
     });
     req.end(payload);
   });
+}
+
+/** The request of one operation, its body yet to be written. */
+function openRequest(socket: string, operation: string, payload: string, config: string | undefined) {
+  return request({
+    socketPath: socket,
+    method: "POST",
+    path: `/${operation}`,
+    agent: false,
+    // Node refuses a header whose value is undefined: an absent config is stripped here, once.
+    headers: definedOnly({
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(payload),
+      [VERSION_HEADER]: PACKAGE_VERSION,
+      // Percent-encoded: a header value cannot carry every character a path can.
+      [CONFIG_HEADER]: config === undefined ? undefined : encodeURIComponent(config),
+    }),
+  });
+}
+
+/** What reading an answer leads to; `lost` with `cut` when the connection must be closed too. */
+interface AnswerOutcome {
+  readonly onProgress: DaemonRequestOptions["onProgress"];
+  readonly result: (result: Envelope) => void;
+  readonly error: (error: Error) => void;
+  readonly lost: (detail: string, cut: boolean) => void;
+}
+
+/** Reads the daemon's answer: progress lines, then a result or an error line (newline-delimited JSON). */
+function readAnswer(res: IncomingMessage, outcome: AnswerOutcome): void {
+  res.setEncoding("utf8");
+  let buffer = "";
+  let size = 0;
+  const line = (text: string) => {
+    if (!text.trim()) return;
+    let parsed: ResponseLine;
+    try {
+      parsed = JSON.parse(text) as ResponseLine;
+    } catch {
+      return outcome.lost("it sent a line that is not JSON", true);
+    }
+    if ("progress" in parsed) outcome.onProgress?.(parsed.progress);
+    else if ("result" in parsed) outcome.result(parsed.result);
+    else if ("error" in parsed) outcome.error(daemonAnswered(parsed.error));
+  };
+  res.on("data", (chunk: string) => {
+    size += chunk.length;
+    if (size > MAX_RESPONSE_BYTES) return outcome.lost("its answer was too large", true);
+    buffer += chunk;
+    let newline = buffer.indexOf("\n");
+    while (newline >= 0) {
+      line(buffer.slice(0, newline));
+      buffer = buffer.slice(newline + 1);
+      newline = buffer.indexOf("\n");
+    }
+  });
+  res.on("end", () => {
+    line(buffer);
+    outcome.lost("the connection closed before the answer", false);
+  });
+  res.on("aborted", () => outcome.lost("the connection was cut", false));
+  res.on("error", (error) => outcome.lost(error.message, false));
 }

@@ -156,51 +156,124 @@ function occupied(
  * nothing else; after `idleMs` without a request the daemon closes the bridge and stops.
  */
 export async function serveDaemon(options: DaemonOptions): Promise<RunningDaemon> {
-  const { bridge, paths, logger } = options;
-  const startedAt = Date.now();
-  let inflight = 0;
-  /** The attached MCP sessions with their sockets: each counts as a request in flight while it lasts. */
-  const attached = new Map<Duplex, AttachedSession>();
-  let idleTimer: NodeJS.Timeout | undefined;
-  let stopping: Promise<void> | undefined;
-  let resolveStopped: () => void = () => {};
-  const stopped = new Promise<void>((resolve) => {
-    resolveStopped = resolve;
-  });
+  const daemon = new DaemonServer(options);
+  await daemon.listen();
+  return daemon;
+}
 
-  const armIdle = () => {
-    clearTimeout(idleTimer);
-    // An infinite idle time (never stop) must not reach setTimeout, which would fire at once.
-    if (inflight === 0 && !stopping && Number.isFinite(options.idleMs))
-      idleTimer = setTimeout(() => void stop(`idle for ${options.idleMs} ms`), options.idleMs);
+/** The daemon's socket server: its requests, its attached sessions and its idle timer (serveDaemon). */
+class DaemonServer implements RunningDaemon {
+  readonly #options: DaemonOptions;
+  readonly #startedAt = Date.now();
+  #inflight = 0;
+  /** The attached MCP sessions with their sockets: each counts as a request in flight while it lasts. */
+  readonly #attached = new Map<Duplex, AttachedSession>();
+  #idleTimer: NodeJS.Timeout | undefined;
+  #stopping: Promise<void> | undefined;
+  #resolveStopped: () => void = () => {};
+  readonly stopped = new Promise<void>((resolve) => {
+    this.#resolveStopped = resolve;
+  });
+  readonly #server = createServer((req, res) => this.#request(req, res));
+
+  constructor(options: DaemonOptions) {
+    this.#options = options;
+    this.#server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+      this.#upgrade(req, socket, head),
+    );
+    // Keep-alive would hold a finished CLI's connection open; every request is one connection.
+    this.#server.keepAliveTimeout = 0;
+  }
+
+  async listen(): Promise<void> {
+    const { paths, logger } = this.#options;
+    const server = this.#server;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      // No window with a socket others could open: the file is created under a 0177 umask.
+      const umask = process.umask(0o177);
+      server.listen(paths.socket, () => {
+        process.umask(umask);
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    chmodSync(paths.socket, 0o600);
+    logger.info(`Daemon ${process.pid} serving ${paths.config} on ${paths.socket}`);
+    this.#armIdle();
+  }
+
+  readonly stop = (reason: string): Promise<void> => {
+    if (this.#stopping) return this.#stopping;
+    clearTimeout(this.#idleTimer);
+    this.#options.logger.info(`Daemon stopping: ${reason}`);
+    this.#stopping = (async () => {
+      await new Promise<void>((resolve) => {
+        this.#server.close(() => resolve());
+        this.#server.closeAllConnections();
+        // Upgraded connections are no longer the HTTP server's: each attached shim reconnects.
+        for (const socket of this.#attached.keys()) socket.destroy();
+      });
+      try {
+        unlinkSync(this.#options.paths.socket);
+      } catch {
+        // already gone
+      }
+      await this.#options.bridge.close();
+      this.#resolveStopped();
+    })();
+    return this.#stopping;
   };
 
-  const info = (): DaemonInfo & { servers: unknown } => ({
-    pid: process.pid,
-    // Requests being answered besides this one.
-    activeRequests: inflight - 1 - attached.size,
-    attachedSessions: attached.size,
-    socket: paths.socket,
-    config: paths.config,
-    startedAt: new Date(startedAt).toISOString(),
-    uptimeMs: Date.now() - startedAt,
-    idleMs: options.idleMs,
-    version: options.version,
-    servers: (statusDocument(bridge).document as { servers: unknown }).servers,
-  });
+  /** A request or attached session begins: the daemon is not idle while it lasts. */
+  #begin(): void {
+    this.#inflight++;
+    clearTimeout(this.#idleTimer);
+  }
 
-  async function answer(
+  #end(): void {
+    this.#inflight--;
+    this.#armIdle();
+  }
+
+  #armIdle(): void {
+    const { idleMs } = this.#options;
+    clearTimeout(this.#idleTimer);
+    // An infinite idle time (never stop) must not reach setTimeout, which would fire at once.
+    if (this.#inflight === 0 && !this.#stopping && Number.isFinite(idleMs))
+      this.#idleTimer = setTimeout(() => void this.stop(`idle for ${idleMs} ms`), idleMs);
+  }
+
+  #info(): DaemonInfo & { servers: unknown } {
+    const { paths, idleMs, version, bridge } = this.#options;
+    return {
+      pid: process.pid,
+      // Requests being answered besides this one.
+      activeRequests: this.#inflight - 1 - this.#attached.size,
+      attachedSessions: this.#attached.size,
+      socket: paths.socket,
+      config: paths.config,
+      startedAt: new Date(this.#startedAt).toISOString(),
+      uptimeMs: Date.now() - this.#startedAt,
+      idleMs,
+      version,
+      servers: (statusDocument(bridge).document as { servers: unknown }).servers,
+    };
+  }
+
+  async #answer(
     operation: string,
     body: unknown,
     res: ServerResponse,
     signal: AbortSignal,
   ): Promise<Envelope> {
-    if (operation === "daemon") return { document: info(), exitCode: 0, warnings: [] };
+    const { bridge, occupy } = this.#options;
+    if (operation === "daemon") return { document: this.#info(), exitCode: 0, warnings: [] };
     if (operation === "shutdown") {
-      setImmediate(() => void stop("asked to stop"));
+      setImmediate(() => void this.stop("asked to stop"));
       return { document: { stopping: true, pid: process.pid }, exitCode: 0, warnings: [] };
     }
-    const release = options.occupy ? occupied(bridge, operation, body, options.occupy) : [];
+    const release = occupy ? occupied(bridge, operation, body, occupy) : [];
     try {
       return await answerOperation(bridge, operation, body, signal, (progress) => {
         if (!res.writableEnded && !res.destroyed)
@@ -211,22 +284,21 @@ export async function serveDaemon(options: DaemonOptions): Promise<RunningDaemon
     }
   }
 
-  const server = createServer((req, res) => {
-    inflight++;
-    clearTimeout(idleTimer);
+  #request(req: IncomingMessage, res: ServerResponse): void {
+    const { paths, version, logger } = this.#options;
+    this.#begin();
     const controller = new AbortController();
     // The client went away before its answer (Ctrl-C, a crash): cancel what it asked for.
     res.on("close", () => {
       // An abort reason for the operation's own signal: nobody is left to be told.
       if (!res.writableFinished) controller.abort(daemonClientDisconnected());
-      inflight--;
-      armIdle();
+      this.#end();
     });
     const operation = (req.url ?? "/").slice(1).split("?")[0] ?? "";
     const send = (line: ResponseLine) => {
       if (!res.writableEnded && !res.destroyed) res.end(`${JSON.stringify(line)}\n`);
     };
-    const refused = refusal(req, operation, paths.config, options.version);
+    const refused = refusal(req, operation, paths.config, version);
     if (refused) {
       res.statusCode = refused.status;
       send({ error: refused.error });
@@ -239,7 +311,7 @@ export async function serveDaemon(options: DaemonOptions): Promise<RunningDaemon
     heartbeat.unref();
     res.on("close", () => clearInterval(heartbeat));
     readBody(req)
-      .then((body) => answer(operation, body, res, controller.signal))
+      .then((body) => this.#answer(operation, body, res, controller.signal))
       .then((result) => send({ result }))
       .catch((error: unknown) => {
         if (!isMcpBridgeError(error))
@@ -248,11 +320,13 @@ export async function serveDaemon(options: DaemonOptions): Promise<RunningDaemon
           error: { code: isMcpBridgeError(error) ? error.code : "INTERNAL", message: errorText(error) },
         });
       });
-  });
-  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+  }
+
+  #upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const { paths, version, attach } = this.#options;
     const refused =
-      refusal(req, "attach", paths.config, options.version, "GET") ??
-      (req.headers.upgrade !== ATTACH_UPGRADE || !options.attach || stopping
+      refusal(req, "attach", paths.config, version, "GET") ??
+      (req.headers.upgrade !== ATTACH_UPGRADE || !attach || this.#stopping
         ? { status: 404, error: { code: ErrorCode.DaemonUnavailable, message: "No attach here" } }
         : undefined);
     if (refused) {
@@ -265,59 +339,17 @@ export async function serveDaemon(options: DaemonOptions): Promise<RunningDaemon
       `HTTP/1.1 101 Switching Protocols\r\nUpgrade: ${ATTACH_UPGRADE}\r\nConnection: Upgrade\r\n\r\n`,
     );
     if (head.length > 0) socket.unshift(head);
-    inflight++;
-    clearTimeout(idleTimer);
+    this.#begin();
     const mode = { codeMode: req.headers[ATTACH_MODE_HEADER] === "code" };
-    const session = (options.attach as NonNullable<DaemonOptions["attach"]>)(socket, mode);
-    attached.set(socket, session);
+    const session = (attach as NonNullable<DaemonOptions["attach"]>)(socket, mode);
+    this.#attached.set(socket, session);
     // A session that ends (its shim exited or the host closed it) cancels its own calls (the server's
     // transport closing aborts its handlers) and nothing else.
     void session.closed.then(async () => {
-      attached.delete(socket);
+      this.#attached.delete(socket);
       await session.close().catch(() => undefined);
       socket.destroy();
-      inflight--;
-      armIdle();
+      this.#end();
     });
-  });
-  // Keep-alive would hold a finished CLI's connection open; every request is one connection.
-  server.keepAliveTimeout = 0;
-
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    // No window with a socket others could open: the file is created under a 0177 umask.
-    const umask = process.umask(0o177);
-    server.listen(paths.socket, () => {
-      process.umask(umask);
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  chmodSync(paths.socket, 0o600);
-  logger.info(`Daemon ${process.pid} serving ${paths.config} on ${paths.socket}`);
-  armIdle();
-
-  function stop(reason: string): Promise<void> {
-    if (stopping) return stopping;
-    clearTimeout(idleTimer);
-    logger.info(`Daemon stopping: ${reason}`);
-    stopping = (async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-        // Upgraded connections are no longer the HTTP server's: each attached shim reconnects.
-        for (const socket of attached.keys()) socket.destroy();
-      });
-      try {
-        unlinkSync(paths.socket);
-      } catch {
-        // already gone
-      }
-      await bridge.close();
-      resolveStopped();
-    })();
-    return stopping;
   }
-
-  return { stopped, stop };
 }

@@ -8,11 +8,12 @@ import type { ModelProvider } from "../../agent/model-provider.js";
 import { chooseProvider } from "../../agent/select-provider.js";
 import { cliBridgeOptions } from "../bridge-commands.js";
 import type { CommandContext } from "../command-context.js";
-import { writeJson } from "../output.js";
+import { type Style, writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
 import { type AskLine, terminalElicitation } from "../terminal-elicitation.js";
 import { urlElicitation } from "../url-elicitation.js";
 import { chatNeedsInput } from "../usage-errors.js";
+import { ChatLoop, ChatQuestions } from "./chat-input.js";
 import { chatSampling, type SamplingPrompt } from "./chat-sampling.js";
 import { ChatSession, type ChatSession as Session } from "./chat-session.js";
 import { HISTORY_SIZE, historyFile, loadHistory, saveHistory } from "./history.js";
@@ -148,74 +149,70 @@ async function interactive(
   const input = io.stdin;
   if (!input) throw chatNeedsInput();
   const tty = Boolean(input.isTTY && io.stdout.isTTY);
-  const historyAt = tty ? historyFile(io.env) : undefined;
-  const rl: Interface = createInterface({
+  const rl = openLineReader(input, io.stdout, tty ? historyFile(io.env) : undefined, tty);
+  const questions = new ChatQuestions(rl, input, io.stdout, view);
+  if (tty) shareAsk(questions.ask);
+  const session: Session = new ChatSession({
+    bridge,
+    provider,
+    view,
+    style,
+    login: chatLogin(context, bridge, view, tty),
+    yes: context.options.yes === true,
+    ask: tty ? questions.ask : undefined,
+    askKey: tty ? questions.askKey : undefined,
+    system: typeof context.options.system === "string" ? context.options.system : undefined,
+  });
+  const loop: ChatLoop = new ChatLoop({
+    rl,
     input,
-    output: io.stdout,
+    out: io.stdout,
+    view,
+    style,
+    tty,
+    handle: (line, signal) => session.handle(line, signal),
+    signal: io.signal,
+    onFinish: () => unsubscribe(),
+  });
+  const announce = serverAnnouncer({
+    bridge,
+    view,
+    style,
+    rl,
+    out: io.stdout,
+    atPrompt: () => tty && !loop.running,
+  });
+  const unsubscribe = bridge.on("serverStateChanged", announce);
+  view.note(
+    `mcp-bridge chat with ${provider.model} (${provider.name}); /help for commands, Ctrl-D to leave.`,
+  );
+  rl.setPrompt(style.bold("> "));
+  return await loop.run();
+}
+
+/** The chat's line reader, with the input history kept in `historyAt` (on a terminal). */
+function openLineReader(
+  input: NodeJS.ReadableStream,
+  output: NodeJS.WritableStream,
+  historyAt: string | undefined,
+  tty: boolean,
+): Interface {
+  const rl = createInterface({
+    input,
+    output,
     terminal: tty,
     history: loadHistory(historyAt),
     historySize: HISTORY_SIZE,
     removeHistoryDuplicates: true,
   });
   rl.on("history", (history: string[]) => saveHistory(historyAt, history));
-  let running: AbortController | undefined;
-  let lastInterrupt = 0;
-  // One question at a time: readline drops a question asked while another is pending, and a tool
-  // approval, a server's sampling request and its elicitation can all arrive together.
-  // A question whose signal aborts (a server withdrew its request) is taken back: no late answer.
-  let asking: Promise<unknown> = Promise.resolve();
-  const ask = (question: string, signal?: AbortSignal) => {
-    const answer = asking.then(
-      () =>
-        new Promise<string | undefined>((done) => {
-          if (signal?.aborted) return done(undefined);
-          view.hold(true);
-          const answered = (answer: string | undefined) => {
-            view.hold(false);
-            done(answer);
-          };
-          signal?.addEventListener("abort", () => answered(undefined), { once: true });
-          rl.question(question, signal ? { signal } : {}, answered);
-        }),
-    );
-    asking = answer.catch(() => {});
-    return answer;
-  };
-  // A single key answers (y/n/a...): no Enter, and readline never sees a line, so the answer stays
-  // out of the input history. Enter with a typed word answers too; Ctrl-C answers no.
-  const askKey = (question: string, keys: string) => {
-    const answer = asking.then(
-      () =>
-        new Promise<string | undefined>((done) => {
-          const taken = new AbortController();
-          const settle = (value: string | undefined) => {
-            input.off("keypress", onKey);
-            taken.abort();
-            view.hold(false);
-            done(value);
-          };
-          const onKey = (
-            text: string | undefined,
-            key: { ctrl?: boolean; meta?: boolean; name?: string },
-          ) => {
-            if (key?.ctrl && key.name === "c") return settle("n");
-            const letter = text?.toLowerCase();
-            if (key?.ctrl || key?.meta || !letter || letter.length !== 1 || !keys.includes(letter)) return;
-            // readline has put the key into its line: empty the line, then show the answer.
-            rl.write(null, { ctrl: true, name: "u" });
-            io.stdout.write(`${letter}\n`);
-            settle(letter);
-          };
-          input.on("keypress", onKey);
-          view.hold(true);
-          rl.question(question, { signal: taken.signal }, (line) => settle(line));
-        }),
-    );
-    asking = answer.catch(() => {});
-    return answer;
-  };
-  if (tty) shareAsk(ask);
-  const login = async (server: RemoteServerDefinition, signal?: AbortSignal) => {
+  return rl;
+}
+
+/** `/mcp auth SERVER`: an OAuth login, its URL shown in the chat (and opened in a browser on a terminal). */
+function chatLogin(context: CommandContext, bridge: Bridge, view: ChatView, tty: boolean) {
+  const { io } = context;
+  return async (server: RemoteServerDefinition, signal?: AbortSignal) => {
     const { loginToServer, openBrowser } = await import("../oauth-login.js");
     return loginToServer(server, {
       settings: bridge.config.settings,
@@ -229,22 +226,24 @@ async function interactive(
       },
     });
   };
-  const session: Session = new ChatSession({
-    bridge,
-    provider,
-    view,
-    style,
-    login,
-    yes: context.options.yes === true,
-    ask: tty ? ask : undefined,
-    askKey: tty ? askKey : undefined,
-    system: typeof context.options.system === "string" ? context.options.system : undefined,
-  });
-  const announce = (status: ServerStatus) => {
+}
+
+/** A note in the chat for each server that connected or failed. */
+function serverAnnouncer(chat: {
+  bridge: Bridge;
+  view: ChatView;
+  style: Style;
+  rl: Interface;
+  out: { write(text: string): unknown };
+  /** Whether the prompt is showing (on a terminal, no turn running). */
+  atPrompt: () => boolean;
+}) {
+  const { bridge, view, style, rl, out } = chat;
+  return (status: ServerStatus) => {
     if (status.state !== "connected" && status.state !== "failed") return;
     // At the prompt, the note replaces the prompt line and the prompt (with what was typed) comes back below.
-    const atPrompt = tty && !running;
-    if (atPrompt) io.stdout.write("\r\u001b[2K");
+    const atPrompt = chat.atPrompt();
+    if (atPrompt) out.write("\r\u001b[2K");
     if (status.state === "connected")
       view.note(
         `${terminalText(status.name)}: connected, ${counted(bridge.tools({ server: status.name }).length, "tool")}`,
@@ -258,86 +257,4 @@ async function interactive(
     }
     if (atPrompt) rl.prompt(true);
   };
-  const unsubscribe = bridge.on("serverStateChanged", announce);
-  view.note(
-    `mcp-bridge chat with ${provider.model} (${provider.name}); /help for commands, Ctrl-D to leave.`,
-  );
-  rl.setPrompt(style.bold("> "));
-
-  return await new Promise<number>((done) => {
-    let finished = false;
-    const finish = () => {
-      if (finished) return;
-      finished = true;
-      unsubscribe();
-      running?.abort();
-      rl.close();
-      done(0);
-    };
-    io.signal?.addEventListener("abort", finish, { once: true });
-    rl.on("SIGINT", () => {
-      if (running) {
-        running.abort();
-        return;
-      }
-      // Ctrl-C at an empty prompt twice (within 2 s) leaves; once clears the line.
-      const now = Date.now();
-      if (now - lastInterrupt < 2000) return finish();
-      lastInterrupt = now;
-      rl.write(null, { ctrl: true, name: "u" });
-      view.note("(Ctrl-C again or Ctrl-D to leave)");
-      rl.prompt();
-    });
-    const queue: string[] = [];
-    let busy = false;
-    const next = async () => {
-      if (busy) return;
-      busy = true;
-      while (queue.length > 0 && !finished) {
-        const line = queue.shift() ?? "";
-        running = new AbortController();
-        const outcome = await session.handle(line, running.signal);
-        running = undefined;
-        if (outcome === "exit") return finish();
-      }
-      busy = false;
-      if (!finished && tty) rl.prompt();
-      // Piped input ends the chat once every line is answered.
-      if (!tty && inputEnded && queue.length === 0) finish();
-    };
-    let inputEnded = false;
-    // A line ending in a backslash, or ended with Alt-Enter, goes on on the next line.
-    let continued: string[] = [];
-    const goOn = (line: string) => {
-      continued.push(line);
-      rl.setPrompt(style.dim("… "));
-      if (tty) rl.prompt();
-    };
-    if (tty) {
-      // readline ignores Alt-Enter: the typed line is taken here, and a new one begins below it.
-      input.on("keypress", (_text: string, key: { meta?: boolean; name?: string }) => {
-        if (!key?.meta || (key.name !== "return" && key.name !== "enter") || running) return;
-        const line = rl.line;
-        rl.write(null, { ctrl: true, name: "u" });
-        io.stdout.write(`${line}\n`);
-        goOn(line);
-      });
-    }
-    rl.on("line", (line) => {
-      if (line.endsWith("\\")) {
-        goOn(line.slice(0, -1));
-        return;
-      }
-      queue.push([...continued, line].join("\n"));
-      continued = [];
-      rl.setPrompt(style.bold("> "));
-      void next();
-    });
-    // Ctrl-D on a terminal leaves at once; piped input leaves after its last line is answered.
-    rl.on("close", () => {
-      inputEnded = true;
-      if (tty || (!busy && queue.length === 0)) finish();
-    });
-    if (tty) rl.prompt();
-  });
 }

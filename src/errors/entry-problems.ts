@@ -1,0 +1,50 @@
+/**
+ * What is wrong with one server entry of a config: the text of config/'s EntryProblem, reported as a
+ * warning that names the server (the entry is skipped). Texts, not errors: EntryProblem lives in
+ * config/, which this layer does not import. `field` is the entry's key as written.
+ */
+export const entryProblem = {
+  /** A value a field's reader refused; `reason` is its "must be ..." fragment (value-errors.ts). */
+  valueRejected: (field: string, reason: string) => `"${field}" ${reason}`,
+  notString: (field: string) => `"${field}" must be a string`,
+  inputPrompt: (field: string, variable: string) =>
+    `"${field}" uses \${${variable}}, a VS Code input prompt; run on a terminal to be asked for it, or put the value in an env variable instead`,
+  unsetVariable: (field: string, variable: string) =>
+    `"${field}" uses \${${variable}}, which is not set; set it or write \${${variable}:-default}`,
+  notStringTable: (field: string) => `"${field}" must be a table of strings`,
+  notStringList: (field: string) => `"${field}" must be a list of strings`,
+  notVariableName: () => "must name an environment variable",
+  /** `what` (a header, a token) is taken from an unset variable. */
+  variableUnset: (what: string, variable: string) => `${what} comes from \${${variable}}, which is not set`,
+  notToolList: (field: string) => `"${field}" must be a list of tool names or globs`,
+  sandboxOnRemote: () =>
+    '"sandbox" applies only to stdio servers (a remote server runs elsewhere); remove it',
+  unknownTransport: (value: unknown) => `unknown transport ${JSON.stringify(value)} (use stdio, http or sse)`,
+  noCommand: () => 'uses transport "stdio" but has no "command"',
+  noUrl: (transport: string) => `uses transport "${transport}" but has no "url"`,
+  noCommandNorUrl: () => 'has neither "command" nor "url"',
+  emptyCommand: () => '"command" must not be empty',
+  noFileAccess: (field: string) => `"${field}" cannot be read here (no file access)`,
+  fileUnreadable: (field: string, file: string, reason: string) =>
+    `"${field}" names ${file}, which cannot be read (${reason})`,
+  notHttpUrl: () => '"url" must be an http:// or https:// URL',
+  notHeaderTable: () => '"env_http_headers" must be a table of header = ENV_VAR',
+  notToolsTable: () => '"tools" must be a table with "include" and/or "exclude" lists',
+  notRestart: () => '"restart" must be true, false or a table',
+  notAttempts: () => '"restart.maxAttempts" must be a whole number (0 = unlimited)',
+  notObject: () => "must be an object",
+  oauthNotTable: () => '"oauth" must be a table',
+  oauthGrant: (grants: readonly string[]) =>
+    `"oauth.grant" must be ${grants.map((g) => `"${g}"`).join(", ")}`,
+  oauthGrantNeeds: (grant: string, missing: readonly string[]) =>
+    `oauth.grant = "${grant}" needs ${missing.map((field) => `oauth.${field}`).join(" and ")}`,
+  idpNotTable: () => '"oauth.idp" must be a table',
+  idpIncomplete: () => '"oauth.idp" needs idToken, clientId and tokenEndpoint or issuer',
+  sandboxNotTable: () => '"sandbox" must be true, false or a table { read, write, network, env }',
+  sandboxUnknownKey: (key: string, keys: readonly string[]) =>
+    `"sandbox.${key}" is not a sandbox key (use ${keys.join(", ")})`,
+  sandboxNotPaths: (key: string) => `"sandbox.${key}" must be a list of paths`,
+  sandboxEmptyPath: (key: string, index: number) => `"sandbox.${key}[${index}]" must not be empty`,
+  sandboxNetwork: () => '"sandbox.network" must be true or false',
+  sandboxEnv: () => '"sandbox.env" must be a list of environment variable names',
+};
