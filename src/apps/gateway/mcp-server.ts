@@ -29,7 +29,7 @@ export interface GatewayClient {
   readonly limitKey?: () => string;
   /** Resolves once the response to request `id` was written out or abandoned; undefined: unknown. */
   readonly delivered?: (id: RequestId) => Promise<void> | undefined;
-  /** What the client has not read yet (HTTP; the stdio channel bounds its own, see stdio-wire.ts). */
+  /** What the client has not read yet (HTTP, and stdio where stdio-wire.ts bounds its bytes too). */
   readonly backlog?: UnreadBacklog;
   /** Whether the admin tools are on (see admin-tools.ts); the profile decides who may use them. */
   readonly adminTools?: boolean;

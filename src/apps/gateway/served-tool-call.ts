@@ -93,7 +93,7 @@ export async function serveToolCall<Started>(
   // A tool outside the profile is answered exactly like a tool that does not exist.
   if (!tool || !profileAllows(profile, tool.server, tool.name)) throw unknownTool(name);
   const unread = client.backlog?.unread(client.id) ?? 0;
-  if (client.backlog && unread >= client.backlog.limit) {
+  if (client.backlog?.full(client.id)) {
     throw backlogFull({ tool: name, unread, limit: client.backlog.limit });
   }
   // Over the concurrency limit the call waits its turn (cancelled with its request), up to a bound.

@@ -1,5 +1,6 @@
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Bridge } from "../../bridge/api.js";
+import { UnreadBacklog } from "./backlog.js";
 import { ClientLimiter } from "./client-limits.js";
 import { StdioFastPath } from "./fast-path/stdio-fast-path.js";
 import { resolveStdioGatewayOptions, type StdioGatewayOptions } from "./gateway-options.js";
@@ -31,6 +32,10 @@ export function serveGatewayStdio(
     id: "stdio",
     limiter,
     delivered: (id: string | number) => wire.delivered(id),
+    // A result past the host's unread bound is refused before it is serialized (an error goes
+    // instead), and a call is refused before it reaches upstream while the host's unread bytes are at
+    // the bound: a host that stops reading costs no more results made and copied for nothing.
+    backlog: new UnreadBacklog(options.maxUnreadBytes, { soleClient: true }),
     adminTools: options.adminTools,
     logLevel,
     everyUpstreamLog: options.soleClient,
