@@ -21,6 +21,7 @@ import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { FIRST_CALLS } from "./first-calls.js";
+import { ownSignalFetch } from "./own-signal-fetch.js";
 import { type Figure, fmt, measureSequential, measureThroughput, percentile } from "./stats.js";
 
 const SERVER = fileURLToPath(new URL("./servers/bench-server.js", import.meta.url));
@@ -116,7 +117,7 @@ export async function httpSide(gateway: boolean, era: Era = "session"): Promise<
   // A 2025-11-25 session, as most hosts open today; or a 2026-07-28 client (no session, no handshake).
   const mode = era === "modern" ? { pin: "2026-07-28" } : "legacy";
   const client = new Client({ name: "hop", version: "1" }, { versionNegotiation: { mode } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: ownSignalFetch }));
   return clientSide(client, child.pid ?? 0, () => child.kill("SIGTERM"));
 }
 

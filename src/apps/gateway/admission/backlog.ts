@@ -30,9 +30,14 @@ export function approximateSize(value: unknown, depth = 0): number {
 export class UnreadBacklog {
   readonly limit: number;
   readonly #unread = new Map<string, number>();
+  /** Per client, the size of the last message refused: what made it full (see `full`). */
+  readonly #refused = new Map<string, number>();
 
-  constructor(limit: number) {
+  /** Whether a client whose last message was refused is full (see `full`): for a channel of one client. */
+  readonly #soleClient: boolean;
+  constructor(limit: number, options: { readonly soleClient?: boolean } = {}) {
     this.limit = limit;
+    this.#soleClient = options.soleClient === true;
   }
 
   unread(client: string): number {
@@ -42,9 +47,26 @@ export class UnreadBacklog {
   /** Counts `bytes` as unread by `client`, or refuses them (false) when that would pass the limit. */
   take(client: string, bytes: number): boolean {
     const unread = this.unread(client);
-    if (unread > 0 && unread + bytes > this.limit) return false;
+    if (unread > 0 && unread + bytes > this.limit) {
+      this.#refused.set(client, bytes);
+      return false;
+    }
+    this.#refused.delete(client);
     this.#unread.set(client, unread + bytes);
     return true;
+  }
+
+  /**
+   * Whether a new call of `client` would only make a result to be refused: its unread bytes are at the
+   * limit, or (on a channel of one client, `soleClient`: the stdio host) its last refused message would
+   * still not fit. Such a call is failed before it reaches its server, so a host that stopped reading
+   * costs no more results made (parsed, copied) for nothing. Over HTTP, clients without auth share one
+   * name: one that stopped reading must not fail the calls of the others.
+   */
+  full(client: string): boolean {
+    const unread = this.unread(client);
+    if (unread >= this.limit) return true;
+    return this.#soleClient && unread > 0 && unread + (this.#refused.get(client) ?? 0) > this.limit;
   }
 
   /** Bytes taken earlier that were read or abandoned. */
@@ -52,6 +74,9 @@ export class UnreadBacklog {
     const left = this.unread(client) - bytes;
     // An idle client is forgotten, so the map does not grow with every client ever seen.
     if (left > 0) this.#unread.set(client, left);
-    else this.#unread.delete(client);
+    else {
+      this.#unread.delete(client);
+      this.#refused.delete(client);
+    }
   }
 }

@@ -1,5 +1,6 @@
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Bridge } from "../../../bridge/api.js";
+import { UnreadBacklog } from "../admission/backlog.js";
 import { ClientLimiter } from "../admission/client-limits.js";
 import { requestTracker } from "../admission/request-tracker.js";
 import { gatewayServer } from "../faces/mcp/mcp-server.js";
@@ -32,6 +33,10 @@ export function serveGatewayStdio(
     id: "stdio",
     limiter,
     delivered: (id: string | number) => wire.delivered(id),
+    // A result past the host's unread bound is refused before it is serialized (an error goes
+    // instead), and a call is refused before it reaches upstream while the host's unread bytes are at
+    // the bound: a host that stops reading costs no more results made and copied for nothing.
+    backlog: new UnreadBacklog(options.maxUnreadBytes, { soleClient: true }),
     adminTools: options.adminTools,
     logLevel,
     everyUpstreamLog: options.soleClient,

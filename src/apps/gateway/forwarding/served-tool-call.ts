@@ -35,7 +35,7 @@ export interface GatewayClient {
   readonly limitKey?: () => string;
   /** Resolves once the response to request `id` was written out or abandoned; undefined: unknown. */
   readonly delivered?: (id: RequestId) => Promise<void> | undefined;
-  /** What the client has not read yet (HTTP; the stdio channel bounds its own, see entry/stdio-wire.ts). */
+  /** What the client has not read yet (HTTP, and stdio where entry/stdio-wire.ts bounds its bytes too). */
   readonly backlog?: UnreadBacklog;
   /** Whether the admin tools are on (see faces/admin/admin-tools.ts); the profile decides who may use them. */
   readonly adminTools?: boolean;
@@ -146,7 +146,7 @@ export async function serveToolCall<Started>(
   // A tool outside the profile is answered exactly like a tool that does not exist.
   if (!tool || !profileAllows(profile, tool.server, tool.name)) throw unknownTool(name);
   const unread = client.backlog?.unread(client.id) ?? 0;
-  if (client.backlog && unread >= client.backlog.limit) {
+  if (client.backlog?.full(client.id)) {
     throw backlogFull({ tool: name, unread, limit: client.backlog.limit });
   }
   // Over the concurrency limit the call waits its turn (cancelled with its request), up to a bound.
