@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Gateway, startGateway } from "../../src/apps/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 import { connect } from "./client.js";
 
 // What a client of the gateway receives equals what the upstream sent, field for field, except the
@@ -105,7 +105,7 @@ describe("the gateway forwards what the upstream sent", () => {
   let gateway: Gateway;
 
   beforeAll(async () => {
-    bridge = await startBridge({ servers: { up: stdioEntry("returns-scripted") } });
+    bridge = await startBridge({ servers: { up: inProcessEntry("returns-scripted") } });
     gateway = await startGateway({ bridge });
   }, 60_000);
 

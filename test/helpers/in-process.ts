@@ -5,10 +5,14 @@
  * built by the same function as when it runs as a process (`createFixtureServer` in lib.ts).
  */
 import { InMemoryTransport } from "@modelcontextprotocol/client";
-import type { McpServer } from "@modelcontextprotocol/server";
 import type { ConnectServer } from "../../src/index.js";
 import type { FixtureName } from "../fixtures/servers/index.js";
-import { buildCaptured, type CapturedFixture, captureFixture } from "../fixtures/servers/lib.js";
+import {
+  buildCaptured,
+  type CapturedFixture,
+  captureFixture,
+  type FixtureServer,
+} from "../fixtures/servers/lib.js";
 
 export interface InProcessServer extends AsyncDisposable {
   /** A server entry's `connect`: each call builds a new server and links it to a new transport. */
@@ -18,7 +22,7 @@ export interface InProcessServer extends AsyncDisposable {
   /** Sessions opened so far (each connect or reconnect opens one). */
   readonly opened: number;
   /** The live server (the last one built), if any. */
-  readonly live: McpServer | undefined;
+  readonly live: FixtureServer | undefined;
   /** Ends the live sessions from the server's side, as a crash would: the bridge sees the transport close. */
   crash(): Promise<void>;
   close(): Promise<void>;
@@ -68,8 +72,8 @@ export function inProcessEntry(
 }
 
 function servedInProcess(name: FixtureName, args: readonly string[]): InProcessServer {
-  const live = new Set<McpServer>();
-  let last: McpServer | undefined;
+  const live = new Set<FixtureServer>();
+  let last: FixtureServer | undefined;
   let opened = 0;
   const connect: ConnectServer = async () => {
     const mcp = buildCaptured(await fixtureBuilder(name, args));

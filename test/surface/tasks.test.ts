@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Progress } from "../../src/index.js";
 import { ErrorCode, startBridge } from "../../src/index.js";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { inProcessEntry } from "../helpers/in-process.js";
 
 const everything = {
   command: process.execPath,
@@ -25,7 +25,7 @@ describe("task tools", () => {
 
 describe("task tools against a misbehaving task server", () => {
   it("runs an optional-task tool as a task when the server supports it", async () => {
-    await using bridge = await startBridge({ servers: { tasks: stdioEntry("tasks") } });
+    await using bridge = await startBridge({ servers: { tasks: inProcessEntry("tasks") } });
     const progress: Progress[] = [];
     const result = await bridge.call("tasks/quick", {}, { onProgress: (update) => progress.push(update) });
     expect(result.text).toBe("quick task result");
@@ -33,7 +33,7 @@ describe("task tools against a misbehaving task server", () => {
   });
 
   it("cancels a task that never finishes at the call's timeout (tasks/cancel sent), and stays usable", async () => {
-    await using bridge = await startBridge({ servers: { tasks: stdioEntry("tasks") } });
+    await using bridge = await startBridge({ servers: { tasks: inProcessEntry("tasks") } });
     const failure = await bridge
       .call("tasks/never-finishes", {}, { timeout: 800 })
       .catch((error: unknown) => error);
@@ -44,7 +44,7 @@ describe("task tools against a misbehaving task server", () => {
   });
 
   it("an aborted task call is cancelled on the server", async () => {
-    await using bridge = await startBridge({ servers: { tasks: stdioEntry("tasks") } });
+    await using bridge = await startBridge({ servers: { tasks: inProcessEntry("tasks") } });
     const controller = new AbortController();
     const pending = bridge.call("tasks/never-finishes", {}, { signal: controller.signal, timeout: 30_000 });
     setTimeout(() => controller.abort(), 300);
@@ -54,7 +54,7 @@ describe("task tools against a misbehaving task server", () => {
 
   it("a server that crashes mid-task fails that call with SERVER_CRASHED naming server and tool", async () => {
     await using bridge = await startBridge({
-      servers: { tasks: stdioEntry("tasks"), other: stdioEntry("normal") },
+      servers: { tasks: inProcessEntry("tasks"), other: inProcessEntry("normal") },
     });
     await expect(bridge.call("tasks/crash-mid-task", {}, { timeout: 20_000 })).rejects.toMatchObject({
       code: ErrorCode.ServerCrashed,
