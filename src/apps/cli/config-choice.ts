@@ -41,18 +41,21 @@ export function chooseConfig(context: CommandContext): string | undefined {
       say(`Using config ${terminalText(used.path)}`);
     return undefined;
   }
+  // The user config is where a setting for every folder belongs (./mcp.json is this project's only).
+  const userConfig = terminalText(
+    candidates.find((c) => c.origin === "user")?.path ?? "~/.config/mcp-bridge/mcp.json",
+  );
   const hosts = hostConfigsFound(where);
   if (hosts.length > 0) {
     const list = hosts.map((host) => `${terminalText(host.file)} (${host.source})`).join(", ");
     const sources = [...new Set(hosts.map((host) => `"${host.source}"`))].join(", ");
     say(
-      `No mcp-bridge config found, so no servers are started (the bundled examples are not used when other hosts' configs exist). Found: ${list}. Use one with --config FILE, or put { "settings": { "imports": [${sources}] } } in ./mcp.json.`,
+      `No mcp-bridge config found, so no servers are started (the bundled examples are not used when other hosts' configs exist). Found: ${list}. Use one with --config FILE, or put { "settings": { "imports": [${sources}] } } in your user config, ${userConfig}.`,
     );
     return undefined;
   }
-  const userConfig = candidates.find((c) => c.origin === "user");
   say(
-    `No config found; using the bundled example servers. Put your own in ./mcp.json or ${userConfig?.path ?? "~/.config/mcp-bridge/mcp.json"} (see \`mcp-bridge config paths\`).`,
+    `No config found; using the bundled example servers. Put your servers in your user config, ${userConfig} (\`mcp-bridge add NAME -- COMMAND ...\` writes it), or in ./mcp.json for this folder only (see \`mcp-bridge config paths\`).`,
   );
   return bundledExampleConfig();
 }
