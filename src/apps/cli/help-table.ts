@@ -160,7 +160,7 @@ export const DECLARED_COMMANDS: readonly CommandDeclaration[] = [
   {
     name: "tools",
     aliases: ["describe"],
-    summary: "the tools as the LLM sees them",
+    summary: "the tools as the LLM sees them; `describe TOOL` (or `tools TOOL`): one tool in full",
     flags: {
       server: {
         type: "string",
@@ -222,7 +222,7 @@ export const DECLARED_COMMANDS: readonly CommandDeclaration[] = [
   },
   {
     name: "call",
-    summary: "call a tool by exposed name (mcp_calc_add) or server/tool",
+    summary: "call a tool by exposed name (mcp_<server>_<tool>) or <server>/<tool>",
     flags: {
       args: {
         type: "string",
@@ -773,17 +773,21 @@ export const DECLARED_COMMANDS: readonly CommandDeclaration[] = [
   },
   {
     name: "audit",
-    summary: "check an audit log's hash chain (`audit verify FILE...`)",
+    summary: "check an audit log's hash chain (`audit verify [FILE...]`; default: the config's audit file)",
     description:
-      "Verifies the SHA-256 chain of the audit log written by the `audit` setting: any edited, deleted, inserted or reordered record is named by file and line. Give the rotated files too (audit.2.jsonl audit.1.jsonl audit.jsonl, in any order) to check the chain across them. Exit code 0 when intact, 1 when broken. --json prints { ok, records, startsAt, problems: [{ file, line, problem }] }.",
+      "Verifies the SHA-256 chain of the audit log written by the `audit` setting: any edited, deleted, inserted or reordered record is named by file and line. Without FILE, the config's `audit.file` and its rotated files are checked. Give the rotated files too (audit.2.jsonl audit.1.jsonl audit.jsonl, in any order) to check the chain across them. Exit code 0 when intact, 1 when broken. --json prints { ok, records, startsAt, problems: [{ file, line, problem }] }.",
     flags: {},
     positionals: {
-      usage: "verify FILE...",
-      min: 2,
+      usage: "verify [FILE...]",
+      min: 1,
       max: Infinity,
       choices: ["verify"],
     },
-    examples: ["audit verify ~/.mcp-bridge/audit.jsonl", "audit verify audit.1.jsonl audit.jsonl --json"],
+    examples: [
+      "audit verify",
+      "audit verify ~/.mcp-bridge/audit.jsonl",
+      "audit verify audit.1.jsonl audit.jsonl --json",
+    ],
   },
   {
     name: "daemon",

@@ -57,7 +57,7 @@ async function ownersOf(context: CommandContext, name: string, source: CliConfig
 
 export const callCommand = defineCommand({
   name: "call",
-  summary: "call a tool by exposed name (mcp_calc_add) or server/tool",
+  summary: "call a tool by exposed name (mcp_<server>_<tool>) or <server>/<tool>",
   flags: CALL_FLAGS,
   description:
     'key=value values are converted by the tool\'s inputSchema: a string parameter gets the text as written (id=5 is "5"), a number or boolean parameter the parsed value. Progress notifications are shown on stderr. A running daemon for the config (`mcp-bridge daemon start`) answers the call unless --no-daemon is given.',

@@ -31,7 +31,7 @@ async function runTools(context: CommandContext): Promise<number> {
 export const toolsCommand = defineCommand({
   name: "tools",
   aliases: ["describe"],
-  summary: "the tools as the LLM sees them",
+  summary: "the tools as the LLM sees them; `describe TOOL` (or `tools TOOL`): one tool in full",
   flags: TOOLS_FLAGS,
   positionals: TOOLS_POSITIONALS,
   description:
