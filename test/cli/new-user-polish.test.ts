@@ -32,3 +32,29 @@ describe("audit verify", () => {
     expect(bare.stderr).toContain("needs verify [FILE...]. Run");
   });
 });
+
+describe("config validate", () => {
+  it("says a skipped server's reason once, and checks the audit file's path", async () => {
+    const home = emptyHome();
+    writeFileSync(join(home, "not-a-folder"), "");
+    const config = join(home, "mcp.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: { a: { command: "node" }, b: { url: "ftp://example.com" } },
+        settings: { audit: { file: "not-a-folder/audit.jsonl" } },
+      }),
+    );
+    const run = await runCliInProcess(["config", "validate", "-c", config], { cwd: home, env: cliEnv(home) });
+    const said = `${run.stdout}${run.stderr}`;
+    expect(said.split('"url" must be an http:// or https:// URL').length - 1).toBe(1);
+    expect(run.stderr).toContain(`audit file ${join(home, "not-a-folder", "audit.jsonl")}: its folder`);
+    expect(run.stderr).toContain("it is not a folder; every call would be denied");
+    expect(run.code).toBe(1);
+    const json = await runCliInProcess(["config", "validate", "--json", "-c", config], {
+      cwd: home,
+      env: cliEnv(home),
+    });
+    expect(JSON.parse(json.stdout)).toMatchObject({ valid: false, audit: { problem: expect.any(String) } });
+  });
+});
