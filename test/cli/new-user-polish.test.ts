@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { AuditLog } from "../../src/audit/audit-log.js";
+import { stdioEntry } from "../fixtures/servers/index.js";
 import { cliEnv, emptyHome, preloadCliInProcess, runCliInProcess } from "../helpers/cli.js";
 
 // What a new user hits first (issue 37, polish): each test runs the CLI as they would.
@@ -57,4 +58,26 @@ describe("config validate", () => {
     });
     expect(JSON.parse(json.stdout)).toMatchObject({ valid: false, audit: { problem: expect.any(String) } });
   });
+});
+
+describe("a policy limit without the daemon", () => {
+  it("call says the limit counts per process, and how to share one count", async () => {
+    const home = emptyHome();
+    const config = join(home, "mcp.json");
+    const limit = { server: "calc", action: "limit", limit: { perMinute: 1 } };
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: { calc: stdioEntry("normal") },
+        settings: { policy: { rules: [limit] } },
+      }),
+    );
+    const run = await runCliInProcess(["call", "calc/add", "a=1", "b=2", "-c", config], {
+      cwd: home,
+      env: cliEnv(home),
+    });
+    expect(run.stdout.trim()).toBe("3");
+    expect(run.stderr).toContain('"limit" rules count calls per process');
+    expect(run.stderr).toContain("mcp-bridge daemon start");
+  }, 60_000);
 });
