@@ -54,10 +54,27 @@ export function chooseConfig(context: CommandContext): string | undefined {
     );
     return undefined;
   }
-  say(
-    `No config found; using the bundled example servers. Put your servers in your user config, ${userConfig} (\`mcp-bridge add NAME -- COMMAND ...\` writes it), or in ./mcp.json for this folder only (see \`mcp-bridge config paths\`).`,
-  );
+  say(bundledExampleNotice(userConfig));
   return bundledExampleConfig();
+}
+
+/** Said when no config is found anywhere and the bundled example servers are used instead. */
+export function bundledExampleNotice(userConfig: string): string {
+  return `No config found; using the bundled example servers. Put your servers in your user config, ${userConfig} (\`mcp-bridge add NAME -- COMMAND ...\` writes it), or in ./mcp.json for this folder only (see \`mcp-bridge config paths\`).`;
+}
+
+/**
+ * The bundled example config when nothing else is configured (no mcp-bridge config, no other host's),
+ * as the bridge commands choose it (see chooseConfig), with the notice to say; else undefined.
+ */
+export function exampleConfigWhenNoneFound(where: {
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}): { readonly path: string; readonly notice: string } | undefined {
+  const candidates = configSearchPaths(where);
+  if (candidates.some((candidate) => candidate.used) || hostConfigsFound(where).length > 0) return undefined;
+  const user = candidates.find((c) => c.origin === "user")?.path ?? "~/.config/mcp-bridge/mcp.json";
+  return { path: bundledExampleConfig(), notice: bundledExampleNotice(terminalText(user)) };
 }
 
 /** Where the CLI's config comes from, and which project-level servers may start. */
