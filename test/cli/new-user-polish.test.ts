@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { defaultInputsDir, InputStore } from "../../src/apps/cli/input-store.js";
 import { AuditLog } from "../../src/audit/audit-log.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { cliEnv, emptyHome, preloadCliInProcess, runCliInProcess } from "../helpers/cli.js";
@@ -79,5 +80,42 @@ describe("a policy limit without the daemon", () => {
     expect(run.stdout.trim()).toBe("3");
     expect(run.stderr).toContain('"limit" rules count calls per process');
     expect(run.stderr).toContain("mcp-bridge daemon start");
+  }, 60_000);
+});
+
+describe("VS Code inputs", () => {
+  function vscodeConfig() {
+    const home = emptyHome();
+    const config = join(home, "mcp.json");
+    const calc = stdioEntry("normal", { env: { CALC_TOKEN: "${input:calc-token}" } });
+    writeFileSync(
+      config,
+      JSON.stringify({
+        inputs: [{ type: "promptString", id: "calc-token", description: "Calc token", password: true }],
+        servers: { calc: { type: "stdio", ...calc } },
+      }),
+    );
+    return { home, config, env: cliEnv(home) };
+  }
+
+  it("list shows a server that uses ${input:...}, as written, without asking", async () => {
+    const { home, config, env } = vscodeConfig();
+    const run = await runCliInProcess(["list", "-c", config], { cwd: home, env });
+    expect(run.stdout).toContain("calc");
+    expect(run.stderr).not.toContain("VS Code input prompt");
+    const json = await runCliInProcess(["list", "--json", "-c", config], { cwd: home, env });
+    expect(JSON.parse(json.stdout).servers.map((s: { name: string }) => s.name)).toEqual(["calc"]);
+  });
+
+  it("call uses the remembered answer and does not warn that a terminal would ask", async () => {
+    const { home, config, env } = vscodeConfig();
+    new InputStore(defaultInputsDir(env), config).remember("calc-token", "remembered-value");
+    const run = await runCliInProcess(["call", "calc/add", "a=1", "b=2", "-c", config], {
+      cwd: home,
+      env,
+      tty: true,
+    });
+    expect(run.stdout.trim()).toBe("3");
+    expect(run.stderr).not.toContain("run on a terminal to be asked");
   }, 60_000);
 });

@@ -1,5 +1,6 @@
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { InputRequest, ResolveInput } from "../../config/inputs.js";
 import {
   configSearchPaths,
   hostConfigsFound,
@@ -125,11 +126,19 @@ export function loadOptionsFor(context: CommandContext, source: CliConfigSource)
   };
 }
 
+/**
+ * Answers every VS Code `${input:id}` with the reference itself, for a load that starts nothing and
+ * only reads names and shows definitions (`list`, finding the server that owns a tool): such an entry
+ * is listed as written instead of being left out, and nobody is asked (nor warned that they could be)
+ * for a value the run does not use. The load that starts servers asks or uses the remembered answer.
+ */
+export const inputsAsWritten = (request: InputRequest): string => `\${input:${request.id}}`;
+
 /** Loads the config the way every command sees it (`cliConfigSource`). */
 export async function loadCliConfig(
   context: CommandContext,
-  { consent }: { consent: boolean },
+  { consent, resolveInput }: { consent: boolean; resolveInput?: ResolveInput },
 ): Promise<ResolvedConfig & { readonly source: CliConfigSource }> {
   const source = await cliConfigSource(context, { consent });
-  return { ...(await loadConfig(loadOptionsFor(context, source))), source };
+  return { ...(await loadConfig({ ...loadOptionsFor(context, source), resolveInput })), source };
 }

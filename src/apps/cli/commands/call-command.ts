@@ -15,7 +15,7 @@ import { progressPrinter, renderAnswer } from "../command-answers.js";
 import type { CommandContext } from "../command-context.js";
 import { askedBy } from "../command-requests.js";
 import { defineCommand } from "../command-spec.js";
-import { cliConfigSource, loadOptionsFor } from "../config-choice.js";
+import { cliConfigSource, inputsAsWritten, loadOptionsFor } from "../config-choice.js";
 import { CALL_FLAGS, CALL_POSITIONALS } from "../daemon-command-flags.js";
 
 /** `mcp-bridge call TOOL [key=value ...]`: starts only the server that owns TOOL. */
@@ -24,7 +24,8 @@ async function runCall(context: CommandContext): Promise<number> {
   const request = asked.body as unknown as CallRequest;
   // Consent first: even finding the owning server reads (and expands) the project's definitions.
   const source = await cliConfigSource(context, { consent: true });
-  const resolved = await loadConfig(loadOptionsFor(context, source));
+  // Names only: an entry using ${input:...} is asked for (or its remembered answer used) when it starts.
+  const resolved = await loadConfig({ ...loadOptionsFor(context, source), resolveInput: inputsAsWritten });
   warnOfPerProcessLimits(context, resolved.settings.policy);
   const owners = ownersOf(resolved, request.name);
   const unknown = unknownServerFailure(request.name, owners);
