@@ -1,7 +1,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { tokenCounts } from "../../src/apps/cli/chat/view.js";
 import { defaultInputsDir, InputStore } from "../../src/apps/cli/input-store.js";
+import { ownDescription } from "../../src/apps/cli/tools-view.js";
 import { AuditLog } from "../../src/audit/audit-log.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { cliEnv, emptyHome, preloadCliInProcess, runCliInProcess } from "../helpers/cli.js";
@@ -118,4 +120,15 @@ describe("VS Code inputs", () => {
     expect(run.stdout.trim()).toBe("3");
     expect(run.stderr).not.toContain("run on a terminal to be asked");
   }, 60_000);
+});
+
+describe("chat and describe text", () => {
+  it("token counts an endpoint did not report say so; a tool's own description drops the [MCP:server] prefix", () => {
+    expect(tokenCounts({ inputTokens: 0, outputTokens: 0 })).toBe("not reported by the endpoint");
+    expect(tokenCounts({ inputTokens: 1234, outputTokens: 5 })).toBe("1,234 in, 5 out");
+    expect(ownDescription({ server: "calc", description: "[MCP:calc] Add two numbers" })).toBe(
+      "Add two numbers",
+    );
+    expect(ownDescription({ server: "calc", description: "Add" })).toBe("Add");
+  });
 });

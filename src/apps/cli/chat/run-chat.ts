@@ -246,9 +246,7 @@ async function interactive(
     const atPrompt = tty && !running;
     if (atPrompt) io.stdout.write("\r\u001b[2K");
     if (status.state === "connected")
-      view.note(
-        `${terminalText(status.name)}: connected, ${counted(bridge.tools({ server: status.name }).length, "tool")}`,
-      );
+      view.note(`${terminalText(status.name)}: connected, ${counted(status.toolCount, "tool")}`);
     else if (status.state === "failed") {
       view.line(
         style.red(`${terminalText(status.name)}: failed: ${terminalText(status.lastError?.message ?? "")}`),
