@@ -1,7 +1,23 @@
-import { jsonSchema, type Tool, tool } from "ai";
+import type { Tool } from "ai";
 import type { CallOptions, ToolEntry } from "../bridge/api.js";
+import { peerModuleMissing } from "../errors/module-errors.js";
 import { textForModel } from "../results/convert.js";
 import { objectSchema } from "./anthropic.js";
+
+/**
+ * `ai` is an optional peer dependency: loaded here rather than by a static import, so a host without
+ * it gets MODULE_LOAD_FAILED naming this part and what to install, not Node's bare ERR_MODULE_NOT_FOUND.
+ */
+async function loadAi(): Promise<typeof import("ai")> {
+  try {
+    return await import("ai");
+  } catch (cause) {
+    const detail = cause instanceof Error ? (cause.message.split("\n")[0] ?? "") : String(cause);
+    throw peerModuleMissing({ part: "mcp-bridge/ai-sdk", peer: "ai", detail, cause });
+  }
+}
+
+const { jsonSchema, tool } = await loadAi();
 
 /** Call options for every tool; the signal comes from the AI SDK and failures always become results. */
 export type AiSdkToolOptions = Omit<CallOptions, "signal" | "onError">;

@@ -6,13 +6,14 @@ import {
   openSync,
   readSync,
   renameSync,
+  type Stats,
   writeSync,
 } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { auditWriteFailed, unsafePath } from "../errors/index.js";
 import { withFileLockSync } from "../util/file-lock.js";
 import { NO_FOLLOW, withNoFollowRead } from "../util/no-follow-read.js";
-import { ensurePrivateDir } from "../util/private-path.js";
+import { ensurePrivateDir, privateDirProblem } from "../util/private-path.js";
 import { errorText } from "../util/text-of.js";
 import { chainLine, GENESIS, sha256 } from "./audit-chain.js";
 
@@ -108,15 +109,7 @@ function openAuditFile(file: string): number {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     fd = openSync(file, flags);
   }
-  const stat = fstatSync(fd);
-  const uid = isWindows ? undefined : process.getuid?.();
-  const problem = !stat.isFile()
-    ? "it is not a regular file"
-    : uid !== undefined && stat.uid !== uid
-      ? `it is owned by uid ${stat.uid}, not by this user`
-      : !isWindows && (stat.mode & 0o022) !== 0
-        ? `its mode ${(stat.mode & 0o777).toString(8)} lets others write to it`
-        : undefined;
+  const problem = fileProblem(fstatSync(fd));
   if (problem !== undefined) {
     closeSync(fd);
     throw unsafePath({ path: file, what: "audit log", problem });
@@ -151,4 +144,30 @@ function lastLineOf(file: string): string | undefined {
 function seqOf(line: string): number {
   const match = /^\{"v":1,"seq":(\d+),/.exec(line);
   return match ? Number(match[1]) : 0;
+}
+
+/** Why an existing audit file may not be appended to, or undefined. */
+function fileProblem(stat: Stats): string | undefined {
+  const uid = isWindows ? undefined : process.getuid?.();
+  if (!stat.isFile()) return stat.isSymbolicLink() ? "it is a symbolic link" : "it is not a regular file";
+  if (uid !== undefined && stat.uid !== uid) return `it is owned by uid ${stat.uid}, not by this user`;
+  if (!isWindows && (stat.mode & 0o022) !== 0)
+    return `its mode ${(stat.mode & 0o777).toString(8)} lets others write to it`;
+  return undefined;
+}
+
+/**
+ * Why records could not be written to `file` (`config validate`), without creating anything: its
+ * folder as ensurePrivateDir would judge it (or could not create it), or the file as the log would
+ * refuse it; undefined when the log would work.
+ */
+export function auditFileProblem(file: string): string | undefined {
+  const folder = privateDirProblem(dirname(file));
+  if (folder !== undefined) return `its folder ${dirname(file)}: ${folder}`;
+  try {
+    return fileProblem(lstatSync(file));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "ENOENT" ? undefined : `it cannot be read (${code ?? errorText(error)})`;
+  }
 }

@@ -4,10 +4,13 @@ import { ConfigError, ErrorCode } from "./error-classes.js";
 /** `origin` "env": the path came from MCP_BRIDGE_CONFIG; otherwise it was given as the config file. */
 export function configNotFound(fields: { file: string; origin?: string | undefined }): ConfigError {
   const { file, origin } = fields;
-  const how = origin === "env" ? "MCP_BRIDGE_CONFIG names" : "The config file";
+  const what =
+    origin === "env"
+      ? `MCP_BRIDGE_CONFIG names ${file}, which does not exist.`
+      : `The config file ${file} does not exist.`;
   return new ConfigError(
     ErrorCode.ConfigNotFound,
-    `${how} ${file}, which does not exist. Check the path, or run \`mcp-bridge config paths\` to see where configs are looked for.`,
+    `${what} Check the path, or run \`mcp-bridge config paths\` to see where configs are looked for.`,
     { file },
   );
 }

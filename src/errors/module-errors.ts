@@ -28,3 +28,18 @@ export function optionalModuleMissing(fields: {
     { cause },
   );
 }
+
+/** A subpath of mcp-bridge that needs an optional peer dependency (`ai`) the host has not installed. */
+export function peerModuleMissing(fields: {
+  part: string;
+  peer: string;
+  detail: string;
+  cause?: unknown;
+}): McpBridgeError {
+  const { part, peer, detail, cause } = fields;
+  return new McpBridgeError(
+    ErrorCode.ModuleLoadFailed,
+    `Could not load ${part}: it needs the package "${peer}", an optional peer dependency of mcp-bridge, which could not be loaded (${detail}). Install it next to mcp-bridge: npm install ${peer}.`,
+    { cause },
+  );
+}

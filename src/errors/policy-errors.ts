@@ -88,3 +88,11 @@ export function auditFileUnreadable(fields: { file: string; detail: string }): M
   const { file, detail } = fields;
   return new McpBridgeError(ErrorCode.AuditFailed, `Cannot read the audit log ${file}: ${detail}.`);
 }
+
+/** `audit verify` without FILE, and the config has no `audit` setting. */
+export function noAuditFile(): McpBridgeError {
+  return new McpBridgeError(
+    ErrorCode.Usage,
+    "`audit verify` was given no file, and the config has no `audit` setting to take it from. Name the files (`mcp-bridge audit verify audit.jsonl`), or set `audit` in the config.",
+  );
+}

@@ -95,7 +95,7 @@ export function resourceAmbiguous(fields: { uri: string; servers: readonly strin
   const { uri, servers } = fields;
   return new ServerRequestError(
     ErrorCode.ResourceAmbiguous,
-    `Resource "${uri}" is served by servers ${servers.map((s) => `"${s}"`).join(" and ")}; pass { server } (CLI: --server) to choose one.`,
+    `Resource "${uri}" is served by servers ${servers.map((s) => `"${s}"`).join(" and ")}; choose one with --server NAME (CLI) or { server } (library).`,
     { method: "resources/read", item: uri, server: servers[0] },
   );
 }
@@ -104,7 +104,7 @@ export function resourceNotFound(fields: { uri: string; searched: readonly strin
   const { uri, searched } = fields;
   return new ServerRequestError(
     ErrorCode.ResourceNotFound,
-    `No connected server serves resource "${uri}" (searched ${searched.length ? searched.map((s) => `"${s}"`).join(", ") : "no connected server"}). Run \`mcp-bridge resources\` to list them, or pass { server }.`,
+    `No connected server serves resource "${uri}" (searched ${searched.length ? searched.map((s) => `"${s}"`).join(", ") : "no connected server"}). Run \`mcp-bridge resources\` to list them, or name the server (CLI: --server NAME; library: { server }).`,
     { method: "resources/read", item: uri },
   );
 }

@@ -21,7 +21,7 @@ export function skillAmbiguous(fields: { name: string; servers: readonly string[
   const { name, servers } = fields;
   return new McpBridgeError(
     ErrorCode.SkillNotFound,
-    `Skill "${name}" is listed by servers ${servers.map((s) => `"${s}"`).join(", ")}; pass { server } to choose one.`,
+    `Skill "${name}" is listed by servers ${servers.map((s) => `"${s}"`).join(", ")}; choose one with --server NAME (CLI) or { server } (library).`,
   );
 }
 

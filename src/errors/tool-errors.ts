@@ -280,6 +280,21 @@ export function unknownParameter(fields: {
   );
 }
 
+/** Command-line arguments without a parameter the tool's schema requires. */
+export function missingParameters(fields: {
+  missing: readonly string[];
+  tool: string;
+  parameters: readonly string[];
+}): McpBridgeError {
+  const { missing, tool, parameters } = fields;
+  const names = missing.map((name) => `\`${name}\``).join(", ");
+  const example = missing.map((name) => `${name}=...`).join(" ");
+  return new McpBridgeError(
+    ErrorCode.Usage,
+    `${tool} requires ${names}, which ${missing.length === 1 ? "was" : "were"} not given: add ${example}. Its parameters: ${parameters.join(", ")}.`,
+  );
+}
+
 /**
  * A 2026-07-28 result without the fields that protocol requires (see connection/era-fallback.ts): the
  * call may have run, so it is not sent again by itself.

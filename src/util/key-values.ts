@@ -1,4 +1,9 @@
-import { argumentType, malformedKeyValue, unknownParameter } from "../errors/tool-errors.js";
+import {
+  argumentType,
+  malformedKeyValue,
+  missingParameters,
+  unknownParameter,
+} from "../errors/tool-errors.js";
 import { suggest } from "./suggest.js";
 
 /**
@@ -115,7 +120,7 @@ function typeWords(types: ReadonlySet<JsonType>): string {
  * A call's arguments: the `--args` JSON object with the `key=value` pairs over it, converted by the
  * tool's schema and checked against it before the call: a name the schema does not have (when it
  * allows no others) and a value of the wrong type are usage errors that say which, with the nearest
- * parameter name.
+ * parameter name; so is a required parameter left out.
  */
 export function callArguments(
   json: Readonly<Record<string, unknown>>,
@@ -127,14 +132,21 @@ export function callArguments(
   const schema = (inputSchema && typeof inputSchema === "object" ? inputSchema : {}) as {
     properties?: unknown;
     additionalProperties?: unknown;
+    required?: unknown;
   };
-  const properties = schema.properties;
-  if (!properties || typeof properties !== "object" || schema.additionalProperties) return args;
+  const properties = schema.properties && typeof schema.properties === "object" ? schema.properties : {};
   const names = Object.keys(properties);
-  for (const key of Object.keys(args)) {
-    if (Object.hasOwn(properties, key)) continue;
-    const near = suggest(key, names);
-    throw unknownParameter({ key, tool, parameters: names, near });
+  if (schema.properties && !schema.additionalProperties) {
+    for (const key of Object.keys(args)) {
+      if (Object.hasOwn(properties, key)) continue;
+      const near = suggest(key, names);
+      throw unknownParameter({ key, tool, parameters: names, near });
+    }
   }
+  const required = Array.isArray(schema.required) ? schema.required : [];
+  const missing = required.filter(
+    (name): name is string => typeof name === "string" && !Object.hasOwn(args, name),
+  );
+  if (missing.length > 0) throw missingParameters({ missing, tool, parameters: names });
   return args;
 }

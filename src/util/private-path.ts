@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import {
+  accessSync,
   closeSync,
   constants,
   fchmodSync,
@@ -86,6 +87,27 @@ export function ensurePrivateDir(dir: string, options: PrivateDirOptions): strin
   const problem = folderProblem(stat, options.strict ?? false);
   if (problem !== undefined) throw unsafe(dir, options.what, problem);
   return dir;
+}
+
+/**
+ * Why ensurePrivateDir would refuse `dir`, or could not create it, without creating anything (for a
+ * check such as `config validate`); undefined when it would work.
+ */
+export function privateDirProblem(
+  dir: string,
+  options: { readonly strict?: boolean } = {},
+): string | undefined {
+  try {
+    const stat = lstatOrUndefined(dir);
+    if (stat !== undefined) return folderProblem(stat, options.strict ?? false);
+    // Missing: it is made 0700 on first use, when its nearest existing parent lets us.
+    let parent = dirname(dir);
+    while (lstatOrUndefined(parent) === undefined && parent !== dirname(parent)) parent = dirname(parent);
+    accessSync(parent, constants.W_OK);
+    return undefined;
+  } catch (error) {
+    return `it cannot be made or checked (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+  }
 }
 
 /** Whether an existing folder is shared with others: sticky (like /tmp) or writable by group or others. */

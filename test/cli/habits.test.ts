@@ -59,9 +59,33 @@ describe("call: arguments are checked before the call", () => {
     expect(result.stderr).not.toContain("Invalid input");
   });
 
+  it("a missing required parameter is named locally, not with the server's validation text", async () => {
+    const result = await run("call", "calc.add", "a=1");
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("add requires `b`, which was not given: add b=...");
+    expect(result.stderr).not.toContain("Invalid input");
+  });
+
   it("a mistyped option gets a did-you-mean", async () => {
     const result = await run("call", "calc.add", "a=1", "b=2", "--timout", "5s");
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("Did you mean --timeout?");
+  });
+});
+
+describe("habits of other tools get a redirect, not only a refusal", () => {
+  it.each([
+    [["list", "calc", "--schema"], "`mcp-bridge list SERVER --json`"],
+    [["config", "add", "x"], "`mcp-bridge add NAME -- COMMAND ARGS...`"],
+    [["config", "list"], "`mcp-bridge list` lists the configured servers"],
+    [["add", "x", "--scope", "user", "--", "node", "a.js"], "choose the file with `-c FILE`"],
+    [["get", "calc"], "`mcp-bridge list NAME`"],
+    [["auth", "calc"], "`mcp-bridge auth login SERVER`"],
+    [["daemon", "restart"], "`mcp-bridge daemon stop`, then `mcp-bridge daemon start`"],
+  ])("%j", async (args, redirect) => {
+    const result = await run(...args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("mcp-bridge has no ");
+    expect(result.stderr).toContain(redirect);
   });
 });

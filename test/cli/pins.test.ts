@@ -33,7 +33,15 @@ describe("mcp-bridge pins", () => {
     expect(diff.stdout).toContain("+ Add two numbers, then mail them away");
 
     const json = await run("--json", "pins", "list");
-    expect(JSON.parse(json.stdout).servers[0]).toMatchObject({ server: "s", pinned: { tool: 1 } });
+    expect(JSON.parse(json.stdout).servers[0]).toMatchObject({
+      server: "s",
+      pinned: { tool: 1 },
+      onDrift: "ask",
+    });
+    // What will happen, as the call above did: blocked without a terminal.
+    expect((await run("pins", "list")).stdout).toContain(
+      "a change is asked about on a terminal, blocked without one (onDrift ask)",
+    );
 
     expect((await run("pins", "accept", "s")).code).toBe(0);
     expect((await run("call", "s/add")).stdout).toContain("called add");

@@ -111,7 +111,7 @@ describe("skills over the stateless 2026-07-28 protocol", () => {
     ]);
     const ambiguous = await bridge.loadSkill("pdf-processing").catch((e: unknown) => e);
     expect(ambiguous).toMatchObject({ code: "SKILL_NOT_FOUND" });
-    expect((ambiguous as Error).message).toContain("pass { server }");
+    expect((ambiguous as Error).message).toContain("{ server } (library)");
     const loaded = await bridge.loadSkill("pdf-processing", { server: "honest" });
     expect(loaded.files.map((file) => file.verified)).toEqual([true]);
     await expect(bridge.loadSkill("pdf-processing", { server: "tampered" })).rejects.toMatchObject({

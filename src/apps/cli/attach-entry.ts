@@ -42,6 +42,23 @@ export async function runAttach(argv: readonly string[], io: AttachIO): Promise<
   );
 }
 
+/**
+ * With no config named or found, and no other host's config to import, the bundled example servers,
+ * as every bridge command uses them (docs/other-languages.md attaches to the example calculator).
+ * Loaded only then: the config loader is not on attach's fast path.
+ */
+async function fallback(
+  global: GlobalOptions,
+  io: AttachIO,
+): Promise<{ path: string; named: string } | undefined> {
+  if (global.config !== undefined) return undefined;
+  const { exampleConfigWhenNoneFound } = await import("./config-choice.js");
+  const example = exampleConfigWhenNoneFound({ cwd: io.cwd, env: io.env });
+  if (example === undefined) return undefined;
+  if (!global.quiet) io.stderr.write(`mcp-bridge attach: ${example.notice}\n`);
+  return { path: example.path, named: example.path };
+}
+
 /** Connects to (or starts) the config's daemon and relays stdin/stdout to it until either ends. */
 export async function attach(
   global: GlobalOptions,
@@ -55,12 +72,13 @@ export async function attach(
     // Under a bridge this attach is the bridge nested in itself: refused before any daemon starts.
     refuseNested(io.env, "attach");
     // The file the bridge commands would load here (the loader's search order), as `daemon start` finds it.
-    const config = configSearchPaths({ path: global.config, cwd: io.cwd, env: io.env }).find((c) => c.used);
-    if (!config?.exists) throw noConfigFileFor({ purpose: "daemon" });
+    const found = configSearchPaths({ path: global.config, cwd: io.cwd, env: io.env }).find((c) => c.used);
+    const config = found?.exists ? { path: found.path, named: global.config } : await fallback(global, io);
+    if (config === undefined) throw noConfigFileFor({ purpose: "daemon" });
     const target = {
       paths: daemonPaths(config.path, io.cwd, io.env),
       codeMode,
-      config: global.config,
+      config: config.named,
       idleMs: idleMs ?? parseDuration(DAEMON_DEFAULT_IDLE),
       trustProject: global.trustProject === true,
       cwd: io.cwd,

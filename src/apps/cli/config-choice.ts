@@ -1,5 +1,6 @@
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { InputRequest, ResolveInput } from "../../config/inputs.js";
 import {
   configSearchPaths,
   hostConfigsFound,
@@ -41,20 +42,40 @@ export function chooseConfig(context: CommandContext): string | undefined {
       say(`Using config ${terminalText(used.path)}`);
     return undefined;
   }
+  // The user config is where a setting for every folder belongs (./mcp.json is this project's only).
+  const userConfig = terminalText(
+    candidates.find((c) => c.origin === "user")?.path ?? "~/.config/mcp-bridge/mcp.json",
+  );
   const hosts = hostConfigsFound(where);
   if (hosts.length > 0) {
     const list = hosts.map((host) => `${terminalText(host.file)} (${host.source})`).join(", ");
     const sources = [...new Set(hosts.map((host) => `"${host.source}"`))].join(", ");
     say(
-      `No mcp-bridge config found, so no servers are started (the bundled examples are not used when other hosts' configs exist). Found: ${list}. Use one with --config FILE, or put { "settings": { "imports": [${sources}] } } in ./mcp.json.`,
+      `No mcp-bridge config found, so no servers are started (the bundled examples are not used when other hosts' configs exist). Found: ${list}. Use one with --config FILE, or put { "settings": { "imports": [${sources}] } } in your user config, ${userConfig}.`,
     );
     return undefined;
   }
-  const userConfig = candidates.find((c) => c.origin === "user");
-  say(
-    `No config found; using the bundled example servers. Put your own in ./mcp.json or ${userConfig?.path ?? "~/.config/mcp-bridge/mcp.json"} (see \`mcp-bridge config paths\`).`,
-  );
+  say(bundledExampleNotice(userConfig));
   return bundledExampleConfig();
+}
+
+/** Said when no config is found anywhere and the bundled example servers are used instead. */
+export function bundledExampleNotice(userConfig: string): string {
+  return `No config found; using the bundled example servers. Put your servers in your user config, ${userConfig} (\`mcp-bridge add NAME -- COMMAND ...\` writes it), or in ./mcp.json for this folder only (see \`mcp-bridge config paths\`).`;
+}
+
+/**
+ * The bundled example config when nothing else is configured (no mcp-bridge config, no other host's),
+ * as the bridge commands choose it (see chooseConfig), with the notice to say; else undefined.
+ */
+export function exampleConfigWhenNoneFound(where: {
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}): { readonly path: string; readonly notice: string } | undefined {
+  const candidates = configSearchPaths(where);
+  if (candidates.some((candidate) => candidate.used) || hostConfigsFound(where).length > 0) return undefined;
+  const user = candidates.find((c) => c.origin === "user")?.path ?? "~/.config/mcp-bridge/mcp.json";
+  return { path: bundledExampleConfig(), notice: bundledExampleNotice(terminalText(user)) };
 }
 
 /** Where the CLI's config comes from, and which project-level servers may start. */
@@ -105,11 +126,19 @@ export function loadOptionsFor(context: CommandContext, source: CliConfigSource)
   };
 }
 
+/**
+ * Answers every VS Code `${input:id}` with the reference itself, for a load that starts nothing and
+ * only reads names and shows definitions (`list`, finding the server that owns a tool): such an entry
+ * is listed as written instead of being left out, and nobody is asked (nor warned that they could be)
+ * for a value the run does not use. The load that starts servers asks or uses the remembered answer.
+ */
+export const inputsAsWritten = (request: InputRequest): string => `\${input:${request.id}}`;
+
 /** Loads the config the way every command sees it (`cliConfigSource`). */
 export async function loadCliConfig(
   context: CommandContext,
-  { consent }: { consent: boolean },
+  { consent, resolveInput }: { consent: boolean; resolveInput?: ResolveInput },
 ): Promise<ResolvedConfig & { readonly source: CliConfigSource }> {
   const source = await cliConfigSource(context, { consent });
-  return { ...(await loadConfig(loadOptionsFor(context, source))), source };
+  return { ...(await loadConfig({ ...loadOptionsFor(context, source), resolveInput })), source };
 }

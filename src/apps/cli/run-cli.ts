@@ -49,6 +49,10 @@ function printVersion(io: CliIO, json: boolean): number {
   return 0;
 }
 
+function isUsageError(error: unknown): boolean {
+  return (error as { code?: unknown } | undefined)?.code === "USAGE";
+}
+
 /** Runs one CLI invocation; returns the exit code. Never calls process.exit. */
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
   let json = argv.includes("--json");
@@ -85,7 +89,11 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     return await spec.run(createContext(io, parsed));
   } catch (error) {
     // Loaded for a failure only: help and `--version` do without the answer rendering.
-    const { reportError } = await import("./command-answers.js");
-    return reportError(io, json, error, argv.includes("-v") || argv.includes("--verbose"));
+    const [{ reportError }, { habitError }] = await Promise.all([
+      import("./command-answers.js"),
+      import("./habits.js"),
+    ]);
+    const redirected = isUsageError(error) ? (habitError(argv) ?? error) : error;
+    return reportError(io, json, redirected, argv.includes("-v") || argv.includes("--verbose"));
   }
 }

@@ -4,7 +4,7 @@ import { openBridge } from "./bridge-commands.js";
 import type { CommandContext } from "./command-context.js";
 import { writeJson } from "./output.js";
 import { terminalText } from "./terminal.js";
-import { outputWidth, signatureOf } from "./tools-view.js";
+import { outputWidth, ownDescription, signatureOf } from "./tools-view.js";
 
 /**
  * `mcp-bridge list SERVER`, as `mcporter list SERVER`: one server started alone, its tools as
@@ -37,16 +37,13 @@ export async function listServerTools(
     }
     const { style } = context;
     const width = outputWidth(context) ?? Number.POSITIVE_INFINITY;
-    const prefix = `[MCP:${server}]`;
     const lines = [
       style.bold(`${terminalText(server)}: ${tools.length} tool${tools.length === 1 ? "" : "s"}`),
       "",
     ];
     for (const tool of tools) {
       lines.push(`  ${terminalText(tool.signature)}`);
-      const own = tool.description.startsWith(prefix)
-        ? tool.description.slice(prefix.length).trimStart()
-        : tool.description;
+      const own = ownDescription({ server, description: tool.description });
       const text = terminalText(own).replace(/\s+/g, " ").trim();
       if (text)
         lines.push(

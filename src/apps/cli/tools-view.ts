@@ -27,8 +27,11 @@ export function outputWidth(context: CommandContext): number | undefined {
   return stdout.isTTY ? 80 : undefined;
 }
 
-/** The description without the `[MCP:server] ` prefix the LLM sees: the SERVER column says it already. */
-function ownDescription(tool: ToolDoc): string {
+/**
+ * The description without the `[MCP:server] ` prefix the LLM sees, for views that already say which
+ * server a tool is from (a SERVER column, a heading, `server/tool`).
+ */
+export function ownDescription(tool: { readonly server: string; readonly description: string }): string {
   const prefix = `[MCP:${tool.server}]`;
   return tool.description.startsWith(prefix)
     ? tool.description.slice(prefix.length).trimStart()
@@ -101,7 +104,7 @@ function renderTool(context: CommandContext, tool: ToolDoc): void {
     [
       `${style.bold(tool.name)}  (${terminalText(tool.server)}/${terminalText(tool.tool)})`,
       "",
-      terminalText(tool.description) || style.dim("(no description)"),
+      terminalText(ownDescription(tool)) || style.dim("(no description)"),
       "",
       rows.length ? table(["PARAMETER", "TYPE", "REQUIRED", "DESCRIPTION"], rows, style) : "No parameters.",
       "",

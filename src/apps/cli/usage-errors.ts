@@ -21,6 +21,10 @@ export const unknownCommand = ({ name, near }: { name: string; near?: string }) 
     `Unknown command ${JSON.stringify(name)}.${didYouMean(near)} Run \`mcp-bridge --help\` for the commands.`,
   );
 
+/** A command line of another tool's (`get NAME`, `daemon restart`): what to run here instead. */
+export const habitRedirect = ({ given, instead }: { given: string; instead: string }) =>
+  usage(`mcp-bridge has no ${given}: ${instead}`);
+
 export const unknownOption = (o: { option: string; where: string; near?: string; hint: string }) =>
   usage(`Unknown option ${quoted(o.option)} for ${o.where}.${didYouMean(o.near, false)} ${o.hint}`);
 
@@ -51,7 +55,7 @@ export const missingArgument = ({
   where: string;
   usage: string;
   hint: string;
-}) => usage(`${where} needs ${line}. ${hint}`);
+}) => usage(`${where} needs ${line}${line.endsWith(".") ? "" : "."} ${hint}`);
 
 export const unexpectedArguments = (o: { where: string; usage: string; extra: string; hint: string }) =>
   usage(`${o.where} takes ${o.usage}; unexpected ${o.extra}. ${o.hint}`);

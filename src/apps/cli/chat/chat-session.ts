@@ -8,6 +8,7 @@ import type { LoginOutcome } from "../oauth-login.js";
 import type { Style } from "../output.js";
 import { shorten, table } from "../output.js";
 import { terminalText } from "../terminal.js";
+import { ownDescription } from "../tools-view.js";
 import { approvalFor, approvalReason } from "./approval.js";
 import { attachResources, promptList, promptMessages, resourceList } from "./context-items.js";
 import { type ChatView, counted, tokenCounts } from "./view.js";
@@ -237,7 +238,8 @@ export class ChatSession {
       const state = this.#disabled.has(s.name) ? "disabled (session)" : s.state;
       const colored =
         state === "connected" ? style.green(state) : state === "failed" ? style.red(state) : style.dim(state);
-      const tools = s.state === "connected" ? String(bridge.tools({ server: s.name }).length) : "-";
+      // The server's own count: in code mode the model's tools are the meta-tools, not the server's.
+      const tools = s.state === "connected" ? String(s.toolCount) : "-";
       return [s.name, s.transport, colored, tools, shorten(terminalText(s.lastError?.message ?? ""), 60)];
     });
     return table(["SERVER", "TRANSPORT", "STATE", "TOOLS", "ERROR"], rows, style);
@@ -247,12 +249,12 @@ export class ChatSession {
     const { bridge, style } = this.#options;
     const tools = bridge.tools({ server: server || undefined });
     if (tools.length === 0) return server ? `No tools from "${server}".` : "No tools yet.";
-    return tools
-      .map(
-        (t) =>
-          `${style.bold(t.name)}  ${shorten(terminalText(t.description), 70)}${this.#disabled.has(t.server) ? style.dim(" (disabled)") : ""}`,
-      )
-      .join("\n");
+    const rows = tools.map((t) => [
+      style.bold(terminalText(t.name)),
+      `${shorten(terminalText(ownDescription(t)), 70)}${this.#disabled.has(t.server) ? style.dim(" (disabled)") : ""}`,
+    ]);
+    // Aligned as every CLI table; the head row is dropped (the command says what is listed).
+    return table(["", ""], rows, style).split("\n").slice(1).join("\n");
   }
 
   /**

@@ -245,9 +245,7 @@ function serverAnnouncer(chat: {
     const atPrompt = chat.atPrompt();
     if (atPrompt) out.write("\r\u001b[2K");
     if (status.state === "connected")
-      view.note(
-        `${terminalText(status.name)}: connected, ${counted(bridge.tools({ server: status.name }).length, "tool")}`,
-      );
+      view.note(`${terminalText(status.name)}: connected, ${counted(status.toolCount, "tool")}`);
     else if (status.state === "failed") {
       view.line(
         style.red(`${terminalText(status.name)}: failed: ${terminalText(status.lastError?.message ?? "")}`),

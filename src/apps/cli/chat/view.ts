@@ -14,8 +14,9 @@ import { MarkdownLines } from "./markdown.js";
  * terminal. On a terminal the progress line is redrawn in place; otherwise each update is a line.
  */
 
-/** "1,234 in, 56 out": token counts as the chat shows them. */
+/** "1,234 in, 56 out": token counts as the chat shows them; an endpoint that reports none says so. */
 export function tokenCounts(usage: { inputTokens: number; outputTokens: number }): string {
+  if (usage.inputTokens === 0 && usage.outputTokens === 0) return "not reported by the endpoint";
   return `${usage.inputTokens.toLocaleString("en-US")} in, ${usage.outputTokens.toLocaleString("en-US")} out`;
 }
 

@@ -1,19 +1,22 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { rotatedName } from "../../../audit/audit-log.js";
 import { verifyAuditFiles } from "../../../audit/audit-verify.js";
-import { auditFileUnreadable } from "../../../errors/index.js";
+import { auditFileUnreadable, noAuditFile } from "../../../errors/index.js";
 import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
+import { loadCliConfig } from "../config-choice.js";
 import { auditDeclaration } from "../declarations/config-commands.js";
 import { writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
 
 /**
- * `mcp-bridge audit verify FILE...`: checks the hash chain of an audit log (its rotated files too,
+ * `mcp-bridge audit verify [FILE...]`: checks the hash chain of an audit log (its rotated files too,
  * in any order) and names each line where it breaks. Exit 0 when intact, 1 when not.
  */
 async function runAudit(context: CommandContext): Promise<number> {
-  const files = context.positionals.slice(1).map((file) => resolve(context.io.cwd, file));
+  const named = context.positionals.slice(1).map((file) => resolve(context.io.cwd, file));
+  const files = named.length > 0 ? named : await configuredAuditFiles(context);
   const report = verifyAuditFiles(files, (file) => {
     try {
       return readFileSync(file, "utf8");
@@ -42,6 +45,19 @@ async function runAudit(context: CommandContext): Promise<number> {
       : `Audit chain broken: ${report.problems.length} problem(s) in ${report.records} records.\n`,
   );
   return ok ? 0 : 1;
+}
+
+/**
+ * Without FILE: the config's `audit.file` with its rotated files (oldest first), so the whole chain
+ * kept on disk is checked.
+ */
+async function configuredAuditFiles(context: CommandContext): Promise<string[]> {
+  const config = await loadCliConfig(context, { consent: false });
+  const audit = config.settings.audit;
+  if (audit === undefined) throw noAuditFile();
+  const rotated: string[] = [];
+  for (let n = 1; existsSync(rotatedName(audit.file, n)); n++) rotated.unshift(rotatedName(audit.file, n));
+  return [...rotated, audit.file];
 }
 
 export const auditCommand = defineCommand({

@@ -1,3 +1,4 @@
+import { auditFileProblem } from "../../../audit/audit-log.js";
 import { configSearchPaths } from "../../../config/load.js";
 import {
   IMPORT_SOURCES,
@@ -92,7 +93,7 @@ function describe(server: ServerDefinition, context: CommandContext): string {
   return lines.join("\n");
 }
 
-function writeWarnings(context: CommandContext, config: ResolvedConfig): void {
+function writeWarnings(context: CommandContext, config: Pick<ResolvedConfig, "warnings">): void {
   for (const warning of config.warnings)
     context.io.stderr.write(`${context.errStyle.yellow("warning:")} ${warning.message}\n`);
 }
@@ -125,7 +126,9 @@ async function validate(context: CommandContext): Promise<number> {
   const config = redactConfig(await load(context));
   const { skipped } = config;
   const empty = config.servers.length === 0;
-  const valid = skipped.length === 0 && !empty;
+  const audit = config.settings.audit;
+  const auditProblem = audit && !audit.unusable ? auditFileProblem(audit.file) : undefined;
+  const valid = skipped.length === 0 && !empty && auditProblem === undefined;
   if (context.global.json) {
     writeJson(context.io, {
       file: config.file ?? null,
@@ -138,10 +141,17 @@ async function validate(context: CommandContext): Promise<number> {
         file: entry.file ?? null,
       })),
       warnings: config.warnings,
+      audit: audit && !audit.unusable ? { file: audit.file, problem: auditProblem ?? null } : null,
     });
     return valid ? 0 : 1;
   }
-  writeWarnings(context, config);
+  // A skipped server is listed below with its reason: its warning would say it a second time.
+  const reasons = new Set(skipped.map((entry) => entry.reason));
+  writeWarnings(context, { warnings: config.warnings.filter((warning) => !reasons.has(warning.message)) });
+  if (auditProblem !== undefined)
+    context.io.stderr.write(
+      `${context.errStyle.yellow("warning:")} audit file ${terminalText(audit?.file ?? "")}: ${terminalText(auditProblem)}; every call would be denied\n`,
+    );
   const out = context.io.stdout;
   for (const entry of skipped)
     out.write(`${context.style.red("skipped")} ${terminalText(entry.name)}: ${terminalText(entry.reason)}\n`);

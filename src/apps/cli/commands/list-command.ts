@@ -3,7 +3,7 @@ import { redactServer } from "../../../config/redact-config.js";
 import { writtenServerNames } from "../../daemon/documents.js";
 import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
-import { loadCliConfig } from "../config-choice.js";
+import { inputsAsWritten, loadCliConfig } from "../config-choice.js";
 import { listDeclaration } from "../declarations/config-commands.js";
 import { table, writeJson } from "../output.js";
 import { listServerTools } from "../server-tools-view.js";
@@ -14,7 +14,7 @@ import { terminalText } from "../terminal.js";
  * redacted); `status` starts them, `tools` lists their tools.
  */
 async function runList(context: CommandContext): Promise<number> {
-  const config = await loadCliConfig(context, { consent: false });
+  const config = await loadCliConfig(context, { consent: false, resolveInput: inputsAsWritten });
   const [wanted] = context.positionals;
   if (wanted !== undefined) return listServerTools(context, wanted, writtenServerNames(config));
   const servers = config.servers.map(redactServer).map((server) => ({

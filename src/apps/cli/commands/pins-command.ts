@@ -21,7 +21,9 @@ async function runPins(context: CommandContext): Promise<number> {
   const logger = context.logger;
   const bridge = await openBridge(context, {
     only: server === undefined ? undefined : [server],
-    onDrift: "warn",
+    // The CLI's own default (bridge-commands.ts), so each server's action is what other commands do;
+    // nothing is asked here, and this command calls no tool, so what it would block does not matter.
+    onDrift: "ask",
     confirmDrift: undefined,
     // The drift is this command's answer: the library's warning would say it twice.
     logger: {
@@ -66,8 +68,15 @@ function listText(report: PinReport): string {
   const when =
     report.pinnedAt === undefined ? "not pinned yet" : `pinned ${new Date(report.pinnedAt).toISOString()}`;
   const drift = report.drift ? `; drifted (see \`mcp-bridge pins diff ${report.server}\`)` : "";
-  return `${clean(report.server)}: ${counts || "nothing"} ${when}; onDrift ${report.onDrift}${drift}`;
+  return `${clean(report.server)}: ${counts || "nothing"} ${when}; ${DRIFT_EFFECT[report.onDrift]}${drift}`;
 }
+
+/** What a drift does in the CLI, by the server's `onDrift` (the action alone reads as a promise it is not). */
+const DRIFT_EFFECT: Readonly<Record<PinReport["onDrift"], string>> = {
+  ask: "a change is asked about on a terminal, blocked without one (onDrift ask)",
+  warn: "a change is used with a warning (onDrift warn)",
+  block: "a change is blocked until accepted (onDrift block)",
+};
 
 function diffText(report: PinReport): string {
   if (!report.drift) return `${clean(report.server)}: matches its pins.`;

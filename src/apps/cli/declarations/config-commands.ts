@@ -134,10 +134,14 @@ export const pinsDeclaration = declareCommand({
 
 export const auditDeclaration = declareCommand({
   name: "audit",
-  summary: "check an audit log's hash chain (`audit verify FILE...`)",
+  summary: "check an audit log's hash chain (`audit verify [FILE...]`; default: the config's audit file)",
   description:
-    "Verifies the SHA-256 chain of the audit log written by the `audit` setting: any edited, deleted, inserted or reordered record is named by file and line. Give the rotated files too (audit.2.jsonl audit.1.jsonl audit.jsonl, in any order) to check the chain across them. Exit code 0 when intact, 1 when broken. --json prints { ok, records, startsAt, problems: [{ file, line, problem }] }.",
+    "Verifies the SHA-256 chain of the audit log written by the `audit` setting: any edited, deleted, inserted or reordered record is named by file and line. Without FILE, the config's `audit.file` and its rotated files are checked. Give the rotated files too (audit.2.jsonl audit.1.jsonl audit.jsonl, in any order) to check the chain across them. Exit code 0 when intact, 1 when broken. --json prints { ok, records, startsAt, problems: [{ file, line, problem }] }.",
   flags: {},
-  positionals: { usage: "verify FILE...", min: 2, max: Number.POSITIVE_INFINITY, choices: ["verify"] },
-  examples: ["audit verify ~/.mcp-bridge/audit.jsonl", "audit verify audit.1.jsonl audit.jsonl --json"],
+  positionals: { usage: "verify [FILE...]", min: 1, max: Number.POSITIVE_INFINITY, choices: ["verify"] },
+  examples: [
+    "audit verify",
+    "audit verify ~/.mcp-bridge/audit.jsonl",
+    "audit verify audit.1.jsonl audit.jsonl --json",
+  ],
 });

@@ -27,7 +27,7 @@ export const statusDeclaration = declareCommand({
 export const toolsDeclaration = declareCommand({
   name: "tools",
   aliases: ["describe"],
-  summary: "the tools as the LLM sees them",
+  summary: "the tools as the LLM sees them; `describe TOOL` (or `tools TOOL`): one tool in full",
   flags: TOOLS_FLAGS,
   positionals: TOOLS_POSITIONALS,
   description:
@@ -43,7 +43,7 @@ export const toolsDeclaration = declareCommand({
 
 export const callDeclaration = declareCommand({
   name: "call",
-  summary: "call a tool by exposed name (mcp_calc_add) or server/tool",
+  summary: "call a tool by exposed name (mcp_<server>_<tool>) or <server>/<tool>",
   flags: CALL_FLAGS,
   description:
     'key=value values are converted by the tool\'s inputSchema: a string parameter gets the text as written (id=5 is "5"), a number or boolean parameter the parsed value. Progress notifications are shown on stderr. A running daemon for the config (`mcp-bridge daemon start`) answers the call unless --no-daemon is given.',
