@@ -114,7 +114,13 @@ function refreshTokenOf(body: unknown): string | undefined {
   return body.get("refresh_token") ?? undefined;
 }
 
+/**
+ * What `new Headers()` takes, named through the `Headers` global Node's types declare: `HeadersInit`
+ * exists only in the DOM lib, which a consumer's declarations check need not have.
+ */
+type HeaderValues = ConstructorParameters<typeof Headers>[0];
+
 /** The access token a request presents (`Authorization: Bearer …` or `DPoP …`), if any. */
-export function presentedToken(headers: HeadersInit | undefined): string | undefined {
+export function presentedToken(headers: HeaderValues): string | undefined {
   return authorizationCredential(new Headers(headers).get("authorization"), ["Bearer", "DPoP"]);
 }

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { expandHome } from "../util/home-path.js";
 import { type LocationOptions, type Locations, resolveLocations } from "./locations.js";
 
 /**
@@ -49,8 +50,10 @@ export function searchPathsIn(
 ): SearchPath[] {
   const configHome = env.XDG_CONFIG_HOME || join(home, ".config");
   const candidates: { path: string; origin: SearchPath["origin"] }[] = [];
-  if (env.MCP_BRIDGE_CONFIG) candidates.push({ path: resolve(cwd, env.MCP_BRIDGE_CONFIG), origin: "env" });
-  if (path) candidates.push({ path: resolve(cwd, path), origin: "option" });
+  // Named paths are often given where no shell expands `~` (a host's args, its env block).
+  const named = (given: string) => resolve(cwd, expandHome(given, home));
+  if (env.MCP_BRIDGE_CONFIG) candidates.push({ path: named(env.MCP_BRIDGE_CONFIG), origin: "env" });
+  if (path) candidates.push({ path: named(path), origin: "option" });
   for (const name of ["mcp.json", "mcp.toml", ".mcp.json", join(".vscode", "mcp.json")])
     candidates.push({ path: join(cwd, name), origin: "cwd" });
   for (const name of ["mcp.json", "mcp.toml"])

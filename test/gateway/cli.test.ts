@@ -244,7 +244,11 @@ describe("mcp-bridge serve", () => {
         title: "An app",
         description: "A tool with a UI",
         inputSchema: { type: "object" },
-        _meta: { ui: { resourceUri: "ui://scripted/app.html" }, "vendor.example/key": { kept: true } },
+        _meta: {
+          ui: { resourceUri: "ui://scripted/app.html" },
+          "vendor.example/key": { kept: true },
+          "io.github.mcp-bridge/origin": { server: "up", tool: "app" },
+        },
         icons: [{ src: "https://example.com/app.png", mimeType: "image/png", sizes: ["48x48"] }],
         execution: { taskSupport: "forbidden" },
       });

@@ -1,6 +1,7 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/client";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ORIGIN_META_KEY } from "../../src/apps/gateway/forwarded-tool.js";
 import { type Gateway, startGateway } from "../../src/apps/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
 import { inProcessEntry } from "../helpers/in-process.js";
@@ -114,7 +115,7 @@ describe("the gateway forwards what the upstream sent", () => {
     await bridge?.close();
   });
 
-  it("tools and results, field for field except the tool's name (property, 100 runs)", async () => {
+  it("tools and results, field for field except the tool's name and its origin in _meta (property, 100 runs)", async () => {
     await using client = await connect(gateway.url, "2025-11-25", undefined);
     const script = bridge.tools().find((t) => t.tool === "script")?.name ?? "";
     await fc.assert(
@@ -124,7 +125,9 @@ describe("the gateway forwards what the upstream sent", () => {
         await bridge.refreshTools("up");
         const exposed = bridge.tools().find((t) => t.tool === "target")?.name ?? "";
         const listed = (await client.listTools()).tools.find((t) => t.name === exposed);
-        expect(listed).toEqual({ ...tool, name: exposed });
+        // Plus its origin, under the gateway's namespaced _meta key.
+        const origin = { [ORIGIN_META_KEY]: { server: "up", tool: "target" } };
+        expect(listed).toEqual({ ...tool, name: exposed, _meta: { ...tool._meta, ...origin } });
         const received = await client.callTool({ name: exposed, arguments: {} });
         expect(received).toEqual(result);
       }),

@@ -6,6 +6,7 @@ import { renderAnswer } from "./command-answers.js";
 import type { CommandContext } from "./command-context.js";
 import { askedBy, type DaemonCommand } from "./command-requests.js";
 import { type CliConfigSource, cliConfigSource } from "./config-choice.js";
+import { registerSpinner, stopSpinner } from "./progress-pause.js";
 import { rememberedInputs } from "./remembered-inputs.js";
 import { progressText, startProgress } from "./start-progress.js";
 import { canAsk, clean, confirm, stopAsking } from "./terminal-ask.js";
@@ -57,6 +58,7 @@ export async function cliBridgeOptions(
 /** Asks on the terminal whether to accept a server's changed tools (default no). */
 async function confirmDrift(context: CommandContext, event: PinDriftEvent): Promise<boolean> {
   const server = clean(event.drift.server);
+  stopSpinner(context.io.stderr);
   context.io.stderr.write(
     `Server "${server}" changed its tools since they were pinned:\n${event.lines.map((l) => `  ${clean(l)}`).join("\n")}\n`,
   );
@@ -148,10 +150,19 @@ function showProgress(context: CommandContext, bridge: Bridge): () => void {
   });
   const timer = setInterval(render, 80);
   render();
-  return () => {
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
     clearInterval(timer);
     unsubscribe();
     stderr.write("\r\u001b[2K");
+  };
+  // A question asked during the start (terminal-ask.ts) stops it first.
+  const unregister = registerSpinner(stderr, stop);
+  return () => {
+    unregister();
+    stop();
   };
 }
 

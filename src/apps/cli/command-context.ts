@@ -3,6 +3,7 @@ import { withoutStderrHint } from "../../util/stderr-hint.js";
 import type { CliIO } from "./cli-io.js";
 import { type Style, styleFor } from "./output.js";
 import type { AnyFlagValue, Flags, GlobalOptions, ParsedArguments } from "./parse-arguments.js";
+import { spinnerLineClear } from "./progress-pause.js";
 import { terminalText } from "./terminal.js";
 
 /** A command's flag values when its declaration's types are not at hand. */
@@ -45,7 +46,8 @@ function stderrLogger(io: CliIO, global: GlobalOptions): Logger {
     const detail = global.verbose && fields ? ` ${JSON.stringify(fields)}` : "";
     // A server's own stderr lines only with --verbose.
     const text = global.verbose ? message : withoutStderrHint(message);
-    io.stderr.write(`${label} ${terminalText(text)}${terminalText(detail)}\n`);
+    // On the spinner's line, the message starts on a cleared line (the spinner redraws below it).
+    io.stderr.write(`${spinnerLineClear(io.stderr)}${label} ${terminalText(text)}${terminalText(detail)}\n`);
   };
   return {
     debug: (m, f) => global.verbose && write(style.dim("debug:"), m, f),

@@ -1,6 +1,8 @@
+import { homedir } from "node:os";
 import { parseArgs } from "node:util";
 import { definedOnly } from "../../util/defined.js";
 import { parseDuration } from "../../util/duration.js";
+import { expandHome } from "../../util/home-path.js";
 import { suggest } from "../../util/suggest.js";
 import { GLOBAL_FLAGS } from "./global-flags.js";
 import {
@@ -20,9 +22,10 @@ import {
  * What a flag's value is; the parser turns the text into it, so commands never re-parse strings:
  * `duration` -> milliseconds (`30s`, `2m`, `500ms`; a bare number is seconds), `int` -> a whole
  * number (at least `min`, default 1), `address` -> `{ host, port }` from `[HOST:]PORT` (a bare port
- * is 127.0.0.1's), `choice` -> one of `choices`.
+ * is 127.0.0.1's), `choice` -> one of `choices`, `path` -> the text with a leading `~` expanded (a
+ * host runs mcp-bridge without a shell, so `--auth ~/tokens.json` would otherwise name `./~/tokens.json`).
  */
-export type FlagKind = "string" | "boolean" | "duration" | "int" | "address" | "choice";
+export type FlagKind = "string" | "boolean" | "duration" | "int" | "address" | "choice" | "path";
 
 /** One option a command (or the CLI as a whole) takes. */
 export interface FlagSpec {
@@ -243,6 +246,8 @@ function scalarValue(flag: string, spec: FlagSpec, text: string): unknown {
       if (!address) throw badFlagValue({ flag, value: text, kind: "address" });
       return address;
     }
+    case "path":
+      return expandHome(text, homedir());
     case "choice": {
       const choices = spec.choices ?? [];
       if (!choices.includes(text)) throw badFlagValue({ flag, value: text, kind: "choice", choices });

@@ -2,6 +2,7 @@ import type { InputRequest, ResolveInput } from "../../config/inputs.js";
 import { errorText } from "../../util/text-of.js";
 import type { CliIO } from "./cli-io.js";
 import { defaultInputsDir, InputStore } from "./input-store.js";
+import { stopSpinner } from "./progress-pause.js";
 import { ask, canAsk, clean } from "./terminal-ask.js";
 
 /**
@@ -58,6 +59,7 @@ export function askMasked(io: CliIO, question: string): Promise<string | undefin
   const input = io.stdin as RawInput | undefined;
   if (!input?.setRawMode) return ask(io, question);
   const setRaw = input.setRawMode.bind(input);
+  stopSpinner(io.stderr);
   io.stderr.write(question);
   return new Promise((resolve) => {
     let typed = "";

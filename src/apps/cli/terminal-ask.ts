@@ -1,6 +1,7 @@
 import { createInterface, type Interface } from "node:readline";
 import type { CliIO } from "./cli-io.js";
 
+import { stopSpinner } from "./progress-pause.js";
 import { terminalText } from "./terminal.js";
 
 /** Server-controlled text made safe for a terminal (no escape sequences, no carriage returns). */
@@ -47,6 +48,7 @@ function readerFor(input: NodeJS.ReadableStream): LineReader {
 export async function ask(io: CliIO, question: string): Promise<string | undefined> {
   if (!io.stdin) return undefined;
   const state = readerFor(io.stdin);
+  stopSpinner(io.stderr);
   io.stderr.write(question);
   const queued = state.lines.shift();
   if (queued !== undefined) return queued;

@@ -1,5 +1,6 @@
 import type { ElicitationHandler, ElicitationResponse } from "../../bridge/api.js";
 import type { CliIO } from "./cli-io.js";
+import { stopSpinner } from "./progress-pause.js";
 import { ask, canAsk, clean } from "./terminal-ask.js";
 
 interface FieldSchema {
@@ -22,6 +23,7 @@ export function terminalElicitation(io: CliIO, askLine?: AskLine): ElicitationHa
   if (!askLine && !canAsk(io)) return undefined;
   const question: AskLine = askLine ?? ((text) => ask(io, text));
   return async (request): Promise<ElicitationResponse> => {
+    stopSpinner(io.stderr);
     io.stderr.write(`\nServer "${clean(request.server)}" asks: ${clean(request.message)}\n`);
     const answerIt = (await question("Answer it? [y/N] ")) ?? "";
     if (!/^\s*y(es)?\s*$/i.test(answerIt)) return { action: "decline" };

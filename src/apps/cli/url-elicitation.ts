@@ -3,6 +3,7 @@ import { createInterface } from "node:readline";
 import type { ElicitationHandler, ElicitationResponse } from "../../bridge/api.js";
 import { plainText } from "../../util/plain-text.js";
 import type { CliIO } from "./cli-io.js";
+import { stopSpinner } from "./progress-pause.js";
 
 /** How to open a URL in the default browser per platform: a program and its arguments, never a shell. */
 export function browserCommand(platform: NodeJS.Platform, url: string): { command: string; args: string[] } {
@@ -38,6 +39,7 @@ export function urlElicitation(
     if (request.mode !== "url") return form(request);
     const url = request.url ?? "";
     const server = plainText(request.server, 100);
+    stopSpinner(io.stderr);
     io.stderr.write(
       `\nServer "${server}" asks you to open a link: ${plainText(request.message, 500)}\n  ${plainText(url, 2000)}\n`,
     );

@@ -69,9 +69,11 @@ export class ServerTable {
     await Promise.all(
       this.records().map(async (record) => {
         const state = record.status().state;
-        if (state === "connecting" || state === "reconnecting") {
-          await record.ensureConnected({}).catch(() => {});
-        }
+        // A start attempt is awaited to its end (bounded by its own startup timeout), not by a deadline
+        // of this wait's: one that timed out is `failed` with its reason once this resolves, where a
+        // wait of its own ended first and left it `connecting` while its process was being stopped.
+        if (state === "connecting") await record.connect().catch(() => {});
+        else if (state === "reconnecting") await record.ensureConnected({}).catch(() => {});
       }),
     );
   }

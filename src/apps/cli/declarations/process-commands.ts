@@ -15,12 +15,12 @@ export const SERVE_FLAGS = {
     description: "serve Streamable HTTP at /mcp (host 127.0.0.1 unless given)",
   },
   auth: {
-    type: "string",
+    type: "path",
     value: "FILE",
     description: "JSON file of bearer tokens, OAuth (JWT) settings and profiles",
   },
   "state-keys": {
-    type: "string",
+    type: "path",
     value: "FILE",
     description: "keys (KID:BASE64, mode 0600) sealing requestState, shared by every replica",
   },
@@ -105,7 +105,7 @@ export const SERVE_FLAGS = {
     description: "the /mcp URL other replicas reach this one at (default the URL it listens on)",
   },
   "cluster-secret-file": {
-    type: "string",
+    type: "path",
     value: "FILE",
     description:
       "private file (chmod 600, 32+ bytes) shared by the replicas: signs the requests they forward to each other and what they write to the store (--store requires it)",

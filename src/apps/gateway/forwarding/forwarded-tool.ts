@@ -12,10 +12,24 @@ import { upstreamOf } from "../../../util/upstream.js";
  * so the library's description prefix would only repeat it.
  */
 
-/** A tool of the merged catalog under its exposed name, every other field as its server listed it. */
+/**
+ * The `_meta` key naming where a served tool comes from: `{ "server": ..., "tool": ... }`, the config's
+ * server name and the tool's name on that server. A host cannot tell them from the exposed name alone
+ * (`a_b_c` may be server `a_b`'s tool `c` or server `a`'s tool `b_c`). Prefixed as the spec asks of
+ * `_meta` keys that are not MCP's own (reverse DNS of the project's home, a label, a slash).
+ */
+export const ORIGIN_META_KEY = "io.github.mcp-bridge/origin";
+
+/**
+ * A tool of the merged catalog under its exposed name, every other field as its server listed it, and
+ * its origin added to `_meta` (ORIGIN_META_KEY).
+ */
 export function forwardedTool(entry: ToolEntry): Tool {
   const original = upstreamOf<Tool>(entry);
-  if (original) return { ...original, name: entry.name };
+  if (original) {
+    const origin = { server: entry.server, tool: entry.tool };
+    return { ...original, name: entry.name, _meta: { ...original._meta, [ORIGIN_META_KEY]: origin } };
+  }
   // The bridge's own tools (resourceTools) have no upstream: served as the library describes them.
   // A wire message says nothing of what it does not have.
   return definedOnly({
