@@ -1,7 +1,7 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/client";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ORIGIN_META_KEY } from "../../src/apps/gateway/forwarded-tool.js";
+import { ORIGIN_META_KEY } from "../../src/apps/gateway/forwarding/forwarded-tool.js";
 import { type Gateway, startGateway } from "../../src/apps/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
 import { inProcessEntry } from "../helpers/in-process.js";

@@ -1,7 +1,7 @@
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { describe, expect, it } from "vitest";
-import { ORIGIN_META_KEY } from "../../src/apps/gateway/forwarded-tool.js";
+import { ORIGIN_META_KEY } from "../../src/apps/gateway/forwarding/forwarded-tool.js";
 import { stdioEntry } from "../fixtures/servers/index.js";
 import { CLI, cliHome } from "../helpers/cli.js";
 
