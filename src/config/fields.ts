@@ -238,7 +238,7 @@ export const SERVER_FIELDS = {
     aliases: ["health_check_interval"],
     kind: "duration",
     default: `the setting (${seconds(healthCheckIntervalMs)})`,
-    doc: "`ping` period; 0 turns it off",
+    doc: "`ping` period; 0 turns it off. A remote server's transport error outside any request (a notification's POST that failed, the event stream giving up) is confirmed by a `ping` (bounded by 5 s) before the session is given up, so one broken socket of a live server costs nothing",
   }),
   negotiation: field({
     name: "negotiation",
