@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Bridge, startBridge } from "../../../src/index.js";
 import { hostFacts } from "../../../src/transport/sandbox/host-facts.js";
@@ -105,7 +105,8 @@ describe.skipIf(skip !== undefined)("a sandboxed server with files in its argume
     // A script outside any project that runs the probe server (granted by a `read` of the repository).
     const probe = fixturePath("probe-server");
     writeFileSync(join(loose, "server.mjs"), `await import(${JSON.stringify(pathToFileURL(probe).href)});\n`);
-    const repository = resolve(probe, "../../../../..");
+    // The checkout (this file is test/transport/sandbox/): the probe may run bundled or as built.
+    const repository = fileURLToPath(new URL("../../..", import.meta.url));
     const files = ["/etc/hostname", join(home, ".ssh", "config"), "/proc/self/status"];
     bridge = await startBridge({
       env: { ...process.env, HOME: home },
