@@ -67,6 +67,8 @@ describe("a call that never ran costs no per-minute budget", () => {
         replicaId: id,
         advertiseUrl: () => `http://127.0.0.1:1/${id}`,
         logger: silentLogger,
+        // Budgets only: no session record is written here.
+        secret: undefined,
       });
       stores.push(store);
       return new ClientLimiter(LIMITS, Date.now, sharedBudget(store, id));

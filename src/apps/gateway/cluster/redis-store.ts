@@ -53,8 +53,11 @@ export interface RedisStoreOptions {
   readonly logger: Logger;
   /** Called when the store answers again after an outage (records written meanwhile are re-written). */
   readonly onBack?: () => void;
-  /** The cluster secret: session records are authenticated with it (see session-record.ts). */
-  readonly secret?: Uint8Array | undefined;
+  /**
+   * The cluster secret: session records are authenticated with it (see session-record.ts). Required,
+   * though it may be undefined (`insecureStore`): a caller that forgets it must not get unsigned records.
+   */
+  readonly secret: Uint8Array | undefined;
 }
 
 /**

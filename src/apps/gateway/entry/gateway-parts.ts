@@ -117,6 +117,7 @@ async function clusterStore(
     advertiseUrl: () => replica().advertiseUrl,
     logger: options.logger,
     onBack,
+    secret: options.replica.secret,
   });
   options.telemetry?.meter
     .createObservableGauge(GATEWAY_STORE_UP_METRIC, {
