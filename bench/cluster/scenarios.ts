@@ -262,9 +262,13 @@ export async function killedReplica(
   const lostElsewhere: string[] = [];
   /** Lost calls that cannot say which replica had them (an MCP client's error, a timeout). */
   let lostUnplaced = 0;
+  // Each caller makes its share and no more: a caller whose calls failed fast (502s from the dying
+  // replica) would otherwise take others' turns and pass its per-minute limit, failing a call that the
+  // kill did not cost.
+  const share = Math.ceil(calls / callers.length);
   await Promise.all(
     callers.map(async (call) => {
-      while (next < calls) {
+      for (let made = 0; made < share && next < calls; made++) {
         const index = next++;
         if (index === Math.floor(calls / 3)) {
           inFlightAtKill = inFlight;

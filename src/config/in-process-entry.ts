@@ -1,3 +1,4 @@
+import { entryProblem } from "../errors/entry-problems.js";
 import type { ConnectServer } from "./model.js";
 import { EntryProblem } from "./problem.js";
 
@@ -13,17 +14,11 @@ export function readConnect(raw: Readonly<Record<string, unknown>>): ConnectServ
   const connect = raw.connect;
   if (connect === undefined) return undefined;
   if (typeof connect !== "function") {
-    throw new EntryProblem(
-      "connect",
-      '"connect" must be a function that returns an MCP transport; only a program using the library can give one (not a config file): remove it, or use "command" or "url"',
-    );
+    throw new EntryProblem("connect", entryProblem.connectNotFunction());
   }
   for (const key of OTHER_WAYS) {
     if (raw[key] !== undefined && raw[key] !== false)
-      throw new EntryProblem(
-        key,
-        `"${key}" cannot go with "connect" (the server is reached through the transport "connect" returns); remove one of them`,
-      );
+      throw new EntryProblem(key, entryProblem.connectWith(key));
   }
   return connect as ConnectServer;
 }

@@ -32,6 +32,10 @@ export const entryProblem = {
   notToolsTable: () => '"tools" must be a table with "include" and/or "exclude" lists',
   notRestart: () => '"restart" must be true, false or a table',
   notAttempts: () => '"restart.maxAttempts" must be a whole number (0 = unlimited)',
+  connectNotFunction: () =>
+    '"connect" must be a function that returns an MCP transport; only a program using the library can give one (not a config file): remove it, or use "command" or "url"',
+  connectWith: (key: string) =>
+    `"${key}" cannot go with "connect" (the server is reached through the transport "connect" returns); remove one of them`,
   notObject: () => "must be an object",
   oauthNotTable: () => '"oauth" must be a table',
   oauthGrant: (grants: readonly string[]) =>

@@ -79,7 +79,7 @@ describe("add: remote servers are written as URLs, never as commands", () => {
     [["--transport", "websocket", "web", "https://a.example/mcp"], "--transport takes stdio, http or sse"],
     [["--transport", "http", "web", "ftp://a.example/mcp"], "http:// or https:// URL"],
     [["web"], "add needs a command or a URL"],
-    [["--scope", "user", "web", "https://a.example/mcp"], 'Unknown option "--scope"'],
+    [["--scope", "user", "web", "https://a.example/mcp"], "mcp-bridge has no `add --scope`"],
     [["web", "--header", "no separator", "https://a.example/mcp"], "--header takes"],
   ])("refuses %j with a usage error and leaves the file alone", async (args, message) => {
     const before = '{ "mcpServers": {} }\n';

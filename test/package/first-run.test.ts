@@ -26,9 +26,12 @@ afterAll(() => {
 
 describe("first run", () => {
   it("installing the package runs no script; packing and testing build it", () => {
-    for (const hook of ["preinstall", "install", "postinstall", "prepare"]) {
+    for (const hook of ["preinstall", "install", "postinstall"]) {
       expect(pkg.scripts[hook], hook).toBeUndefined();
     }
+    // npm runs `prepare` only in a clone and for a Git URL install, never for a packed or published
+    // package; it builds dist/ only where it is missing (test/package/install.test.ts).
+    expect(pkg.scripts.prepare).toBe("node scripts/prepare.mjs");
     expect(pkg.scripts.prepack).toContain("npm run build");
     // `npm test` builds dist/ with the type check itself: one tsc run over tsconfig.json, which emits.
     expect(pkg.scripts.test).toContain("tsc -p tsconfig.json");

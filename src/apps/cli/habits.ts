@@ -1,5 +1,8 @@
+import { suggest } from "../../util/suggest.js";
 import { commandWord } from "./parse-arguments.js";
 import { habitRedirect } from "./usage-errors.js";
+
+const AUTH_SUBCOMMANDS = ["login", "logout", "status", "forget-inputs"];
 
 /**
  * Command lines users bring from other tools (mcporter, Claude Code's `claude mcp`) or guess from
@@ -43,10 +46,12 @@ const HABITS: readonly {
       "`mcp-bridge list NAME` starts that server and lists its tools; `mcp-bridge config show` prints its entry.",
   },
   {
+    // Not a misspelt subcommand (`auth logn x`): that keeps its "did you mean" answer.
     matches: (command, next) =>
       command === "auth" &&
       next !== undefined &&
-      !["login", "logout", "status", "forget-inputs"].includes(next),
+      !AUTH_SUBCOMMANDS.includes(next) &&
+      suggest(next, AUTH_SUBCOMMANDS) === undefined,
     given: "`auth SERVER`",
     instead: "log in with `mcp-bridge auth login SERVER` (`auth status` shows the stored logins).",
   },
