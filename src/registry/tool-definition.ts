@@ -30,13 +30,17 @@ export interface FlatParameter {
   readonly required: boolean;
   readonly enum?: readonly unknown[];
   readonly default?: unknown;
+  /** An object parameter's own parameters (recursively). */
+  readonly properties?: readonly FlatParameter[];
+  /** An array of objects: the parameters of each item (recursively). */
+  readonly items?: readonly FlatParameter[];
 }
 
 /** A flat parameter list; `complete: false` says the schema had parts a flat list cannot express. */
 export interface FlatParameters {
   readonly parameters: readonly FlatParameter[];
   readonly complete: boolean;
-  /** Why the flat view is incomplete (`anyOf`, `$ref`, nested objects, ...). */
+  /** Why the flat view is incomplete (`anyOf`, `$ref`, open maps, ...), each by its path (`a.b`). */
   readonly omitted: readonly string[];
 }
 
