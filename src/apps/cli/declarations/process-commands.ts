@@ -62,6 +62,11 @@ export const SERVE_FLAGS = {
     description:
       "how long a client's first tools/list (and a REST listing) waits for servers still starting without a cached list (default 5s; 0 answers at once)",
   },
+  "llm-results": {
+    type: "boolean",
+    description:
+      "serve tool results as text for a model (images described, cut at maxResultChars) instead of unchanged; per client: a profile's llmResults",
+  },
   "tool-names": {
     type: "string",
     value: "FORMAT",
