@@ -2,9 +2,10 @@ import { once } from "node:events";
 import { PassThrough } from "node:stream";
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { modelResult } from "../../src/apps/gateway/forwarding/forwarded-tool.js";
+import { forwardedResult, modelResult } from "../../src/apps/gateway/forwarding/forwarded-tool.js";
 import { type Gateway, serveGatewayStdio, startGateway } from "../../src/apps/gateway/index.js";
 import { type Bridge, startBridge } from "../../src/index.js";
+import { keepUpstream } from "../../src/util/upstream.js";
 import { inProcessEntry } from "../helpers/in-process.js";
 import { connect, type Era } from "./client.js";
 
@@ -151,6 +152,13 @@ describe("LLM-ready results through the gateway (opt-in)", () => {
     expect(modelResult(result, 20)).toEqual({ content: [{ type: "text", text: "t" }] });
     expect(modelResult(result, 1000)).toEqual({ content: [{ type: "text", text: "t" }], structuredContent });
     expect(modelResult(result, 0).structuredContent).toEqual(structuredContent);
+  });
+
+  it("passes an upstream's input_required round on as it came: it is a question, not a result", () => {
+    const round = { resultType: "input_required", inputRequests: { q: { method: "elicitation/create" } } };
+    const result = keepUpstream({ text: "", content: [], isError: false }, round);
+    expect(modelResult(result, 10)).toEqual(forwardedResult(result));
+    expect(modelResult(result, 10)).toMatchObject(round);
   });
 });
 

@@ -68,6 +68,11 @@ export function forwardedResult(result: ToolResult): CallToolResult {
  * `maxChars` (a cap that is not a positive number keeps it).
  */
 export function modelResult(result: ToolResult, maxChars: number): CallToolResult {
+  // A 2026-07-28 upstream's `input_required` answer is a round of questions for the client (see
+  // upstream-rounds.ts), not a result: passed on as it came, or the round could not go on.
+  const original = upstreamOf<{ resultType?: unknown }>(result);
+  if (original?.resultType !== undefined && original.resultType !== "complete")
+    return forwardedResult(result);
   const structured = result.structuredContent;
   const fits =
     structured !== undefined && (!(maxChars > 0) || (JSON.stringify(structured)?.length ?? 0) <= maxChars);
