@@ -172,6 +172,35 @@ describe("mcp-bridge attach", () => {
     expect((await daemonStatus())?.attachedSessions).toBe(2);
   }, 90_000);
 
+  it("serves an attach --llm-results session the library's capped text, others results unchanged", async () => {
+    const media = join(home, "media.json");
+    writeFileSync(
+      media,
+      JSON.stringify({ mcpServers: { media: { ...stdioEntry("content-types"), maxResultChars: 100 } } }),
+    );
+    const attachTo = (extra: string[]) => {
+      const session = attachSession(["-c", media, ...extra], { cwd: home, env });
+      sessions.push(session);
+      return session;
+    };
+    const plain = attachTo([]);
+    await plain.initialize();
+    const llm = attachTo(["--llm-results"]);
+    await llm.initialize();
+    const big = { name: await toolNamed(llm, "big"), arguments: { chars: 1000 } };
+    const image = { name: await toolNamed(llm, "image"), arguments: {} };
+    expect(textOf(await plain.request("tools/call", big))).toBe("x".repeat(1000));
+    const cut = textOf(await llm.request("tools/call", big));
+    expect(cut.length).toBeLessThanOrEqual(100);
+    expect(cut).toMatch(/\[\.\.\. truncated: \d+ more characters\]$/);
+    const raw = await plain.request("tools/call", image);
+    expect((raw.result?.content as { type: string }[])[0]?.type).toBe("image");
+    const described = await llm.request("tools/call", image);
+    expect(described.result?.content).toEqual([
+      { type: "text", text: expect.stringMatching(/^\[image: image\/png, \d+ B\]$/) },
+    ]);
+  }, 90_000);
+
   it("asks the elicitation of an upstream call of the session whose call caused it, and no other", async () => {
     const answer = (name: string) => (request: { method?: string }) =>
       request.method === "elicitation/create" ? { action: "accept", content: { apiKey: name } } : undefined;

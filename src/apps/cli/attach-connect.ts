@@ -4,6 +4,7 @@ import { attachConnectionClosed } from "../../errors/daemon-errors.js";
 import { type DaemonPaths, ensureRuntimeFolder } from "../daemon/paths.js";
 import {
   ATTACH_MODE_HEADER,
+  ATTACH_RESULTS_HEADER,
   ATTACH_UPGRADE,
   CONFIG_HEADER,
   PACKAGE_VERSION,
@@ -35,6 +36,8 @@ export interface AttachTarget {
   readonly paths: DaemonPaths;
   /** `--code-mode`: the session is served the three code-mode tools instead of every tool. */
   readonly codeMode: boolean;
+  /** `--llm-results`: the session's tool results as text for a model. */
+  readonly llmResults?: boolean;
   /** The --config the user gave, passed on to a daemon this starts. */
   readonly config: string | undefined;
   readonly idleMs: number;
@@ -47,7 +50,10 @@ export interface AttachTarget {
  * One upgraded connection to the daemon at `paths.socket` (`GET /attach`, the config and version
  * headers the daemon checks, then `101`): from there on the socket carries one MCP session.
  */
-function openChannel(paths: DaemonPaths, codeMode: boolean): Promise<Socket> {
+function openChannel(
+  paths: DaemonPaths,
+  { codeMode, llmResults }: Pick<AttachTarget, "codeMode" | "llmResults">,
+): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket = createConnection(paths.socket);
     let answer = Buffer.alloc(0);
@@ -66,7 +72,8 @@ function openChannel(paths: DaemonPaths, codeMode: boolean): Promise<Socket> {
       socket.write(
         `GET /attach HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: ${ATTACH_UPGRADE}\r\n` +
           `${VERSION_HEADER}: ${PACKAGE_VERSION}\r\n${CONFIG_HEADER}: ${encodeURIComponent(paths.config)}\r\n` +
-          `${codeMode ? `${ATTACH_MODE_HEADER}: code\r\n` : ""}\r\n`,
+          `${codeMode ? `${ATTACH_MODE_HEADER}: code\r\n` : ""}` +
+          `${llmResults ? `${ATTACH_RESULTS_HEADER}: llm\r\n` : ""}\r\n`,
       );
     });
     const onData = (chunk: Buffer) => {
@@ -131,7 +138,7 @@ export async function connectAttached(target: AttachTarget): Promise<Socket> {
   let started: (() => boolean) | undefined;
   for (;;) {
     try {
-      return await openChannel(target.paths, target.codeMode);
+      return await openChannel(target.paths, target);
     } catch (error) {
       if (error instanceof Dropped) {
         if (Date.now() > deadline) throw error.refusal;

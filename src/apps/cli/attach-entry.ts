@@ -37,7 +37,11 @@ export async function runAttach(argv: readonly string[], io: AttachIO): Promise<
   if (parsed.global.help || parsed.global.version) return undefined;
   return attach(
     parsed.global,
-    { idleMs: parsed.options.idle as number | undefined, codeMode: parsed.options["code-mode"] === true },
+    {
+      idleMs: parsed.options.idle as number | undefined,
+      codeMode: parsed.options["code-mode"] === true,
+      llmResults: parsed.options["llm-results"] === true,
+    },
     io,
   );
 }
@@ -62,7 +66,7 @@ async function fallback(
 /** Connects to (or starts) the config's daemon and relays stdin/stdout to it until either ends. */
 export async function attach(
   global: GlobalOptions,
-  { idleMs, codeMode }: { idleMs: number | undefined; codeMode: boolean },
+  { idleMs, codeMode, llmResults }: { idleMs: number | undefined; codeMode: boolean; llmResults?: boolean },
   io: AttachIO,
 ): Promise<number> {
   const problem = (message: string) => {
@@ -78,6 +82,7 @@ export async function attach(
     const target = {
       paths: daemonPaths(config.path, io.cwd, io.env),
       codeMode,
+      llmResults,
       config: config.named,
       idleMs: idleMs ?? parseDuration(DAEMON_DEFAULT_IDLE),
       trustProject: global.trustProject === true,

@@ -34,6 +34,8 @@ export const DAEMON_SILENCE_MS = 30_000;
 export const ATTACH_UPGRADE = "mcp-bridge-attach";
 /** On the attach upgrade: `code` serves that session the code-mode tools (`attach --code-mode`). */
 export const ATTACH_MODE_HEADER = "mcp-bridge-attach-mode";
+/** On the attach upgrade: `llm` serves that session's tool results as text for a model (`attach --llm-results`). */
+export const ATTACH_RESULTS_HEADER = "mcp-bridge-attach-results";
 
 export const OPERATIONS = ["status", "tools", "call", "resources", "read", "prompts", "prompt"] as const;
 export type Operation = (typeof OPERATIONS)[number];

@@ -15,6 +15,7 @@ import { answerOperation } from "./operations.js";
 import type { DaemonPaths } from "./paths.js";
 import {
   ATTACH_MODE_HEADER,
+  ATTACH_RESULTS_HEADER,
   ATTACH_UPGRADE,
   type DaemonInfo,
   type Envelope,
@@ -57,6 +58,8 @@ export interface DaemonOptions {
 export interface AttachMode {
   /** `attach --code-mode`: only the three code-mode tools. */
   readonly codeMode: boolean;
+  /** `attach --llm-results`: tool results as the library gives them to a model (GatewayOptions.llmResults). */
+  readonly llmResults: boolean;
 }
 
 /** One `mcp-bridge attach` session the daemon serves. */
@@ -340,7 +343,10 @@ class DaemonServer implements RunningDaemon {
     );
     if (head.length > 0) socket.unshift(head);
     this.#begin();
-    const mode = { codeMode: req.headers[ATTACH_MODE_HEADER] === "code" };
+    const mode = {
+      codeMode: req.headers[ATTACH_MODE_HEADER] === "code",
+      llmResults: req.headers[ATTACH_RESULTS_HEADER] === "llm",
+    };
     const session = (attach as NonNullable<DaemonOptions["attach"]>)(socket, mode);
     this.#attached.set(socket, session);
     // A session that ends (its shim exited or the host closed it) cancels its own calls (the server's

@@ -8,7 +8,11 @@ export const attachCommand = defineCommand({
     // process-entry runs attach before the full CLI loads; this is the same command run in-process.
     const { stdin } = context.io;
     if (!stdin) return 2;
-    const mode = { idleMs: context.options.idle, codeMode: context.options["code-mode"] === true };
+    const mode = {
+      idleMs: context.options.idle,
+      codeMode: context.options["code-mode"] === true,
+      llmResults: context.options["llm-results"] === true,
+    };
     return attach(context.global, mode, { ...context.io, stdin });
   },
 });

@@ -221,6 +221,7 @@ async function run(context: CommandContext): Promise<number> {
             stdin: channel,
             stdout: channel,
             forwarder,
+            llmResults: mode.llmResults,
             onProblem: (message) => context.logger.warn(`Attached session: ${message}`),
           },
         ),

@@ -96,6 +96,7 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
     clusterSecret,
     insecureStore: options["insecure-store"] === true,
     listWaitMs: options["list-wait"],
+    llmResults: options["llm-results"] === true,
     logger: logged.logger,
     watch: logged.watch,
     fastPath: fastPathEnabled(io.env),

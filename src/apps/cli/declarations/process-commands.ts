@@ -7,6 +7,13 @@ export const TOKENS_ENV = "MCP_BRIDGE_GATEWAY_TOKENS";
 /** The environment variable holding the admin token of `serve --http`, unless --admin-token-env names another. */
 export const ADMIN_TOKEN_ENV = "MCP_BRIDGE_GATEWAY_ADMIN_TOKEN";
 
+/** `serve --llm-results` and `attach --llm-results` (see GatewayOptions.llmResults). */
+const LLM_RESULTS_FLAG = {
+  type: "boolean",
+  description:
+    "serve tool results as text for a model (images described, cut at maxResultChars) instead of unchanged; per client: a profile's llmResults",
+} as const;
+
 export const SERVE_FLAGS = {
   stdio: { type: "boolean", description: "serve MCP on stdin/stdout" },
   http: {
@@ -62,6 +69,7 @@ export const SERVE_FLAGS = {
     description:
       "how long a client's first tools/list (and a REST listing) waits for servers still starting without a cached list (default 5s; 0 answers at once)",
   },
+  "llm-results": LLM_RESULTS_FLAG,
   "tool-names": {
     type: "string",
     value: "FORMAT",
@@ -131,6 +139,7 @@ export const ATTACH_FLAGS = {
     description:
       "serve this session only search_tools, describe_tools and execute_code: the host's model writes a program that calls the servers' tools in a sandbox (see docs/code-mode.md)",
   },
+  "llm-results": LLM_RESULTS_FLAG,
 } as const satisfies Flags;
 
 export const ATTACH_POSITIONALS: PositionalSpec = { usage: "", min: 0, max: 0 };

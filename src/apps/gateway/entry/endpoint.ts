@@ -112,6 +112,7 @@ function instances(options: ResolvedGatewayOptions, tracker: RequestTracker, lim
     backlog,
     adminTools: options.adminTools,
     listWaitMs: options.listWaitMs,
+    llmResults: options.llmResults,
   });
   const profileOf = (auth: AuthInfo | undefined) => auth?.extra?.profile as GatewayProfile | undefined;
   const serverFor: ServerFor = (auth) =>

@@ -87,6 +87,13 @@ export interface GatewayOptions {
   readonly fastPath?: boolean;
   /** See GATEWAY_DEFAULTS.listWaitMs; 0 answers at once. */
   readonly listWaitMs?: number;
+  /**
+   * Serve every client's tool results as the library gives them to a model: one text block (images
+   * described, cut at the server's `maxResultChars` with the bridge's marker), `isError` kept,
+   * `structuredContent` kept unless its JSON is over that cap. Default false: results pass unchanged.
+   * A profile's `llmResults` turns it on for one client.
+   */
+  readonly llmResults?: boolean;
 }
 
 /** `GatewayOptions` with every default applied and every value checked: what the gateway reads. */
@@ -114,6 +121,7 @@ export interface ResolvedGatewayOptions {
   readonly logger: Logger;
   readonly fastPath: boolean;
   readonly listWaitMs: number;
+  readonly llmResults: boolean;
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -145,6 +153,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     logger = silentLogger,
     fastPath = true,
     listWaitMs = GATEWAY_DEFAULTS.listWaitMs,
+    llmResults = false,
   } = options;
   if (store !== undefined && clusterSecret === undefined && !insecureStore) throw storeNeedsClusterSecret();
   const loopback = LOOPBACK.has(host);
@@ -178,6 +187,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     logger,
     fastPath,
     listWaitMs: duration("listWaitMs", listWaitMs),
+    llmResults,
   };
 }
 
@@ -243,6 +253,8 @@ export interface StdioGatewayOptions {
   readonly soleClient?: boolean;
   /** See GatewayOptions.listWaitMs. */
   readonly listWaitMs?: number;
+  /** See GatewayOptions.llmResults. */
+  readonly llmResults?: boolean;
 }
 
 export interface ResolvedStdioGatewayOptions {
@@ -260,6 +272,7 @@ export interface ResolvedStdioGatewayOptions {
   readonly soleClient: boolean;
   readonly fastPath: boolean;
   readonly listWaitMs: number;
+  readonly llmResults: boolean;
 }
 
 /** The stdio gateway's options, defaulted from GATEWAY_DEFAULTS and each checked once. */
@@ -278,6 +291,7 @@ export function resolveStdioGatewayOptions(options: StdioGatewayOptions): Resolv
     listWaitMs = GATEWAY_DEFAULTS.listWaitMs,
     limits = {},
     soleClient = false,
+    llmResults = false,
   } = options;
   return {
     version,
@@ -293,6 +307,7 @@ export function resolveStdioGatewayOptions(options: StdioGatewayOptions): Resolv
     soleClient,
     fastPath,
     listWaitMs: duration("listWaitMs", listWaitMs),
+    llmResults,
   };
 }
 

@@ -166,6 +166,7 @@ async function startFace(
       // This bridge serves nobody else: every upstream log message is this client's business.
       soleClient: true,
       listWaitMs: options.listWaitMs,
+      llmResults: options.llmResults,
       fastPath: options.fastPath,
       onProblem: options.onProblem,
     });

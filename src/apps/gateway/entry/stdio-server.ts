@@ -41,6 +41,7 @@ export function serveGatewayStdio(
     logLevel,
     everyUpstreamLog: options.soleClient,
     listWaitMs: options.listWaitMs,
+    llmResults: options.llmResults,
   };
   // tools/call lines of an initialized 2025-era client are answered without the SDK's dispatch.
   const fast = new StdioFastPath(

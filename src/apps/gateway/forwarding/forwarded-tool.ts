@@ -1,5 +1,5 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
-import type { ToolEntry } from "../../../bridge/api.js";
+import type { Bridge, ToolEntry } from "../../../bridge/api.js";
 import type { ToolResult } from "../../../results/tool-result.js";
 import { definedOnly } from "../../../util/defined.js";
 import { upstreamOf } from "../../../util/upstream.js";
@@ -59,6 +59,34 @@ export function forwardedResult(result: ToolResult): CallToolResult {
     isError: result.isError,
     structuredContent: result.structuredContent as CallToolResult["structuredContent"],
   }) as CallToolResult;
+}
+
+/**
+ * A result as the library gives it to a model (`GatewayOptions.llmResults`, a profile's `llmResults`):
+ * one text block with the bridge's text (images described, already cut at `maxChars` with the
+ * truncation marker), `isError` kept, and `structuredContent` kept unless its JSON alone is over
+ * `maxChars` (a cap that is not a positive number keeps it).
+ */
+export function modelResult(result: ToolResult, maxChars: number): CallToolResult {
+  // A 2026-07-28 upstream's `input_required` answer is a round of questions for the client (see
+  // upstream-rounds.ts), not a result: passed on as it came, or the round could not go on.
+  const original = upstreamOf<{ resultType?: unknown }>(result);
+  if (original?.resultType !== undefined && original.resultType !== "complete")
+    return forwardedResult(result);
+  const structured = result.structuredContent;
+  const fits =
+    structured !== undefined && (!(maxChars > 0) || (JSON.stringify(structured)?.length ?? 0) <= maxChars);
+  return definedOnly({
+    content: [{ type: "text" as const, text: result.text }],
+    isError: result.isError ? true : undefined,
+    structuredContent: fits ? (structured as CallToolResult["structuredContent"]) : undefined,
+  }) as CallToolResult;
+}
+
+/** The result cap of `server`'s calls as the bridge applies it: the server's own, else the settings'. */
+export function maxResultCharsOf(bridge: Bridge, server: string): number {
+  const config = bridge.config;
+  return config.servers.find((s) => s.name === server)?.maxResultChars ?? config.settings.maxResultChars;
 }
 
 /** The MCP Apps UI resource a tool names (`_meta.ui.resourceUri`, or the older `_meta["ui/resourceUri"]`). */

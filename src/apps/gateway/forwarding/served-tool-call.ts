@@ -21,7 +21,7 @@ import {
   upstreamDownResult,
 } from "../wire-errors.js";
 import type { DownstreamCall, RequestForwarder } from "./forward.js";
-import { forwardedResult } from "./forwarded-tool.js";
+import { forwardedResult, maxResultCharsOf, modelResult } from "./forwarded-tool.js";
 import { downServerOf, listedTool } from "./listed-tool.js";
 import { retryDownServer } from "./retry-down.js";
 import { type ClientLogLevel, forwardedLog, type LogThreshold, LogValve, passes } from "./upstream-logs.js";
@@ -54,6 +54,8 @@ export interface GatewayClient {
   readonly everyUpstreamLog?: boolean;
   /** How long this client's first `tools/list` waits for servers still connecting (GATEWAY_DEFAULTS.listWaitMs); default 0. */
   readonly listWaitMs?: number;
+  /** Results as the library gives them to a model (GatewayOptions.llmResults); default: unchanged. */
+  readonly llmResults?: boolean;
 }
 
 /**
@@ -158,7 +160,8 @@ export async function serveToolCall<Started>(
     const untrack = call && scope.forwarder?.track(tool.server, call);
     const logs = client.everyUpstreamLog ? undefined : callLogs(client, request, request.logThreshold());
     // callUpstream never rejects: an upstream failure is an error result.
-    return callUpstream(bridge, name, args, request, signal, { client, profile }, logs, round).then(
+    const target = { name, server: tool.server };
+    return callUpstream(bridge, target, args, request, signal, { client, profile }, logs, round).then(
       (result) => {
         untrack?.();
         return heldUntilSent(client, request, name, result, admitted.release);
@@ -261,7 +264,7 @@ function callLogs(
 /** One upstream call as this client's result: an upstream failure is an error result, never a dropped connection. */
 async function callUpstream(
   bridge: Bridge,
-  name: string,
+  { name, server }: { name: string; server: string },
   args: Record<string, unknown>,
   request: ToolCallRequest,
   signal: AbortSignal,
@@ -295,6 +298,10 @@ async function callUpstream(
       // A 2026-07-28 client: an upstream of that era's own rounds come back to be passed on (input-rounds.ts).
       inputRound,
     });
+    // The same on every path (SDK handler, fast paths): each one's answer is made here.
+    if (client.llmResults === true || profile?.llmResults === true) {
+      return modelResult(result, maxResultCharsOf(bridge, server));
+    }
     return forwardedResult(result);
   } catch (error) {
     return { content: [{ type: "text" as const, text: `Error: ${errorText(error)}` }], isError: true };

@@ -15,6 +15,7 @@ const profileSchema = z.strictObject({
   servers: z.array(z.string()).optional(),
   tools: z.array(z.string()).optional(),
   admin: z.boolean().optional(),
+  llmResults: z.boolean().optional(),
 });
 const authFileSchema = z.strictObject({
   oauth: z
@@ -41,7 +42,7 @@ const authFileSchema = z.strictObject({
 /**
  * Reads the gateway's auth file: `{ "oauth": { "issuer", "jwksUrl", "audience", "profiles", "defaultProfile" },
  * "tokens": [{ "token": "sha256:HEX" | "...", "tokenEnv": "VAR",
- * "client": "name", "profile": { "servers": [...], "tools": [...] } }] }`.
+ * "client": "name", "profile": { "servers": [...], "tools": [...], "admin": true, "llmResults": true } }] }`.
  */
 export async function readAuthFile(
   file: string,

@@ -17,6 +17,11 @@ export interface GatewayProfile {
    * profile may; one with a profile only when this is true.
    */
   readonly admin?: boolean;
+  /**
+   * Serve this client's tool results as the library gives them to a model (see GatewayOptions.llmResults)
+   * rather than unchanged. Restricts nothing; like any profile key it makes the admin tools need `admin: true`.
+   */
+  readonly llmResults?: boolean;
 }
 
 /**
