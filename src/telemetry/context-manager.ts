@@ -1,6 +1,9 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { Context, ContextManager } from "@opentelemetry/api";
-import type { OpenTelemetryApi } from "./create-telemetry.js";
+import type {
+  OtelContext as Context,
+  OtelContextManager as ContextManager,
+  OpenTelemetryApi,
+} from "./otel-types.js";
 
 /**
  * The smallest OpenTelemetry context manager over AsyncLocalStorage: what makes the span of a

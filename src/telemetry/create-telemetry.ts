@@ -1,5 +1,13 @@
-import type * as Api from "@opentelemetry/api";
 import { packageInfo } from "../util/package-info.js";
+import type {
+  OpenTelemetryApi,
+  OtelHistogram,
+  OtelMeter,
+  OtelMeterProvider,
+  OtelTracer,
+  OtelTracerProvider,
+  OtelUpDownCounter,
+} from "./otel-types.js";
 import {
   CLIENT_DURATION_METRIC,
   DURATION_BUCKETS,
@@ -8,7 +16,8 @@ import {
 } from "./semconv.js";
 import type { TelemetrySetting } from "./telemetry-options.js";
 
-export type OpenTelemetryApi = typeof Api;
+// The public declarations name only local structural types (see otel-types.ts): no optional peer.
+export type { OpenTelemetryApi } from "./otel-types.js";
 
 /**
  * What instrumented code holds while telemetry is on: the API module, a tracer and the histograms.
@@ -17,13 +26,13 @@ export type OpenTelemetryApi = typeof Api;
  */
 export interface Telemetry {
   readonly api: OpenTelemetryApi;
-  readonly tracer: Api.Tracer;
-  readonly clientDuration: Api.Histogram;
-  readonly serverDuration: Api.Histogram;
+  readonly tracer: OtelTracer;
+  readonly clientDuration: OtelHistogram;
+  readonly serverDuration: OtelHistogram;
   /** The gateway's tool calls in flight (see GATEWAY_CALLS_IN_FLIGHT_METRIC); only a gateway adds to it. */
-  readonly callsInFlight: Api.UpDownCounter;
+  readonly callsInFlight: OtelUpDownCounter;
   /** The meter the instruments above come from, for a gauge of the caller's own (the cluster store's). */
-  readonly meter: Api.Meter;
+  readonly meter: OtelMeter;
   /**
    * Whether anything records what a span or a duration sample would carry: a tracer provider (given,
    * or registered globally, now or later) or a meter provider that was there when this was made.
@@ -41,7 +50,8 @@ let apiLoad: Promise<OpenTelemetryApi | undefined> | undefined;
  */
 export function loadOpenTelemetryApi(): Promise<OpenTelemetryApi | undefined> {
   apiLoad ??= import("@opentelemetry/api").then(
-    (module) => module,
+    // Also where the compiler checks that the real module conforms to the local types.
+    (module): OpenTelemetryApi => module,
     () => undefined,
   );
   return apiLoad;
@@ -58,10 +68,10 @@ export async function createTelemetry(
   const options = setting === true ? {} : setting;
   const { name, version } = packageInfo();
   const tracerProvider =
-    (options.tracerProvider as Api.TracerProvider | undefined) ?? api.trace.getTracerProvider();
+    (options.tracerProvider as OtelTracerProvider | undefined) ?? api.trace.getTracerProvider();
   const tracer = tracerProvider.getTracer(name, version);
   const meter = (
-    (options.meterProvider as Api.MeterProvider | undefined) ?? api.metrics.getMeterProvider()
+    (options.meterProvider as OtelMeterProvider | undefined) ?? api.metrics.getMeterProvider()
   ).getMeter(name, version);
   const histogram = (metric: string, description: string) =>
     meter.createHistogram(metric, {
@@ -98,8 +108,8 @@ export async function createTelemetry(
  */
 function recordingCheck(
   api: OpenTelemetryApi,
-  tracerProvider: Api.TracerProvider,
-  histogram: Api.Histogram,
+  tracerProvider: OtelTracerProvider,
+  histogram: OtelHistogram,
 ): () => boolean {
   if (histogram !== api.createNoopMeter().createHistogram("probe")) return () => true;
   if (!(tracerProvider instanceof api.ProxyTracerProvider)) return () => true;

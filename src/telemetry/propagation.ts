@@ -1,5 +1,5 @@
-import type { Context } from "@opentelemetry/api";
 import type { Telemetry } from "./create-telemetry.js";
+import type { OtelContext as Context } from "./otel-types.js";
 import { formatTraceparent, parseTraceparent, TRACEPARENT, TRACESTATE } from "./semconv.js";
 
 /**

@@ -4,10 +4,10 @@ import type {
   Transport,
   TransportSendOptions,
 } from "@modelcontextprotocol/client";
-import type { Context, Span } from "@opentelemetry/api";
 import { ForwardingTransport } from "../util/forwarding-transport.js";
 import { IdTable } from "../util/id-table.js";
 import type { Telemetry } from "./create-telemetry.js";
+import type { OtelContext as Context, OtelSpan as Span } from "./otel-types.js";
 import { contextFromMeta, metaEntriesFor } from "./propagation.js";
 import {
   ATTR,

@@ -95,21 +95,13 @@ function consumerErrors(): string[] {
   return (tsc.stdout + tsc.stderr).split("\n").filter((line) => line.includes("error TS"));
 }
 
-/** Handed back (issue 37.8): `Telemetry` is typed with `@opentelemetry/api`, an optional peer. */
-const TELEMETRY_DECLARATIONS = "telemetry/create-telemetry.d.ts";
-
 describe("the packed type declarations", () => {
   let errors: string[] = [];
   beforeAll(() => {
     errors = consumerErrors();
   }, 120_000);
 
-  it("type-check in a strict consumer with skipLibCheck false, without the DOM lib", () => {
-    expect(errors.filter((line) => !line.includes(TELEMETRY_DECLARATIONS))).toEqual([]);
-  });
-
-  // Fails (so passes) until the telemetry declarations stop needing the optional peer: then drop `.fails`.
-  it.fails("type-check without the optional peer @opentelemetry/api", () => {
+  it("type-check in a strict consumer with skipLibCheck false, without the DOM lib or optional peers", () => {
     expect(errors).toEqual([]);
   });
 });
