@@ -194,7 +194,7 @@ describe("mcp-bridge attach", () => {
     expect(cut.length).toBeLessThanOrEqual(100);
     expect(cut).toMatch(/\[\.\.\. truncated: \d+ more characters\]$/);
     const raw = await plain.request("tools/call", image);
-    expect((raw.result?.content as { type: string }[])[0]?.type).toBe("image");
+    expect(((raw.result?.content ?? []) as { type: string }[])[0]?.type).toBe("image");
     const described = await llm.request("tools/call", image);
     expect(described.result?.content).toEqual([
       { type: "text", text: expect.stringMatching(/^\[image: image\/png, \d+ B\]$/) },
