@@ -5,6 +5,7 @@ import type { BridgeState } from "../bridge-state.js";
 import { declaresToolTasks } from "../tasks.js";
 import { toolEntry } from "../tool-entries.js";
 import { ServerRecord } from "./server-record.js";
+import { reportConnected, reportStartup } from "./startup-report.js";
 
 /**
  * A server's life in the bridge, as functions over the bridge's state: opening its record, making it
@@ -50,6 +51,8 @@ export function installServer(
       publishTools(state, record);
     }
     state.events.emit("serverStateChanged", status);
+    if (status.state === "connected") reportConnected(state, status);
+    else reportStartup(state);
   });
   const replaced = state.servers.set(record, options);
   return options.now ? replaced : Promise.resolve();
