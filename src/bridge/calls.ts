@@ -256,8 +256,7 @@ async function sendCall(
   try {
     const raw = await send(state, record, definition, args, request);
     const result = await convert(state, record, definition, raw, request);
-    const outcome = result.isError ? "error" : "ok";
-    state.stats.record(definition.server, definition.name, performance.now() - started, outcome);
+    recordCall(state, definition, performance.now() - started, result.isError ? "error" : "ok");
     if (result.isError && (request.onError ?? state.options.onError) === "throw") {
       const text = state.options.secrets.text(result.text);
       throw toolReportedError({ server: definition.server, tool: definition.tool, text, result });
@@ -267,10 +266,30 @@ async function sendCall(
     if (!(error instanceof ToolExecutionError && error.result !== undefined)) {
       const outcome =
         error instanceof McpBridgeError && error.code === ErrorCode.ToolTimeout ? "timeout" : "error";
-      state.stats.record(definition.server, definition.name, performance.now() - started, outcome);
+      recordCall(state, definition, performance.now() - started, outcome);
     }
     throw error;
   }
+}
+
+/**
+ * Counts a call in the stats and logs it at debug: server, tool, duration and outcome only, never the
+ * arguments or the result (either may carry secrets the mask does not know).
+ */
+function recordCall(
+  state: BridgeState,
+  definition: ToolDefinition,
+  ms: number,
+  outcome: "ok" | "error" | "timeout",
+): void {
+  state.stats.record(definition.server, definition.name, ms, outcome);
+  const durationMs = Math.round(ms);
+  state.logger.debug(`Call ${definition.server}/${definition.tool}: ${outcome} in ${durationMs} ms`, {
+    server: definition.server,
+    tool: definition.tool,
+    durationMs,
+    outcome,
+  });
 }
 
 /**
