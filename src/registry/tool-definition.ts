@@ -24,7 +24,10 @@ export interface ToolDefinition {
 export type FlatParameterType = "string" | "number" | "integer" | "boolean" | "array" | "object";
 
 export interface FlatParameter {
+  /** The property's name; a nested object's field has a dotted name (`address.city`). */
   readonly name: string;
+  /** For a nested object's field: the property names from the top (a name may itself contain a dot). */
+  readonly path?: readonly string[];
   readonly type: FlatParameterType;
   readonly description?: string;
   readonly required: boolean;
@@ -36,7 +39,7 @@ export interface FlatParameter {
 export interface FlatParameters {
   readonly parameters: readonly FlatParameter[];
   readonly complete: boolean;
-  /** Why the flat view is incomplete (`anyOf`, `$ref`, nested objects, ...). */
+  /** Why the flat view is incomplete (`anyOf`, `$ref`, arrays of objects, objects nested too deep, ...). */
   readonly omitted: readonly string[];
 }
 
