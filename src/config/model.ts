@@ -116,6 +116,8 @@ interface ServerDefinitionBase {
   readonly startupTimeoutMs: number;
   readonly callTimeoutMs: number;
   readonly tools: ToolFilter;
+  /** Free labels (`tags`), in the order written, without repeats; `--tag` selects servers by them. Absent when none. */
+  readonly tags?: readonly string[];
   /** Per-server cap on result text length; undefined means the global default. */
   readonly maxResultChars?: number;
   /** Per-server cap on result text in tokens; undefined means the global setting (none by default). */

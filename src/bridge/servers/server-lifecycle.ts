@@ -12,10 +12,7 @@ import { reportConnected, reportStartup } from "./startup-report.js";
  * current (its events routed), and publishing its tools.
  */
 
-/** Whether the host asked for this server (`only`); the others stay configured but are never opened. */
-export function isSelected(state: BridgeState, definition: ServerDefinition): boolean {
-  return state.options.only === undefined || state.options.only.has(definition.name);
-}
+export { isSelected } from "./selection.js";
 
 /** A record for the server (auth set up, connection not started); never rejects (see ServerRecord.open). */
 export function openServer(

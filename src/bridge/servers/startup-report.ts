@@ -1,5 +1,6 @@
 import type { ServerStatus } from "../../connection/server-status.js";
 import type { BridgeState } from "../bridge-state.js";
+import { isSelected } from "./selection.js";
 
 /**
  * The info lines a host shows with `-v` (`serve -v`): one per server as it connects, with its tool
@@ -25,8 +26,7 @@ export function reportStartup(state: BridgeState): void {
   if (!startup.begun || startup.reported) return;
   const statuses: ServerStatus[] = [];
   for (const definition of state.config.servers) {
-    // The servers the host selected (`only`), as server-lifecycle's isSelected (not imported: it imports this).
-    if (state.options.only !== undefined && !state.options.only.has(definition.name)) continue;
+    if (!isSelected(state, definition)) continue;
     const record = state.servers.get(definition.name);
     if (record) statuses.push(record.status());
   }

@@ -1,4 +1,4 @@
-import { declareCommand } from "../command-spec.js";
+import { declareCommand, TAG_FLAG } from "../command-spec.js";
 import type { Flags, PositionalSpec } from "../parse-arguments.js";
 
 /** The environment variable holding static bearer tokens (comma-separated) for `serve --http`. */
@@ -9,6 +9,7 @@ export const ADMIN_TOKEN_ENV = "MCP_BRIDGE_GATEWAY_ADMIN_TOKEN";
 
 export const SERVE_FLAGS = {
   stdio: { type: "boolean", description: "serve MCP on stdin/stdout" },
+  tag: TAG_FLAG,
   http: {
     type: "address",
     value: "[HOST:]PORT",
