@@ -20,6 +20,7 @@ import { keepUpstream } from "../util/upstream.js";
 import type { CallOptions } from "./api.js";
 import type { BridgeState } from "./bridge-state.js";
 import { admitCall } from "./call-guard.js";
+import { awaitReconnect, retriesAfterCrash } from "./crash-retry.js";
 import { unknownToolError } from "./diagnostics.js";
 import { serverLogMessage } from "./features/logging.js";
 import { callResourceTool } from "./features/resource-tools.js";
@@ -145,6 +146,7 @@ async function sendFollowingServer(
   let request = initialRequest;
   const started = Date.now();
   const timeoutMs = request.timeoutMs ?? record.definition.callTimeoutMs;
+  let retried = false;
   // A call still waiting for its server when a reload replaced that server was never sent (the
   // replaced connection reports itself closed): it follows the server to each new record, through
   // any number of replacements, within its own timeout.
@@ -157,6 +159,24 @@ async function sendFollowingServer(
       const unsent = error instanceof McpBridgeError && error.code === ErrorCode.BridgeClosed;
       if (replaced && record.restarted && !unsent && isConnectionLoss(error)) {
         throw restartedDuringCall({ server: definition.server, tool: definition.tool, cause: error });
+      }
+      // retryCrashedCalls: a harmless tool's call is sent once more once its server is back.
+      if (!retried && !replaced && !state.closing && retriesAfterCrash(record, definition, error)) {
+        retried = true;
+        request = { ...request, timeoutMs: remainingOf(timeoutMs, started) };
+        const back = await awaitReconnect(record, {
+          signal: request.signal,
+          timeoutMs: request.timeoutMs ?? 1,
+        });
+        if (!back || state.closing) throw error;
+        state.logger.info(
+          `Calling ${definition.server}/${definition.tool} again: the server crashed during the call`,
+          {
+            server: definition.server,
+            tool: definition.tool,
+          },
+        );
+        continue;
       }
       if (!(replaced && unsent)) throw error;
       record = current;

@@ -124,6 +124,8 @@ interface ServerDefinitionBase {
   readonly maxResultTokens?: number;
   /** Connect on first use instead of at start. */
   readonly lazy: boolean;
+  /** Send a read-only or idempotent tool's call once more after a crash cut it short (default off). */
+  readonly retryCrashedCalls?: boolean;
   /** false: this server's tools are never listed from nor saved to the catalog cache; undefined follows the setting. */
   readonly catalogCache?: boolean;
   /** What a drift from this server's pinned tool definitions does; undefined follows the setting. */

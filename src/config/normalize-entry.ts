@@ -132,6 +132,7 @@ export function normalizeEntry(
     tools: readToolFilter(raw),
     tags: readTags(raw.tags),
     lazy: reader.field(f.lazy) ?? false,
+    retryCrashedCalls: reader.field(f.retryCrashedCalls),
     restart: readRestart(raw.restart),
     negotiation: reader.field(f.negotiation) ?? (transport === "stdio" ? "legacy" : "auto"),
     maxResultChars,
