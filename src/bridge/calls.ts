@@ -20,6 +20,7 @@ import { keepUpstream } from "../util/upstream.js";
 import type { CallOptions } from "./api.js";
 import type { BridgeState } from "./bridge-state.js";
 import { admitCall } from "./call-guard.js";
+import { recordCall } from "./call-record.js";
 import { awaitReconnect, retriesAfterCrash } from "./crash-retry.js";
 import { unknownToolError } from "./diagnostics.js";
 import { serverLogMessage } from "./features/logging.js";
@@ -290,26 +291,6 @@ async function sendCall(
     }
     throw error;
   }
-}
-
-/**
- * Counts a call in the stats and logs it at debug: server, tool, duration and outcome only, never the
- * arguments or the result (either may carry secrets the mask does not know).
- */
-function recordCall(
-  state: BridgeState,
-  definition: ToolDefinition,
-  ms: number,
-  outcome: "ok" | "error" | "timeout",
-): void {
-  state.stats.record(definition.server, definition.name, ms, outcome);
-  const durationMs = Math.round(ms);
-  state.logger.debug(`Call ${definition.server}/${definition.tool}: ${outcome} in ${durationMs} ms`, {
-    server: definition.server,
-    tool: definition.tool,
-    durationMs,
-    outcome,
-  });
 }
 
 /**
