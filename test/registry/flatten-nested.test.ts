@@ -113,3 +113,33 @@ describe("flattenParameters on nested objects", () => {
     );
   });
 });
+
+describe("the tools table", () => {
+  it("still adds (+schema) to a tool with a nested object: its signature shows top-level names only", async () => {
+    const { McpServer } = await import("@modelcontextprotocol/server");
+    const z = await import("zod");
+    const { inMemoryServer, startBridge } = await import("../../src/index.js");
+    const { toolsDocument } = await import("../../src/apps/daemon/documents.js");
+    await using bridge = await startBridge({
+      servers: {
+        shop: {
+          connect: inMemoryServer(() => {
+            const mcp = new McpServer({ name: "shop", version: "1.0.0" });
+            const ok = async () => ({ content: [] });
+            mcp.registerTool("flat", { inputSchema: z.object({ id: z.string() }) }, ok);
+            mcp.registerTool("ship", { inputSchema: z.object({ to: z.object({ city: z.string() }) }) }, ok);
+            return mcp;
+          }),
+        },
+      },
+      catalogCache: false,
+      pins: false,
+    });
+    const answer = toolsDocument(bridge, { format: "table" });
+    const names = (answer.document as { tools: { tool: string }[] }).tools.map((t) => t.tool);
+    expect(Object.fromEntries(names.map((name, index) => [name, answer.complete?.[index]]))).toEqual({
+      flat: true,
+      ship: false,
+    });
+  });
+});

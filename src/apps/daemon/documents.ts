@@ -1,6 +1,6 @@
 import { toAnthropicTools } from "../../adapters/anthropic.js";
 import { toOpenAITools } from "../../adapters/openai.js";
-import type { Bridge, Progress } from "../../bridge/api.js";
+import type { Bridge, Progress, ToolEntry } from "../../bridge/api.js";
 import { daemonUnknownServer } from "../../errors/daemon-errors.js";
 import { ToolExecutionError } from "../../errors/index.js";
 import { ownerUnavailable, serverNotFound } from "../../errors/server-errors.js";
@@ -116,8 +116,17 @@ export function toolsDocument(bridge: Bridge, request: ToolsRequest): Envelope {
     },
     exitCode,
     warnings,
-    complete: request.format === "table" ? tools.map((t) => t.flatParameters().complete) : undefined,
+    complete: request.format === "table" ? tools.map(fitsSignature) : undefined,
   };
+}
+
+/**
+ * Whether the table's signature (top-level properties only) says all of a tool's parameters: not when
+ * the flat list is incomplete, nor when it lists a nested object's fields (the table adds `(+schema)`).
+ */
+function fitsSignature(tool: ToolEntry): boolean {
+  const flat = tool.flatParameters();
+  return flat.complete && flat.parameters.every((parameter) => parameter.path === undefined);
 }
 
 export interface Owners {
