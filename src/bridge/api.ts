@@ -137,6 +137,8 @@ export interface BridgeOptions {
   readonly wait?: boolean;
   /** Start only these servers (by original name); the rest stay configured but idle. */
   readonly only?: readonly string[];
+  /** Start only the servers with at least one of these `tags` (with `only`: those that pass both). */
+  readonly tags?: readonly string[];
   /** The host's own tool names: an MCP tool whose exposed name collides is skipped with a warning. */
   readonly reservedToolNames?: readonly string[];
   readonly toolFilter?: ToolFilterCallback;

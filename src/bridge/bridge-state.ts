@@ -52,6 +52,8 @@ export interface BridgeState {
   closing: Promise<void> | undefined;
   /** Registers the client-side features on each new SDK client of a server (before it connects). */
   readonly clientSetup: (definition: ServerDefinition, client: Client) => void;
+  /** Whether `startAll` began, and whether the startup total was logged (servers/startup-report.ts). */
+  readonly startup: { begun: boolean; reported: boolean };
   /** MCP beyond tools (resources, prompts, ...): told of state changes and settings changes. */
   readonly features: BridgeFeatures;
 }
@@ -97,6 +99,7 @@ export function createBridgeState(config: ResolvedConfig, options: ResolvedBridg
     restartGates: new RestartGates(),
     restartsUnderWay: new Map(),
     closing: undefined,
+    startup: { begun: false, reported: false },
     clientSetup: (definition, client) => state.features?.register(definition, client),
   };
   state.features = new BridgeFeatures(state as BridgeState);

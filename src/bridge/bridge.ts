@@ -30,6 +30,7 @@ import {
   toolEntries,
 } from "./servers/server-lifecycle.js";
 import { restartServer } from "./servers/server-restart.js";
+import { reportStartup } from "./servers/startup-report.js";
 import { toolEntry } from "./tool-entries.js";
 
 /**
@@ -102,6 +103,9 @@ class BridgeRuntime implements Bridge {
       const started = record.start({ deferSpawn: cached !== undefined });
       return cached && !record.definition.required ? undefined : started;
     });
+    // Servers that start no connection (lazy, disabled, failed setup) settle at once.
+    state.startup.begun = true;
+    reportStartup(state);
     if (config.settings.autoReload && config.file) {
       this.#stopWatching = watchConfigFile(config.file, () => this.reload(), state.logger);
     }

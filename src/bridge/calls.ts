@@ -20,6 +20,8 @@ import { keepUpstream } from "../util/upstream.js";
 import type { CallOptions } from "./api.js";
 import type { BridgeState } from "./bridge-state.js";
 import { admitCall } from "./call-guard.js";
+import { recordCall } from "./call-record.js";
+import { awaitReconnect, retriesAfterCrash } from "./crash-retry.js";
 import { unknownToolError } from "./diagnostics.js";
 import { serverLogMessage } from "./features/logging.js";
 import { callResourceTool } from "./features/resource-tools.js";
@@ -145,6 +147,7 @@ async function sendFollowingServer(
   let request = initialRequest;
   const started = Date.now();
   const timeoutMs = request.timeoutMs ?? record.definition.callTimeoutMs;
+  let retried = false;
   // A call still waiting for its server when a reload replaced that server was never sent (the
   // replaced connection reports itself closed): it follows the server to each new record, through
   // any number of replacements, within its own timeout.
@@ -157,6 +160,24 @@ async function sendFollowingServer(
       const unsent = error instanceof McpBridgeError && error.code === ErrorCode.BridgeClosed;
       if (replaced && record.restarted && !unsent && isConnectionLoss(error)) {
         throw restartedDuringCall({ server: definition.server, tool: definition.tool, cause: error });
+      }
+      // retryCrashedCalls: a harmless tool's call is sent once more once its server is back.
+      if (!retried && !replaced && !state.closing && retriesAfterCrash(record, definition, error)) {
+        retried = true;
+        request = { ...request, timeoutMs: remainingOf(timeoutMs, started) };
+        const back = await awaitReconnect(record, {
+          signal: request.signal,
+          timeoutMs: request.timeoutMs ?? 1,
+        });
+        if (!back || state.closing) throw error;
+        state.logger.info(
+          `Calling ${definition.server}/${definition.tool} again: the server crashed during the call`,
+          {
+            server: definition.server,
+            tool: definition.tool,
+          },
+        );
+        continue;
       }
       if (!(replaced && unsent)) throw error;
       record = current;
@@ -256,8 +277,7 @@ async function sendCall(
   try {
     const raw = await send(state, record, definition, args, request);
     const result = await convert(state, record, definition, raw, request);
-    const outcome = result.isError ? "error" : "ok";
-    state.stats.record(definition.server, definition.name, performance.now() - started, outcome);
+    recordCall(state, definition, performance.now() - started, result.isError ? "error" : "ok");
     if (result.isError && (request.onError ?? state.options.onError) === "throw") {
       const text = state.options.secrets.text(result.text);
       throw toolReportedError({ server: definition.server, tool: definition.tool, text, result });
@@ -267,7 +287,7 @@ async function sendCall(
     if (!(error instanceof ToolExecutionError && error.result !== undefined)) {
       const outcome =
         error instanceof McpBridgeError && error.code === ErrorCode.ToolTimeout ? "timeout" : "error";
-      state.stats.record(definition.server, definition.name, performance.now() - started, outcome);
+      recordCall(state, definition, performance.now() - started, outcome);
     }
     throw error;
   }

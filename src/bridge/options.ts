@@ -29,6 +29,7 @@ export interface ResolvedBridgeOptions {
   readonly wait: boolean;
   /** Names of the servers to start; undefined starts every server. */
   readonly only: ReadonlySet<string> | undefined;
+  readonly tags: ReadonlySet<string> | undefined;
   readonly reservedToolNames: readonly string[];
   readonly toolFilter: ToolFilterCallback | undefined;
   readonly onError: "throw" | "result";
@@ -87,6 +88,7 @@ export function resolveBridgeOptions(options: BridgeOptions, telemetry?: Telemet
     secrets,
     wait: options.wait ?? DEFAULT_BRIDGE_OPTIONS.wait,
     only: options.only === undefined ? undefined : new Set(options.only),
+    tags: options.tags === undefined ? undefined : new Set(options.tags),
     reservedToolNames: options.reservedToolNames ?? DEFAULT_BRIDGE_OPTIONS.reservedToolNames,
     toolFilter: options.toolFilter,
     onError: options.onError ?? DEFAULT_BRIDGE_OPTIONS.onError,

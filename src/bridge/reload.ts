@@ -94,15 +94,21 @@ export interface ReloadPlan {
 const NO_FILTER = { include: [], exclude: [] } as const;
 
 /**
- * Pure: compares two server lists. The tool filter is applied by the bridge and `trust` read by the
- * host at each call, so changing either needs no restart.
+ * Pure: compares two server lists. The tool filter is applied by the bridge, and `trust` and
+ * `retryCrashedCalls` are read at each call and `tags` only when servers are selected, so changing
+ * any of them needs no restart.
  */
 export function planReload(
   previous: readonly ServerDefinition[],
   next: readonly ServerDefinition[],
 ): ReloadPlan {
   const diff = diffServers(previous, next);
-  const withoutFilter = ({ trust: _trust, ...definition }: ServerDefinition): ServerDefinition => ({
+  const withoutFilter = ({
+    trust: _trust,
+    tags: _tags,
+    retryCrashedCalls: _retry,
+    ...definition
+  }: ServerDefinition): ServerDefinition => ({
     ...definition,
     tools: NO_FILTER,
   });

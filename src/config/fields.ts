@@ -177,6 +177,13 @@ export const SERVER_FIELDS = {
     default: "false",
     doc: "connect on first use instead of at start",
   }),
+  retryCrashedCalls: field({
+    name: "retryCrashedCalls",
+    aliases: ["retry_crashed_calls"],
+    kind: "boolean",
+    default: "false",
+    doc: "a call cut short by the server crashing (`SERVER_CRASHED`) is sent once more after the server reconnects, within the call's timeout, for tools annotated `readOnlyHint` or `idempotentHint` only (a tool that changes things may already have done so)",
+  }),
   catalogCache: field({
     name: "catalogCache",
     aliases: ["catalog_cache"],

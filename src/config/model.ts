@@ -116,12 +116,16 @@ interface ServerDefinitionBase {
   readonly startupTimeoutMs: number;
   readonly callTimeoutMs: number;
   readonly tools: ToolFilter;
+  /** Free labels (`tags`), in the order written, without repeats; `--tag` selects servers by them. Absent when none. */
+  readonly tags?: readonly string[];
   /** Per-server cap on result text length; undefined means the global default. */
   readonly maxResultChars?: number;
   /** Per-server cap on result text in tokens; undefined means the global setting (none by default). */
   readonly maxResultTokens?: number;
   /** Connect on first use instead of at start. */
   readonly lazy: boolean;
+  /** Send a read-only or idempotent tool's call once more after a crash cut it short (default off). */
+  readonly retryCrashedCalls?: boolean;
   /** false: this server's tools are never listed from nor saved to the catalog cache; undefined follows the setting. */
   readonly catalogCache?: boolean;
   /** What a drift from this server's pinned tool definitions does; undefined follows the setting. */

@@ -130,7 +130,9 @@ export function normalizeEntry(
     startupTimeoutMs: reader.field(f.startupTimeout) ?? settings.startupTimeoutMs,
     callTimeoutMs: reader.field(f.callTimeout) ?? settings.callTimeoutMs,
     tools: readToolFilter(raw),
+    tags: readTags(raw.tags),
     lazy: reader.field(f.lazy) ?? false,
+    retryCrashedCalls: reader.field(f.retryCrashedCalls),
     restart: readRestart(raw.restart),
     negotiation: reader.field(f.negotiation) ?? (transport === "stdio" ? "legacy" : "auto"),
     maxResultChars,
@@ -325,6 +327,15 @@ function readHeaders(reader: EntryReader): Record<string, string> {
     headers.Authorization = `Bearer ${token}`;
   }
   return headers;
+}
+
+/** `tags`: free labels, each a non-empty string; repeats dropped; undefined when none (absent in output). */
+function readTags(value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || !value.every((item) => typeof item === "string" && item !== "")) {
+    throw new EntryProblem("tags", entryProblem.notStringList("tags"));
+  }
+  return value.length === 0 ? undefined : [...new Set(value as string[])];
 }
 
 /** `tools: { include, exclude }` plus every host's flat spelling of the same lists, combined. */

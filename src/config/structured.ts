@@ -168,6 +168,11 @@ export const STRUCTURED = {
       ]),
     doc: `\`{ enabled, maxAttempts, initialDelay, maxDelay, stablePeriod, retryCeiling }\`: reconnect with exponential backoff and jitter (default on, ${restart.maxAttempts} attempts, ${restart.initialDelayMs} ms to ${restart.maxDelayMs / 1000} s); a restart counts as recovered only after staying up \`stablePeriod\` (${restart.stablePeriodMs / 1000} s), so a server that dies after every handshake ends \`failed\`; a remote server that stays unreachable (or was down at start) is then retried in the background until the bridge closes, the wait doubling up to \`retryCeiling\` (${restart.retryCeilingMs / 60_000} min), and a call to it retries at once, by \`server/tool\` or by the exposed name of a tool it listed before it went down (through the gateway too, where a call for a tool of a down server that was connected before retries it before answering that it is down); \`false\` turns it off`,
   },
+  tags: {
+    keys: ["tags"],
+    schema: () => z.array(z.string().min(1)).describe("Free labels, such as team or purpose"),
+    doc: "free labels for this server (a list of strings); `--tag` selects the servers with any of the given labels in `tools`, `status` and `serve`",
+  },
   oauth: { keys: ["oauth"], schema: () => oauthSchema(), doc: "OAuth client settings (see OAuth below)" },
   ...CLIENT_FEATURES,
 } as const satisfies Record<string, StructuredKey>;

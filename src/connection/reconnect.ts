@@ -45,10 +45,7 @@ export function connect(
       live.restarts.connected(() => session === live.session);
       live.lastError = undefined;
       setState(live, "connected");
-      live.options.logger.debug(
-        `Server "${live.name}" connected with ${live.listing.tools.length} tools in ${live.info.connectMs ?? "?"} ms`,
-        { server: live.name, tools: live.listing.tools.length },
-      );
+      // The bridge logs the connect (info, with the tool count): see bridge/servers/startup-report.ts.
       live.health.start(
         live.definition.healthCheckIntervalMs,
         (timeout) => (session === live.session ? session.client.ping({ timeout }) : Promise.resolve()),

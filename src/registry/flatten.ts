@@ -3,14 +3,14 @@ import type { FlatParameter, FlatParameters, FlatParameterType, JsonSchema } fro
 const FLAT_TYPES = new Set<FlatParameterType>(["string", "number", "integer", "boolean", "array", "object"]);
 const UNFLATTENABLE = ["anyOf", "oneOf", "allOf", "$ref", "not", "if", "patternProperties"] as const;
 
-/** How deep nested objects are shown; a deeper one is named in `omitted` (a schema may be huge). */
-const MAX_DEPTH = 8;
+/** Levels of nested objects listed as dotted parameters; deeper objects stay one `object` parameter. */
+export const MAX_FLAT_DEPTH = 4;
 
 /**
- * A flat parameter list for hosts whose tool model has only named, typed parameters; an object
- * parameter lists its own (`properties`), an array of objects its items' (`items`), recursively. What
- * a flat list cannot express is named in `omitted` (by its path, `a.b`, `list[].c`) and makes
- * `complete` false; the whole schema still goes out untouched in every other export.
+ * A flat parameter list for hosts whose tool model has only named, typed parameters. A nested object
+ * is listed by its fields, under dotted names (`address.city`, with `path` for names that contain a
+ * dot), down to MAX_FLAT_DEPTH levels. What a flat list cannot express is named in `omitted` and
+ * makes `complete` false; the whole schema still goes out untouched in every other export.
  */
 export function flattenParameters(schema: JsonSchema): FlatParameters {
   const omitted: string[] = [];
@@ -23,62 +23,66 @@ export function flattenParameters(schema: JsonSchema): FlatParameters {
   if (isObject(schema.additionalProperties)) {
     omitted.push("the schema accepts additional properties of any name");
   }
-  const parameters = flattenProperties(schema, "", omitted, 0);
+  const parameters: FlatParameter[] = [];
+  flattenProperties(schema, { path: [], required: true }, parameters, omitted);
   return { parameters, complete: omitted.length === 0, omitted };
 }
 
-/** The parameters of an object schema's `properties`, `prefix` naming where it sits (for `omitted`). */
+/**
+ * The properties of an object schema at `parent.path`, appended in order; a nested object's fields
+ * take its place. A field is required when it and every object above it are. Schemas are JSON (no
+ * `$ref` is followed), so the recursion ends with the schema, and MAX_FLAT_DEPTH bounds it anyway.
+ */
 function flattenProperties(
   schema: Record<string, unknown>,
-  prefix: string,
+  parent: { path: readonly string[]; required: boolean },
+  parameters: FlatParameter[],
   omitted: string[],
-  depth: number,
-): FlatParameter[] {
+): void {
   const properties = isObject(schema.properties) ? schema.properties : {};
   const required = new Set(
     Array.isArray(schema.required) ? schema.required.filter((r) => typeof r === "string") : [],
   );
-  return Object.entries(properties).map(([name, raw]) =>
-    flatParameter(name, isObject(raw) ? raw : {}, required.has(name), `${prefix}${name}`, omitted, depth),
-  );
+  for (const [key, raw] of Object.entries(properties)) {
+    const path = [...parent.path, key];
+    const name = path.join(".");
+    const property = isObject(raw) ? raw : {};
+    const type = flatType(property);
+    const isRequired = parent.required && required.has(key);
+    if (type === undefined) {
+      omitted.push(`"${name}" has no single JSON type (${describeShape(property)}); treated as string`);
+    }
+    for (const keyword of UNFLATTENABLE) {
+      if (property[keyword] !== undefined && type !== undefined) omitted.push(`"${name}" uses "${keyword}"`);
+    }
+    if (type === "object" && hasFields(property)) {
+      if (path.length <= MAX_FLAT_DEPTH) {
+        if (isObject(property.additionalProperties)) {
+          omitted.push(`"${name}" accepts additional properties of any name`);
+        }
+        flattenProperties(property, { path, required: isRequired }, parameters, omitted);
+        continue;
+      }
+      omitted.push(`"${name}" is nested deeper than ${MAX_FLAT_DEPTH} levels`);
+    }
+    if (type === "array" && isObject(property.items) && flatType(property.items) === "object") {
+      omitted.push(`"${name}" is an array of objects`);
+    }
+    parameters.push({
+      name,
+      ...(path.length > 1 ? { path } : {}),
+      type: type ?? "string",
+      required: isRequired,
+      ...(typeof property.description === "string" ? { description: property.description } : {}),
+      ...(Array.isArray(property.enum) ? { enum: property.enum } : {}),
+      ...(property.default !== undefined ? { default: property.default } : {}),
+    });
+  }
 }
 
-function flatParameter(
-  name: string,
-  property: Record<string, unknown>,
-  required: boolean,
-  path: string,
-  omitted: string[],
-  depth: number,
-): FlatParameter {
-  const type = flatType(property);
-  if (type === undefined) {
-    omitted.push(`"${path}" has no single JSON type (${describeShape(property)}); treated as string`);
-  }
-  for (const keyword of UNFLATTENABLE) {
-    if (property[keyword] !== undefined && type !== undefined) omitted.push(`"${path}" uses "${keyword}"`);
-  }
-  const items = isObject(property.items) ? property.items : undefined;
-  const objectItems = type === "array" && items !== undefined && flatType(items) === "object";
-  const nested = type === "object" || objectItems;
-  if (nested && depth + 1 >= MAX_DEPTH) omitted.push(`"${path}" is nested deeper than ${MAX_DEPTH} levels`);
-  const deeper = nested && depth + 1 < MAX_DEPTH;
-  if (type === "object" && isObject(property.additionalProperties))
-    omitted.push(`"${path}" accepts additional properties of any name`);
-  return {
-    name,
-    type: type ?? "string",
-    required,
-    ...(typeof property.description === "string" ? { description: property.description } : {}),
-    ...(Array.isArray(property.enum) ? { enum: property.enum } : {}),
-    ...(property.default !== undefined ? { default: property.default } : {}),
-    ...(deeper && type === "object" && isObject(property.properties)
-      ? { properties: flattenProperties(property, `${path}.`, omitted, depth + 1) }
-      : {}),
-    ...(deeper && objectItems && items && isObject(items.properties)
-      ? { items: flattenProperties(items, `${path}[].`, omitted, depth + 1) }
-      : {}),
-  };
+/** An object schema that names its fields (an empty or open one stays a single `object` parameter). */
+function hasFields(property: Record<string, unknown>): boolean {
+  return isObject(property.properties) && Object.keys(property.properties).length > 0;
 }
 
 function flatType(property: Record<string, unknown>): FlatParameterType | undefined {

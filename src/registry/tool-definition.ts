@@ -24,23 +24,22 @@ export interface ToolDefinition {
 export type FlatParameterType = "string" | "number" | "integer" | "boolean" | "array" | "object";
 
 export interface FlatParameter {
+  /** The property's name; a nested object's field has a dotted name (`address.city`). */
   readonly name: string;
+  /** For a nested object's field: the property names from the top (a name may itself contain a dot). */
+  readonly path?: readonly string[];
   readonly type: FlatParameterType;
   readonly description?: string;
   readonly required: boolean;
   readonly enum?: readonly unknown[];
   readonly default?: unknown;
-  /** An object parameter's own parameters (recursively). */
-  readonly properties?: readonly FlatParameter[];
-  /** An array of objects: the parameters of each item (recursively). */
-  readonly items?: readonly FlatParameter[];
 }
 
 /** A flat parameter list; `complete: false` says the schema had parts a flat list cannot express. */
 export interface FlatParameters {
   readonly parameters: readonly FlatParameter[];
   readonly complete: boolean;
-  /** Why the flat view is incomplete (`anyOf`, `$ref`, open maps, ...), each by its path (`a.b`). */
+  /** Why the flat view is incomplete (`anyOf`, `$ref`, arrays of objects, objects nested too deep, ...). */
   readonly omitted: readonly string[];
 }
 

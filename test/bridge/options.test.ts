@@ -85,6 +85,15 @@ describe("planReload", () => {
     expect(names(plan.removed)).toEqual(["gone"]);
   });
 
+  it("keeps the process of a server whose only change is its tags or retryCrashedCalls", () => {
+    const plan = planReload(
+      [server("tagged"), server("retry")],
+      [server("tagged", { tags: ["team-x"] }), server("retry", { retryCrashedCalls: true })],
+    );
+    expect(plan.restarted).toEqual([]);
+    expect(plan.refiltered.map((d) => d.name)).toEqual(["tagged", "retry"]);
+  });
+
   it("restarts a server whose filter and command both changed", () => {
     const plan = planReload(
       [server("a")],

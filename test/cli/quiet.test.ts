@@ -58,7 +58,7 @@ describe("the CLI is quiet unless something is wrong", () => {
 });
 
 describe("the library's logger", () => {
-  it("a failed start is a warning; a successful one says at debug how many tools it gave", async () => {
+  it("a failed start is a warning; a successful one says at info how many tools it gave", async () => {
     const lines: { level: string; message: string; fields?: LogFields }[] = [];
     const log = (level: string) => (message: string, fields?: LogFields) =>
       lines.push({ level, message, fields });
@@ -70,7 +70,7 @@ describe("the library's logger", () => {
     });
     await bridge.close();
     expect(lines.filter((l) => l.level === "warn" && l.message.includes('"broken"'))).toHaveLength(1);
-    expect(lines.some((l) => l.level === "debug" && /"calc" connected with 6 tools/.test(l.message))).toBe(
+    expect(lines.some((l) => l.level === "info" && /"calc" connected with 6 tools/.test(l.message))).toBe(
       true,
     );
   });

@@ -37,7 +37,10 @@ export async function cliBridgeOptions(
     context.io,
     terminalElicitation(context.io) ?? (() => ({ action: "decline" as const })),
   );
+  // `--tag` (tools, status, serve): only the servers with one of these labels start.
+  const tags = context.options.tag as string[] | undefined;
   return {
+    ...(tags !== undefined && tags.length > 0 ? { tags } : {}),
     resolveInput: rememberedInputs(context.io),
     config: path,
     servers,

@@ -47,6 +47,7 @@ export function askedBy(command: DaemonCommand, context: CommandContext): Asked 
 function requestBody(command: DaemonCommand, context: CommandContext): Record<string, unknown> {
   const server = context.options.server as string | undefined;
   const timeout = context.options.timeout as number | undefined;
+  const tags = context.options.tag as string[] | undefined;
   switch (command) {
     case "call": {
       const [word, ...typed] = context.positionals;
@@ -63,10 +64,10 @@ function requestBody(command: DaemonCommand, context: CommandContext): Record<st
     case "tools": {
       const format =
         (context.options.format as string | undefined) ?? (context.global.json ? "json" : "table");
-      return { server, format, tool: context.positionals[0] };
+      return { server, tags, format, tool: context.positionals[0] };
     }
     case "status":
-      return { verbose: context.global.verbose };
+      return { verbose: context.global.verbose, tags };
     case "resources":
     case "prompts":
       return { server };

@@ -47,6 +47,14 @@ export const SERVER_FLAG = {
   description: "only this server (the others are not started)",
 } as const;
 
+/** `--tag TAG`: the servers labelled so in their config entry (`tags`); repeated: any of them. */
+export const TAG_FLAG = {
+  type: "string",
+  multiple: true,
+  value: "TAG",
+  description: "only the servers with this label in their `tags` (repeat for any of several)",
+} as const;
+
 /** The common `--timeout DURATION` flag. */
 export const TIMEOUT_FLAG = {
   type: "duration",

@@ -1,4 +1,4 @@
-import { SERVER_FLAG, TIMEOUT_FLAG } from "./command-spec.js";
+import { SERVER_FLAG, TAG_FLAG, TIMEOUT_FLAG } from "./command-spec.js";
 import type { Flags, PositionalSpec } from "./parse-arguments.js";
 
 /**
@@ -67,6 +67,7 @@ export const CALL_POSITIONALS: PositionalSpec = {
 
 export const TOOLS_FLAGS = {
   server: SERVER_FLAG,
+  tag: TAG_FLAG,
   format: {
     type: "choice",
     choices: ["table", "json", "openai", "anthropic"],
@@ -79,7 +80,11 @@ export const TOOLS_FLAGS = {
 } as const satisfies Flags;
 export const TOOLS_POSITIONALS: PositionalSpec = { usage: "[TOOL]", min: 0, max: 1 };
 
-export const STATUS_FLAGS = { "no-daemon": NO_DAEMON_FLAG, ...AD_HOC_FLAGS } as const satisfies Flags;
+export const STATUS_FLAGS = {
+  tag: TAG_FLAG,
+  "no-daemon": NO_DAEMON_FLAG,
+  ...AD_HOC_FLAGS,
+} as const satisfies Flags;
 export const STATUS_POSITIONALS: PositionalSpec = { usage: "", min: 0, max: 0 };
 
 export const RESOURCES_FLAGS = {

@@ -1,6 +1,6 @@
 import { toAnthropicTools } from "../../adapters/anthropic.js";
 import { toOpenAITools } from "../../adapters/openai.js";
-import type { Bridge, Progress } from "../../bridge/api.js";
+import type { Bridge, Progress, ToolEntry } from "../../bridge/api.js";
 import { daemonUnknownServer } from "../../errors/daemon-errors.js";
 import { ToolExecutionError } from "../../errors/index.js";
 import { ownerUnavailable, serverNotFound } from "../../errors/server-errors.js";
@@ -28,17 +28,33 @@ function checkServer(bridge: Bridge, server: string | undefined): void {
   if (server && !bridge.server(server)) throw daemonUnknownServer({ server });
 }
 
+/**
+ * `--tag`: whether a server has any of the labels (every server without them). A daemon runs every
+ * server, so the documents select by label themselves; in process the bridge started only these.
+ */
+function taggedWith(bridge: Bridge, tags: readonly string[] | undefined): (server: string) => boolean {
+  if (tags === undefined || tags.length === 0) return () => true;
+  const wanted = new Set(tags);
+  const tagged = new Set(
+    bridge.config.servers
+      .filter((definition) => (definition.tags ?? []).some((tag) => wanted.has(tag)))
+      .map((definition) => definition.name),
+  );
+  return (server) => tagged.has(server);
+}
+
 /** `Server "x" is not connected: ...` for each failed server: the commands' warnings. */
-function failedServers(bridge: Bridge): string[] {
+function failedServers(bridge: Bridge, selected: (server: string) => boolean = () => true): string[] {
   return bridge
     .servers()
-    .filter((s) => s.state === "failed")
+    .filter((s) => s.state === "failed" && selected(s.name))
     .map((s) => `Server "${s.name}" is not connected: ${s.lastError?.message ?? "failed"}`);
 }
 
 /** `status`: one row per configured server; stderr tails and skipped tools are always included (the CLI drops them without --verbose). */
 export function statusDocument(bridge: Bridge, request: StatusRequest = {}): Envelope {
-  const servers = bridge.servers();
+  const selected = taggedWith(bridge, request.tags);
+  const servers = bridge.servers().filter((s) => selected(s.name));
   // The tools the LLM sees (after include/exclude and other filters), as `tools` counts them.
   const exposed = (name: string) => bridge.tools({ server: name }).length;
   return {
@@ -65,8 +81,9 @@ export function statusDocument(bridge: Bridge, request: StatusRequest = {}): Env
 /** `tools` in every format, or one tool described. */
 export function toolsDocument(bridge: Bridge, request: ToolsRequest): Envelope {
   checkServer(bridge, request.server);
-  const tools = bridge.tools({ server: request.server || undefined });
-  const warnings = failedServers(bridge);
+  const selected = taggedWith(bridge, request.tags);
+  const tools = bridge.tools({ server: request.server || undefined }).filter((t) => selected(t.server));
+  const warnings = failedServers(bridge, selected);
   if (request.tool !== undefined) {
     const wanted = request.tool;
     const tool = tools.find((t) => t.name === wanted || `${t.server}/${t.tool}` === wanted);
@@ -99,8 +116,17 @@ export function toolsDocument(bridge: Bridge, request: ToolsRequest): Envelope {
     },
     exitCode,
     warnings,
-    complete: request.format === "table" ? tools.map((t) => t.flatParameters().complete) : undefined,
+    complete: request.format === "table" ? tools.map(fitsSignature) : undefined,
   };
+}
+
+/**
+ * Whether the table's signature (top-level properties only) says all of a tool's parameters: not when
+ * the flat list is incomplete, nor when it lists a nested object's fields (the table adds `(+schema)`).
+ */
+function fitsSignature(tool: ToolEntry): boolean {
+  const flat = tool.flatParameters();
+  return flat.complete && flat.parameters.every((parameter) => parameter.path === undefined);
 }
 
 export interface Owners {

@@ -53,10 +53,14 @@ export interface Envelope {
 
 export interface StatusRequest {
   readonly verbose?: boolean;
+  /** `--tag`: only the servers with any of these labels. */
+  readonly tags?: readonly string[];
 }
 
 export interface ToolsRequest {
   readonly server?: string;
+  /** `--tag`: only the tools of servers with any of these labels. */
+  readonly tags?: readonly string[];
   readonly format: "table" | "json" | "openai" | "anthropic";
   /** Describe one tool (exposed name or server/tool). */
   readonly tool?: string;

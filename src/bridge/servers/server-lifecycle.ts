@@ -5,16 +5,14 @@ import type { BridgeState } from "../bridge-state.js";
 import { declaresToolTasks } from "../tasks.js";
 import { toolEntry } from "../tool-entries.js";
 import { ServerRecord } from "./server-record.js";
+import { reportConnected, reportStartup } from "./startup-report.js";
 
 /**
  * A server's life in the bridge, as functions over the bridge's state: opening its record, making it
  * current (its events routed), and publishing its tools.
  */
 
-/** Whether the host asked for this server (`only`); the others stay configured but are never opened. */
-export function isSelected(state: BridgeState, definition: ServerDefinition): boolean {
-  return state.options.only === undefined || state.options.only.has(definition.name);
-}
+export { isSelected } from "./selection.js";
 
 /** A record for the server (auth set up, connection not started); never rejects (see ServerRecord.open). */
 export function openServer(
@@ -50,6 +48,8 @@ export function installServer(
       publishTools(state, record);
     }
     state.events.emit("serverStateChanged", status);
+    if (status.state === "connected") reportConnected(state, status);
+    else reportStartup(state);
   });
   const replaced = state.servers.set(record, options);
   return options.now ? replaced : Promise.resolve();

@@ -1,4 +1,4 @@
-import { declareCommand } from "../command-spec.js";
+import { declareCommand, TAG_FLAG } from "../command-spec.js";
 import type { Flags, PositionalSpec } from "../parse-arguments.js";
 
 /** The environment variable holding static bearer tokens (comma-separated) for `serve --http`. */
@@ -16,6 +16,7 @@ const LLM_RESULTS_FLAG = {
 
 export const SERVE_FLAGS = {
   stdio: { type: "boolean", description: "serve MCP on stdin/stdout" },
+  tag: TAG_FLAG,
   http: {
     type: "address",
     value: "[HOST:]PORT",
