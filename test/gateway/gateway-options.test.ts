@@ -81,6 +81,7 @@ describe("resolveGatewayOptions", () => {
       logger: silentLogger,
       fastPath: true,
       listWaitMs: 5_000,
+      llmResults: false,
     });
   });
 
