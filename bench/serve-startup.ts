@@ -2,6 +2,9 @@
  * How soon `mcp-bridge serve` answers a host with an upstream server that never answers its handshake:
  * from spawning `serve --stdio` (or `serve --http`) to the answer of `initialize` + `tools/list`, with
  * one never-answering upstream plus one normal one, against the same with the normal one alone.
+ * A client's first `tools/list` waits for servers still starting at most the list wait
+ * (`--list-wait`, GATEWAY_DEFAULTS.listWaitMs): most hosts list once, so an answer before the servers
+ * are up would be an empty list for good. The hanging server must hold the answer no longer than that.
  * Run alone: `node dist/bench/serve-startup.js [--quick]` (after `npx tsc -p tsconfig.build.json`).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
@@ -10,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { GATEWAY_DEFAULTS } from "../src/apps/gateway/gateway-defaults.js";
 import { type Figure, fmt, percentile } from "./stats.js";
 
 const CLI = fileURLToPath(new URL("../src/apps/cli/bin.js", import.meta.url));
@@ -146,7 +150,10 @@ export async function serveStartupFigures(quick: boolean): Promise<Figure[]> {
         baseline: percentile(alone, 0.5),
         baselineName: "without the hanging upstream",
         detail: `p50 of ${count} runs, spawn to tools/list answer; max ${fmt(Math.max(...withHang))} ms; hanging upstream's start timeout ${HANG_TIMEOUT}; bare \`node -e 0\` p50 ${fmt(node)} ms`,
-        target: { text: "< 1000 ms", met: p50 < 1000 },
+        target: {
+          text: `< the list wait (${GATEWAY_DEFAULTS.listWaitMs} ms) + 1000 ms`,
+          met: p50 < GATEWAY_DEFAULTS.listWaitMs + 1000,
+        },
       });
     }
     return figures;
