@@ -201,16 +201,14 @@ describe("process trees", () => {
   const signalsTheTree = (signal: NodeJS.Signals, exitCode: number) => async () => {
     const dir = tempDir();
     const pidsFile = join(dir, "pids.json");
+    const sleeping = join(dir, "sleeping");
     const config = join(dir, "servers.json");
-    writeFileSync(
-      config,
-      JSON.stringify({ mcpServers: { tree: stdioEntry("spawns-child", { env: { PIDS_FILE: pidsFile } }) } }),
-    );
+    const env = { PIDS_FILE: pidsFile, SLEEP_STARTED_FILE: sleeping };
+    writeFileSync(config, JSON.stringify({ mcpServers: { tree: stdioEntry("spawns-child", { env }) } }));
     const child = spawnCli(["call", "tree/sleep", "ms=30000", "-c", config], { cwd: dir, env: cliEnv(dir) });
     const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-    await until(() => existsSync(pidsFile));
+    await until(() => existsSync(sleeping));
     const { pid, childPid } = JSON.parse(readFileSync(pidsFile, "utf8")) as { pid: number; childPid: number };
-    await new Promise((r) => setTimeout(r, 300));
     child.kill(signal);
     expect(await exited).toBe(exitCode);
     expect(await waitForExit([pid, childPid])).toEqual([]);
