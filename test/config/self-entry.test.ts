@@ -103,4 +103,31 @@ describe("an entry that runs mcp-bridge's own serve/attach", () => {
       }),
     ]);
   });
+
+  it("`config validate` of the host's own file is valid: the entry is listed as the host's, exit 0", async () => {
+    const home = realpathSync(tempDir());
+    const file = join(home, "claude.mcp.json");
+    writeFileSync(
+      file,
+      JSON.stringify({ mcpServers: { bridge: { command: "mcp-bridge", args: ["serve", "--stdio"] } } }),
+    );
+    const json = await runCli(["config", "validate", "-c", file, "--json"], { cwd: home, env: cliEnv(home) });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ valid: true, skipped: [{ name: "bridge" }] });
+    const text = await runCli(["config", "validate", "-c", file], { cwd: home, env: cliEnv(home) });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain("for the host bridge");
+    // A broken entry beside it still makes the file invalid.
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: { bridge: { command: "mcp-bridge", args: ["attach"] }, bad: { url: 3 } },
+      }),
+    );
+    const broken = await runCli(["config", "validate", "-c", file, "--json"], {
+      cwd: home,
+      env: cliEnv(home),
+    });
+    expect(broken.code).toBe(1);
+  });
 });

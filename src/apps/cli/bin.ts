@@ -1,6 +1,20 @@
 #!/usr/bin/env node
 import module from "node:module";
 
+// `mcp-bridge … | head`: a reader that leaves early is the end of the output, not a crash (Node ignores
+// SIGPIPE, so the write fails with EPIPE instead, and unhandled that is an uncaught exception).
+// `attach` keeps its own handling: its stdout is an MCP channel.
+if (process.argv[2] !== "attach") {
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+  // Diagnostics nobody reads any more are dropped the same way.
+  process.stderr.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+  });
+}
+
 // Node 22.1+ can keep the code it compiles for the modules it loads in a folder, so that later starts
 // of the CLI skip compiling them again: about an eighth of the CLI's start-up CPU. Node 20 has no such
 // cache (the call is absent there, and nothing more is loaded for it). NODE_DISABLE_COMPILE_CACHE=1

@@ -121,14 +121,22 @@ function paths(context: CommandContext): number {
   return 0;
 }
 
-/** Exit 1 when the config loads no server or left any entry out; each left-out entry is listed. */
+/**
+ * Exit 1 when the config loads no server or left any entry out; each left-out entry is listed. An entry
+ * that runs mcp-bridge itself is the host's (a `.mcp.json` for Claude Code holds one) and no defect: it
+ * is listed, and it counts as a server of the file.
+ */
 async function validate(context: CommandContext): Promise<number> {
   const config = redactConfig(await load(context));
   const { skipped } = config;
-  const empty = config.servers.length === 0;
+  const hostEntries = new Set(
+    config.warnings.filter((warning) => warning.kind === "self-reference").map((warning) => warning.server),
+  );
+  const problems = skipped.filter((entry) => !hostEntries.has(entry.name));
+  const empty = config.servers.length === 0 && hostEntries.size === 0;
   const audit = config.settings.audit;
   const auditProblem = audit && !audit.unusable ? auditFileProblem(audit.file) : undefined;
-  const valid = skipped.length === 0 && !empty && auditProblem === undefined;
+  const valid = problems.length === 0 && !empty && auditProblem === undefined;
   if (context.global.json) {
     writeJson(context.io, {
       file: config.file ?? null,
@@ -153,8 +161,12 @@ async function validate(context: CommandContext): Promise<number> {
       `${context.errStyle.yellow("warning:")} audit file ${terminalText(audit?.file ?? "")}: ${terminalText(auditProblem)}; every call would be denied\n`,
     );
   const out = context.io.stdout;
-  for (const entry of skipped)
-    out.write(`${context.style.red("skipped")} ${terminalText(entry.name)}: ${terminalText(entry.reason)}\n`);
+  for (const entry of skipped) {
+    const label = hostEntries.has(entry.name)
+      ? context.style.dim("for the host")
+      : context.style.red("skipped");
+    out.write(`${label} ${terminalText(entry.name)}: ${terminalText(entry.reason)}\n`);
+  }
   out.write(
     `${config.file ?? "(no config file)"}: ${config.servers.length} server(s) valid${skipped.length ? `, ${skipped.length} skipped` : ""}${config.warnings.length ? `, ${config.warnings.length} warning(s)` : ""}\n`,
   );
