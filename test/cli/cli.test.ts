@@ -356,7 +356,11 @@ describe("mcp-bridge CLI (in this process; the built CLI as a child where the pr
     writeFileSync(
       treeConfig,
       JSON.stringify({
-        mcpServers: { parent: stdioEntry("spawns-child", { env: { PIDS_FILE: pidsFile } }) },
+        mcpServers: {
+          parent: stdioEntry("spawns-child", {
+            env: { PIDS_FILE: pidsFile, SLEEP_STARTED_FILE: join(home, "tree.sleeping") },
+          }),
+        },
       }),
     );
     const child = spawnCli(["call", "parent/sleep", "ms=20000", "-c", treeConfig], { cwd: home, env });
@@ -371,7 +375,7 @@ describe("mcp-bridge CLI (in this process; the built CLI as a child where the pr
     const [pid = 0, childPid = 0] = pidsIn(pidsFile);
     seen.push(pid, childPid);
     expect(alive(pid) && alive(childPid)).toBe(true);
-    await new Promise((r) => setTimeout(r, 300));
+    await until(() => existsSync(join(home, "tree.sleeping")), 25_000);
     child.kill("SIGINT");
     expect(await exited).toBe(130);
     // Reported as what it was: an interruption, not a server that stopped or a call to retry.
@@ -386,7 +390,11 @@ describe("mcp-bridge CLI (in this process; the built CLI as a child where the pr
     writeFileSync(
       stubborn,
       JSON.stringify({
-        mcpServers: { stubborn: stdioEntry("ignores-sigterm", { env: { PID_FILE: pidFile } }) },
+        mcpServers: {
+          stubborn: stdioEntry("ignores-sigterm", {
+            env: { PID_FILE: pidFile, SLEEP_STARTED_FILE: join(home, "stubborn.sleeping") },
+          }),
+        },
       }),
     );
     const child = spawnCli(["call", "stubborn/sleep", "ms=20000", "-c", stubborn], { cwd: home, env });
@@ -397,7 +405,7 @@ describe("mcp-bridge CLI (in this process; the built CLI as a child where the pr
     const pid = Number(readFileSync(pidFile, "utf8"));
     seen.push(pid);
     expect(alive(pid)).toBe(true);
-    await new Promise((r) => setTimeout(r, 300));
+    await until(() => existsSync(join(home, "stubborn.sleeping")), 25_000);
     child.kill("SIGTERM");
     expect(await exited).toBe(143);
     expect(await waitForExit([pid])).toEqual([]);
@@ -409,7 +417,11 @@ describe("mcp-bridge CLI (in this process; the built CLI as a child where the pr
     writeFileSync(
       stubborn,
       JSON.stringify({
-        mcpServers: { stubborn: stdioEntry("ignores-sigterm", { env: { PID_FILE: pidFile } }) },
+        mcpServers: {
+          stubborn: stdioEntry("ignores-sigterm", {
+            env: { PID_FILE: pidFile, SLEEP_STARTED_FILE: join(home, "stubborn2.sleeping") },
+          }),
+        },
       }),
     );
     const child = spawnCli(["call", "stubborn/sleep", "ms=20000", "-c", stubborn], { cwd: home, env });
@@ -419,7 +431,7 @@ describe("mcp-bridge CLI (in this process; the built CLI as a child where the pr
     await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", 25_000);
     const pid = Number(readFileSync(pidFile, "utf8"));
     seen.push(pid);
-    await new Promise((r) => setTimeout(r, 300));
+    await until(() => existsSync(join(home, "stubborn2.sleeping")), 25_000);
     child.kill("SIGINT");
     await new Promise((r) => setTimeout(r, 50));
     child.kill("SIGINT");
