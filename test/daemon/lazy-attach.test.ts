@@ -143,6 +143,14 @@ describe("attach: lazy by default where the catalog cache answers", () => {
     const rows = await daemonRows();
     expect(rows.alpha).toMatchObject({ state: "idle", activity: "never started", tools: 1 });
     expect(rows.beta).toMatchObject({ activity: "never started" });
+    const table = await runCli(["daemon", "status", "-c", config], { cwd: home, env });
+    expect(table.stdout).toMatch(/^alpha\s+stdio\s+never started\s+1\s/m);
+    expect(table.stdout).toMatch(/^eager\s+stdio\s+connected\s+1\s/m);
+
+    // A host's listings of resources and prompts start no server that declared neither.
+    expect((await session.request("resources/list")).error).toBeUndefined();
+    expect((await session.request("prompts/list")).error).toBeUndefined();
+    expect(spawns("beta")).toEqual([]);
 
     // The first call starts alpha (only alpha) and is answered by it.
     const answer = await session.request("tools/call", { name: "alpha_echo", arguments: {} }, 30_000);
