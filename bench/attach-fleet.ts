@@ -33,8 +33,14 @@ export interface Session {
   send(message: unknown): void;
 }
 
-export function openSession(config: string, env: NodeJS.ProcessEnv, cwd: string): Session {
-  const child = spawn(process.execPath, [CLI, "attach", "-c", config], {
+/** A host session through `mcp-bridge attach` (or another command given: `["serve", "--stdio"]`). */
+export function openSession(
+  config: string,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  command: readonly string[] = ["attach"],
+): Session {
+  const child = spawn(process.execPath, [CLI, ...command, "-c", config], {
     env,
     cwd,
     stdio: ["pipe", "pipe", "ignore"],
@@ -71,6 +77,14 @@ export async function initialized(session: Session): Promise<void> {
 }
 
 let next = 100;
+/** Calls a tool; resolves on its answer (whatever it is). */
+export async function callTool(session: Session, name: string, args: Record<string, unknown>): Promise<void> {
+  const id = next++;
+  const answered = session.answer(id);
+  session.send({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+  await answered;
+}
+
 export async function toolsList(session: Session): Promise<{ name: string }[]> {
   const id = next++;
   const answered = session.answer(id);

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 
 /**
  * Memory of a process tree from /proc (Linux), for the bench sections that compare what processes
- * cost: USS (Private_Clean + Private_Dirty, what a process alone holds) and the processes below one.
+ * cost: USS (Private_Clean + Private_Dirty, what a process alone holds), RSS, and the processes below one.
  */
 
 /** USS of one process in KiB; 0 when it is gone. */
@@ -12,6 +12,16 @@ export function ussKiB(pid: number): number {
     let total = 0;
     for (const match of text.matchAll(/^Private_(?:Clean|Dirty):\s+(\d+) kB$/gm)) total += Number(match[1]);
     return total;
+  } catch {
+    return 0;
+  }
+}
+
+/** RSS of one process in KiB (VmRSS: shared pages counted in every process that maps them); 0 when gone. */
+export function rssKiB(pid: number): number {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) : 0;
   } catch {
     return 0;
   }

@@ -17,6 +17,7 @@ import type { Bridge } from "../src/bridge/api.js";
 import { startBridge } from "../src/bridge/bridge.js";
 import { ToolRegistry } from "../src/registry/registry.js";
 import { attachFleetFigures } from "./attach-fleet.js";
+import { attachMemoryFigures } from "./attach-memory.js";
 import { catalogCacheFigures } from "./catalog-cache.js";
 import { catalogHeapFigures } from "./catalog-heap.js";
 import { codeModeFigures } from "./code-mode.js";
@@ -426,7 +427,8 @@ async function memory(): Promise<void> {
   });
 }
 
-const sections: [string, () => Promise<void>][] = [
+type SectionEntry = [string, () => Promise<void>];
+const sections: SectionEntry[] = [
   ["warm latency stdio", () => latency("stdio")],
   ["warm latency http", () => latency("http")],
   ["first calls stdio", async () => (await firstCallFigures("stdio", quick)).forEach(record)],
@@ -453,6 +455,10 @@ const sections: [string, () => Promise<void>][] = [
   ["gateway hop", async () => (await gatewayHopFigures(quick)).forEach(record)],
   ["serve startup with a hanging upstream", async () => (await serveStartupFigures(quick)).forEach(record)],
   ["attach fleet", async () => (await attachFleetFigures(quick)).forEach(record)],
+  // 10 sessions over 10 servers, plus a serve --stdio with its own 10: ~25 s, so the full run only.
+  ...(quick
+    ? []
+    : [["attach memory 10x10", async () => (await attachMemoryFigures()).forEach(record)] as SectionEntry]),
   ["memory", memory],
   [
     "peers",

@@ -194,6 +194,13 @@ export interface BridgeOptions {
    */
   readonly catalogCache?: boolean;
   /**
+   * Lazy by default where the catalog cache can answer (what the daemon behind `attach` runs): a
+   * server the catalog cache holds a fresh list for is not started with the bridge unless its entry
+   * says `lazy: false` or `required: true`; its cached tools are listed at once and its first call (or
+   * a request naming it) starts it. Servers with no cached list start as usual. Default false.
+   */
+  readonly lazyWithCatalog?: boolean;
+  /**
    * Folder of the catalog cache. Default: `MCP_BRIDGE_CACHE_DIR`, else `$XDG_CACHE_HOME/mcp-bridge`
    * (`~/.cache/mcp-bridge`; `~/Library/Caches/mcp-bridge` on macOS, `%LOCALAPPDATA%\mcp-bridge\Cache`
    * on Windows), read from `env`; without any of these the cache is off.

@@ -27,6 +27,7 @@ import {
   isSelected,
   openServer,
   publishTools,
+  startsOnDemand,
   toolEntries,
 } from "./servers/server-lifecycle.js";
 import { restartServer } from "./servers/server-restart.js";
@@ -99,6 +100,11 @@ class BridgeRuntime implements Bridge {
     const starting = state.servers.records().map((record) => {
       const cached = state.toolListCache.load(record, config.settings);
       if (cached) publishTools(state, record);
+      // Lazy where the cache answers: no process until the server is used (its first call connects it).
+      if (cached && startsOnDemand(state, record.definition)) {
+        state.toolListCache.startsOnUse(record);
+        return undefined;
+      }
       // A server listed from the cache is spawned after start() has handed the host its tools.
       const started = record.start({ deferSpawn: cached !== undefined });
       return cached && !record.definition.required ? undefined : started;

@@ -46,6 +46,8 @@ export interface ResolvedBridgeOptions {
   readonly resourceTools: boolean | undefined;
   /** The host's `catalogCache` option (overrides the setting). */
   readonly catalogCache: boolean | undefined;
+  /** BridgeOptions.lazyWithCatalog. */
+  readonly lazyWithCatalog: boolean;
   /** The catalog cache's folder; undefined when the cache is off for this bridge or no folder is known. */
   readonly toolListCacheDir: string | undefined;
   /** The shared catalog cache; undefined when the catalog cache is off or none was given. */
@@ -99,6 +101,7 @@ export function resolveBridgeOptions(options: BridgeOptions, telemetry?: Telemet
     onSampling: options.onSampling,
     resourceTools: options.resourceTools,
     catalogCache: options.catalogCache,
+    lazyWithCatalog: options.lazyWithCatalog === true,
     toolListCacheDir: catalogCacheOff ? undefined : (options.cacheDir ?? toolListCacheDir(env)),
     sharedCatalog: catalogCacheOff ? undefined : options.sharedCatalog,
     auth: { ...options.auth, env },

@@ -174,8 +174,8 @@ export const SERVER_FIELDS = {
     name: "lazy",
     aliases: [],
     kind: "boolean",
-    default: "false",
-    doc: "connect on first use instead of at start",
+    default: "false; under `attach` and the daemon, true for a server the catalog cache lists",
+    doc: "connect on first use instead of at start; `false` also starts the server with the daemon",
   }),
   retryCrashedCalls: field({
     name: "retryCrashedCalls",

@@ -122,8 +122,12 @@ interface ServerDefinitionBase {
   readonly maxResultChars?: number;
   /** Per-server cap on result text in tokens; undefined means the global setting (none by default). */
   readonly maxResultTokens?: number;
-  /** Connect on first use instead of at start. */
-  readonly lazy: boolean;
+  /**
+   * Connect on first use instead of at start. Unset: not lazy, except under a bridge started with
+   * `lazyWithCatalog` (the daemon), where a server the catalog cache lists starts on first use;
+   * `false` always starts it with the bridge.
+   */
+  readonly lazy?: boolean;
   /** Send a read-only or idempotent tool's call once more after a crash cut it short (default off). */
   readonly retryCrashedCalls?: boolean;
   /** false: this server's tools are never listed from nor saved to the catalog cache; undefined follows the setting. */

@@ -131,7 +131,7 @@ export function normalizeEntry(
     callTimeoutMs: reader.field(f.callTimeout) ?? settings.callTimeoutMs,
     tools: readToolFilter(raw),
     tags: readTags(raw.tags),
-    lazy: reader.field(f.lazy) ?? false,
+    lazy: reader.field(f.lazy),
     retryCrashedCalls: reader.field(f.retryCrashedCalls),
     restart: readRestart(raw.restart),
     negotiation: reader.field(f.negotiation) ?? (transport === "stdio" ? "legacy" : "auto"),

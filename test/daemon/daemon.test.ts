@@ -171,11 +171,13 @@ describe("mcp-bridge daemon", () => {
       ["tools", "--server", "calc"],
       ["tools", "--format", "openai"],
       ["describe", "calc/add"],
-      ["status"],
       ["resources"],
       ["read", "note://1"],
       ["prompts"],
       ["prompt", "mcp_notes_summarize"],
+      // Last: the daemon starts a server the catalog cache lists on its first use (here `resources`
+      // starts notes), where a command in process starts them all; by now every server has been used.
+      ["status"],
     ];
     const before = [];
     for (const args of commands) {

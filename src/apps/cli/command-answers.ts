@@ -59,6 +59,8 @@ export interface StatusRow {
   transport: string;
   sandboxed: boolean;
   state: string;
+  /** Running, stopped after its idle timeout, or never started (statusDocument's activityOf). */
+  activity?: "running" | "idle" | "never started" | null;
   tools: number;
   protocolVersion: string | null;
   serverInfo: ServerInfo | null;
@@ -80,8 +82,8 @@ export function renderStatus(context: CommandContext, servers: readonly StatusRo
   const rows = servers.map((s) => [
     s.name,
     s.state === "invalid" ? "-" : s.sandboxed ? `${s.transport} (sandboxed)` : s.transport,
-    stateText(s.state),
-    s.state === "connected" ? String(s.tools) : "-",
+    stateText(s.activity === "never started" ? "never started" : s.state),
+    s.state === "connected" || s.tools > 0 ? String(s.tools) : "-",
     s.protocolVersion ?? "-",
     s.startMs === null ? "-" : String(s.startMs),
     terminalText(serverText(context, s.error?.message ?? "")),

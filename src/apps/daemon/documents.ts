@@ -51,6 +51,20 @@ function failedServers(bridge: Bridge, selected: (server: string) => boolean = (
     .map((s) => `Server "${s.name}" is not connected: ${s.lastError?.message ?? "failed"}`);
 }
 
+type ServerStatus = ReturnType<Bridge["servers"]>[number];
+
+/**
+ * Whether the server runs now (`running`: connected or (re)connecting), was stopped after its idle
+ * timeout (`idle`: it connected before) or was never started (`never started`: lazy, or listed from
+ * the catalog cache and not used yet); null in the other states, which say it themselves.
+ */
+export function activityOf(status: ServerStatus): "running" | "idle" | "never started" | null {
+  if (status.state === "connected" || status.state === "connecting" || status.state === "reconnecting")
+    return "running";
+  if (status.state !== "idle") return null;
+  return status.connectMs === undefined ? "never started" : "idle";
+}
+
 /** `status`: one row per configured server; stderr tails and skipped tools are always included (the CLI drops them without --verbose). */
 export function statusDocument(bridge: Bridge, request: StatusRequest = {}): Envelope {
   const selected = taggedWith(bridge, request.tags);
@@ -64,7 +78,9 @@ export function statusDocument(bridge: Bridge, request: StatusRequest = {}): Env
         transport: s.transport,
         sandboxed: s.sandboxed,
         state: s.state,
-        tools: s.state === "connected" ? exposed(s.name) : 0,
+        activity: activityOf(s),
+        // A server not started yet whose tools the catalog cache lists: the tools it will have.
+        tools: s.state === "connected" || s.catalog === "cache" ? exposed(s.name) : 0,
         protocolVersion: s.protocolVersion ?? null,
         serverInfo: s.serverInfo ?? null,
         startMs: s.connectMs ?? null,

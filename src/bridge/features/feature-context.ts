@@ -34,6 +34,17 @@ export interface FeatureContext {
   readonly pins: PinChecker;
   /** Set once the bridge began closing. */
   readonly closing: Promise<void> | undefined;
+  /** The catalog cache: which servers not started yet declared a feature when their tools were listed. */
+  readonly toolListCache: CatalogDeclarations;
+}
+
+/** What the features ask the catalog cache. */
+export interface CatalogDeclarations {
+  /**
+   * Whether the connection's server is listed from the catalog cache and not started (waiting for its
+   * first use) and declared `capability` (`resources`, `prompts`) when its tools were listed.
+   */
+  declaresUnstarted(connection: ServerConnection, capability: string): boolean;
 }
 
 /** Per-request options shared by resources, prompts and completions. */
@@ -70,9 +81,17 @@ export function requireConnection(context: FeatureContext, server: string): Serv
   throw serverNotFound({ server, configured: [...connections.keys()] });
 }
 
-/** The connected servers, for listings that should not start idle servers. */
-export function connectedServers(context: FeatureContext): ServerConnection[] {
-  return [...context.servers.connections().values()].filter((connection) => connection.state === "connected");
+/**
+ * The connected servers, for listings that should not start idle servers; with `capability`, also the
+ * servers waiting for their first use (lazy where the catalog cache answers) that declared it: a listing
+ * of their resources or prompts is a use of them, which starts them.
+ */
+export function connectedServers(context: FeatureContext, capability?: string): ServerConnection[] {
+  return [...context.servers.connections().values()].filter(
+    (connection) =>
+      connection.state === "connected" ||
+      (capability !== undefined && context.toolListCache.declaresUnstarted(connection, capability)),
+  );
 }
 
 /** BRIDGE_CLOSED (the runtime's call and reload paths throw it too). */

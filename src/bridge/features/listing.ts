@@ -35,6 +35,11 @@ export interface ListingSpec<T> {
   readonly fresh?: boolean;
   /** Checked against the server's pins as this kind of definition (prompts, resource templates). */
   readonly pinAs?: PinKind;
+  /**
+   * The server capability that offers these items (`resources`, `prompts`): a server not started yet
+   * that declared it when its tools were cached is started by an all-servers listing.
+   */
+  readonly capability?: string;
 }
 
 /** One server's part of a listing. */
@@ -76,7 +81,7 @@ export class ServerListing<T> {
       return [{ connection, items: await this.#request(connection, options), failed: false }];
     }
     return Promise.all(
-      connectedServers(this.#context).map(async (connection) => {
+      connectedServers(this.#context, this.#spec.capability).map(async (connection) => {
         try {
           return { connection, items: await this.#request(connection, options), failed: false };
         } catch (error) {

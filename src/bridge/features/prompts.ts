@@ -61,6 +61,7 @@ export class PromptCatalog {
     this.#listing = new ServerListing(context, sessions, {
       method: "prompts/list",
       warnAs: "prompts",
+      capability: "prompts",
       pinAs: "prompt",
       load: async (connection, client, options) => {
         if (!client.getServerCapabilities()?.prompts) return [];

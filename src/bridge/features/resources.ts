@@ -85,6 +85,7 @@ export class ResourceCatalog {
     this.#resources = new ServerListing(context, sessions, {
       method: "resources/list",
       warnAs: "resources",
+      capability: "resources",
       load: async (connection, client, options) => {
         if (!client.getServerCapabilities()?.resources) return [];
         const resources = await listEvery("resources", context.logger, connection, client, options);
@@ -95,6 +96,7 @@ export class ResourceCatalog {
     });
     this.#templates = new ServerListing(context, sessions, {
       method: "resources/templates/list",
+      capability: "resources",
       // A server may list resources without templates: its failing template listing is no news.
       warnAs: undefined,
       pinAs: "resourceTemplate",

@@ -14,6 +14,15 @@ import { reportConnected, reportStartup } from "./startup-report.js";
 
 export { isSelected } from "./selection.js";
 
+/**
+ * Whether a server the catalog cache lists waits for its first use instead of starting with the
+ * bridge: under `lazyWithCatalog`, unless its entry says `lazy: false` or `required: true` (a
+ * required server is checked at start).
+ */
+export function startsOnDemand(state: BridgeState, definition: ServerDefinition): boolean {
+  return state.options.lazyWithCatalog && definition.lazy !== false && !definition.required;
+}
+
 /** A record for the server (auth set up, connection not started); never rejects (see ServerRecord.open). */
 export function openServer(
   state: BridgeState,

@@ -1,8 +1,10 @@
 import type { Tool } from "@modelcontextprotocol/client";
 import { CATALOG_CACHE } from "../../config/defaults.js";
 import type { BridgeSettings } from "../../config/model.js";
+import type { ServerConnection } from "../../connection/server-connection.js";
 import type { ServerStatus } from "../../connection/server-status.js";
 import type { Logger } from "../../util/logger.js";
+import type { CatalogDeclarations } from "../features/feature-context.js";
 import type { ServerRecord } from "../servers/server-record.js";
 import { declaresToolTasks } from "../tasks.js";
 import { SharedToolListEntries, type SharedToolLists } from "./shared-tool-lists.js";
@@ -15,7 +17,7 @@ import { ToolListFiles } from "./tool-list-files.js";
  * list. A server is "served from cache" from the start until its first live list arrives or it fails;
  * meanwhile its status says `catalog: "cache"` and a call to one of its tools waits for it.
  */
-export class ToolListCache {
+export class ToolListCache implements CatalogDeclarations {
   readonly #cache: ToolListFiles | undefined;
   /** The host's `catalogCache` option, which overrides the config's setting. */
   readonly #option: boolean | undefined;
@@ -23,6 +25,8 @@ export class ToolListCache {
   /** The entries other bridges saved (`fetchShared`), waiting for `load`. */
   readonly #shared: SharedToolListEntries | undefined;
   readonly #fetched = new Map<ServerRecord, CachedToolList>();
+  /** The records left to start on first use (cleared with their cache entry, see `end`). */
+  readonly #onUse = new Set<ServerRecord>();
 
   constructor(options: {
     dir: string | undefined;
@@ -90,12 +94,30 @@ export class ToolListCache {
     return capabilities === undefined || declaresToolTasks(capabilities);
   }
 
+  /** The record was not started with the bridge: it waits for its first use (lazyWithCatalog). */
+  startsOnUse(record: ServerRecord): void {
+    this.#onUse.add(record);
+  }
+
+  /**
+   * CatalogDeclarations.declaresUnstarted: a record waiting for its first use, still listed from the
+   * cache (starting, or not started yet), whose cached capabilities declare `capability`.
+   */
+  declaresUnstarted(connection: ServerConnection, capability: string): boolean {
+    for (const record of this.#onUse) {
+      if (record.connection !== connection) continue;
+      return this.#served.get(record)?.capabilities?.[capability] !== undefined;
+    }
+    return false;
+  }
+
   served(record: ServerRecord): boolean {
     return this.#served.has(record);
   }
 
   /** The record's live list arrived (or it failed): no longer served from cache. Returns whether it was. */
   end(record: ServerRecord): boolean {
+    this.#onUse.delete(record);
     return this.#served.delete(record);
   }
 

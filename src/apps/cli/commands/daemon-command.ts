@@ -199,6 +199,8 @@ async function run(context: CommandContext): Promise<number> {
       ...options,
       env,
       settings: { ...options.settings, autoReload: true },
+      // Every host session shares this daemon's servers: none runs before it is used (docs/hosts.md).
+      lazyWithCatalog: true,
       onElicitation: forwarder.elicitation,
       onSampling: forwarder.sampling,
     });
