@@ -92,6 +92,21 @@ export const storeUrlInvalid = ({ url }: { url: string }) =>
     `The gateway store must be a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379), got ${JSON.stringify(url.replace(/\/\/[^@/]*@/, "//***@"))}.`,
   );
 
+/** `serve --state-dir`: the folder holding the session records across restarts cannot be used. */
+export const stateDirUnusable = ({ dir, detail }: { dir: string; detail: string }) =>
+  new ConfigError(
+    ErrorCode.ConfigInvalid,
+    `Cannot use the gateway state folder ${dir}: ${detail}. Name a folder of your own that others cannot read (it is created 0700 when missing), or remove the file named.`,
+    { file: dir },
+  );
+
+/** `--state-dir` and `--store` together: the store already keeps the sessions. */
+export const stateDirWithStore = () =>
+  new ConfigError(
+    ErrorCode.ConfigInvalid,
+    "The gateway takes a state folder (--state-dir) or a cluster store (--store), not both: with a store the sessions are kept there. Drop one of them.",
+  );
+
 /** `--store` without `--cluster-secret-file` (nor `--insecure-store`). */
 export const storeNeedsClusterSecret = () =>
   new ConfigError(

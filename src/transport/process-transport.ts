@@ -16,6 +16,7 @@ import { deserializeLine } from "./message.js";
 import { reapGroup, stopProcessTree, trackGroup, useProcessGroups } from "./process-tree.js";
 import { type SpawnSpec, spawnServer } from "./spawn-server.js";
 import { RESULT_TOO_LARGE_RPC_CODE } from "./transport-kinds.js";
+import { newTreeTag } from "./tree-tag.js";
 
 export interface StdioTransportOptions {
   readonly command: string;
@@ -191,10 +192,11 @@ export class ProcessTransport implements Transport {
   }
 
   #spawn(spec: SpawnSpec): Promise<void> {
-    const { child, started } = spawnServer(spec);
+    const tag = newTreeTag();
+    const { child, started } = spawnServer(spec, tag);
     this.#child = child;
     // In the same synchronous turn as the spawn: see the window in watchdog.ts.
-    if (child.pid !== undefined) trackGroup(child.pid, this.#limits.supervise);
+    if (child.pid !== undefined) trackGroup(child.pid, this.#limits.supervise, tag);
     return new Promise((resolve, reject) => {
       let running = false;
       started.then(

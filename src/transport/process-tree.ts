@@ -1,15 +1,19 @@
 import type { ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { taggedProcesses } from "./tree-tag.js";
 import { unwatchGroup, watchGroup } from "./watchdog.js";
 
 /**
  * Servers started through `npx`, `uvx` or a shell wrapper have children of their own, which outlive the
  * top process when only it is signalled. Every stdio server is therefore spawned as the leader of its
- * own process group (POSIX), and stopping it signals the whole group.
+ * own process group (POSIX), and stopping it signals the whole group, together with the descendants
+ * that left the group for a session of their own, found by the tree tag in their environment (Linux,
+ * see tree-tag.ts).
  */
 export const useProcessGroups = process.platform !== "win32";
 
-const liveGroups = new Set<number>();
+/** pgid -> the tree tag its server was spawned with ("" for none). */
+const liveGroups = new Map<number, string>();
 let exitHookInstalled = false;
 
 function installExitHook(): void {
@@ -17,7 +21,7 @@ function installExitHook(): void {
   exitHookInstalled = true;
   // Last resort when the host exits without closing the bridge: nothing of ours may survive it.
   process.once("exit", () => {
-    for (const pgid of liveGroups) signalGroup(pgid, "SIGKILL");
+    for (const pgid of liveGroups.keys()) signalGroup(pgid, "SIGKILL");
   });
 }
 
@@ -25,11 +29,11 @@ function installExitHook(): void {
  * Tracks a server's group until it is reaped; `watch` also puts it under the host's watchdog, which
  * ends it if the host dies without running its exit hook (SIGKILL; see watchdog.ts).
  */
-export function trackGroup(pgid: number, watch: boolean): void {
+export function trackGroup(pgid: number, watch: boolean, tag = ""): void {
   if (!useProcessGroups) return;
-  liveGroups.add(pgid);
+  liveGroups.set(pgid, tag);
   installExitHook();
-  if (watch) watchGroup(pgid);
+  if (watch) watchGroup(pgid, tag);
 }
 
 /** No process of the group is left: nothing may signal that pgid any more. */
@@ -38,14 +42,28 @@ export function untrackGroup(pgid: number): void {
   unwatchGroup(pgid);
 }
 
-/** Sends a signal to every process of the group; false when no process of the group is left. */
+/**
+ * Sends a signal to every process of the group and to the tree's processes that left it (its tag); false
+ * when no process of either is left.
+ */
 export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  let reached = false;
   try {
     process.kill(useProcessGroups ? -pgid : pgid, signal);
-    return true;
+    reached = true;
   } catch {
-    return false;
+    // the group is empty
   }
+  const tag = liveGroups.get(pgid);
+  for (const pid of tag ? taggedProcesses(tag) : []) {
+    try {
+      process.kill(pid, signal);
+      reached = true;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return reached;
 }
 
 /**
@@ -69,7 +87,8 @@ export function groupAlive(pgid: number): boolean {
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
     }
-    return false;
+    const tag = liveGroups.get(pgid);
+    return tag ? taggedProcesses(tag).length > 0 : false;
   } catch {
     return true;
   }

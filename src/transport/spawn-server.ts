@@ -7,6 +7,7 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { useProcessGroups } from "./process-tree.js";
+import { TREE_TAG_VARIABLE } from "./tree-tag.js";
 
 /** What is spawned for a server: the program, its arguments, its whole environment, its folder. */
 export interface SpawnSpec {
@@ -23,9 +24,10 @@ export interface ServerProcess {
   readonly started: Promise<number>;
 }
 
-export function spawnServer(spec: SpawnSpec): ServerProcess {
+/** `tag` marks the server's whole tree in its environment (tree-tag.ts); "" for none. */
+export function spawnServer(spec: SpawnSpec, tag = ""): ServerProcess {
   const child = spawn(spec.command, [...spec.args], {
-    env: { ...spec.env },
+    env: tag ? { ...spec.env, [TREE_TAG_VARIABLE]: tag } : { ...spec.env },
     cwd: spec.cwd,
     stdio: ["pipe", "pipe", "pipe"],
     shell: false,

@@ -5,9 +5,10 @@
  * native addon. So on POSIX a host runs one watchdog: a small Node process it starts at its first stdio
  * spawn (alongside that spawn, never before it) and holds by a pipe, the watchdog's stdin. Each server is
  * spawned directly by the host as the leader of its own process group, and its pgid is written into
- * that pipe ("+PGID"); once the group is gone the host writes "-PGID". The kernel closes the pipe
- * whenever the host dies, however it dies; on EOF the watchdog sends SIGTERM to every group it holds,
- * then SIGKILL after a grace period, and exits. Linux and macOS alike; Windows has no process groups:
+ * that pipe ("+PGID TAG"); once the group is gone the host writes "-PGID". The kernel closes the pipe
+ * whenever the host dies, however it dies; on EOF the watchdog sends SIGTERM to every group it holds
+ * and to the processes carrying each group's tree tag (descendants that started a session of their
+ * own, so no longer in the group: tree-tag.ts), then SIGKILL after a grace period, and exits. Linux and macOS alike; Windows has no process groups:
  * there servers must exit on stdin EOF (a Job Object would be the equivalent and needs native code).
  *
  * Why one watchdog and not a supervisor per server: a Node process per server cost ~6 MiB of private
@@ -41,10 +42,10 @@ import { PROCESS_STOP } from "../config/defaults.js";
 
 /** CommonJS, run with `node -e`: it needs no file on disk, whether the library runs from src or dist. */
 const SCRIPT = String.raw`"use strict";
-const { readFileSync } = require("node:fs");
+const { readdirSync, readFileSync } = require("node:fs");
 const graceMs = Number(process.argv[1]) || 1000;
 for (const signal of ["SIGINT", "SIGHUP"]) process.on(signal, () => {});
-// pgid -> the leader's start time when registered ("" where /proc has none).
+// pgid -> { started: the leader's start time when registered ("" where /proc has none), tag }.
 const groups = new Map();
 const startTime = (pid) => {
   try {
@@ -54,19 +55,50 @@ const startTime = (pid) => {
     return "";
   }
 };
-// Signals every group still ours; forgets a group that is gone or whose leader is another process now.
-const signalAll = (signal) => {
-  for (const [pgid, started] of groups) {
-    const now = started ? startTime(pgid) : "";
-    if (now && now !== started) {
-      groups.delete(pgid);
-      continue;
-    }
+// The running processes whose environment carries MCP_BRIDGE_TREE=<tag> (tree-tag.ts): a server's
+// descendants that left its group for a session of their own.
+const tagged = (tag) => {
+  const found = [];
+  if (!tag) return found;
+  const needle = Buffer.from("MCP_BRIDGE_TREE=" + tag + "\0");
+  let entries = [];
+  try {
+    entries = readdirSync("/proc");
+  } catch {}
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
     try {
-      process.kill(-pgid, signal);
-    } catch {
-      groups.delete(pgid);
+      const environ = readFileSync("/proc/" + entry + "/environ");
+      let at = environ.indexOf(needle);
+      while (at > 0 && environ[at - 1] !== 0) at = environ.indexOf(needle, at + 1);
+      if (at === -1) continue;
+      const stat = readFileSync("/proc/" + entry + "/stat", "utf8");
+      const state = stat[stat.lastIndexOf(")") + 2];
+      if (state !== "Z" && state !== "X") found.push(Number(entry));
+    } catch {}
+  }
+  return found;
+};
+// Signals every group still ours and its tagged processes; forgets a group of which nothing is left. A
+// pgid whose leader is now another process is no longer signalled (its tagged processes still are).
+const signalAll = (signal) => {
+  for (const [pgid, group] of groups) {
+    let reached = false;
+    const now = group.started ? startTime(pgid) : "";
+    if (now && now !== group.started) group.started = "reused";
+    else if (group.started !== "reused") {
+      try {
+        process.kill(-pgid, signal);
+        reached = true;
+      } catch {}
     }
+    for (const pid of tagged(group.tag)) {
+      try {
+        process.kill(pid, signal);
+        reached = true;
+      } catch {}
+    }
+    if (!reached) groups.delete(pgid);
   }
 };
 let stopping = false;
@@ -89,12 +121,12 @@ process.stdin.setEncoding("utf8");
 process.stdin.on("data", (text) => {
   input += text;
   for (let newline = input.indexOf("\n"); newline !== -1; newline = input.indexOf("\n")) {
-    const line = input.slice(0, newline);
+    const [head, tag = ""] = input.slice(0, newline).split(" ");
     input = input.slice(newline + 1);
-    const pgid = Number(line.slice(1));
-    if (!Number.isSafeInteger(pgid) || pgid <= 1) continue;
-    if (line[0] === "+") groups.set(pgid, startTime(pgid));
-    else if (line[0] === "-") groups.delete(pgid);
+    const pgid = Number(head.slice(1));
+    if (!Number.isSafeInteger(pgid) || pgid <= 1 || !/^[0-9a-f]*$/.test(tag)) continue;
+    if (head[0] === "+") groups.set(pgid, { started: startTime(pgid), tag });
+    else if (head[0] === "-") groups.delete(pgid);
   }
 });
 process.stdin.on("end", hostGone);
@@ -115,8 +147,8 @@ interface Running {
   readonly startedAt: number;
 }
 
-/** The pgids of this host's live server groups, as the watchdog is told them. */
-const watched = new Set<number>();
+/** This host's live server groups as the watchdog is told them: pgid -> tree tag ("" for none). */
+const watched = new Map<number, string>();
 let running: Running | undefined;
 
 /** A watchdog that lived at least this long is replaced when it dies; one that dies at once is not. */
@@ -142,7 +174,7 @@ function startWatchdog(): Running {
     running = undefined;
     if (watched.size > 0 && Date.now() - dog.startedAt >= RESTART_AFTER_MS) {
       running = startWatchdog();
-      write(running, [...watched].map((pgid) => `+${pgid}\n`).join(""));
+      write(running, [...watched].map(([pgid, tag]) => registration(pgid, tag)).join(""));
     }
   };
   child.once("exit", gone);
@@ -158,12 +190,15 @@ function write(dog: Running, text: string): void {
  * Puts a server's process group under the host's watchdog, started now if there is none (POSIX only:
  * see process-tree.ts). Call it in the same synchronous turn as the spawn (see the window above).
  */
-export function watchGroup(pgid: number): void {
+export function watchGroup(pgid: number, tag = ""): void {
   if (watched.has(pgid)) return;
-  watched.add(pgid);
+  watched.set(pgid, tag);
   running ??= startWatchdog();
-  write(running, `+${pgid}\n`);
+  write(running, registration(pgid, tag));
 }
+
+/** "+PGID" or "+PGID TAG": the group and, on Linux, the tag of its tree (tree-tag.ts). */
+const registration = (pgid: number, tag: string) => (tag ? `+${pgid} ${tag}\n` : `+${pgid}\n`);
 
 /** The group is gone (no process of it is left): the watchdog must never signal that pgid again. */
 export function unwatchGroup(pgid: number): void {

@@ -78,6 +78,7 @@ describe("resolveGatewayOptions", () => {
       adminToken: undefined,
       replica: { id: expect.stringMatching(/^[0-9a-f-]{36}$/), advertiseUrl: undefined, secret: undefined },
       store: undefined,
+      stateDir: undefined,
       logger: silentLogger,
       fastPath: true,
       listWaitMs: 5_000,

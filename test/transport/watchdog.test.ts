@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { newTreeTag, TREE_TAG_VARIABLE, taggedProcesses } from "../../src/transport/tree-tag.js";
 import { watchdogArgs } from "../../src/transport/watchdog.js";
 import { fixturePath, stdioEntry } from "../fixtures/servers/index.js";
 import { pidsIn, running } from "../helpers/process.js";
@@ -170,5 +171,34 @@ describe.runIf(process.platform === "linux")("one watchdog per host", () => {
     await watchdogExit;
     await expect.poll(() => groupMembers(stubborn.pid as number), { timeout: 5000 }).toEqual([]);
     expect(running(released.pid as number)).toBe(true);
+  }, 40_000);
+
+  it("ends the processes carrying a group's tree tag (a session of their own), and none with another tag", async () => {
+    const tag = newTreeTag();
+    const other = newTreeTag();
+    const tagged = (value: string) => {
+      const code = 'process.on("SIGTERM", () => {}); setInterval(() => {}, 1000); console.log("up")';
+      const child = spawn(process.execPath, ["-e", code], {
+        stdio: ["ignore", "pipe", "inherit"],
+        detached: true,
+        env: { [TREE_TAG_VARIABLE]: value },
+      });
+      started.push(child);
+      return child;
+    };
+    const escaped = tagged(tag);
+    const stranger = tagged(other);
+    await Promise.all([firstLine(escaped), firstLine(stranger)]);
+    expect(taggedProcesses(tag)).toEqual([escaped.pid]);
+    // The group named is already gone: only the tag still finds the tree's process.
+    const gone = launch(["-e", ""], { detached: true });
+    await new Promise((done) => gone.once("exit", done));
+    const watchdog = spawn(process.execPath, watchdogArgs(300), { stdio: ["pipe", "ignore", "inherit"] });
+    started.push(watchdog);
+    const watchdogExit = new Promise((done) => watchdog.once("exit", done));
+    watchdog.stdin?.end(`+${gone.pid} ${tag}\n`);
+    await watchdogExit;
+    await expect.poll(() => running(escaped.pid as number), { timeout: 5000 }).toBe(false);
+    expect(running(stranger.pid as number)).toBe(true);
   }, 40_000);
 });

@@ -110,8 +110,10 @@ describe.skipIf(skip !== undefined)("a sandboxed stdio server", () => {
     expect(env.HOME).toBe(home);
     expect(env).not.toHaveProperty("PROBE_SECRET_TOKEN");
     expect(JSON.stringify(env)).not.toContain("s3cr3t-value");
-    // PWD is set by bwrap itself when it enters the working directory.
+    // PWD is set by bwrap itself when it enters the working directory; MCP_BRIDGE_TREE is the random
+    // tag that marks the server's process tree (src/transport/tree-tag.ts), no secret of the host's.
     const allowed = [
+      "MCP_BRIDGE_TREE",
       "PATH",
       "HOME",
       "USER",

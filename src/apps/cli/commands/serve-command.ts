@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { storeNeedsClusterSecret } from "../../../errors/gateway-errors.js";
+import { stateDirWithStore, storeNeedsClusterSecret } from "../../../errors/gateway-errors.js";
 import { fastPathEnabled } from "../../gateway/fast-path/fast-call.js";
 import type { ServedGateway } from "../../gateway/index.js";
 import { cliBridgeOptions } from "../bridge-commands.js";
@@ -34,6 +34,7 @@ const HTTP_ONLY_FLAGS = [
   "session-idle",
   "admin-token-env",
   "store",
+  "state-dir",
   "replica-id",
   "advertise-url",
   "cluster-secret-file",
@@ -91,6 +92,7 @@ async function runServe(context: CommandContext<FlagValues<typeof SERVE_FLAGS>>)
     metrics: options.metrics,
     onMetrics: (url) => io.stderr.write(`Prometheus metrics at ${url}\n`),
     store: options.store,
+    stateDir: options["state-dir"] === undefined ? undefined : resolve(io.cwd, options["state-dir"]),
     replicaId: options["replica-id"],
     advertiseUrl: options["advertise-url"],
     clusterSecret,
@@ -134,6 +136,7 @@ async function checkedListen(
   // Before anything starts: a store nobody can authenticate is refused now (see storeNeedsClusterSecret).
   if (options.store && !options["cluster-secret-file"] && !options["insecure-store"])
     throw storeNeedsClusterSecret();
+  if (options.store && options["state-dir"]) throw stateDirWithStore();
   // Before anything starts: a taken port is found now, not after every upstream server started.
   if (options.http) await checkPortFree(options.http);
   const toolNames = options["tool-names"];

@@ -103,6 +103,12 @@ export const SERVE_FLAGS = {
     description:
       "share per-client budgets and 2025-11-25 sessions with the other replicas through Redis (redis://HOST:PORT; see docs/deploy.md)",
   },
+  "state-dir": {
+    type: "path",
+    value: "DIR",
+    description:
+      "keep the 2025-11-25 sessions' records in this private folder, so a restarted gateway (even after kill -9) continues every session it issued within --session-idle (see docs/gateway.md)",
+  },
   "replica-id": {
     type: "string",
     value: "ID",

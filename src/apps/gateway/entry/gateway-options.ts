@@ -3,6 +3,7 @@ import type { Bridge } from "../../../bridge/api.js";
 import {
   gatewayNeedsAuth,
   gatewayOptionInvalid,
+  stateDirWithStore,
   storeNeedsClusterSecret,
   storeUrlInvalid,
 } from "../../../errors/gateway-errors.js";
@@ -74,6 +75,12 @@ export interface GatewayOptions {
    */
   readonly store?: string;
   /**
+   * A private folder (created 0700) where a single gateway keeps its 2025-11-25 sessions' records, so
+   * that started again after any end, `kill -9` included, it continues every session it issued within
+   * `sessionIdleMs` (cluster/file-store.ts). Not with `store`, which keeps them itself.
+   */
+  readonly stateDir?: string;
+  /**
    * Use `store` without `clusterSecret`. Refused otherwise: without the secret nothing the store holds
    * can be told from what another writer of it planted (session records, tool lists).
    */
@@ -118,6 +125,7 @@ export interface ResolvedGatewayOptions {
   readonly adminToken: string | undefined;
   readonly replica: Replica;
   readonly store: string | undefined;
+  readonly stateDir: string | undefined;
   readonly logger: Logger;
   readonly fastPath: boolean;
   readonly listWaitMs: number;
@@ -149,6 +157,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     advertiseUrl,
     clusterSecret,
     store,
+    stateDir,
     insecureStore = false,
     logger = silentLogger,
     fastPath = true,
@@ -156,6 +165,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     llmResults = false,
   } = options;
   if (store !== undefined && clusterSecret === undefined && !insecureStore) throw storeNeedsClusterSecret();
+  if (store !== undefined && stateDir !== undefined) throw stateDirWithStore();
   const loopback = LOOPBACK.has(host);
   if (!loopback && tokens.length === 0 && !oauth) throw gatewayNeedsAuth({ host });
   if (!(Number.isInteger(port) && port >= 0 && port <= 65535))
@@ -184,6 +194,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
       secret: clusterSecretOf(clusterSecret),
     },
     store: storeUrlOf(store),
+    stateDir,
     logger,
     fastPath,
     listWaitMs: duration("listWaitMs", listWaitMs),

@@ -57,12 +57,19 @@ export async function gatewayParts(options: ResolvedGatewayOptions): Promise<Gat
   });
   const state: GatewayState = { url: "", draining: false, active: new Set() };
   const replica = () => ({ ...options.replica, advertiseUrl: options.replica.advertiseUrl ?? state.url });
-  // The cluster store, only with `store`: the Redis client is loaded then and only then.
+  // The cluster store, only with `store`: the Redis client is loaded then and only then. With
+  // `stateDir`, the same session records in a folder of this gateway's (one replica, restarts).
   // After an outage, the records of sessions opened meanwhile are written again (set once they exist).
   let storeBack: (() => void) | undefined;
   const store = options.store
     ? await clusterStore({ ...options, store: options.store }, replica, () => storeBack?.())
-    : undefined;
+    : options.stateDir
+      ? (await import("../cluster/file-store.js")).openFileStore({
+          dir: options.stateDir,
+          secret: options.replica.secret,
+          replicaId: options.replica.id,
+        })
+      : undefined;
   const endpoint = mcpEndpoint(options, tracker, store && { store, replica });
   storeBack = endpoint.ownership?.rewriteAll;
   const auth = gatewayAuthenticator(options.tokens, options.oauth);
