@@ -72,3 +72,27 @@ export function secretFileUnreadable(fields: { file: string; problem: string }):
     `Could not read the encrypted secret file ${fields.file}: ${fields.problem}. Check MCP_BRIDGE_SECRET_PASSPHRASE / MCP_BRIDGE_SECRET_KEY_FILE; a file changed by someone else cannot be trusted (move it away and store the secrets again).`,
   );
 }
+
+/** `secrets get` on a terminal: a value printed there stays in the scrollback (and over a shoulder). */
+export function secretRevealRefused(fields: { name: string }): McpBridgeError {
+  return new McpBridgeError(
+    ErrorCode.Usage,
+    `Not printing the secret "${fields.name}" on a terminal: add --reveal to show it, or pipe the output (mcp-bridge secrets get ${fields.name} | ...).`,
+  );
+}
+
+/** `secrets set` was given no value (an empty prompt, empty stdin). */
+export function secretValueMissing(fields: { name: string }): McpBridgeError {
+  return new McpBridgeError(
+    ErrorCode.Usage,
+    `No value for the secret "${fields.name}": type it at the prompt, or pipe it on stdin (printf %s "$VALUE" | mcp-bridge secrets set ${fields.name}); it is never taken from the command line.`,
+  );
+}
+
+/** stdin carried more than a secret: refused rather than stored cut short. */
+export function secretValueTooLarge(fields: { limit: number }): McpBridgeError {
+  return new McpBridgeError(
+    ErrorCode.Usage,
+    `The value on stdin is longer than ${fields.limit} bytes; a secret store keeps keys and tokens, not files.`,
+  );
+}

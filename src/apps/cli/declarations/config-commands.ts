@@ -145,3 +145,18 @@ export const auditDeclaration = declareCommand({
     "audit verify audit.1.jsonl audit.jsonl --json",
   ],
 });
+
+export const secretsDeclaration = declareCommand({
+  name: "secrets",
+  summary: "keep API keys in the OS keychain (or an encrypted file) for ${keyring:NAME} in a config",
+  description:
+    "set NAME: stores a value read from a prompt without echo, or from stdin when piped (never from the command line). get NAME: prints it (refused on a terminal without --reveal). list: the names only. rm NAME: removes it. Where: the OS credential store (Secret Service, macOS Keychain, Windows Credential Manager); MCP_BRIDGE_SECRET_STORE=file chooses an encrypted file instead (key from MCP_BRIDGE_SECRET_PASSPHRASE or MCP_BRIDGE_SECRET_KEY_FILE). With --json: { stored }, { name, value }, { store, names } or { removed }.",
+  flags: { reveal: { type: "boolean", description: "get: print the value even on a terminal" } },
+  positionals: { usage: "set|get|list|rm [NAME]", min: 1, max: 2, choices: ["set", "get", "list", "rm"] },
+  examples: [
+    "secrets set GITHUB_TOKEN",
+    "secrets list",
+    "secrets get GITHUB_TOKEN --reveal",
+    "secrets rm GITHUB_TOKEN",
+  ],
+});
