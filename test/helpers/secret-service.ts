@@ -22,6 +22,10 @@ export const secretServiceMissing: string | undefined = (() => {
   return undefined;
 })();
 
+/** A describe title that says why it is skipped, when it is. */
+export const needsSecretService = (title: string): string =>
+  secretServiceMissing === undefined ? title : `${title} (skipped: ${secretServiceMissing})`;
+
 export interface SecretService {
   /** The environment of the private session: DBUS_SESSION_BUS_ADDRESS and the daemon's folders. */
   readonly env: Record<string, string>;

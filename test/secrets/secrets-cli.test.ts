@@ -60,47 +60,50 @@ function storeCases(): { name: string; missing?: string; env: () => Record<strin
 
 describe("mcp-bridge secrets", () => {
   for (const store of storeCases()) {
-    describe.skipIf(store.missing !== undefined)(`in ${store.name}`, () => {
-      it("sets from stdin, lists names only, gets to a pipe, removes", async () => {
-        const home = emptyHome();
-        const env = store.env();
-        const set = await cli(["secrets", "set", "CLI_KEY"], home, env, `${SECRET}\n`);
-        expect(set.stderr).toBe("");
-        expect(set.code).toBe(0);
-        expect(set.stdout).toContain("${keyring:CLI_KEY}");
-        expect(set.stdout).not.toContain(SECRET);
-        const list = await cli(["secrets", "list", "--json"], home, env);
-        expect(JSON.parse(list.stdout).names).toContain("CLI_KEY");
-        expect(list.stdout).not.toContain(SECRET);
-        const got = await cli(["secrets", "get", "CLI_KEY"], home, env);
-        expect(got.stdout).toBe(`${SECRET}\n`);
-        const removed = await cli(["secrets", "rm", "CLI_KEY"], home, env);
-        expect(removed.code).toBe(0);
-        const gone = await cli(["secrets", "get", "CLI_KEY"], home, env);
-        expect(gone.code).not.toBe(0);
-        expect(gone.stderr).toContain("mcp-bridge secrets set CLI_KEY");
-      });
+    describe.skipIf(store.missing !== undefined)(
+      store.missing ? `in ${store.name} (skipped: ${store.missing})` : `in ${store.name}`,
+      () => {
+        it("sets from stdin, lists names only, gets to a pipe, removes", async () => {
+          const home = emptyHome();
+          const env = store.env();
+          const set = await cli(["secrets", "set", "CLI_KEY"], home, env, `${SECRET}\n`);
+          expect(set.stderr).toBe("");
+          expect(set.code).toBe(0);
+          expect(set.stdout).toContain("${keyring:CLI_KEY}");
+          expect(set.stdout).not.toContain(SECRET);
+          const list = await cli(["secrets", "list", "--json"], home, env);
+          expect(JSON.parse(list.stdout).names).toContain("CLI_KEY");
+          expect(list.stdout).not.toContain(SECRET);
+          const got = await cli(["secrets", "get", "CLI_KEY"], home, env);
+          expect(got.stdout).toBe(`${SECRET}\n`);
+          const removed = await cli(["secrets", "rm", "CLI_KEY"], home, env);
+          expect(removed.code).toBe(0);
+          const gone = await cli(["secrets", "get", "CLI_KEY"], home, env);
+          expect(gone.code).not.toBe(0);
+          expect(gone.stderr).toContain("mcp-bridge secrets set CLI_KEY");
+        });
 
-      it("resolves ${keyring:…} for a server, and no output carries the value", async () => {
-        const home = emptyHome();
-        const env = store.env();
-        await cli(["secrets", "set", "CLI_KEY"], home, env, SECRET);
-        const config = leakyConfig(home);
-        const runs = [
-          await cli(["config", "show", "-c", config], home, env),
-          await cli(["config", "show", "-c", config, "--json"], home, env),
-          await cli(["status", "-c", config, "--json"], home, env),
-          await cli(["tools", "leaky", "-c", config, "--verbose"], home, env),
-          await cli(["call", "leaky.x", "-c", config, "--json"], home, env),
-        ];
-        // The server did start with the secret: its stderr line reached the error, masked.
-        expect(runs.map((run) => run.stdout + run.stderr).join("\n")).toMatch(/the key is \S+ and/);
-        for (const run of runs) {
-          expect(run.stdout).not.toContain(SECRET);
-          expect(run.stderr).not.toContain(SECRET);
-        }
-      });
-    });
+        it("resolves ${keyring:…} for a server, and no output carries the value", async () => {
+          const home = emptyHome();
+          const env = store.env();
+          await cli(["secrets", "set", "CLI_KEY"], home, env, SECRET);
+          const config = leakyConfig(home);
+          const runs = [
+            await cli(["config", "show", "-c", config], home, env),
+            await cli(["config", "show", "-c", config, "--json"], home, env),
+            await cli(["status", "-c", config, "--json"], home, env),
+            await cli(["tools", "leaky", "-c", config, "--verbose"], home, env),
+            await cli(["call", "leaky.x", "-c", config, "--json"], home, env),
+          ];
+          // The server did start with the secret: its stderr line reached the error, masked.
+          expect(runs.map((run) => run.stdout + run.stderr).join("\n")).toMatch(/the key is \S+ and/);
+          for (const run of runs) {
+            expect(run.stdout).not.toContain(SECRET);
+            expect(run.stderr).not.toContain(SECRET);
+          }
+        });
+      },
+    );
   }
 
   it("never takes the value from the command line, and refuses an empty one", async () => {
