@@ -3,8 +3,8 @@ import { KeyringStore, TOKEN_SERVICE } from "../util/secret-store.js";
 /**
  * Where OAuth tokens live: in the OS credential store when one answers, else in the token files (the
  * fallback, and the store of every earlier version). MCP_BRIDGE_TOKEN_STORE=file keeps them in files;
- * =keyring requires the keychain (a failure is then an error rather than a file); unset, the keychain
- * is used when it works. The encrypted file store (MCP_BRIDGE_SECRET_STORE=file) is for `${keyring:…}`
+ * =keyring requires the keychain (a failure is then an error rather than a file); auto (or unset), the
+ * keychain is used when it works. The encrypted file store (MCP_BRIDGE_SECRET_STORE=file) is for `${keyring:…}`
  * values: with it chosen, tokens stay in their own 0600 files.
  */
 export interface TokenKeychain {

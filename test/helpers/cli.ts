@@ -135,10 +135,11 @@ export async function loginThroughBrowser(
   server: string,
   config: string,
   home: string,
+  extraEnv: Record<string, string> = {},
 ): Promise<CliRun & { readonly pageStatus: number }> {
   const child = spawnCli(["auth", "login", server, "-c", config], {
     cwd: home,
-    env: cliEnv(home, { MCP_BRIDGE_NO_BROWSER: "1" }),
+    env: cliEnv(home, { MCP_BRIDGE_NO_BROWSER: "1", ...extraEnv }),
   });
   let stdout = "";
   let stderr = "";

@@ -28,7 +28,12 @@ export const needsSecretService = (title: string): string =>
 
 export interface SecretService {
   /** The environment of the private session: DBUS_SESSION_BUS_ADDRESS and the daemon's folders. */
-  readonly env: Record<string, string>;
+  readonly env: {
+    readonly DBUS_SESSION_BUS_ADDRESS: string;
+    readonly HOME: string;
+    readonly XDG_DATA_HOME: string;
+    readonly XDG_RUNTIME_DIR: string;
+  };
   stop(): void;
 }
 
