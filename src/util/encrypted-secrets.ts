@@ -66,10 +66,12 @@ export class EncryptedSecretFile {
     const salt = Buffer.from(sealed.salt, "base64");
     let plain: string;
     try {
+      // The full 16-byte tag only: GCM would accept a tag cut to 4 bytes, which is far easier to forge.
       const decipher = createDecipheriv(
         "aes-256-gcm",
         this.key(salt, sealed.kdf),
         Buffer.from(sealed.iv, "base64"),
+        { authTagLength: 16 },
       );
       decipher.setAAD(header(sealed));
       decipher.setAuthTag(Buffer.from(sealed.tag, "base64"));
