@@ -6,6 +6,8 @@ import { tokenFileUnsafe } from "../errors/index.js";
 import { withFileLockSync } from "../util/file-lock.js";
 import { isRegularOrAbsent, readPrivateFile, writePrivateFile } from "../util/private-file.js";
 import { ensurePrivateDir } from "../util/private-path.js";
+import { type TokenKeychain, tokenKeychain } from "./token-keychain.js";
+
 /** What is kept per server between runs: the client registration and the tokens. Never logged. */
 export interface StoredAuth {
   client?: Record<string, unknown>;
@@ -21,27 +23,56 @@ export function defaultAuthDir(env: Readonly<Record<string, string | undefined>>
   return join(env.XDG_CONFIG_HOME || join(home, ".config"), "mcp-bridge", "auth");
 }
 
+export interface AuthStoreOptions {
+  /**
+   * The OS credential store to keep the JSON in, or null for the file. Default: the keychain when one
+   * answers (see tokenKeychain), else the file.
+   */
+  readonly keychain?: TokenKeychain | null;
+}
+
 /**
- * One JSON file per server (named by a hash of server name and URL, so a server moved to another URL
- * does not reuse tokens meant for the old one), mode 0600 in a 0700 directory. An existing folder that
- * is a link, another user's or writable by others is refused; a token file that is a symbolic link is never read or
- * written through (another user or program could point it at a file it controls or wants clobbered).
+ * One JSON document per server (keyed by a hash of server name and URL, so a server moved to another
+ * URL does not reuse tokens meant for the old one): in the OS credential store when one is available,
+ * else a file, mode 0600 in a 0700 directory. Either way every change is made under the file's lock
+ * (and refreshes under `${file}.refresh`'s, see refresh.ts), so processes sharing a login stay in step.
+ * An existing folder that is a link, another user's or writable by others is refused; a token file
+ * that is a symbolic link is never read or written through (another user or program could point it at
+ * a file it controls or wants clobbered).
  */
 export class AuthStore {
   readonly file: string;
+  readonly #id: string;
+  readonly #keychain: TokenKeychain | undefined;
 
   constructor(
     readonly dir: string,
     server: string,
     url: string,
+    options: AuthStoreOptions = {},
   ) {
-    const id = createHash("sha256").update(`${server}\0${url}`).digest("hex").slice(0, 16);
-    this.file = join(dir, `${id}.json`);
+    this.#id = createHash("sha256").update(`${server}\0${url}`).digest("hex").slice(0, 16);
+    this.file = join(dir, `${this.#id}.json`);
+    this.#keychain = options.keychain === undefined ? tokenKeychain() : (options.keychain ?? undefined);
   }
 
-  /** The stored registration and tokens; empty when there are none or the file is a link (refused). */
+  /** Where the tokens are kept, for messages: the OS credential store or the file's path. */
+  get location(): string {
+    return this.#keychain ? "the OS credential store" : this.file;
+  }
+
+  /** Whether anything is stored (a registration, tokens). */
+  exists(): boolean {
+    return Object.keys(this.read()).length > 0;
+  }
+
+  /**
+   * The stored registration and tokens; empty when there are none or the file is a link (refused).
+   * With the keychain, a login saved in a file before it was used is read from the file until the next
+   * change moves it.
+   */
   read(): StoredAuth {
-    const text = readPrivateFile(this.file);
+    const text = this.#keychain?.read(this.#id) ?? readPrivateFile(this.file);
     if (text === undefined) return {};
     try {
       return JSON.parse(text) as StoredAuth;
@@ -58,11 +89,16 @@ export class AuthStore {
     ensurePrivateDir(this.dir, { what: "OAuth token folder" });
     withFileLockSync(this.file, () => {
       const next = { ...change(this.read()), savedAt: new Date().toISOString() };
-      writePrivateFile(this.file, JSON.stringify(next, null, 2), "OAuth token");
+      const text = JSON.stringify(next, null, 2);
+      if (!this.#keychain) return writePrivateFile(this.file, text, "OAuth token");
+      this.#keychain.write(this.#id, text);
+      // Moved into the keychain: a token left in a file would outlive a logout.
+      rmSync(this.file, { force: true });
     });
   }
 
   clear(): void {
+    this.#keychain?.remove(this.#id);
     rmSync(this.file, { force: true });
   }
 }

@@ -1,3 +1,12 @@
+import { McpBridgeError } from "../errors/error-classes.js";
+import { secretNotFound } from "../errors/secret-errors.js";
+import { openSecretStore, type SecretStore } from "../util/secret-store.js";
+
+/** A `${keyring:NAME}` looked up: the value, or the error to report (a missing secret, a store failure). */
+export type SecretLookup =
+  | { readonly ok: true; readonly value: string }
+  | { readonly ok: false; readonly error: Error };
+
 export interface ExpansionContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** `${workspaceFolder}`: the project directory of the config file. */
@@ -8,12 +17,18 @@ export interface ExpansionContext {
   readonly homeDir: string;
   /** Answers to VS Code `${input:id}` prompts, by id (asked for before loading; kept in memory only). */
   readonly inputs?: Readonly<Record<string, string>>;
+  /**
+   * `${keyring:NAME}`: looks a secret up. Default: the store `env` chooses (MCP_BRIDGE_SECRET_STORE),
+   * opened on the first `${keyring:…}` only, so a config without one never loads the keychain binding.
+   */
+  readonly secret?: (name: string) => SecretLookup;
 }
 
 export type Expansion =
   | { readonly ok: true; readonly value: string }
   | { readonly ok: false; readonly reason: "unset"; readonly variable: string }
-  | { readonly ok: false; readonly reason: "input"; readonly variable: string };
+  | { readonly ok: false; readonly reason: "input"; readonly variable: string }
+  | { readonly ok: false; readonly reason: "secret"; readonly variable: string; readonly error: Error };
 
 const PATTERN = /\$\{([^}]*)\}/g;
 
@@ -41,6 +56,16 @@ export function expand(
       failure = { ok: false, reason: "input", variable: inner };
       return whole;
     }
+    if (inner.startsWith("keyring:")) {
+      const found = (context.secret ?? storeLookup(context.env))(inner.slice(8));
+      if (found.ok) {
+        // A secret is masked wherever it lands, whatever its length or the field's name.
+        fromEnv?.push({ variable: inner, value: found.value });
+        return found.value;
+      }
+      failure = { ok: false, reason: "secret", variable: inner, error: found.error };
+      return whole;
+    }
     if (inner === "workspaceFolder" && context.workspaceFolder !== undefined) return context.workspaceFolder;
     if (inner === "configDir" && context.configDir !== undefined) return context.configDir;
     if (inner === "userHome") return context.homeDir;
@@ -61,4 +86,28 @@ export function expand(
   if (failure) return failure;
   if (result === "~" || result.startsWith("~/")) result = context.homeDir + result.slice(1);
   return { ok: true, value: result };
+}
+
+/** One store per environment object: a config's many `${keyring:…}` open it (and derive a file key) once. */
+const stores = new WeakMap<object, (name: string) => SecretLookup>();
+
+/** Looks secrets up in the store `env` chooses; every failure becomes a SecretLookup, never a throw. */
+export function storeLookup(env: ExpansionContext["env"]): (name: string) => SecretLookup {
+  let lookup = stores.get(env);
+  if (!lookup) {
+    let store: SecretStore | undefined;
+    lookup = (name) => {
+      try {
+        store ??= openSecretStore(env);
+        const value = store.get(name);
+        return value === undefined
+          ? { ok: false, error: secretNotFound({ name, store: store.where }) }
+          : { ok: true, value };
+      } catch (error) {
+        return { ok: false, error: error instanceof McpBridgeError ? error : new Error(String(error)) };
+      }
+    };
+    stores.set(env, lookup);
+  }
+  return lookup;
 }

@@ -317,6 +317,8 @@ export interface ConfigWarning {
     | "unknown-key"
     | "unset-variable"
     | "unsupported-input"
+    /** A `${keyring:NAME}` the secret store does not hold, or a store that could not be read. */
+    | "missing-secret"
     | "duplicate-server"
     | "import"
     | "untrusted"

@@ -60,6 +60,13 @@ class EntryReader {
     if (expanded.reason === "input") {
       throw new EntryProblem(field, entryProblem.inputPrompt(field, expanded.variable), "unsupported-input");
     }
+    if (expanded.reason === "secret") {
+      throw new EntryProblem(
+        field,
+        entryProblem.secret(field, expanded.variable, expanded.error),
+        "missing-secret",
+      );
+    }
     throw new EntryProblem(field, entryProblem.unsetVariable(field, expanded.variable), "unset-variable");
   }
 

@@ -43,7 +43,9 @@ export function secretsOf(definition: ServerDefinition): string[] {
   };
   for (const { variable, value } of definition[VALUES_FROM_ENV] ?? []) {
     if (PUBLIC_VARIABLES.test(variable)) continue;
-    add(value, isSecretName(variable) ? MIN_SECRET : MIN_ENV_VALUE);
+    // A `${keyring:…}` or `${input:…}` value was stored or typed as a secret: masked like a secret-named one.
+    const stored = variable.startsWith("keyring:") || variable.startsWith("input:");
+    add(value, stored || isSecretName(variable) ? MIN_SECRET : MIN_ENV_VALUE);
   }
   if (definition.transport === "stdio") {
     for (const [name, value] of Object.entries(definition.env))

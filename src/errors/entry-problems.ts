@@ -11,6 +11,9 @@ export const entryProblem = {
     `"${field}" uses \${${variable}}, a VS Code input prompt; run on a terminal to be asked for it, or put the value in an env variable instead`,
   unsetVariable: (field: string, variable: string) =>
     `"${field}" uses \${${variable}}, which is not set; set it or write \${${variable}:-default}`,
+  /** `error` says why (SECRET_NOT_FOUND naming `mcp-bridge secrets set NAME`, or the store's failure). */
+  secret: (field: string, variable: string, error: Error) =>
+    `"${field}" uses \${${variable}}: ${error.message}`,
   notStringTable: (field: string) => `"${field}" must be a table of strings`,
   notStringList: (field: string) => `"${field}" must be a list of strings`,
   notVariableName: () => "must name an environment variable",

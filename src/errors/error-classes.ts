@@ -64,6 +64,10 @@ export const ErrorCode = {
   CodeFailed: "CODE_FAILED",
   /** A part of mcp-bridge loaded on first use could not be loaded: the installation is incomplete or broken. */
   ModuleLoadFailed: "MODULE_LOAD_FAILED",
+  /** A `${keyring:NAME}` (or `secrets get NAME`) names a secret the chosen store does not hold. */
+  SecretNotFound: "SECRET_NOT_FOUND",
+  /** The secret store could not be used: no OS credential store, a wrong passphrase, a tampered file. */
+  SecretStoreFailed: "SECRET_STORE_FAILED",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

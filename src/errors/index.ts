@@ -29,6 +29,7 @@ export * from "./request-errors.js";
 export * from "./rest-errors.js";
 export * from "./sampling-errors.js";
 export * from "./sandbox-errors.js";
+export * from "./secret-errors.js";
 export * from "./server-errors.js";
 export * from "./skill-errors.js";
 export * from "./task-errors.js";

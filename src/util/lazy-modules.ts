@@ -1,6 +1,8 @@
 import { createRequire } from "node:module";
+import type * as KeyringModule from "@napi-rs/keyring";
 import type * as Re2Module from "re2js";
 import type * as TomlModule from "smol-toml";
+import { optionalModuleMissing } from "../errors/module-errors.js";
 import { lazyPeer } from "./lazy-import.js";
 
 /**
@@ -34,3 +36,26 @@ export const redisClient = lazyPeer(
   "redis",
   () => import("redis"),
 );
+
+let keyring: typeof KeyringModule | undefined;
+/**
+ * `@napi-rs/keyring` (the OS credential store: Secret Service, macOS Keychain, Windows Credential
+ * Manager), an optional peer dependency with prebuilt binaries. Loaded synchronously, unlike the peers
+ * above: `${keyring:NAME}` is expanded inside the synchronous config normalization and the OAuth token
+ * store is synchronous, and the binding's `Entry` API is synchronous too. A failed load throws
+ * MODULE_LOAD_FAILED saying what to install, and the next call tries again.
+ */
+export const napiKeyring = (): typeof KeyringModule => {
+  if (keyring) return keyring;
+  try {
+    keyring = require("@napi-rs/keyring") as typeof KeyringModule;
+  } catch (cause) {
+    throw optionalModuleMissing({
+      feature: "the OS credential store (${keyring:NAME}, mcp-bridge secrets)",
+      pkg: "@napi-rs/keyring",
+      detail: cause instanceof Error ? cause.message : String(cause),
+      cause,
+    });
+  }
+  return keyring;
+};

@@ -44,7 +44,9 @@ export function cliEnv(home: string, extra: Record<string, string> = {}): Record
     const value = process.env[key];
     if (value !== undefined) env[key] = value;
   }
-  return { ...env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), NO_COLOR: "1", ...extra };
+  // MCP_BRIDGE_TOKEN_STORE: OAuth tokens in the test's files, never in a developer's keychain.
+  const base = { HOME: home, XDG_CONFIG_HOME: join(home, ".config"), NO_COLOR: "1" };
+  return { ...env, ...base, MCP_BRIDGE_TOKEN_STORE: "file", ...extra };
 }
 
 /** Runs the built CLI as a child process, bounded in time. */
@@ -133,10 +135,11 @@ export async function loginThroughBrowser(
   server: string,
   config: string,
   home: string,
+  extraEnv: Record<string, string> = {},
 ): Promise<CliRun & { readonly pageStatus: number }> {
   const child = spawnCli(["auth", "login", server, "-c", config], {
     cwd: home,
-    env: cliEnv(home, { MCP_BRIDGE_NO_BROWSER: "1" }),
+    env: cliEnv(home, { MCP_BRIDGE_NO_BROWSER: "1", ...extraEnv }),
   });
   let stdout = "";
   let stderr = "";

@@ -11,6 +11,7 @@ import { listCommand } from "./commands/list-command.js";
 import { pinsCommand } from "./commands/pins-command.js";
 import { promptCommand, promptsCommand } from "./commands/prompts-command.js";
 import { readCommand, resourcesCommand } from "./commands/resources-command.js";
+import { secretsCommand } from "./commands/secrets-command.js";
 import { serveCommand } from "./commands/serve-command.js";
 import { statusCommand } from "./commands/status-command.js";
 import { toolsCommand } from "./commands/tools-command.js";
@@ -36,6 +37,7 @@ const BASE_COMMANDS: readonly CommandSpec[] = [
   chatCommand,
   authCommand,
   trustCommand,
+  secretsCommand,
   pinsCommand,
   auditCommand,
   daemonCommand,

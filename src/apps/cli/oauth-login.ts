@@ -1,5 +1,4 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { AuthStore } from "../../auth/oauth-client.js";
 import { startBridge } from "../../bridge/bridge.js";
 import type { BridgeSettings, RemoteServerDefinition } from "../../config/model.js";
@@ -12,7 +11,8 @@ import type { Logger } from "../../util/logger.js";
  */
 
 export type LoginOutcome =
-  | { readonly ok: true; readonly file: string }
+  /** `where`: the token file's path, or "the OS credential store" when it keeps the tokens. */
+  | { readonly ok: true; readonly file: string; readonly where: string }
   /** `notOAuth`: the server accepted the connection without a login; nothing was stored. */
   | { readonly ok: false; readonly message: string; readonly notOAuth?: boolean };
 
@@ -34,7 +34,7 @@ export async function loginToServer(
   const store = new AuthStore(options.storageDir, server.name, server.url);
   // A new login replaces the old tokens; the client registration is kept and reused. What was there
   // is put back when the server turns out not to use OAuth, and nothing is written if nothing was.
-  const before = existsSync(store.file) ? store.read() : undefined;
+  const before = store.exists() ? store.read() : undefined;
   if (before?.tokens) store.update(({ tokens: _dropped, ...rest }) => rest);
   const bridge = await startBridge({
     servers: {
@@ -73,7 +73,7 @@ export async function loginToServer(
         message: `Server "${server.name}" does not use OAuth (it accepted the connection without a login), so there is nothing to log in to; its headers in the config are all it needs.`,
       };
     }
-    return { ok: true, file: store.file };
+    return { ok: true, file: store.file, where: store.location };
   } finally {
     options.signal?.removeEventListener("abort", abort);
     await bridge.close();

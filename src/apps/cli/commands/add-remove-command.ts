@@ -15,6 +15,7 @@ import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
 import { addDeclaration, removeDeclaration } from "../declarations/config-commands.js";
 import { writeJson } from "../output.js";
+import { specWithKeyring } from "../secret-offer.js";
 import { terminalText } from "../terminal.js";
 import {
   addCodexMixedHeader,
@@ -111,13 +112,19 @@ function shownEntry(entry: Record<string, unknown>): Record<string, unknown> {
 
 async function runAdd(context: CommandContext): Promise<number> {
   const [name, ...rest] = context.positionals;
-  const options = context.options as AddOptions & { force?: boolean };
+  const options = context.options as AddOptions & { force?: boolean; keyring?: boolean };
   if (!name || !/^[A-Za-z0-9_.-]{1,64}$/.test(name)) throw addNameInvalid();
   // Before `--`, the positionals after NAME; `terminatorAt` counts NAME too.
   const terminatorAt = context.terminatorAt === undefined ? undefined : context.terminatorAt - 1;
   if (terminatorAt !== undefined && terminatorAt > 0)
     throw addWordsBeforeTerminator({ word: rest[0] as string });
-  const spec = addedServer(rest, terminatorAt, options);
+  // Pasted secrets go to the secret store (asked on a terminal, --keyring) before the file is written.
+  const spec = await specWithKeyring(
+    context,
+    name,
+    addedServer(rest, terminatorAt, options),
+    options.keyring,
+  );
   const { file } = targetFile(context, true);
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const { exists, entry } = await underConfigLock(file, async () => {

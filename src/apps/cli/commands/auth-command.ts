@@ -45,7 +45,9 @@ async function runAuth(context: CommandContext): Promise<number> {
           writeJson(context.io, { server: server.name, loggedIn: true, file: outcome.file });
         else
           context.io.stdout.write(
-            `Logged in to ${server.name}; the token is stored in ${outcome.file} (mode 0600).\n`,
+            outcome.where === outcome.file
+              ? `Logged in to ${server.name}; the token is stored in ${outcome.file} (mode 0600).\n`
+              : `Logged in to ${server.name}; the token is stored in ${outcome.where}.\n`,
           );
         return 0;
       }

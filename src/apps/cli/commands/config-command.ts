@@ -189,14 +189,24 @@ async function importFrom(context: CommandContext): Promise<number> {
     env: context.io.env,
   });
   const servers = result.servers.map(redactServer);
+  const { storeImportedLiterals } = await import("../secret-offer.js");
+  const stored = await storeImportedLiterals(context, result.servers, context.options.keyring as boolean);
   if (context.global.json) {
-    writeJson(context.io, { from, files: result.files, servers, warnings: result.warnings });
+    writeJson(context.io, { from, files: result.files, servers, warnings: result.warnings, stored });
     return 0;
   }
   if (result.files.length === 0) context.io.stdout.write(`No ${from} config found on this machine.\n`);
   for (const server of servers) context.io.stdout.write(`\n${describe(server, context)}\n`);
   for (const warning of result.warnings)
     context.io.stderr.write(`${context.errStyle.yellow("warning:")} ${warning.message}\n`);
+  for (const { server, table, key, reference } of stored)
+    context.io.stdout.write(
+      `${terminalText(server)} ${table} ${terminalText(key)}: ${terminalText(reference)}\n`,
+    );
+  if (stored.length > 0)
+    context.io.stdout.write(
+      `Use these in your mcp-bridge config in place of the values (the ${from} file keeps them: ${from} does not read \${keyring:…}).\n`,
+    );
   if (result.files.length) {
     context.io.stdout.write(
       `\nTo use these servers, add "imports": ["${from}"] to the "settings" of your mcp-bridge config.\n`,

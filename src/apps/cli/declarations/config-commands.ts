@@ -50,10 +50,15 @@ export const addDeclaration = declareCommand({
     },
     cwd: { type: "string", value: "DIR", description: "a stdio server's working directory" },
     force: { type: "boolean", description: "replace a server of that name" },
+    keyring: {
+      type: "boolean",
+      description:
+        "store secret --env/--header values in the OS keychain (see secrets) and write ${keyring:SERVER.KEY} instead (a terminal is asked)",
+    },
   },
   positionals: { usage: "NAME [URL | -- COMMAND ARGS...]", min: 1, max: Number.POSITIVE_INFINITY },
   description:
-    "Writes to --config, else the first config file of the search order, else creates ~/.config/mcp-bridge/mcp.json, in the form of the host that owns the file (Codex's config.toml: http_headers, env_http_headers and bearer_token_env_var, no type). The result is loaded before the file is replaced; values of --env and --header are written but never printed. Put a secret in the file as ${VAR}, in single quotes so the shell leaves it alone: it is read from the environment when the server starts.",
+    "Writes to --config, else the first config file of the search order, else creates ~/.config/mcp-bridge/mcp.json, in the form of the host that owns the file (Codex's config.toml: http_headers, env_http_headers and bearer_token_env_var, no type). The result is loaded before the file is replaced; values of --env and --header are written but never printed. Put a secret in the file as ${VAR}, in single quotes so the shell leaves it alone: it is read from the environment when the server starts. A pasted secret (a secret-named env variable, a token-shaped value, a header other than Accept, Content-Type, ...) can go to the OS keychain instead: a terminal is asked, --keyring stores without asking, and the file gets ${keyring:SERVER.KEY}.",
   examples: [
     "add memory -- npx -y @modelcontextprotocol/server-memory",
     "add --transport http docs https://example.com/mcp --header 'Authorization: Bearer ${TOKEN}'",
@@ -79,6 +84,11 @@ export const configDeclaration = declareCommand({
       type: "string",
       value: "HOST",
       description: `with import: the host whose servers to list (${IMPORT_SOURCES.join(", ")})`,
+    },
+    keyring: {
+      type: "boolean",
+      description:
+        "with import: store the literal secrets found in the host's file in the OS keychain (a terminal is asked) and print their ${keyring:…} references",
     },
   },
   positionals: {
@@ -143,5 +153,20 @@ export const auditDeclaration = declareCommand({
     "audit verify",
     "audit verify ~/.mcp-bridge/audit.jsonl",
     "audit verify audit.1.jsonl audit.jsonl --json",
+  ],
+});
+
+export const secretsDeclaration = declareCommand({
+  name: "secrets",
+  summary: "keep API keys in the OS keychain (or an encrypted file) for ${keyring:NAME} in a config",
+  description:
+    "set NAME: stores a value read from a prompt without echo, or from stdin when piped (never from the command line). get NAME: prints it (refused on a terminal without --reveal). list: the names only. rm NAME: removes it. Where: the OS credential store (Secret Service, macOS Keychain, Windows Credential Manager); MCP_BRIDGE_SECRET_STORE=file chooses an encrypted file instead (key from MCP_BRIDGE_SECRET_PASSPHRASE or MCP_BRIDGE_SECRET_KEY_FILE). With --json: { stored }, { name, value }, { store, names } or { removed }.",
+  flags: { reveal: { type: "boolean", description: "get: print the value even on a terminal" } },
+  positionals: { usage: "set|get|list|rm [NAME]", min: 1, max: 2, choices: ["set", "get", "list", "rm"] },
+  examples: [
+    "secrets set GITHUB_TOKEN",
+    "secrets list",
+    "secrets get GITHUB_TOKEN --reveal",
+    "secrets rm GITHUB_TOKEN",
   ],
 });

@@ -7,6 +7,7 @@ import {
   listDeclaration,
   pinsDeclaration,
   removeDeclaration,
+  secretsDeclaration,
   trustDeclaration,
 } from "./config-commands.js";
 import {
@@ -48,6 +49,7 @@ export const DECLARED_COMMANDS: readonly CommandDeclaration[] = [
   chatDeclaration,
   authDeclaration,
   trustDeclaration,
+  secretsDeclaration,
   pinsDeclaration,
   auditDeclaration,
   daemonDeclaration,
