@@ -8,13 +8,14 @@
 
 import { spawn } from "node:child_process";
 import { homedir } from "node:os";
-import type { SandboxPolicy } from "../../config/model.js";
+import type { ResourceLimits, SandboxPolicy } from "../../config/model.js";
 import { sandboxProgramMissing, sandboxSetupFailed, sandboxUnsupported } from "../../errors/index.js";
 import { plainText } from "../../util/plain-text.js";
 import { SERVING_ENV } from "../../util/serving-marker.js";
 import type { SpawnSpec } from "../spawn-server.js";
 import { bwrapArguments } from "./bwrap-arguments.js";
 import { CACHE_VARIABLES, findCommand, hostFacts, isPackageRunner } from "./host-facts.js";
+import { findPrlimit, prlimitOptions } from "./resource-limits.js";
 import { sandboxExecProfile } from "./sandbox-exec-profile.js";
 import { planSandbox } from "./sandbox-plan.js";
 
@@ -25,6 +26,8 @@ export interface SandboxInput {
   readonly configured: Readonly<Record<string, string>>;
   readonly hostEnv: Readonly<Record<string, string | undefined>>;
   readonly platform?: NodeJS.Platform;
+  /** Resource limits, applied by `prlimit` inside the sandbox (see resource-limits.ts). */
+  readonly limits?: ResourceLimits | undefined;
 }
 
 /** Host variables every sandboxed server gets (when set): what a program needs to find things and print text. */
@@ -98,6 +101,7 @@ export async function sandboxedSpec(spec: SpawnSpec, input: SandboxInput): Promi
   const platform = input.platform ?? process.platform;
   const { server } = input;
   if (platform !== "linux" && platform !== "darwin") throw sandboxUnsupported({ server, platform });
+  const prlimit = input.limits ? findPrlimit(server, input.hostEnv.PATH, platform) : undefined;
   const program = platform === "linux" ? "bwrap" : "sandbox-exec";
   const found = findCommand(program, input.hostEnv.PATH, "/");
   if (found === undefined) throw sandboxProgramMissing({ server, program });
@@ -118,5 +122,10 @@ export async function sandboxedSpec(spec: SpawnSpec, input: SandboxInput): Promi
     return { command: found, args, env: plan.env, cwd: plan.cwd };
   }
   await checkBwrap(found, server);
-  return { command: found, args: bwrapArguments(plan, spec.command, spec.args), env: plan.env, cwd: "/" };
+  // prlimit runs inside, after bwrap made the user namespace its RLIMIT_NPROC is then counted in.
+  const [command, args] =
+    prlimit && input.limits
+      ? [prlimit, [...prlimitOptions(input.limits), "--", spec.command, ...spec.args]]
+      : [spec.command, spec.args];
+  return { command: found, args: bwrapArguments(plan, command, args), env: plan.env, cwd: "/" };
 }
