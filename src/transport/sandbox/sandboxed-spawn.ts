@@ -14,7 +14,8 @@ import { plainText } from "../../util/plain-text.js";
 import { SERVING_ENV } from "../../util/serving-marker.js";
 import type { SpawnSpec } from "../spawn-server.js";
 import { bwrapArguments } from "./bwrap-arguments.js";
-import { CACHE_VARIABLES, findCommand, hostFacts, isPackageRunner } from "./host-facts.js";
+import { findCommand, hostFacts, isPackageRunner } from "./host-facts.js";
+import { privateCacheEnv, privateCacheFolder } from "./package-cache.js";
 import { findPrlimit, prlimitOptions } from "./resource-limits.js";
 import { sandboxExecProfile } from "./sandbox-exec-profile.js";
 import { planSandbox } from "./sandbox-plan.js";
@@ -35,21 +36,20 @@ export const SANDBOX_BASE_ENV = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "TE
 
 /**
  * The whole environment of a sandboxed server: the base set, the host variables the policy lists, the
- * variables that locate a package runner's cache, then the server's own `env`; `TMPDIR` is the private
- * `/tmp` (a host TMPDIR would name a folder the sandbox does not show).
+ * variables that point a package runner into its private cache (`caches`), then the server's own
+ * `env`; `TMPDIR` is the private `/tmp` (a host TMPDIR would name a folder the sandbox does not show).
  */
 export function sandboxEnvironment(
   input: SandboxInput,
-  command: string,
   home: string,
+  caches: Readonly<Record<string, string>> = {},
 ): Record<string, string> {
   const env: Record<string, string> = {};
-  const caches = isPackageRunner(command) ? CACHE_VARIABLES : [];
-  for (const name of [...SANDBOX_BASE_ENV, SERVING_ENV, ...caches, ...input.policy.env]) {
+  for (const name of [...SANDBOX_BASE_ENV, SERVING_ENV, ...input.policy.env]) {
     const value = input.hostEnv[name];
     if (value !== undefined) env[name] = value;
   }
-  return { ...env, HOME: home, TMPDIR: "/tmp", ...input.configured };
+  return { ...env, ...caches, HOME: home, TMPDIR: "/tmp", ...input.configured };
 }
 
 /** bwrap's first complaint, cut to one short line (it is shown in an error message). */
@@ -106,8 +106,12 @@ export async function sandboxedSpec(spec: SpawnSpec, input: SandboxInput): Promi
   const found = findCommand(program, input.hostEnv.PATH, "/");
   if (found === undefined) throw sandboxProgramMissing({ server, program });
   const home = input.hostEnv.HOME || homedir();
-  const env = sandboxEnvironment(input, spec.command, home);
+  const cache = isPackageRunner(spec.command)
+    ? privateCacheFolder(server, { ...input.hostEnv, HOME: home })
+    : undefined;
+  const env = sandboxEnvironment(input, home, cache === undefined ? {} : privateCacheEnv(cache));
   const facts = hostFacts({
+    cache,
     policy: input.policy,
     command: spec.command,
     args: spec.args,
