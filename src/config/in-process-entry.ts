@@ -3,7 +3,7 @@ import type { ConnectServer } from "./model.js";
 import { EntryProblem } from "./problem.js";
 
 /** The keys that say how a server is reached otherwise: none may go with `connect`. */
-const OTHER_WAYS = ["command", "url", "type", "transport", "sandbox"] as const;
+const OTHER_WAYS = ["command", "url", "type", "transport", "sandbox", "limits"] as const;
 
 /**
  * The `connect` function of a server given in code (see `ConnectServer`), or undefined for an entry

@@ -191,6 +191,21 @@ export interface StdioServerDefinition extends ServerDefinitionBase {
   readonly maxMessageBytes?: number;
   /** Run the server in a sandbox (bubblewrap on Linux) with these grants; undefined: no sandbox. */
   readonly sandbox?: SandboxPolicy;
+  /** Kernel resource limits (rlimits) of the server process; undefined: none. */
+  readonly limits?: ResourceLimits;
+}
+
+/**
+ * Resource limits the kernel enforces on a stdio server (rlimits set by util-linux `prlimit` before the
+ * server is executed): see src/transport/sandbox/resource-limits.ts. Each one absent is not limited.
+ */
+export interface ResourceLimits {
+  /** RLIMIT_DATA in MiB: the server's heap and private writable memory (not its reserved address space). */
+  readonly memoryMb?: number;
+  /** RLIMIT_NPROC: processes and threads of the server (counted in its sandbox's own user namespace). */
+  readonly pids?: number;
+  /** RLIMIT_CPU in seconds of CPU time: SIGXCPU at the limit, SIGKILL a second later. */
+  readonly cpuSeconds?: number;
 }
 
 /**

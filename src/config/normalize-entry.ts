@@ -18,6 +18,7 @@ import {
   type ValueOf,
 } from "./fields.js";
 import { readConnect } from "./in-process-entry.js";
+import { normalizeLimits } from "./limits-settings.js";
 import {
   type BridgeSettings,
   type ConfigWarning,
@@ -167,6 +168,11 @@ export function normalizeEntry(
     const { command, args } = readCommand(reader);
     const cwd = readCwd(reader);
     const maxMessageBytes = reader.field(f.maxMessageBytes);
+    const sandbox = normalizeSandbox(
+      reader.raw.sandbox,
+      (field, value) => reader.text(field, value),
+      reader.context.configDir,
+    );
     // Absent optional fields stay absent: definitions are compared and printed (config show, reload diff).
     return omitUndefined({
       ...base,
@@ -179,17 +185,15 @@ export function normalizeEntry(
       // Pinged like a remote server: a hung process (alive, not answering) is found and restarted.
       healthCheckIntervalMs: reader.field(f.healthCheckInterval) ?? settings.healthCheckIntervalMs,
       maxMessageBytes,
-      sandbox: normalizeSandbox(
-        reader.raw.sandbox,
-        (field, value) => reader.text(field, value),
-        reader.context.configDir,
-      ),
+      sandbox,
+      limits: normalizeLimits(reader.raw.limits, sandbox !== undefined),
     });
   }
 
   // A sandbox asked for and not applied would be a silent unsandboxed start: the entry is refused.
   if (raw.sandbox !== undefined && raw.sandbox !== false)
     throw new EntryProblem("sandbox", entryProblem.sandboxOnRemote());
+  if (raw.limits !== undefined) throw new EntryProblem("limits", entryProblem.limitsOnRemote());
   const url = readUrl(reader, transport);
   if (!declared && /\/sse\/?$/.test(new URL(url).pathname)) transport = "sse";
   const oauth = normalizeOAuth(raw.oauth, (field, value) => reader.text(field, value));

@@ -104,6 +104,18 @@ export const STRUCTURED = {
         .describe("stdio: run the server in a sandbox (bubblewrap on Linux); see docs/security.md"),
     doc: "stdio: `true` or `{ read, write, network, env }` runs the server in a sandbox (bubblewrap on Linux, `sandbox-exec` on macOS, refused on Windows): system folders read-only, a private `/tmp` and `HOME`, no network, only the base environment, plus these grants (see docs/security.md)",
   },
+  limits: {
+    keys: ["limits"],
+    schema: () =>
+      z
+        .object({
+          memoryMb: z.number().int().positive().optional().describe("Heap and private memory, MiB"),
+          pids: z.number().int().positive().optional().describe("Processes and threads (needs sandbox)"),
+          cpuSeconds: z.number().int().positive().optional().describe("CPU time, seconds"),
+        })
+        .describe("stdio, Linux: resource limits the kernel enforces (rlimits); see docs/security.md"),
+    doc: "stdio, Linux: `{ memoryMb, pids, cpuSeconds }` resource limits the kernel enforces (rlimits set by util-linux `prlimit`): `memoryMb` caps the heap and private memory (RLIMIT_DATA), `pids` the processes and threads (RLIMIT_NPROC; needs `sandbox`, and the kernel does not apply it to root), `cpuSeconds` the CPU time (RLIMIT_CPU); a server stopped by one says which (see docs/security.md)",
+  },
   url: {
     keys: ["url"],
     schema: () => z.string().describe("Streamable HTTP or SSE endpoint; a url ending in /sse means SSE"),

@@ -1,5 +1,11 @@
 import { ProtocolError, SdkError, SdkErrorCode, UnauthorizedError } from "@modelcontextprotocol/client";
-import { isRemote, type SandboxPolicy, type ServerDefinition, type TransportKind } from "../config/model.js";
+import {
+  isRemote,
+  type ResourceLimits,
+  type SandboxPolicy,
+  type ServerDefinition,
+  type TransportKind,
+} from "../config/model.js";
 import * as errors from "../errors/index.js";
 import {
   type AbortError,
@@ -9,6 +15,7 @@ import {
   type ToolTimeoutError,
 } from "../errors/index.js";
 import type { ExitInfo } from "../transport/process-transport.js";
+import { limitHit } from "../transport/sandbox/resource-limits.js";
 import { sandboxWithheld } from "../transport/sandbox/withheld.js";
 import { httpStatusOf, RESULT_TOO_LARGE_RPC_CODE } from "../transport/transport-kinds.js";
 import { STDERR_HINT } from "../util/stderr-hint.js";
@@ -31,6 +38,8 @@ export interface FailureContext {
   readonly stderr: readonly string[];
   /** The sandbox a stdio server runs in, for what it withheld when the start fails. */
   readonly sandbox?: SandboxPolicy | undefined;
+  /** The resource limits of a stdio server, for the limit that stopped it. */
+  readonly limits?: ResourceLimits | undefined;
 }
 
 /** The failure context of a server: its definition's command or URL, and its last stderr lines. */
@@ -42,7 +51,9 @@ export function failureContext(
   return {
     server: definition.name,
     transport: definition.transport,
-    ...(definition.transport === "stdio" ? { command: definition.command, sandbox: definition.sandbox } : {}),
+    ...(definition.transport === "stdio"
+      ? { command: definition.command, sandbox: definition.sandbox, limits: definition.limits }
+      : {}),
     ...(definition.transport === "http" || definition.transport === "sse" ? { url: definition.url } : {}),
     redact,
     stderr,
@@ -92,6 +103,13 @@ export function withheldHint(context: FailureContext): string {
       ? { ...withheld, path: context.redact(withheld.path) }
       : withheld;
   return errors.sandboxWithheldHint(redacted);
+}
+
+/** The sentence a failure adds when a resource limit stopped the server ("" when none shows). */
+export function limitHint(context: FailureContext, exit: ExitInfo | undefined): string {
+  const kind = limitHit(context.limits, exit, context.stderr);
+  const value = kind === undefined ? undefined : context.limits?.[kind];
+  return kind === undefined || value === undefined ? "" : errors.limitHitHint({ kind, value });
 }
 
 export function describeError(error: unknown, redact: (text: string) => string): string {
@@ -202,7 +220,8 @@ export function startFailure(
   }
   if (details.exit) {
     const exit = exitWording(details.exit);
-    return errors.exitedBeforeHandshake({ ...fields, exit, stderrHint: stderrHint(context) });
+    const withheld = limitHint(context, details.exit) + fields.withheld;
+    return errors.exitedBeforeHandshake({ ...fields, withheld, exit, stderrHint: stderrHint(context) });
   }
   const status = httpStatusOf(error);
   if (status === 401 || UnauthorizedError.isInstance(error)) {
@@ -226,7 +245,12 @@ export function startFailure(
 /** A session that ended without us closing it. */
 export function unexpectedStop(context: FailureContext, exit: ExitInfo | undefined): ServerCrashedError {
   const how = exit ? (exit.signal ? ` (killed by ${exit.signal})` : ` (exit code ${exit.code})`) : "";
-  return errors.unexpectedStop({ server: context.server, how, stderrHint: stderrHint(context) });
+  return errors.unexpectedStop({
+    server: context.server,
+    how,
+    limit: limitHint(context, exit),
+    stderrHint: stderrHint(context),
+  });
 }
 
 export function becameUnreachable(context: FailureContext, error: unknown): ServerCrashedError {

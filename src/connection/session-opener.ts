@@ -217,6 +217,11 @@ function transportContext({ name, options, output }: OpenerInput): TransportCont
         `Server "${name}" does not get these host variables (their names look secret): ${names.join(", ")}`,
         { server: name, withheld: names },
       ),
+    onLimitNotEnforced: () =>
+      options.logger.warn(
+        `Server "${name}": "limits.pids" is not enforced, since the kernel never applies a process limit to root; run mcp-bridge as another user to enforce it`,
+        { server: name, limit: "pids" },
+      ),
     hostEnv: options.hostEnv,
     authProvider: options.auth?.provider,
     fetch: options.fetch,

@@ -107,10 +107,14 @@ export function endlessListing(fields: { server: string; what: string }): Server
 export function unexpectedStop(fields: {
   server: string;
   how: string;
+  /** The limit that stopped it (limitHitHint), "" when none did. */
+  limit?: string;
   stderrHint: string;
 }): ServerCrashedError {
-  const { server, how, stderrHint } = fields;
-  return new ServerCrashedError(`Server "${server}" stopped unexpectedly${how}.${stderrHint}`, { server });
+  const { server, how, limit = "", stderrHint } = fields;
+  return new ServerCrashedError(`Server "${server}" stopped unexpectedly${how}.${limit}${stderrHint}`, {
+    server,
+  });
 }
 
 export function becameUnreachable(fields: {

@@ -20,6 +20,15 @@ export const entryProblem = {
   /** `what` (a header, a token) is taken from an unset variable. */
   variableUnset: (what: string, variable: string) => `${what} comes from \${${variable}}, which is not set`,
   notToolList: (field: string) => `"${field}" must be a list of tool names or globs`,
+  limitsOnRemote: () => '"limits" applies only to stdio servers (a remote server runs elsewhere); remove it',
+  limitsNotTable: () => '"limits" must be a table { memoryMb, pids, cpuSeconds }',
+  limitsUnknownKey: (key: string, keys: readonly string[]) =>
+    `"limits.${key}" is not a limit (use ${keys.join(", ")})`,
+  limitNotCount: (key: string) => `"limits.${key}" must be a whole number greater than 0`,
+  limitsCpuPercent: () =>
+    '"limits.cpuPercent" is not enforced: a CPU share needs a delegated cgroup, which mcp-bridge does not set up; use "cpuSeconds" (total CPU time, enforced by the kernel) or run the host under systemd-run -p CPUQuota=...',
+  limitsPidsUnsandboxed: () =>
+    '"limits.pids" needs "sandbox": the kernel counts every process of the user, and only counts the server\'s own inside its sandbox\'s user namespace',
   sandboxOnRemote: () =>
     '"sandbox" applies only to stdio servers (a remote server runs elsewhere); remove it',
   unknownTransport: (value: unknown) => `unknown transport ${JSON.stringify(value)} (use stdio, http or sse)`,

@@ -64,3 +64,34 @@ export function sandboxWithheldHint(
       return ` Its sandbox shows ${withheld.path} read-only (${withheld.errno}): if the server must write there, add its folder to "write" in its "sandbox".`;
   }
 }
+
+/** `limits` is set but the host has no rlimit program mcp-bridge can use (not Linux). */
+export function limitsUnsupported(fields: { server: string; platform: string }): ServerConnectionError {
+  const { server, platform } = fields;
+  return new ServerConnectionError(
+    ErrorCode.ServerStartFailed,
+    `Server "${server}" is configured with "limits", which are enforced only on Linux (util-linux prlimit), not on ${platform}, so it was not started. Remove "limits" for this server to run it without them.`,
+    { server },
+  );
+}
+
+/** `limits` is set but util-linux `prlimit` is not on the host's PATH. */
+export function limitsProgramMissing(fields: { server: string }): ServerConnectionError {
+  const { server } = fields;
+  return new ServerConnectionError(
+    ErrorCode.ServerStartFailed,
+    `Server "${server}" is configured with "limits" but prlimit was not found on PATH, so it was not started. Install util-linux (Debian/Ubuntu: apt-get install util-linux), or remove "limits" for this server.`,
+    { server },
+  );
+}
+
+/** The sentence a failure adds when a resource limit stopped the server (transport/sandbox/resource-limits.ts). */
+export function limitHitHint(fields: { kind: "memoryMb" | "pids" | "cpuSeconds"; value: number }): string {
+  const { kind, value } = fields;
+  const what = {
+    memoryMb: `its memory limit ("limits.memoryMb": ${value}, heap and private memory)`,
+    pids: `its process limit ("limits.pids": ${value}, processes and threads)`,
+    cpuSeconds: `its CPU time limit ("limits.cpuSeconds": ${value})`,
+  }[kind];
+  return ` It was stopped by ${what}: raise "limits.${kind}" if the server needs more.`;
+}

@@ -1,11 +1,13 @@
 import type { AuthProvider, FetchLike, OAuthClientProvider, Transport } from "@modelcontextprotocol/client";
-import type { InProcessServerDefinition, ServerDefinition } from "../config/model.js";
+import type { InProcessServerDefinition, ServerDefinition, StdioServerDefinition } from "../config/model.js";
 import { notATransport } from "../errors/index.js";
 import { childEnvironment } from "./child-environment.js";
 import { LogLevelEnvelope } from "./log-level-envelope.js";
 import { type ExitInfo, type NoiseKind, ProcessTransport } from "./process-transport.js";
 import type * as RemoteTransports from "./remote-transports.js";
+import { findPrlimit, limitedSpec } from "./sandbox/resource-limits.js";
 import { sandboxedSpec } from "./sandbox/sandboxed-spawn.js";
+import type { SpawnSpec } from "./spawn-server.js";
 import type { TransportAttempt } from "./transport-kinds.js";
 
 // Where they were first: the connection imports them from transport-kinds.ts, so that this file (and
@@ -27,6 +29,8 @@ export interface TransportContext {
   readonly stringCapBytes?: number;
   /** Told the names of the host variables withheld from a stdio server because they look secret. */
   readonly onEnvironmentWithheld?: (names: readonly string[]) => void;
+  /** Told that a configured limit cannot be enforced for this server (see wrapSpawnOf). */
+  readonly onLimitNotEnforced?: (limit: "pids", reason: "root") => void;
 }
 
 /** The server process behind a stdio transport, as the connection sees it. */
@@ -111,7 +115,6 @@ function createBareTransport(
   context: TransportContext,
 ): CreatedTransport {
   if (definition.transport === "stdio") {
-    const { sandbox, name } = definition;
     const hostEnv = context.hostEnv ?? process.env;
     const { env, withheld } = childEnvironment(definition.env, definition.inheritEnv, context.hostEnv);
     if (withheld.length > 0) context.onEnvironmentWithheld?.(withheld);
@@ -124,10 +127,7 @@ function createBareTransport(
       stringCapBytes: context.stringCapBytes,
       onStderrLine: context.onStderrLine,
       onNoise: context.onNoise,
-      wrapSpawn: sandbox
-        ? (spec) =>
-            sandboxedSpec(spec, { server: name, policy: sandbox, configured: definition.env, hostEnv })
-        : undefined,
+      wrapSpawn: wrapSpawnOf(definition, hostEnv, context),
     });
     return {
       transport,
@@ -151,4 +151,22 @@ function createBareTransport(
   const { createSseTransport, createStreamableHttpTransport } = remoteTransports as typeof RemoteTransports;
   const transport = attempt === "sse" ? createSseTransport(remote) : createStreamableHttpTransport(remote);
   return { transport, finishAuth: (params) => transport.finishAuth(params) };
+}
+
+/**
+ * What rewrites a stdio server's spawn: its sandbox (with its limits inside), else its limits alone.
+ * The kernel never applies RLIMIT_NPROC to root's processes, even in a user namespace: said, not hidden.
+ */
+function wrapSpawnOf(
+  definition: StdioServerDefinition,
+  hostEnv: Readonly<Record<string, string | undefined>>,
+  context: TransportContext,
+): ((spec: SpawnSpec) => Promise<SpawnSpec>) | undefined {
+  const { sandbox, limits, name: server } = definition;
+  if (limits?.pids !== undefined && process.getuid?.() === 0) context.onLimitNotEnforced?.("pids", "root");
+  if (sandbox)
+    return (spec) =>
+      sandboxedSpec(spec, { server, policy: sandbox, configured: definition.env, hostEnv, limits });
+  if (!limits) return undefined;
+  return async (spec) => limitedSpec(spec, findPrlimit(server, hostEnv.PATH), limits);
 }

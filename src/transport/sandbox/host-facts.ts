@@ -61,38 +61,17 @@ const ETC_ENTRIES = [
   "os-release",
 ];
 
-/** Commands that fetch and run packages, by the caches they install into (relative to home). */
-const RUNNER_CACHES: Readonly<Record<string, readonly string[]>> = {
-  npx: [".npm"],
-  npm: [".npm"],
-  pnpm: [".cache/pnpm", ".local/share/pnpm"],
-  pnpx: [".cache/pnpm", ".local/share/pnpm"],
-  yarn: [".cache/yarn", ".yarn"],
-  bunx: [".bun/install/cache"],
-  bun: [".bun/install/cache"],
-  uvx: [".cache/uv", ".local/share/uv"],
-  uv: [".cache/uv", ".local/share/uv"],
-  pipx: [".local/pipx", ".cache/pipx"],
-};
+/** Commands that fetch and run packages (the sandbox points them into a private cache: package-cache.ts). */
+const RUNNERS = new Set(["npx", "npm", "pnpm", "pnpx", "yarn", "bunx", "bun", "uvx", "uv", "pipx"]);
 
 function runnerName(command: string): string {
   return basename(command).replace(/\.(cmd|exe)$/i, "");
 }
 
-/** `npx`, `uvx` and the like, whose caches a sandbox shows (writable). */
+/** `npx`, `uvx` and the like, which install into a cache at every start. */
 export function isPackageRunner(command: string): boolean {
-  return RUNNER_CACHES[runnerName(command)] !== undefined;
+  return RUNNERS.has(runnerName(command));
 }
-
-/** Environment variables that move those caches; passed into the sandbox with them. */
-export const CACHE_VARIABLES = [
-  "npm_config_cache",
-  "NPM_CONFIG_CACHE",
-  "UV_CACHE_DIR",
-  "UV_TOOL_DIR",
-  "UV_PYTHON_INSTALL_DIR",
-  "PIPX_HOME",
-];
 
 export function resolvePath(path: string): ResolvedPath {
   try {
@@ -287,21 +266,17 @@ export function hostFacts(input: {
   readonly cwd: string | undefined;
   readonly hostCwd: string;
   readonly home: string;
+  /** The server's private package cache (package-cache.ts), for a package runner. */
+  readonly cache?: string | undefined;
 }): HostFacts {
   const { policy, command, args, env, home } = input;
   const cwd = input.cwd ?? input.hostCwd;
-  const caches = RUNNER_CACHES[runnerName(command)] ?? [];
-  const movedCaches = caches.length === 0 ? [] : CACHE_VARIABLES.map((name) => env[name]);
-  const cacheFolders = [
-    ...caches.map((relative) => join(home, relative)),
-    ...movedCaches.filter((value): value is string => value !== undefined && isAbsolute(value)),
-  ];
   return {
     system: systemFolders(),
     etc: ETC_ENTRIES.map((name) => resolvePath(join("/etc", name))),
     home,
     runtime: runtimeOf(command, args, env, cwd, home),
-    caches: cacheFolders.map(resolvePath),
+    caches: input.cache === undefined ? [] : [resolvePath(input.cache)],
     read: policy.read.map(resolvePath),
     write: policy.write.map(resolvePath),
     cwd: { path: cwd, configured: input.cwd !== undefined },

@@ -42,7 +42,7 @@ export interface HostFacts {
   readonly home: string;
   /** The command, its interpreter and their install folders, plus the files named in the arguments. */
   readonly runtime: readonly ResolvedPath[];
-  /** Package-runner caches (npm, uv, ...), writable: `npx`/`uvx` install into them on every start. */
+  /** A package runner's private cache (package-cache.ts), writable: `npx`/`uvx` install into it at every start. */
   readonly caches: readonly ResolvedPath[];
   /** The grants of the policy, resolved. */
   readonly read: readonly ResolvedPath[];

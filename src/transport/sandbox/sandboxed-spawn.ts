@@ -8,13 +8,15 @@
 
 import { spawn } from "node:child_process";
 import { homedir } from "node:os";
-import type { SandboxPolicy } from "../../config/model.js";
+import type { ResourceLimits, SandboxPolicy } from "../../config/model.js";
 import { sandboxProgramMissing, sandboxSetupFailed, sandboxUnsupported } from "../../errors/index.js";
 import { plainText } from "../../util/plain-text.js";
 import { SERVING_ENV } from "../../util/serving-marker.js";
 import type { SpawnSpec } from "../spawn-server.js";
 import { bwrapArguments } from "./bwrap-arguments.js";
-import { CACHE_VARIABLES, findCommand, hostFacts, isPackageRunner } from "./host-facts.js";
+import { findCommand, hostFacts, isPackageRunner } from "./host-facts.js";
+import { privateCacheEnv, privateCacheFolder } from "./package-cache.js";
+import { findPrlimit, prlimitOptions } from "./resource-limits.js";
 import { sandboxExecProfile } from "./sandbox-exec-profile.js";
 import { planSandbox } from "./sandbox-plan.js";
 
@@ -25,6 +27,8 @@ export interface SandboxInput {
   readonly configured: Readonly<Record<string, string>>;
   readonly hostEnv: Readonly<Record<string, string | undefined>>;
   readonly platform?: NodeJS.Platform;
+  /** Resource limits, applied by `prlimit` inside the sandbox (see resource-limits.ts). */
+  readonly limits?: ResourceLimits | undefined;
 }
 
 /** Host variables every sandboxed server gets (when set): what a program needs to find things and print text. */
@@ -32,21 +36,20 @@ export const SANDBOX_BASE_ENV = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "TE
 
 /**
  * The whole environment of a sandboxed server: the base set, the host variables the policy lists, the
- * variables that locate a package runner's cache, then the server's own `env`; `TMPDIR` is the private
- * `/tmp` (a host TMPDIR would name a folder the sandbox does not show).
+ * variables that point a package runner into its private cache (`caches`), then the server's own
+ * `env`; `TMPDIR` is the private `/tmp` (a host TMPDIR would name a folder the sandbox does not show).
  */
 export function sandboxEnvironment(
   input: SandboxInput,
-  command: string,
   home: string,
+  caches: Readonly<Record<string, string>> = {},
 ): Record<string, string> {
   const env: Record<string, string> = {};
-  const caches = isPackageRunner(command) ? CACHE_VARIABLES : [];
-  for (const name of [...SANDBOX_BASE_ENV, SERVING_ENV, ...caches, ...input.policy.env]) {
+  for (const name of [...SANDBOX_BASE_ENV, SERVING_ENV, ...input.policy.env]) {
     const value = input.hostEnv[name];
     if (value !== undefined) env[name] = value;
   }
-  return { ...env, HOME: home, TMPDIR: "/tmp", ...input.configured };
+  return { ...env, ...caches, HOME: home, TMPDIR: "/tmp", ...input.configured };
 }
 
 /** bwrap's first complaint, cut to one short line (it is shown in an error message). */
@@ -98,12 +101,17 @@ export async function sandboxedSpec(spec: SpawnSpec, input: SandboxInput): Promi
   const platform = input.platform ?? process.platform;
   const { server } = input;
   if (platform !== "linux" && platform !== "darwin") throw sandboxUnsupported({ server, platform });
+  const prlimit = input.limits ? findPrlimit(server, input.hostEnv.PATH, platform) : undefined;
   const program = platform === "linux" ? "bwrap" : "sandbox-exec";
   const found = findCommand(program, input.hostEnv.PATH, "/");
   if (found === undefined) throw sandboxProgramMissing({ server, program });
   const home = input.hostEnv.HOME || homedir();
-  const env = sandboxEnvironment(input, spec.command, home);
+  const cache = isPackageRunner(spec.command)
+    ? privateCacheFolder(server, { ...input.hostEnv, HOME: home })
+    : undefined;
+  const env = sandboxEnvironment(input, home, cache === undefined ? {} : privateCacheEnv(cache));
   const facts = hostFacts({
+    cache,
     policy: input.policy,
     command: spec.command,
     args: spec.args,
@@ -118,5 +126,10 @@ export async function sandboxedSpec(spec: SpawnSpec, input: SandboxInput): Promi
     return { command: found, args, env: plan.env, cwd: plan.cwd };
   }
   await checkBwrap(found, server);
-  return { command: found, args: bwrapArguments(plan, spec.command, spec.args), env: plan.env, cwd: "/" };
+  // prlimit runs inside, after bwrap made the user namespace its RLIMIT_NPROC is then counted in.
+  const [command, args] =
+    prlimit && input.limits
+      ? [prlimit, [...prlimitOptions(input.limits), "--", spec.command, ...spec.args]]
+      : [spec.command, spec.args];
+  return { command: found, args: bwrapArguments(plan, command, args), env: plan.env, cwd: "/" };
 }
