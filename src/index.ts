@@ -27,6 +27,9 @@ export { toOpenAITools } from "./adapters/openai.js";
 // --- auth (the `auth` option of BridgeOptions) ---
 export type { AuthOptions } from "./auth/oauth-client.js";
 export type {
+  ApprovalAnswer,
+  ApprovalChannel,
+  ApprovalClient,
   ApproveCall,
   Bridge,
   BridgeEventMap,

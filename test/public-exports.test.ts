@@ -23,6 +23,10 @@ const PUBLIC_EXPORTS: Record<string, readonly string[]> = {
     // the call policy's `ask`, answered by the host (BridgeOptions.approveCall)
     "ApproveCall",
     "CallApprovalRequest",
+    // who answered an approval and how; the caller's client as a way to ask (CallOptions.approvalClient)
+    "ApprovalAnswer",
+    "ApprovalChannel",
+    "ApprovalClient",
     "CompleteOptions",
     "CompleteRef",
     "CompletionResult",

@@ -77,6 +77,12 @@ export interface CallOptions {
   /** Answers a policy `ask` for this call (overrides BridgeOptions.approveCall). */
   readonly approveCall?: ApproveCall;
   /**
+   * The caller's own client as a way to ask a person (a gateway's downstream client that declared
+   * elicitation): asked for a policy `ask` when no `approveCall` answers it, before the `approvals`
+   * setting's page and webhook.
+   */
+  readonly approvalClient?: ApprovalClient;
+  /**
    * The log messages the server sent with this call (masked as for `serverLog`): those a Streamable
    * HTTP server sends on the call's own response stream. Nothing ties a stdio or legacy SSE server's
    * messages to a call, so those only reach `serverLog` and the logger (as these do too).
@@ -103,7 +109,29 @@ export interface CallApprovalRequest {
 }
 
 /** Says whether a call a policy `ask` rule matched may run; false (or a throw) denies it. */
-export type ApproveCall = (request: CallApprovalRequest) => boolean | Promise<boolean>;
+export type ApproveCall = (
+  request: CallApprovalRequest,
+) => boolean | ApprovalAnswer | Promise<boolean | ApprovalAnswer>;
+
+/** Where an approval's answer came from: the host's callback, the caller's client, the page, the webhook. */
+export type ApprovalChannel = "host" | "client" | "page" | "webhook" | "timeout" | "none";
+
+/** A person's answer to an approval question, and who gave it (recorded in the audit log). */
+export interface ApprovalAnswer {
+  readonly approved: boolean;
+  /** Who answered: the name given on the page or by the webhook, the client's caller identity, `host`. */
+  readonly by: string;
+  /** How the answer came; `timeout`: nobody answered in time; `none`: nobody could be asked. */
+  readonly channel?: ApprovalChannel;
+}
+
+/** The caller's client as an approval channel; each member is present only when the client declared it. */
+export interface ApprovalClient {
+  /** Asks the question as a form-mode elicitation; resolves true when the person allows the call. */
+  readonly form?: (message: string, signal: AbortSignal) => Promise<boolean>;
+  /** Points the person at the approval page with a URL-mode elicitation. */
+  readonly url?: (url: string, message: string, signal: AbortSignal) => Promise<void>;
+}
 
 /** One tool as the host's LLM sees it, callable. */
 export interface ToolEntry extends ToolDefinition {

@@ -16,6 +16,7 @@ import type {
   ReloadSummary,
   ToolEntry,
 } from "./api.js";
+import { closeApprovals } from "./approvals/ask-approval.js";
 import { type BridgeState, createBridgeState } from "./bridge-state.js";
 import { callTool, resolveTarget } from "./calls.js";
 import { invalidStatus, notStartedStatus, requiredServersError } from "./diagnostics.js";
@@ -245,6 +246,7 @@ class BridgeRuntime implements Bridge {
       // A reload under way has either swapped its servers in (they are closed here) or has not
       // started any yet: it sees the bridge closing, closes its own and rejects with BRIDGE_CLOSED.
       await state.servers.closeAll();
+      closeApprovals(state);
       state.events.clear();
       if (!state.options.results.keepOverflowFiles) state.overflowFiles.removeAll();
     })();

@@ -6,6 +6,7 @@ import type { ResolvedConfig } from "../config/model.js";
 import {
   McpBridgeError,
   type PolicyRuleRef,
+  policyAskTimedOut,
   policyAskUnanswerable,
   policyDeclined,
   policyDenied,
@@ -20,7 +21,8 @@ import type { ToolResult } from "../results/tool-result.js";
 import { isSecretName } from "../util/redact.js";
 import { errorText } from "../util/text-of.js";
 import { upstreamOf } from "../util/upstream.js";
-import type { ApproveCall } from "./api.js";
+import type { ApprovalAnswer, ApprovalClient, ApproveCall } from "./api.js";
+import { askApproval } from "./approvals/ask-approval.js";
 import type { BridgeState } from "./bridge-state.js";
 
 /**
@@ -74,6 +76,8 @@ function sameLog(known: AuditLog | undefined, file: string, maxBytes: number): A
 export interface GuardRequest {
   readonly caller?: string;
   readonly approveCall?: ApproveCall;
+  readonly approvalClient?: ApprovalClient;
+  readonly signal?: AbortSignal;
 }
 
 /** What the caller does next: return `denied` as the call's result, or send and then report with `done`. */
@@ -97,7 +101,7 @@ export async function admitCall(
     { server, tool, annotations: definition.annotations, args, caller },
     Date.now(),
   );
-  const refusal = await refusalOf(state, decision, definition, args, caller, request.approveCall);
+  const refusal = await refusalOf(state, decision, definition, args, caller, request);
   const base = { caller, server, tool, name: definition.name };
   const rule = decision.verdict && ruleOf(decision.verdict);
   const verdict = refusal.error ? "deny" : decision.action === "ask" ? "approved" : decision.action;
@@ -111,6 +115,8 @@ export async function admitCall(
       ? auditValue(args, guard.full, (value) => state.options.secrets.deep(value))
       : undefined,
     code: refusal.error?.code,
+    // Who answered an `ask`, and through which channel (the host, the client, the page, a webhook).
+    approval: refusal.answer && { by: refusal.answer.by, channel: refusal.answer.channel },
   };
   let error = refusal.error;
   if (guard.auditUnusable !== undefined) {
@@ -152,15 +158,15 @@ export async function admitCall(
   };
 }
 
-/** Why the policy refuses the call (asking the approver for `ask`), or no error when it may run. */
+/** Why the policy refuses the call (asking a person for `ask`), or no error when it may run. */
 async function refusalOf(
   state: BridgeState,
   decision: PolicyDecision,
   definition: ToolDefinition,
   args: Record<string, unknown>,
   caller: string,
-  approve: ApproveCall | undefined,
-): Promise<{ error?: McpBridgeError }> {
+  request: GuardRequest,
+): Promise<{ error?: McpBridgeError; answer?: ApprovalAnswer }> {
   const verdict = decision.verdict;
   if (!verdict || decision.action === "allow") return {};
   const { server, tool, name } = definition;
@@ -168,20 +174,12 @@ async function refusalOf(
   if (decision.action === "deny") return { error: policyDenied({ server, tool, rule }) };
   if (decision.action === "limited")
     return { error: policyLimited({ server, tool, rule, perMinute: verdict.perMinute ?? 0 }) };
-  const approver = approve ?? state.options.approveCall;
-  if (!approver) return { error: policyAskUnanswerable({ server, tool, rule }) };
-  let approved = false;
-  try {
-    approved =
-      (await approver({ server, tool, name, arguments: args, caller, reason: verdict.reason })) === true;
-  } catch (problem) {
-    state.logger.warn("A call approval callback threw; the call is denied", {
-      server,
-      tool,
-      error: errorText(problem),
-    });
-  }
-  return approved ? {} : { error: policyDeclined({ server, tool, rule }) };
+  const question = { server, tool, name, arguments: args, caller, reason: verdict.reason };
+  const answer = await askApproval(state, question, request);
+  if (answer.approved) return { answer };
+  if (answer.channel === "none") return { error: policyAskUnanswerable({ server, tool, rule }), answer };
+  if (answer.channel === "timeout") return { error: policyAskTimedOut({ server, tool, rule }), answer };
+  return { error: policyDeclined({ server, tool, rule }), answer };
 }
 
 function ruleOf(verdict: PolicyVerdict): PolicyRuleRef {

@@ -5,6 +5,7 @@
  */
 
 import type { Transport } from "@modelcontextprotocol/client";
+import type { ApprovalSettings } from "./approval-settings.js";
 import type { SamplingPolicy, ServerLogLevel } from "./client-features.js";
 import type { AuditSettings, PolicySettings } from "./policy-settings.js";
 
@@ -298,6 +299,8 @@ export interface BridgeSettings {
   readonly policy?: PolicySettings;
   /** The audit log; undefined: none. */
   readonly audit?: AuditSettings;
+  /** Where a policy `ask` goes besides the caller's client (local page, webhook); undefined: nowhere. */
+  readonly approvals?: ApprovalSettings;
 }
 
 /**

@@ -1,10 +1,11 @@
 import { dirname } from "node:path";
+import { approvalsSchema, readApprovalSetting } from "./approval-settings.js";
 import type { Raw } from "./fields.js";
 import type { BridgeSettings } from "./model.js";
 import { auditSchema, policySchema, readAuditSetting, readPolicySetting } from "./policy-settings.js";
 import type { StructuredKey } from "./structured.js";
 
-/** The trust settings `policy` and `audit`, as listed in the schema and docs/config.md. */
+/** The trust settings `policy`, `audit` and `approvals`, as listed in the schema and docs/config.md. */
 export const TRUST_SETTINGS = {
   policy: {
     keys: ["policy"],
@@ -16,11 +17,16 @@ export const TRUST_SETTINGS = {
     schema: auditSchema,
     doc: "`{ file, full, maxBytes }`: a hash-chained JSONL record of every call and policy decision, arguments and results as SHA-256 digests unless `full` (see docs/security.md#audit-log); check it with `mcp-bridge audit verify`",
   },
+  approvals: {
+    keys: ["approvals"],
+    schema: approvalsSchema,
+    doc: "`{ timeout, client, page, port, webhook: { url, secret, callbackUrl } }`: where a policy `ask` goes when the caller's client cannot be asked (an elicitation): a local page on 127.0.0.1 and/or a webhook answered on an HMAC-signed callback; no answer within `timeout` (default 2m) denies (see docs/security.md#approvals)",
+  },
 } satisfies Record<string, StructuredKey>;
 
 type Mutable<T> = { -readonly [K in keyof T]?: T[K] };
 
-/** Reads `policy` and `audit` of a settings table into `settings`; an unusable one is also a warning. */
+/** Reads `policy`, `audit` and `approvals` of a settings table into `settings`; an unusable one is also a warning. */
 export function readTrustSettings(
   raw: Raw,
   file: string | undefined,
@@ -36,5 +42,11 @@ export function readTrustSettings(
     settings.audit = readAuditSetting(raw.audit, file === undefined ? undefined : dirname(file));
     const problem = settings.audit.unusable;
     if (problem) warn("audit", `Setting "audit" cannot be used (${problem}); every call is denied`);
+  }
+  if (raw.approvals !== undefined) {
+    settings.approvals = readApprovalSetting(raw.approvals);
+    const problem = settings.approvals.unusable;
+    if (problem)
+      warn("approvals", `Setting "approvals" cannot be used (${problem}); every \`ask\` is denied`);
   }
 }

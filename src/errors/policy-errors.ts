@@ -42,6 +42,20 @@ export function policyAskUnanswerable(fields: {
   );
 }
 
+/** `ask` that reached a person who did not answer in time (or the call was cancelled first). */
+export function policyAskTimedOut(fields: {
+  server: string;
+  tool: string;
+  rule: PolicyRuleRef;
+}): McpBridgeError {
+  const { server, tool, rule } = fields;
+  return new McpBridgeError(
+    ErrorCode.PolicyDenied,
+    `Tool "${tool}" of server "${server}" needs a person's approval (${ruleText(rule)}), and nobody answered in time, so the call was denied and not sent. Ask the user before trying it again.`,
+    { server, tool },
+  );
+}
+
 export function policyDeclined(fields: {
   server: string;
   tool: string;
@@ -95,4 +109,9 @@ export function noAuditFile(): McpBridgeError {
     ErrorCode.Usage,
     "`audit verify` was given no file, and the config has no `audit` setting to take it from. Name the files (`mcp-bridge audit verify audit.jsonl`), or set `audit` in the config.",
   );
+}
+
+/** A request to the approval listener with a body past its bound (answered 400, never read whole). */
+export function approvalBodyTooLarge(limit: number): Error {
+  return new Error(`The request to the approval listener has a body over ${limit} bytes`);
 }

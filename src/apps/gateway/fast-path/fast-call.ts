@@ -8,6 +8,7 @@ import type {
 } from "@modelcontextprotocol/server";
 import { definedOnly } from "../../../util/defined.js";
 import { forOneCall } from "../../../util/linked-abort.js";
+import { elicitationModes } from "../forwarding/approval-client.js";
 import { FORWARD_TIMEOUT_MS } from "../forwarding/forward.js";
 import { type GatewayInstance, serveToolCall, type ToolCallRequest } from "../forwarding/served-tool-call.js";
 
@@ -140,6 +141,7 @@ export async function answerFastCall(
   const downstream = {
     elicit: (params: Parameters<Server["elicitInput"]>[0]) => server.elicitInput(params, asked),
     sample: (params: Parameters<Server["createMessage"]>[0]) => server.createMessage(params, asked),
+    elicitModes: () => elicitationModes(server.getClientCapabilities()),
   };
   try {
     const result: CallToolResult = await entry.tracker.handle("tools/call", call.params, () =>

@@ -25,12 +25,15 @@ import {
   sealRound,
 } from "../identity/sealed-state.js";
 import { parkedCallEnd, questionRefused, requestStateRefused, unknownRequestState } from "../wire-errors.js";
+import { type ElicitationModes, elicitationModes } from "./approval-client.js";
 import { upstreamRound } from "./upstream-rounds.js";
 
 /** What a downstream call in flight can ask or tell its own client (through the SDK's request context). */
 export interface DownstreamCall {
   readonly elicit: (params: ElicitRequestFormParams | ElicitRequestURLParams) => Promise<ElicitResult>;
   readonly sample: (params: CreateMessageRequest["params"]) => Promise<SamplingResult>;
+  /** The elicitation modes the client declared (for approvals, see approval-client.ts); undefined: none. */
+  readonly elicitModes?: () => ElicitationModes;
 }
 
 /** One question of an upstream server that the downstream client must answer in its next round. */
@@ -133,10 +136,15 @@ export class InputRounds {
     return round?.kind === "parked" ? round.replica : undefined;
   }
 
+  /** The capabilities a 2026-07-28 request's client declared in its envelope. */
+  static capabilitiesOf(ctx: ServerContext): Record<string, unknown> | undefined {
+    const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+    return envelope?.[CLIENT_CAPABILITIES_META_KEY] as Record<string, unknown> | undefined;
+  }
+
   /** Whether this request is a 2026-07-28 one whose client declared the capability for `method`. */
   static canAsk(ctx: ServerContext, method: string): boolean {
-    const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-    const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as Record<string, unknown> | undefined;
+    const capabilities = InputRounds.capabilitiesOf(ctx);
     const capability = CAPABILITY[method];
     return capabilities !== undefined && capability !== undefined && capabilities[capability] != null;
   }
@@ -207,6 +215,7 @@ export class InputRounds {
       elicit: (params) => ask<ElicitResult>({ method: "elicitation/create", params }, "elicitation/create"),
       sample: (params) =>
         ask<SamplingResult>({ method: "sampling/createMessage", params }, "sampling/createMessage"),
+      elicitModes: () => elicitationModes(InputRounds.capabilitiesOf(ctx)),
     };
     const canAsk = (method: string) => InputRounds.canAsk(ctx, method);
     // Rounds of questions the client cannot be asked are answered here, by default, and sent again.
@@ -223,8 +232,11 @@ export class InputRounds {
         next = { inputResponses: split.answered, requestState: split.state };
       }
     };
+    // Taken before the first leg runs: a question it asks at once (a policy approval, asked before the
+    // call is sent) replaces `parked.next` synchronously, and must not be missed.
+    const first = parked.next;
     (parked as { result: Promise<CallToolResult> }).result = legs().finally(() => wake(undefined));
-    return this.#round(parked, owner, call, ctx);
+    return this.#round(parked, owner, call, ctx, first);
   }
 
   /** A retry of a parked call: answers its question and waits for its result or its next question. */
@@ -277,12 +289,13 @@ export class InputRounds {
     owner: string,
     call: RoundCall,
     ctx: ServerContext,
+    next: Promise<Question | undefined> = parked.next,
   ): Promise<CallToolResult | InputRequiredResult> {
     // While a round is open, the client cancelling it cancels the upstream call.
     const cancel = () => parked.stop.abort(ctx.mcpReq.signal.reason);
     ctx.mcpReq.signal.addEventListener("abort", cancel, { once: true });
     try {
-      const question = await parked.next;
+      const question = await next;
       if (!question) return this.#ended(await parked.result, owner, call, ctx);
       const id = randomUUID();
       this.#parked.set(id, parked);

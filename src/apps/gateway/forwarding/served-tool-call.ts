@@ -5,7 +5,7 @@ import type {
   Server,
   ServerNotification,
 } from "@modelcontextprotocol/server";
-import type { Bridge, InputRound, Progress } from "../../../bridge/api.js";
+import type { ApprovalClient, Bridge, InputRound, Progress } from "../../../bridge/api.js";
 import type { ServerLogMessage } from "../../../bridge/features/logging.js";
 import { errorText } from "../../../util/text-of.js";
 import { approximateSize, type UnreadBacklog } from "../admission/backlog.js";
@@ -20,6 +20,7 @@ import {
   unknownTool,
   upstreamDownResult,
 } from "../wire-errors.js";
+import { approvalClientOf } from "./approval-client.js";
 import type { DownstreamCall, RequestForwarder } from "./forward.js";
 import { forwardedResult, maxResultCharsOf, modelResult } from "./forwarded-tool.js";
 import { downServerOf, listedTool } from "./listed-tool.js";
@@ -161,12 +162,11 @@ export async function serveToolCall<Started>(
     const logs = client.everyUpstreamLog ? undefined : callLogs(client, request, request.logThreshold());
     // callUpstream never rejects: an upstream failure is an error result.
     const target = { name, server: tool.server };
-    return callUpstream(bridge, target, args, request, signal, { client, profile }, logs, round).then(
-      (result) => {
-        untrack?.();
-        return heldUntilSent(client, request, name, result, admitted.release);
-      },
-    );
+    const asker = { client, profile, approvalClient: approvalClientOf(call) };
+    return callUpstream(bridge, target, args, request, signal, asker, logs, round).then((result) => {
+      untrack?.();
+      return heldUntilSent(client, request, name, result, admitted.release);
+    });
   });
 }
 
@@ -261,6 +261,13 @@ function callLogs(
   };
 }
 
+/** Who the call is for: the client, its profile, and how a person behind it can be asked. */
+interface Asker {
+  readonly client: GatewayClient;
+  readonly profile: GatewayProfile | undefined;
+  readonly approvalClient: ApprovalClient | undefined;
+}
+
 /** One upstream call as this client's result: an upstream failure is an error result, never a dropped connection. */
 async function callUpstream(
   bridge: Bridge,
@@ -268,7 +275,7 @@ async function callUpstream(
   args: Record<string, unknown>,
   request: ToolCallRequest,
   signal: AbortSignal,
-  { client, profile }: { client: GatewayClient; profile: GatewayProfile | undefined },
+  { client, profile, approvalClient }: Asker,
   logs: CallLogs | undefined,
   inputRound: InputRound | undefined,
 ): Promise<CallToolResult> {
@@ -287,9 +294,10 @@ async function callUpstream(
     const result = await bridge.call(name, args, {
       signal,
       onError: "result",
-      // The call policy's `caller` rules and the audit log see who called; a policy `ask` is a deny
-      // here, since the gateway has nobody to ask (no approveCall is passed).
+      // The call policy's `caller` rules and the audit log see who called; a policy `ask` goes to
+      // this client as an elicitation when it declared one, else to the `approvals` page or webhook.
       caller: client.caller ?? client.id,
+      approvalClient,
       // A tool that calls others for this client (code mode's execute_code) reaches what it may.
       reach: profile,
       resetTimeoutOnProgress: onProgress !== undefined,

@@ -4,6 +4,7 @@ import { serversSettled } from "../../../../bridge/servers/servers-settled.js";
 import { useIdTables } from "../../../../sdk/protocol-tables.js";
 import type { RequestTracker } from "../../admission/request-tracker.js";
 import { RunningCalls } from "../../admission/running-calls.js";
+import { elicitationModes } from "../../forwarding/approval-client.js";
 import { FORWARD_TIMEOUT_MS, type RequestForwarder } from "../../forwarding/forward.js";
 import { registerSurface } from "../../forwarding/forwarded-features.js";
 import { forwardedTool } from "../../forwarding/forwarded-tool.js";
@@ -90,7 +91,9 @@ export function gatewayServer(
     }),
   );
   const scope = toolCallScope(bridge, profile, client, forwarder, logLevel);
-  server.setRequestHandler("tools/call", (request, ctx) => sdkToolCall(scope, tracker, request.params, ctx));
+  server.setRequestHandler("tools/call", (request, ctx) =>
+    sdkToolCall(server, scope, tracker, request.params, ctx),
+  );
   registerSurface(server, bridge, tracker, profile, forwarder);
   registerSubscriptions(server, bridge, tracker, profile, forwarder);
   return { server, calls: { scope, tracker }, running: new RunningCalls() };
@@ -101,6 +104,7 @@ export function gatewayServer(
  * step (forwarding/served-tool-call.ts) with how this era's upstream questions reach the client.
  */
 function sdkToolCall(
+  server: Server,
   scope: ToolCallScope,
   tracker: RequestTracker,
   request: CallToolRequest["params"],
@@ -138,6 +142,7 @@ function sdkToolCall(
         {
           elicit: (params) => ctx.mcpReq.elicitInput(params, asked),
           sample: (params) => ctx.mcpReq.requestSampling(params, asked),
+          elicitModes: () => elicitationModes(server.getClientCapabilities()),
         },
         ctx.mcpReq.signal,
       );
