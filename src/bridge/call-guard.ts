@@ -20,7 +20,7 @@ import type { ToolResult } from "../results/tool-result.js";
 import { isSecretName } from "../util/redact.js";
 import { errorText } from "../util/text-of.js";
 import { upstreamOf } from "../util/upstream.js";
-import type { ApproveCall } from "./api.js";
+import type { ApproveCall, CallApprovalRequest } from "./api.js";
 import type { BridgeState } from "./bridge-state.js";
 
 /**
@@ -168,20 +168,38 @@ async function refusalOf(
   if (decision.action === "deny") return { error: policyDenied({ server, tool, rule }) };
   if (decision.action === "limited")
     return { error: policyLimited({ server, tool, rule, perMinute: verdict.perMinute ?? 0 }) };
+  const question = { server, tool, name, arguments: args, caller, reason: verdict.reason };
+  const approved = await askApproval(state, approve, question);
+  if (approved === undefined) return { error: policyAskUnanswerable({ server, tool, rule }) };
+  return approved ? {} : { error: policyDeclined({ server, tool, rule }) };
+}
+
+/**
+ * The one approval entry for every `ask` (the policy's and the guardrails'): the call's approver, else
+ * the bridge's. Undefined when nobody can be asked; false when the answer is no or the approver threw.
+ */
+export async function askApproval(
+  state: BridgeState,
+  approve: ApproveCall | undefined,
+  question: CallApprovalRequest,
+): Promise<boolean | undefined> {
   const approver = approve ?? state.options.approveCall;
-  if (!approver) return { error: policyAskUnanswerable({ server, tool, rule }) };
-  let approved = false;
+  if (!approver) return undefined;
   try {
-    approved =
-      (await approver({ server, tool, name, arguments: args, caller, reason: verdict.reason })) === true;
+    return (await approver(question)) === true;
   } catch (problem) {
     state.logger.warn("A call approval callback threw; the call is denied", {
-      server,
-      tool,
+      server: question.server,
+      tool: question.tool,
       error: errorText(problem),
     });
+    return false;
   }
-  return approved ? {} : { error: policyDeclined({ server, tool, rule }) };
+}
+
+/** One record (a guardrail decision) to the config's audit log and telemetry, as the policy's go. */
+export function auditRecord(state: BridgeState, record: Record<string, unknown>): void {
+  write(state, guardOf(state), { time: new Date().toISOString(), ...record });
 }
 
 function ruleOf(verdict: PolicyVerdict): PolicyRuleRef {

@@ -6,6 +6,7 @@
 
 import type { Transport } from "@modelcontextprotocol/client";
 import type { SamplingPolicy, ServerLogLevel } from "./client-features.js";
+import type { GuardrailSettings } from "./guardrail-settings.js";
 import type { AuditSettings, PolicySettings } from "./policy-settings.js";
 
 export type { SamplingPolicy, ServerLogLevel } from "./client-features.js";
@@ -279,6 +280,8 @@ export interface BridgeSettings {
   readonly policy?: PolicySettings;
   /** The audit log; undefined: none. */
   readonly audit?: AuditSettings;
+  /** Checks on arguments, results, descriptions and prompts; undefined: none. */
+  readonly guardrails?: GuardrailSettings;
 }
 
 /**
