@@ -16,6 +16,8 @@ import { errorText } from "../util/text-of.js";
 import type { ApproveCall } from "./api.js";
 import type { BridgeState } from "./bridge-state.js";
 import { askApproval, auditRecord } from "./call-guard.js";
+import type { PromptGuard } from "./features/feature-context.js";
+import { screenDefinitions } from "./guard-definitions.js";
 import { askHook } from "./guard-hook.js";
 import { findIn, maskIn, type ValueScanner } from "./guard-values.js";
 
@@ -57,6 +59,8 @@ export interface ScreenTarget {
   readonly name: string;
   readonly caller: string;
   readonly approveCall: ApproveCall | undefined;
+  /** What `tool` names: a tool (default) or a prompt (no hook: the hook sees tool calls). */
+  readonly kind?: "tool" | "prompt";
 }
 
 /** The arguments to send (masked as configured), or the refusal to return as the call's result. */
@@ -182,7 +186,7 @@ function refusal(
         : action
           ? `guardrails ${check}: ${action}`
           : check);
-  const fields = { server: target.server, tool: target.tool, check, why };
+  const fields = { server: target.server, tool: target.tool, kind: target.kind, check, why };
   return phase === "request" ? guardrailBlockedCall(fields) : guardrailWithheldResult(fields);
 }
 
@@ -195,7 +199,7 @@ async function hooked(
   args: Record<string, unknown>,
 ): Promise<Screened> {
   const hook = railsOf(state).settings?.hook;
-  if (!hook?.phases.includes(phase)) return { value };
+  if (!hook?.phases.includes(phase) || target.kind === "prompt") return { value };
   const question = {
     phase,
     server: target.server,
@@ -245,6 +249,7 @@ function record(
   try {
     auditRecord(state, {
       kind: "guardrail",
+      of: target.kind ?? "tool",
       caller: target.caller,
       server: target.server,
       tool: target.tool,
@@ -262,4 +267,29 @@ function record(
       error: errorText(problem),
     });
   }
+}
+
+/**
+ * The guardrails of prompts, for the MCP features (which cannot import this module): a listing's
+ * descriptions as tools' are checked, and a prompt's messages as a tool's result (no hook).
+ */
+export function promptGuard(state: BridgeState): PromptGuard {
+  return {
+    listing: (server, items) => screenDefinitions(state, server, "prompt", items),
+    result: async (server, prompt, args, result) => {
+      const { rules } = railsOf(state);
+      if (!rules) return result;
+      const target = {
+        server,
+        tool: prompt,
+        name: prompt,
+        caller: "",
+        approveCall: undefined,
+        kind: "prompt" as const,
+      };
+      const screened = await screen(state, rules, target, "result", result, args);
+      if (screened.refused) throw screened.refused;
+      return screened.value as typeof result;
+    },
+  };
 }

@@ -17,6 +17,8 @@ const FOUND: Readonly<Record<string, string>> = {
 export interface GuardrailRefusal {
   readonly server: string;
   readonly tool: string;
+  /** What `tool` names (default a tool). */
+  readonly kind?: "tool" | "prompt";
   /** The check that refused: `secrets`, `hiddenText`, `instructions`, `hook`, `unusable`. */
   readonly check: string;
   /** Why: `guardrails secrets: block`, `not approved by the user`, the hook's reason or failure. */
@@ -34,9 +36,11 @@ export function guardrailBlockedCall(fields: GuardrailRefusal): McpBridgeError {
 
 export function guardrailWithheldResult(fields: GuardrailRefusal): McpBridgeError {
   const { server, tool, check, why } = fields;
+  const what = fields.kind === "prompt" ? `prompt "${tool}"` : `the result of tool "${tool}"`;
+  const ran = fields.kind === "prompt" ? "" : " The call ran;";
   return new McpBridgeError(
     ErrorCode.GuardrailBlocked,
-    `The guardrails withheld the result of tool "${tool}" of server "${server}": it contains ${FOUND[check] ?? check} (${why}). The call ran; do not call it again for the same data, ask the user instead.`,
+    `The guardrails withheld ${what} of server "${server}": it contains ${FOUND[check] ?? check} (${why}).${ran} Do not ask for it again for the same data; ask the user instead.`,
     { server, tool },
   );
 }

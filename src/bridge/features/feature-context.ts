@@ -34,6 +34,16 @@ export interface FeatureContext {
   readonly pins: PinChecker;
   /** Set once the bridge began closing. */
   readonly closing: Promise<void> | undefined;
+  /** The guardrails' checks of prompts (set by the bridge; absent: none). */
+  readonly promptGuard?: PromptGuard;
+}
+
+/** What the prompts feature asks of the guardrails (bridge/guardrails.ts). */
+export interface PromptGuard {
+  /** A server's prompt listing as it may be published: descriptions masked, prompts kept out. */
+  listing<T extends { readonly name: string }>(server: string, items: readonly T[]): readonly T[];
+  /** A prompt's messages as they may be shown; throws GUARDRAIL_BLOCKED when withheld. */
+  result<T>(server: string, prompt: string, args: Record<string, unknown>, result: T): Promise<T>;
 }
 
 /** Per-request options shared by resources, prompts and completions. */
