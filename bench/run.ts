@@ -25,6 +25,7 @@ import { hostileProgramFigures } from "./code-mode-hostile.js";
 import { daemonCliFigures } from "./daemon-cli.js";
 import { FIRST_CALLS, firstCallFigures } from "./first-calls.js";
 import { gatewayHopFigures } from "./gateway-hop.js";
+import { guardrailFigures } from "./guardrails.js";
 import { peerFigures } from "./peer-figures.js";
 import { pinCheckFigures } from "./pin-check.js";
 import { policyFigures } from "./policy.js";
@@ -447,6 +448,7 @@ const sections: SectionEntry[] = [
   ["code mode hostile programs", async () => (await hostileProgramFigures()).forEach(record)],
   ["policy and audit", async () => (await policyFigures(SERVER, quick)).forEach(record)],
   ["pin check", async () => pinCheckFigures(quick).forEach(record)],
+  ["guardrails", async () => guardrailFigures(quick).forEach(record)],
   ["connect per call", connectPerCall],
   ["sandbox start", async () => (await sandboxStartFigures(SERVER, quick)).forEach(record)],
   ["stdio spawn and memory per server", async () => stdioSpawnFigures(quick).forEach(record)],

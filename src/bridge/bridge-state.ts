@@ -10,6 +10,7 @@ import { SerialQueue } from "../util/serial-queue.js";
 import { errorText } from "../util/text-of.js";
 import type { BridgeEventMap, ToolEntry } from "./api.js";
 import { BridgeFeatures } from "./features/bridge-features.js";
+import type { PromptGuard } from "./features/feature-context.js";
 import type { ResolvedBridgeOptions } from "./options.js";
 import { DefinitionPins } from "./pins/definition-pins.js";
 import { PublishedTools } from "./published-tools.js";
@@ -56,6 +57,8 @@ export interface BridgeState {
   readonly startup: { begun: boolean; reported: boolean };
   /** MCP beyond tools (resources, prompts, ...): told of state changes and settings changes. */
   readonly features: BridgeFeatures;
+  /** The guardrails' checks of prompts, set by the bridge once the state exists (guardrails.ts). */
+  promptGuard?: PromptGuard;
 }
 
 /** The state of a new bridge, with the MCP features built over it (they read it by property too). */

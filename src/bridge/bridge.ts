@@ -21,6 +21,7 @@ import { type BridgeState, createBridgeState } from "./bridge-state.js";
 import { callTool, resolveTarget } from "./calls.js";
 import { invalidStatus, notStartedStatus, requiredServersError } from "./diagnostics.js";
 import type { SurfaceMethods } from "./features/feature-methods.js";
+import { promptGuard } from "./guardrails.js";
 import { type ResolvedBridgeOptions, resolveBridgeOptions } from "./options.js";
 import { reload, watchConfigFile } from "./reload.js";
 import {
@@ -66,6 +67,7 @@ class BridgeRuntime implements Bridge {
 
   constructor(config: ResolvedConfig, options: ResolvedBridgeOptions) {
     this.#state = createBridgeState(config, options);
+    this.#state.promptGuard = promptGuard(this.#state);
     const surface = this.#state.features.methods();
     this.resources = surface.resources;
     this.resourceTemplates = surface.resourceTemplates;

@@ -25,6 +25,7 @@ import { awaitReconnect, retriesAfterCrash } from "./crash-retry.js";
 import { unknownToolError } from "./diagnostics.js";
 import { serverLogMessage } from "./features/logging.js";
 import { callResourceTool } from "./features/resource-tools.js";
+import { resultScreen, screenArguments } from "./guardrails.js";
 import { resultPolicy } from "./options.js";
 import type { ServerRecord } from "./servers/server-record.js";
 import { callToolAsTask } from "./tasks.js";
@@ -39,6 +40,8 @@ import { callToolAsTask } from "./tasks.js";
 interface CallRequest extends Omit<CallOptions, "timeout"> {
   /** The caller's timeout; undefined means the server's call timeout. */
   readonly timeoutMs: number | undefined;
+  /** The guardrails' check of the server's result, before it is converted. */
+  readonly screenResult?: (raw: CallToolResult) => Promise<CallToolResult>;
 }
 
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
@@ -101,8 +104,9 @@ async function callServerTool(
   state: BridgeState,
   name: string,
   args: Record<string, unknown>,
-  request: CallRequest,
+  initialRequest: CallRequest,
 ): Promise<ToolResult> {
+  let request = initialRequest;
   let definition =
     state.tools.registry.resolve(name) ??
     (await keptOut(state, name)) ??
@@ -118,8 +122,20 @@ async function callServerTool(
   // The policy decides on the resolved tool, whatever name the caller spelled; a refusal is the result.
   const admission = await admitCall(state, definition, args, request);
   if (admission.denied) return admission.denied;
+  // Beside the policy, the guardrails: arguments checked (maybe masked) before sending, results after.
+  const target = {
+    server: definition.server,
+    tool: definition.tool,
+    name: definition.name,
+    caller: request.caller ?? "",
+    approveCall: request.approveCall,
+  };
+  const screened = await screenArguments(state, target, args);
+  if (screened.denied) return screened.denied;
+  const screenResult = resultScreen(state, target, screened.args);
+  if (screenResult) request = { ...request, screenResult };
   try {
-    const result = await sendFollowingServer(state, record, definition, args, request);
+    const result = await sendFollowingServer(state, record, definition, screened.args, request);
     admission.done(result, undefined);
     return result;
   } catch (error) {
@@ -275,7 +291,8 @@ async function sendCall(
   }
   const started = performance.now();
   try {
-    const raw = await send(state, record, definition, args, request);
+    const sent = await send(state, record, definition, args, request);
+    const raw = request.screenResult ? await request.screenResult(sent) : sent;
     const result = await convert(state, record, definition, raw, request);
     recordCall(state, definition, performance.now() - started, result.isError ? "error" : "ok");
     if (result.isError && (request.onError ?? state.options.onError) === "throw") {

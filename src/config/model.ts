@@ -7,6 +7,7 @@
 import type { Transport } from "@modelcontextprotocol/client";
 import type { ApprovalSettings } from "./approval-settings.js";
 import type { SamplingPolicy, ServerLogLevel } from "./client-features.js";
+import type { GuardrailSettings } from "./guardrail-settings.js";
 import type { AuditSettings, PolicySettings } from "./policy-settings.js";
 
 export type { SamplingPolicy, ServerLogLevel } from "./client-features.js";
@@ -299,8 +300,13 @@ export interface BridgeSettings {
   readonly policy?: PolicySettings;
   /** The audit log; undefined: none. */
   readonly audit?: AuditSettings;
+<<<<<<< HEAD
   /** Where a policy `ask` goes besides the caller's client (local page, webhook); undefined: nowhere. */
   readonly approvals?: ApprovalSettings;
+=======
+  /** Checks on arguments, results, descriptions and prompts; undefined: none. */
+  readonly guardrails?: GuardrailSettings;
+>>>>>>> h-guard
 }
 
 /**

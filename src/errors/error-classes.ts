@@ -22,6 +22,8 @@ export const ErrorCode = {
   ToolExecution: "TOOL_EXECUTION",
   /** The call policy (config `policy`, or the managed policy file) refused a call; it never reached the server. */
   PolicyDenied: "POLICY_DENIED",
+  /** The guardrails (config `guardrails`) refused a call's arguments or withheld its result. */
+  GuardrailBlocked: "GUARDRAIL_BLOCKED",
   /** The audit log could not be written (so the call was not sent), or `audit verify` found a broken chain. */
   AuditFailed: "AUDIT_FAILED",
   InvalidArguments: "INVALID_ARGUMENTS",

@@ -22,6 +22,7 @@ export * from "./connection-errors.js";
 export * from "./error-classes.js";
 export * from "./feature-errors.js";
 export * from "./file-errors.js";
+export * from "./guardrail-errors.js";
 export * from "./module-errors.js";
 export * from "./pins-errors.js";
 export * from "./policy-errors.js";

@@ -16,40 +16,56 @@ export function isSecretName(name: string): boolean {
 
 /**
  * The shapes of well-known credentials, recognised wherever they appear: JSON Web Tokens, GitHub,
- * GitLab, Slack, Stripe, AWS, OpenAI/Anthropic, Google and npm tokens, Slack webhook URLs and PEM
- * private keys. One list for every detector (log redaction here, the environment a server inherits in
- * transport/child-environment.ts), so a shape added is known to both.
+ * GitLab, Slack, Stripe, AWS, OpenAI/Anthropic, Google (API keys, OAuth access tokens) and npm tokens,
+ * Slack webhook URLs and PEM private keys. One list for every detector (log redaction here, the
+ * environment a server inherits in transport/child-environment.ts, the guardrails on tool calls), so a
+ * shape added is known to all.
+ *
+ * Every shape is linear in its input, which matters since tool results are hostile text: each starts
+ * with a literal and a look-behind that lets a match begin only where a run of its characters begins
+ * (`(?<!…)`, never `\b`, which also holds inside `a-b-c`), and each repeat is one character class
+ * followed by a character outside it, so an attempt scans its runs once and never backtracks into them.
  */
 const TOKEN_SHAPES: readonly string[] = [
-  String.raw`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`,
-  String.raw`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})`,
-  String.raw`\bglpat-[A-Za-z0-9_-]{20,}`,
-  String.raw`\bxox[abposr]-[A-Za-z0-9-]{10,}`,
+  String.raw`(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`,
+  String.raw`(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})`,
+  String.raw`(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{20,}`,
+  String.raw`(?<![A-Za-z0-9_-])xox[abposr]-[A-Za-z0-9-]{10,}`,
   String.raw`https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{16,}`,
-  String.raw`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}`,
-  String.raw`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`,
-  String.raw`\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}`,
-  String.raw`\bAIza[0-9A-Za-z_-]{35}`,
-  String.raw`\bnpm_[A-Za-z0-9]{36}`,
+  String.raw`(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}`,
+  String.raw`(?<![A-Za-z0-9_])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Za-z0-9_])`,
+  String.raw`(?<![A-Za-z0-9_-])sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}`,
+  String.raw`(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}`,
+  String.raw`(?<![A-Za-z0-9_-])ya29\.[A-Za-z0-9_-]{20,}`,
+  String.raw`(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}`,
   "-----BEGIN [A-Z ]*PRIVATE KEY-----",
 ];
 const TOKEN_SHAPE = new RegExp(TOKEN_SHAPES.join("|"), "g");
 const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
-/** `scheme://user:password@` (the user may be empty: `redis://:password@host`). */
-const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/)([^/\s:@]*):([^/\s@]+)@/gi;
+/**
+ * `scheme://user:password@` (the user may be empty: `redis://:password@host`). A match begins at `://`
+ * (the scheme is kept as it is, so it need not be matched), which no repeat below can contain.
+ */
+const URL_PASSWORD = /:\/\/([^/\s:@]*):([^/\s@]+)@/g;
+/** An AWS secret access key has no shape of its own: it is known by the name written before it. */
+const AWS_SECRET = /(aws_?secret_?access_?key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])/gi;
+const KEY_BEGIN = /-----BEGIN [A-Z ]*PRIVATE KEY-----/g;
+const KEY_END = /-----END [A-Z ]*PRIVATE KEY-----/y;
 
 /**
  * Whether a text carries a credential by its shape alone: a URL with a password, an
  * `Authorization`-style `Bearer`/`Basic` value or a well-known token (see TOKEN_SHAPES).
  */
 export function carriesSecret(text: string): boolean {
-  for (const pattern of [URL_PASSWORD, BEARER, TOKEN_SHAPE]) {
-    pattern.lastIndex = 0;
-    const found = pattern.test(text);
-    pattern.lastIndex = 0;
-    if (found) return true;
+  try {
+    if (text.includes("://") && testOnce(URL_PASSWORD, text)) return true;
+    if (!mayHoldToken(text)) return false;
+    return [BEARER, TOKEN_SHAPE, AWS_SECRET].some((pattern) => testOnce(pattern, text));
+  } catch (error) {
+    // Too unusual to check (see redactText): taken as carrying one.
+    if (error instanceof RangeError) return true;
+    throw error;
   }
-  return false;
 }
 
 /**
@@ -74,14 +90,93 @@ export function urlCarriesSecret(value: string): boolean {
  * longest first when the caller sorts them so, so a secret that contains another is masked whole.
  */
 export function redactText(text: string, secrets: readonly string[]): string {
+  try {
+    return redactShapes(text, secrets);
+  } catch (error) {
+    // A pattern's backtrack stack ran out (megabytes of one unbroken token-like run, which is hostile
+    // rather than text): the whole text is withheld, since what it hides cannot be told.
+    if (error instanceof RangeError) return UNCHECKABLE;
+    throw error;
+  }
+}
+
+/** What stands for a text too unusual to check for secrets (see redactText). */
+export const UNCHECKABLE = "[text withheld: too unusual to check for secrets]";
+
+function redactShapes(text: string, secrets: readonly string[]): string {
   let result = text;
   for (const secret of secrets) {
     if (secret.length >= MIN_SECRET_CHARS && result.includes(secret))
       result = result.split(secret).join(MASK);
   }
-  result = result.replace(BEARER, `$1 ${MASK}`);
-  result = result.replace(TOKEN_SHAPE, MASK);
-  return result.replace(URL_PASSWORD, `$1$2:${MASK}@`);
+  if (mayHoldToken(result)) {
+    result = maskPrivateKeys(result);
+    result = result.replace(BEARER, `$1 ${MASK}`);
+    result = result.replace(TOKEN_SHAPE, MASK);
+    result = result.replace(AWS_SECRET, `$1${MASK}`);
+  }
+  return result.includes("://") ? result.replace(URL_PASSWORD, `://$1:${MASK}@`) : result;
+}
+
+function testOnce(pattern: RegExp, text: string): boolean {
+  pattern.lastIndex = 0;
+  const found = pattern.test(text);
+  pattern.lastIndex = 0;
+  return found;
+}
+
+/** Characters of token runs: letters, digits and `_-/+=` (base64 and URL-safe base64). */
+const TOKEN_CHAR = new Uint8Array(128);
+for (const char of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-/+=")
+  TOKEN_CHAR[char.charCodeAt(0)] = 1;
+/** The shortest run a token shape needs, `Bearer`/`Basic` aside (`eyJ` and 8, `AKIA` and 16, ...). */
+const TOKEN_RUN = 15;
+
+/**
+ * Whether a text may hold a token shape, a `Bearer`/`Basic` value or a PEM block, in one pass over its
+ * characters: a run of TOKEN_CHAR at least TOKEN_RUN long (every token shape has one; `-----BEGIN`
+ * is one too), or the word `Bearer` or `Basic`. Most prose has neither, and then none of the
+ * patterns needs to run: the check on every tool result stays cheap.
+ */
+function mayHoldToken(text: string): boolean {
+  let run = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 128 && TOKEN_CHAR[code] === 1) {
+      if (++run >= TOKEN_RUN) return true;
+      continue;
+    }
+    if ((run === 5 || run === 6) && isAuthScheme(text.slice(index - run, index))) return true;
+    if (run >= 10 && text.startsWith("-----BEGIN", index - run)) return true;
+    run = 0;
+  }
+  return false;
+}
+
+function isAuthScheme(word: string): boolean {
+  const lower = word.toLowerCase();
+  return lower === "bearer" || lower === "basic";
+}
+
+/**
+ * A PEM private key masked whole, header to footer: the base64 body has no shape of its own. A block
+ * with no footer is masked to the end of the text (a key cut short is still a key). Linear: one search
+ * for the footer from each header, and the search goes on after it.
+ */
+function maskPrivateKeys(text: string): string {
+  if (!text.includes("PRIVATE KEY-----")) return text;
+  let out = "";
+  let from = 0;
+  KEY_BEGIN.lastIndex = 0;
+  for (let begin = KEY_BEGIN.exec(text); begin; begin = KEY_BEGIN.exec(text)) {
+    const end = text.indexOf("-----END ", KEY_BEGIN.lastIndex);
+    out += `${text.slice(from, begin.index)}${MASK}`;
+    if (end < 0) return out;
+    KEY_END.lastIndex = end;
+    from = KEY_END.test(text) ? KEY_END.lastIndex : end;
+    KEY_BEGIN.lastIndex = from;
+  }
+  return out + text.slice(from);
 }
 
 /**

@@ -36,6 +36,8 @@ export interface FeatureContext {
   readonly closing: Promise<void> | undefined;
   /** The catalog cache: which servers not started yet declared a feature when their tools were listed. */
   readonly toolListCache: CatalogDeclarations;
+  /** The guardrails' checks of prompts (set by the bridge; absent: none). */
+  readonly promptGuard?: PromptGuard;
 }
 
 /** What the features ask the catalog cache. */
@@ -45,6 +47,14 @@ export interface CatalogDeclarations {
    * first use) and declared `capability` (`resources`, `prompts`) when its tools were listed.
    */
   declaresUnstarted(connection: ServerConnection, capability: string): boolean;
+}
+
+/** What the prompts feature asks of the guardrails (bridge/guardrails.ts). */
+export interface PromptGuard {
+  /** A server's prompt listing as it may be published: descriptions masked, prompts kept out. */
+  listing<T extends { readonly name: string }>(server: string, items: readonly T[]): readonly T[];
+  /** A prompt's messages as they may be shown; throws GUARDRAIL_BLOCKED when withheld. */
+  result<T>(server: string, prompt: string, args: Record<string, unknown>, result: T): Promise<T>;
 }
 
 /** Per-request options shared by resources, prompts and completions. */

@@ -54,6 +54,7 @@ export class PromptCatalog {
   readonly #raw = new Map<string, Map<string, Prompt>>();
   /** The listing the registry holds for each server (cached listings are replaced, never mutated). */
   readonly #registered = new Map<string, readonly Prompt[]>();
+  readonly #screenedListings = new WeakMap<readonly Prompt[], readonly Prompt[]>();
 
   constructor(context: FeatureContext, sessions: SessionClients) {
     this.#context = context;
@@ -97,7 +98,7 @@ export class PromptCatalog {
   /** Every connected server's prompts (all pages), or one server's (connecting it when idle). */
   async list(options: RequestOptions = {}): Promise<PromptEntry[]> {
     const listed = await this.#listing.byServer(options);
-    for (const part of listed) if (!part.failed) this.#register(part.connection.name, part.items);
+    for (const part of listed) if (!part.failed) this.#register(part.connection.name, this.#screened(part));
     const shown = new Set(listed.map((part) => part.connection.name));
     return this.#entries().filter((entry) => shown.has(entry.server));
   }
@@ -131,10 +132,12 @@ export class PromptCatalog {
       (client, requestOptions) =>
         client.getPrompt({ name: (entry as PromptEntry).prompt, arguments: stringArgs }, requestOptions),
     );
-    const messages = toPromptMessages(entry.server, entry.prompt, result, {
+    const guard = this.#context.promptGuard;
+    const checked = guard ? await guard.result(entry.server, entry.prompt, stringArgs, result) : result;
+    const messages = toPromptMessages(entry.server, entry.prompt, checked, {
       maxResultChars: options.maxResultChars ?? maxResultCharsOf(this.#context, connection),
     });
-    return keepUpstream(messages, result);
+    return keepUpstream(messages, checked);
   }
 
   /** The prompt under an exposed name or `server/prompt`, listing servers first when needed. */
@@ -183,6 +186,21 @@ export class PromptCatalog {
       icons: Array.isArray(raw.icons) ? raw.icons : undefined,
     }) as PromptEntry;
     return keepUpstream(entry, raw);
+  }
+
+  /** A listing as the guardrails let it be published (one answer per listing, kept while it is cached). */
+  #screened(part: {
+    readonly connection: { readonly name: string };
+    readonly items: readonly Prompt[];
+  }): readonly Prompt[] {
+    const guard = this.#context.promptGuard;
+    if (!guard) return part.items;
+    let screened = this.#screenedListings.get(part.items);
+    if (!screened) {
+      screened = guard.listing(part.connection.name, part.items);
+      this.#screenedListings.set(part.items, screened);
+    }
+    return screened;
   }
 
   /** Gives the server's listed prompts their exposed names (again only when the listing changed). */

@@ -2,6 +2,7 @@ import type { BridgeSettings, ServerDefinition } from "../../config/model.js";
 import type { ToolDefinition } from "../../registry/tool-definition.js";
 import type { ToolEntry } from "../api.js";
 import type { BridgeState } from "../bridge-state.js";
+import { screenDefinitions } from "../guard-definitions.js";
 import { declaresToolTasks } from "../tasks.js";
 import { toolEntry } from "../tool-entries.js";
 import { ServerRecord } from "./server-record.js";
@@ -90,7 +91,8 @@ export function publishTools(
   void checked.question?.then((accepted) => {
     if (accepted) publishTools(state, record);
   });
-  state.tools.publish(record.name, current.definition.tools, checked.admitted, toolTasks);
+  const screened = screenDefinitions(state, record.name, "tool", checked.admitted);
+  state.tools.publish(record.name, current.definition.tools, screened, toolTasks);
   if (options.quietIfSame && sameDefinitions(previous, state.tools.registry.forServer(record.name))) return;
   const after = toolEntries(state, record.name);
   for (const tool of after) before.delete(tool.name);
