@@ -64,6 +64,13 @@ export const ErrorCode = {
   CodeFailed: "CODE_FAILED",
   /** A part of mcp-bridge loaded on first use could not be loaded: the installation is incomplete or broken. */
   ModuleLoadFailed: "MODULE_LOAD_FAILED",
+  /** An MCP Registry could not be reached, answered something unusable, or has no such server. */
+  RegistryFailed: "REGISTRY_FAILED",
+  /**
+   * A server installed from a registry was refused: its package does not match the recorded integrity,
+   * it has a malware advisory, or the managed policy does not allow where it comes from.
+   */
+  PackageRefused: "PACKAGE_REFUSED",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -7,6 +7,7 @@ import {
   listDeclaration,
   pinsDeclaration,
   removeDeclaration,
+  searchDeclaration,
   trustDeclaration,
 } from "./config-commands.js";
 import {
@@ -35,6 +36,7 @@ export const DECLARED_COMMANDS: readonly CommandDeclaration[] = [
   listDeclaration,
   addDeclaration,
   removeDeclaration,
+  searchDeclaration,
   statusDeclaration,
   toolsDeclaration,
   callDeclaration,
