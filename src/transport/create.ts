@@ -1,12 +1,14 @@
 import type { AuthProvider, FetchLike, OAuthClientProvider, Transport } from "@modelcontextprotocol/client";
-import type { InProcessServerDefinition, ServerDefinition } from "../config/model.js";
+import type { InProcessServerDefinition, ServerDefinition, StdioServerDefinition } from "../config/model.js";
 import { notATransport } from "../errors/index.js";
 import { childEnvironment } from "./child-environment.js";
 import { LogLevelEnvelope } from "./log-level-envelope.js";
 import { type ExitInfo, type NoiseKind, ProcessTransport } from "./process-transport.js";
 import type * as RemoteTransports from "./remote-transports.js";
 import { sandboxedSpec } from "./sandbox/sandboxed-spawn.js";
+import type { SpawnSpec } from "./spawn-server.js";
 import type { TransportAttempt } from "./transport-kinds.js";
+import { verifiedNpmSpec } from "./verified-package.js";
 
 // Where they were first: the connection imports them from transport-kinds.ts, so that this file (and
 // every transport implementation behind it) loads only when a server is first connected.
@@ -105,13 +107,31 @@ function isTransport(value: unknown): value is Transport {
   );
 }
 
+/**
+ * What runs between the definition and the spawn: the verified local copy of a registry-installed npm
+ * package in place of its name (verified-package.ts), then the sandbox around the result.
+ */
+function wrapSpawnOf(
+  definition: StdioServerDefinition,
+  hostEnv: Readonly<Record<string, string | undefined>>,
+): ((spec: SpawnSpec) => Promise<SpawnSpec>) | undefined {
+  const { sandbox, name, origin } = definition;
+  const verify = origin?.package?.integrity !== undefined;
+  if (!sandbox && !verify) return undefined;
+  return async (spec) => {
+    const verified = verify && origin ? await verifiedNpmSpec(name, origin, spec, hostEnv) : spec;
+    return sandbox
+      ? sandboxedSpec(verified, { server: name, policy: sandbox, configured: definition.env, hostEnv })
+      : verified;
+  };
+}
+
 function createBareTransport(
   definition: Exclude<ServerDefinition, InProcessServerDefinition>,
   attempt: TransportAttempt,
   context: TransportContext,
 ): CreatedTransport {
   if (definition.transport === "stdio") {
-    const { sandbox, name } = definition;
     const hostEnv = context.hostEnv ?? process.env;
     const { env, withheld } = childEnvironment(definition.env, definition.inheritEnv, context.hostEnv);
     if (withheld.length > 0) context.onEnvironmentWithheld?.(withheld);
@@ -124,10 +144,7 @@ function createBareTransport(
       stringCapBytes: context.stringCapBytes,
       onStderrLine: context.onStderrLine,
       onNoise: context.onNoise,
-      wrapSpawn: sandbox
-        ? (spec) =>
-            sandboxedSpec(spec, { server: name, policy: sandbox, configured: definition.env, hostEnv })
-        : undefined,
+      wrapSpawn: wrapSpawnOf(definition, hostEnv),
     });
     return {
       transport,
