@@ -124,4 +124,26 @@ describe("an npm server from the registry, pinned and verified", () => {
     expect(npm.tarballRequests.length).toBe(requests + 1);
     expect(createHash("sha512").update(readFileSync(cached)).digest("base64")).toBe(integrity.slice(7));
   }, 120_000);
+
+  it("update shows the newer version with its changed variables, then rewrites the entry pinned anew", async () => {
+    const newer = npm.publish(PACKAGE, "1.1.0", packFixtureServer(PACKAGE, "1.1.0", "newer"));
+    registry.publish(
+      entry("1.1.0", {
+        environmentVariables: [{ name: "ECHO_PREFIX", description: "Prefix of each echo", default: ">" }],
+      }),
+    );
+    const shown = await runCliInProcess(["update", "-c", config, "--dry-run", "--json"], { cwd: home, env });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout).updates).toEqual([
+      { name: "echo", from: "1.0.0", to: "1.1.0", changes: ["+ variable ECHO_PREFIX (optional)"] },
+    ]);
+    expect(servers().echo?.args).toContain(`${PACKAGE}@1.0.0`);
+    const updated = await runCliInProcess(["update", "echo", "-c", config, "--yes"], { cwd: home, env });
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(servers().echo?.args).toEqual(["-y", `--registry=${npm.base}`, `${PACKAGE}@1.1.0`]);
+    expect(servers().echo?.origin.package.integrity).toBe(newer.integrity);
+    expect((await call()).code).toBe(0);
+    const again = await runCliInProcess(["update", "-c", config, "--yes"], { cwd: home, env });
+    expect(again.stderr).toContain("at its latest version");
+  }, 120_000);
 });

@@ -10,7 +10,7 @@ import { daemonCommand } from "./commands/daemon-command.js";
 import { listCommand } from "./commands/list-command.js";
 import { pinsCommand } from "./commands/pins-command.js";
 import { promptCommand, promptsCommand } from "./commands/prompts-command.js";
-import { searchCommand } from "./commands/registry-commands.js";
+import { searchCommand, updateCommand } from "./commands/registry-commands.js";
 import { readCommand, resourcesCommand } from "./commands/resources-command.js";
 import { serveCommand } from "./commands/serve-command.js";
 import { statusCommand } from "./commands/status-command.js";
@@ -25,6 +25,7 @@ const BASE_COMMANDS: readonly CommandSpec[] = [
   addCommand,
   removeCommand,
   searchCommand,
+  updateCommand,
   statusCommand,
   toolsCommand,
   callCommand,

@@ -1,11 +1,12 @@
 import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
-import { searchDeclaration } from "../declarations/config-commands.js";
+import { searchDeclaration, updateDeclaration } from "../declarations/config-commands.js";
 import { registriesOf, targetSettings } from "../mcp-registry/registry-add.js";
 import { type FoundEntry, searchRegistries } from "../mcp-registry/registry-api.js";
+import { runUpdate } from "../mcp-registry/registry-update.js";
 import { writeJson } from "../output.js";
 import { terminalText } from "../terminal.js";
-import { addTarget } from "./add-remove-command.js";
+import { addTarget, writeServer } from "./add-remove-command.js";
 
 /** `mcp-bridge search QUERY`: the registry's servers whose name holds QUERY, latest versions. */
 
@@ -50,3 +51,8 @@ async function runSearch(context: CommandContext): Promise<number> {
 }
 
 export const searchCommand = defineCommand({ ...searchDeclaration, run: runSearch });
+
+export const updateCommand = defineCommand({
+  ...updateDeclaration,
+  run: (context) => runUpdate(context, writeServer, addTarget(context).file),
+});

@@ -91,6 +91,17 @@ export const addDeclaration = declareCommand({
   ],
 });
 
+export const updateDeclaration = declareCommand({
+  name: "update",
+  summary: "move servers installed from a registry to its latest version, after showing what changes",
+  flags: {
+    yes: { type: "boolean", short: "y", description: "update without asking" },
+    "dry-run": { type: "boolean", description: "show the updates and their changes, write nothing" },
+  },
+  positionals: { usage: "[NAME]", min: 0, max: 1 },
+  examples: ["update", "update filesystem --dry-run", "update --yes"],
+});
+
 export const searchDeclaration = declareCommand({
   name: "search",
   summary: "find servers in the MCP Registry (name, version, description, how it runs)",

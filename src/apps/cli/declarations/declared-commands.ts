@@ -9,6 +9,7 @@ import {
   removeDeclaration,
   searchDeclaration,
   trustDeclaration,
+  updateDeclaration,
 } from "./config-commands.js";
 import {
   attachDeclaration,
@@ -37,6 +38,7 @@ export const DECLARED_COMMANDS: readonly CommandDeclaration[] = [
   addDeclaration,
   removeDeclaration,
   searchDeclaration,
+  updateDeclaration,
   statusDeclaration,
   toolsDeclaration,
   callDeclaration,
