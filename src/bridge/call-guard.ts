@@ -21,12 +21,8 @@ import type { ToolResult } from "../results/tool-result.js";
 import { isSecretName } from "../util/redact.js";
 import { errorText } from "../util/text-of.js";
 import { upstreamOf } from "../util/upstream.js";
-<<<<<<< HEAD
 import type { ApprovalAnswer, ApprovalClient, ApproveCall } from "./api.js";
 import { askApproval } from "./approvals/ask-approval.js";
-=======
-import type { ApproveCall, CallApprovalRequest } from "./api.js";
->>>>>>> h-guard
 import type { BridgeState } from "./bridge-state.js";
 
 /**
@@ -179,45 +175,16 @@ async function refusalOf(
   if (decision.action === "limited")
     return { error: policyLimited({ server, tool, rule, perMinute: verdict.perMinute ?? 0 }) };
   const question = { server, tool, name, arguments: args, caller, reason: verdict.reason };
-<<<<<<< HEAD
   const answer = await askApproval(state, question, request);
   if (answer.approved) return { answer };
   if (answer.channel === "none") return { error: policyAskUnanswerable({ server, tool, rule }), answer };
   if (answer.channel === "timeout") return { error: policyAskTimedOut({ server, tool, rule }), answer };
   return { error: policyDeclined({ server, tool, rule }), answer };
-=======
-  const approved = await askApproval(state, approve, question);
-  if (approved === undefined) return { error: policyAskUnanswerable({ server, tool, rule }) };
-  return approved ? {} : { error: policyDeclined({ server, tool, rule }) };
-}
-
-/**
- * The one approval entry for every `ask` (the policy's and the guardrails'): the call's approver, else
- * the bridge's. Undefined when nobody can be asked; false when the answer is no or the approver threw.
- */
-export async function askApproval(
-  state: BridgeState,
-  approve: ApproveCall | undefined,
-  question: CallApprovalRequest,
-): Promise<boolean | undefined> {
-  const approver = approve ?? state.options.approveCall;
-  if (!approver) return undefined;
-  try {
-    return (await approver(question)) === true;
-  } catch (problem) {
-    state.logger.warn("A call approval callback threw; the call is denied", {
-      server: question.server,
-      tool: question.tool,
-      error: errorText(problem),
-    });
-    return false;
-  }
 }
 
 /** One record (a guardrail decision) to the config's audit log and telemetry, as the policy's go. */
 export function auditRecord(state: BridgeState, record: Record<string, unknown>): void {
   write(state, guardOf(state), { time: new Date().toISOString(), ...record });
->>>>>>> h-guard
 }
 
 function ruleOf(verdict: PolicyVerdict): PolicyRuleRef {

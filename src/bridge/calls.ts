@@ -128,7 +128,7 @@ async function callServerTool(
     tool: definition.tool,
     name: definition.name,
     caller: request.caller ?? "",
-    approveCall: request.approveCall,
+    route: { approveCall: request.approveCall, approvalClient: request.approvalClient, signal: request.signal },
   };
   const screened = await screenArguments(state, target, args);
   if (screened.denied) return screened.denied;

@@ -13,9 +13,10 @@ import { GuardrailRules } from "../policy/guardrail-rules.js";
 import { errorToolResult } from "../results/convert.js";
 import type { ToolResult } from "../results/tool-result.js";
 import { errorText } from "../util/text-of.js";
-import type { ApproveCall } from "./api.js";
+import type { ApprovalRoute } from "./approvals/ask-approval.js";
 import type { BridgeState } from "./bridge-state.js";
-import { askApproval, auditRecord } from "./call-guard.js";
+import { askApproval } from "./approvals/ask-approval.js";
+import { auditRecord } from "./call-guard.js";
 import type { PromptGuard } from "./features/feature-context.js";
 import { screenDefinitions } from "./guard-definitions.js";
 import { askHook } from "./guard-hook.js";
@@ -58,7 +59,8 @@ export interface ScreenTarget {
   readonly tool: string;
   readonly name: string;
   readonly caller: string;
-  readonly approveCall: ApproveCall | undefined;
+  /** How a person can be asked for an `ask` (the call's approver, its client, its signal). */
+  readonly route: ApprovalRoute;
   /** What `tool` names: a tool (default) or a prompt (no hook: the hook sees tool calls). */
   readonly kind?: "tool" | "prompt";
 }
@@ -165,8 +167,8 @@ async function decide(
     caller: target.caller,
     reason,
   };
-  const approved = await askApproval(state, target.approveCall, question);
-  return approved === undefined ? "unanswerable" : approved ? "approved" : "declined";
+  const answer = await askApproval(state, question, target.route);
+  return answer.approved ? "approved" : answer.channel === "none" ? "unanswerable" : "declined";
 }
 
 function refusal(
@@ -284,7 +286,7 @@ export function promptGuard(state: BridgeState): PromptGuard {
         tool: prompt,
         name: prompt,
         caller: "",
-        approveCall: undefined,
+        route: {},
         kind: "prompt" as const,
       };
       const screened = await screen(state, rules, target, "result", result, args);

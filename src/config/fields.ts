@@ -10,6 +10,7 @@ import {
   notNegotiation,
   notOverflowMode,
   notPositiveInteger,
+  notRegistryList,
   zeroTimeout,
 } from "../errors/value-errors.js";
 import { parseDuration } from "../util/duration.js";
@@ -119,6 +120,20 @@ export const READERS = {
     },
     schema: () => z.enum(["warn", "block", "ask"]),
   } satisfies Reader<DriftAction>,
+  /** MCP Registry addresses, asked in order (`registry`). */
+  registries: {
+    read: (value: unknown): string[] => {
+      const list = typeof value === "string" ? [value] : value;
+      if (
+        Array.isArray(list) &&
+        list.length > 0 &&
+        list.every((item) => typeof item === "string" && /^https?:\/\/\S+$/.test(item) && URL.canParse(item))
+      )
+        return list as string[];
+      throw notRegistryList();
+    },
+    schema: () => z.union([z.string(), z.array(z.string())]),
+  } satisfies Reader<string[]>,
   imports: {
     read: (value: unknown): ImportSourceName[] => {
       if (Array.isArray(value) && value.every((item) => IMPORT_SOURCES.includes(item as ImportSourceName)))
@@ -399,6 +414,20 @@ export const SETTINGS_FIELDS = {
     kind: "boolean",
     default: "false",
     doc: "watch the file and `reload()` on change",
+  }),
+  registry: field({
+    name: "registry",
+    aliases: ["registries"],
+    kind: "registries",
+    default: "the official MCP Registry",
+    doc: "the MCP Registry (an address, or a list asked in order) that `search`, `add NAME` and `update` use (docs/registry.md)",
+  }),
+  advisories: field({
+    name: "advisories",
+    aliases: [],
+    kind: "folder",
+    default: "none",
+    doc: "an OSV advisory file or folder (relative to the config file's folder): a package with a malware advisory is refused at add and before every start",
   }),
   imports: field({
     name: "imports",

@@ -162,6 +162,23 @@ interface ServerDefinitionBase {
   readonly roots?: readonly string[];
   /** Whether this server may sample and with what cap; undefined means not allowed. */
   readonly sampling?: SamplingPolicy;
+  /** Where the server was installed from (`mcp-bridge add REGISTRY-NAME`); undefined for one written by hand. */
+  readonly origin?: ServerOrigin;
+}
+
+/** The registry entry an installed server came from, and its package pinned (see docs/registry.md). */
+export interface ServerOrigin {
+  readonly registry: string;
+  readonly name: string;
+  readonly version: string;
+  readonly package?: {
+    readonly type: string;
+    readonly identifier: string;
+    readonly version: string;
+    readonly registryBaseUrl?: string;
+    readonly integrity?: string;
+    readonly tarball?: string;
+  };
 }
 
 /**
@@ -281,6 +298,10 @@ export interface BridgeSettings {
   readonly autoReload: boolean;
   /** Other hosts' config files to import servers from (opt-in). */
   readonly imports: readonly ImportSourceName[];
+  /** MCP Registry addresses for `search`, `add NAME` and `update`, asked in order; undefined: the official one. */
+  readonly registries?: readonly string[];
+  /** An OSV advisory file or folder; a package with a malware (MAL-) advisory is refused. */
+  readonly advisories?: string;
   /**
    * Roots shown to every server without its own; undefined means none (an empty `roots/list`), so a
    * server that replaces its own folders with the client's roots (server-filesystem) keeps its `args`.
@@ -300,13 +321,10 @@ export interface BridgeSettings {
   readonly policy?: PolicySettings;
   /** The audit log; undefined: none. */
   readonly audit?: AuditSettings;
-<<<<<<< HEAD
   /** Where a policy `ask` goes besides the caller's client (local page, webhook); undefined: nowhere. */
   readonly approvals?: ApprovalSettings;
-=======
   /** Checks on arguments, results, descriptions and prompts; undefined: none. */
   readonly guardrails?: GuardrailSettings;
->>>>>>> h-guard
 }
 
 /**

@@ -24,6 +24,7 @@ import {
   type ConfigWarning,
   type EnvValue,
   type ServerDefinition,
+  type ServerOrigin,
   type TransportKind,
   VALUES_FROM_ENV,
 } from "./model.js";
@@ -32,6 +33,7 @@ import { normalizeOAuth } from "./oauth-settings.js";
 import { EntryProblem } from "./problem.js";
 import { readRestart } from "./restart-entry.js";
 import { normalizeSandbox } from "./sandbox-settings.js";
+import { originSchema } from "./structured.js";
 
 const TRANSPORT_ALIASES: Record<string, TransportKind> = {
   stdio: "stdio",
@@ -139,6 +141,7 @@ export function normalizeEntry(
     callTimeoutMs: reader.field(f.callTimeout) ?? settings.callTimeoutMs,
     tools: readToolFilter(raw),
     tags: readTags(raw.tags),
+    origin: readOrigin(raw.origin),
     lazy: reader.field(f.lazy),
     retryCrashedCalls: reader.field(f.retryCrashedCalls),
     restart: readRestart(raw.restart),
@@ -341,6 +344,21 @@ function readHeaders(reader: EntryReader): Record<string, string> {
 }
 
 /** `tags`: free labels, each a non-empty string; repeats dropped; undefined when none (absent in output). */
+/** `origin` as `add` wrote it; anything else is refused, since the checks before each start rely on it. */
+function readOrigin(value: unknown): ServerOrigin | undefined {
+  if (value === undefined) return undefined;
+  const result = originSchema().safeParse(value);
+  if (!result.success)
+    throw new EntryProblem(
+      "origin",
+      entryProblem.valueRejected(
+        "origin",
+        `is not an origin written by \`mcp-bridge add\` (${result.error.issues[0]?.path.join(".")})`,
+      ),
+    );
+  return result.data as ServerOrigin;
+}
+
 function readTags(value: unknown): string[] | undefined {
   if (value === undefined) return undefined;
   if (!Array.isArray(value) || !value.every((item) => typeof item === "string" && item !== "")) {

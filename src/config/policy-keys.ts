@@ -1,20 +1,13 @@
 import { dirname } from "node:path";
-<<<<<<< HEAD
 import { approvalsSchema, readApprovalSetting } from "./approval-settings.js";
-=======
 import * as z from "zod";
->>>>>>> h-guard
 import type { Raw } from "./fields.js";
 import { guardrailsSchema, readGuardrailSetting } from "./guardrail-settings.js";
 import type { BridgeSettings } from "./model.js";
 import { auditSchema, policySchema, readAuditSetting, readPolicySetting } from "./policy-settings.js";
 import type { StructuredKey } from "./structured.js";
 
-<<<<<<< HEAD
-/** The trust settings `policy`, `audit` and `approvals`, as listed in the schema and docs/config.md. */
-=======
-/** The trust settings `policy`, `audit` and `guardrails`, as listed in the schema and docs/config.md. */
->>>>>>> h-guard
+/** The trust settings `policy`, `audit`, `approvals` and `guardrails`, as listed in the schema and docs/config.md. */
 export const TRUST_SETTINGS = {
   policy: {
     keys: ["policy"],
@@ -26,17 +19,15 @@ export const TRUST_SETTINGS = {
     schema: auditSchema,
     doc: "`{ file, full, maxBytes }`: a hash-chained JSONL record of every call and policy decision, arguments and results as SHA-256 digests unless `full` (see docs/security.md#audit-log); check it with `mcp-bridge audit verify`",
   },
-<<<<<<< HEAD
   approvals: {
     keys: ["approvals"],
     schema: approvalsSchema,
     doc: "`{ timeout, client, page, port, webhook: { url, secret, callbackUrl } }`: where a policy `ask` goes when the caller's client cannot be asked (an elicitation): a local page on 127.0.0.1 and/or a webhook answered on an HMAC-signed callback; no answer within `timeout` (default 2m) denies (see docs/security.md#approvals)",
-=======
+  },
   guardrails: {
     keys: ["guardrails"],
     schema: () => z.union([z.boolean(), guardrailsSchema()]),
     doc: "`true` or `{ secrets, hiddenText, instructions, rules, hook }`: checks on call arguments, results, tool descriptions and prompts, each `allow`, `mask`, `block` or `ask`, per server and tool, and an external check hook (see docs/security.md#guardrails); off when unset; a setting that cannot be read refuses every call",
->>>>>>> h-guard
   },
 } satisfies Record<string, StructuredKey>;
 

@@ -26,6 +26,8 @@ const TARGETS = {
   callTimeout: "callTimeoutMs",
   healthCheckInterval: "healthCheckIntervalMs",
   imports: "imports",
+  registry: "registries",
+  advisories: "advisories",
   resourceTools: "resourceTools",
   catalogCache: "catalogCache",
   onDrift: "onDrift",
@@ -63,6 +65,8 @@ export function normalizeSettings(
       });
     }
   }
+  if (settings.advisories !== undefined && file)
+    settings.advisories = resolve(dirname(file), settings.advisories);
   if (settings.resultOverflowDir !== undefined && file)
     settings.resultOverflowDir = resolve(dirname(file), settings.resultOverflowDir);
   const features = parseClientFeatures(

@@ -186,8 +186,35 @@ export const STRUCTURED = {
     doc: "free labels for this server (a list of strings); `--tag` selects the servers with any of the given labels in `tools`, `status` and `serve`",
   },
   oauth: { keys: ["oauth"], schema: () => oauthSchema(), doc: "OAuth client settings (see OAuth below)" },
+  origin: {
+    keys: ["origin"],
+    schema: () => originSchema(),
+    doc: "written by `mcp-bridge add REGISTRY-NAME`: the registry, name and exact version the server came from, and its package pinned with its integrity, checked before every start (docs/registry.md)",
+  },
   ...CLIENT_FEATURES,
 } as const satisfies Record<string, StructuredKey>;
+
+/** An installed server's origin: what `add` recorded, what every start and the managed policy check. */
+export function originSchema() {
+  return z.object({
+    registry: z.string(),
+    name: z.string(),
+    version: z.string(),
+    package: z
+      .object({
+        type: z.string(),
+        identifier: z.string(),
+        version: z.string(),
+        registryBaseUrl: z.string().optional(),
+        integrity: z
+          .string()
+          .regex(/^sha512-[A-Za-z0-9+/]{86}==$/)
+          .optional(),
+        tarball: z.string().optional(),
+      })
+      .optional(),
+  });
+}
 
 function oauthSchema(): z.ZodType {
   return z.object({

@@ -70,6 +70,13 @@ export const ErrorCode = {
   SecretNotFound: "SECRET_NOT_FOUND",
   /** The secret store could not be used: no OS credential store, a wrong passphrase, a tampered file. */
   SecretStoreFailed: "SECRET_STORE_FAILED",
+  /** An MCP Registry could not be reached, answered something unusable, or has no such server. */
+  RegistryFailed: "REGISTRY_FAILED",
+  /**
+   * A server installed from a registry was refused: its package does not match the recorded integrity,
+   * it has a malware advisory, or the managed policy does not allow where it comes from.
+   */
+  PackageRefused: "PACKAGE_REFUSED",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -26,6 +26,7 @@ export * from "./guardrail-errors.js";
 export * from "./module-errors.js";
 export * from "./pins-errors.js";
 export * from "./policy-errors.js";
+export * from "./registry-errors.js";
 export * from "./request-errors.js";
 export * from "./rest-errors.js";
 export * from "./sampling-errors.js";

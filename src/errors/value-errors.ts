@@ -18,6 +18,7 @@ export const notFolderPath = () => rejected("must be a folder path");
 export const notDriftAction = () => rejected('must be "warn", "block" or "ask"');
 export const notImportList = (sources: readonly string[]) =>
   rejected(`must be a list of ${sources.join(", ")}`);
+export const notRegistryList = () => rejected("must be an http(s) registry address or a list of them");
 export const negativeDuration = (value: number) => rejected(`must be a non-negative duration, got ${value}`);
 export const durationNotText = (value: unknown) =>
   rejected(`must be a duration such as "30s", got ${typeof value}`);

@@ -9,6 +9,7 @@ import { findPrlimit, limitedSpec } from "./sandbox/resource-limits.js";
 import { sandboxedSpec } from "./sandbox/sandboxed-spawn.js";
 import type { SpawnSpec } from "./spawn-server.js";
 import type { TransportAttempt } from "./transport-kinds.js";
+import { verifiedNpmSpec } from "./verified-package.js";
 
 // Where they were first: the connection imports them from transport-kinds.ts, so that this file (and
 // every transport implementation behind it) loads only when a server is first connected.
@@ -154,19 +155,24 @@ function createBareTransport(
 }
 
 /**
- * What rewrites a stdio server's spawn: its sandbox (with its limits inside), else its limits alone.
- * The kernel never applies RLIMIT_NPROC to root's processes, even in a user namespace: said, not hidden.
+ * What rewrites a stdio server's spawn: the verified local copy of a registry-installed npm package in
+ * place of its name (verified-package.ts), then its sandbox (with its limits inside), else its limits
+ * alone. The kernel never applies RLIMIT_NPROC to root's processes, even in a user namespace: said, not
+ * hidden.
  */
 function wrapSpawnOf(
   definition: StdioServerDefinition,
   hostEnv: Readonly<Record<string, string | undefined>>,
   context: TransportContext,
 ): ((spec: SpawnSpec) => Promise<SpawnSpec>) | undefined {
-  const { sandbox, limits, name: server } = definition;
+  const { sandbox, limits, name: server, origin } = definition;
   if (limits?.pids !== undefined && process.getuid?.() === 0) context.onLimitNotEnforced?.("pids", "root");
-  if (sandbox)
-    return (spec) =>
-      sandboxedSpec(spec, { server, policy: sandbox, configured: definition.env, hostEnv, limits });
-  if (!limits) return undefined;
-  return async (spec) => limitedSpec(spec, findPrlimit(server, hostEnv.PATH), limits);
+  const verify = origin?.package?.integrity !== undefined;
+  if (!sandbox && !limits && !verify) return undefined;
+  return async (spec) => {
+    const verified = verify && origin ? await verifiedNpmSpec(server, origin, spec, hostEnv) : spec;
+    if (sandbox)
+      return sandboxedSpec(verified, { server, policy: sandbox, configured: definition.env, hostEnv, limits });
+    return limits ? limitedSpec(verified, findPrlimit(server, hostEnv.PATH), limits) : verified;
+  };
 }

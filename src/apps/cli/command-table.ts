@@ -10,6 +10,7 @@ import { daemonCommand } from "./commands/daemon-command.js";
 import { listCommand } from "./commands/list-command.js";
 import { pinsCommand } from "./commands/pins-command.js";
 import { promptCommand, promptsCommand } from "./commands/prompts-command.js";
+import { searchCommand, updateCommand } from "./commands/registry-commands.js";
 import { readCommand, resourcesCommand } from "./commands/resources-command.js";
 import { secretsCommand } from "./commands/secrets-command.js";
 import { serveCommand } from "./commands/serve-command.js";
@@ -24,6 +25,8 @@ const BASE_COMMANDS: readonly CommandSpec[] = [
   listCommand,
   addCommand,
   removeCommand,
+  searchCommand,
+  updateCommand,
   statusCommand,
   toolsCommand,
   callCommand,

@@ -4,7 +4,7 @@ import { dirname, join, resolve } from "node:path";
 import { addServer, editFormatOf, notEditable, removeServer } from "../../../config/edit.js";
 import { loadConfig } from "../../../config/load.js";
 import { configSearchPaths } from "../../../config/search-paths.js";
-import { dialectOf, serverEntry } from "../../../config/server-entry.js";
+import { dialectOf, type ServerSpec, serverEntry } from "../../../config/server-entry.js";
 import { noConfigFileFor, serverNotInConfig } from "../../../errors/cli-errors.js";
 import { withFileLock } from "../../../util/file-lock.js";
 import { replaceFileAtomic, writeFileExclusive } from "../../../util/private-path.js";
@@ -14,6 +14,7 @@ import { type AddOptions, addedServer } from "../add-arguments.js";
 import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
 import { addDeclaration, removeDeclaration } from "../declarations/config-commands.js";
+import { addFromRegistry } from "../mcp-registry/registry-add.js";
 import { writeJson } from "../output.js";
 import { specWithKeyring } from "../secret-offer.js";
 import { terminalText } from "../terminal.js";
@@ -99,7 +100,7 @@ async function checkedWrite(
 /** A value never printed: only the keys of env and header tables are shown. */
 const MASKED_TABLES = ["env", "headers", "http_headers"];
 
-function shownEntry(entry: Record<string, unknown>): Record<string, unknown> {
+export function shownEntry(entry: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(entry).map(([key, value]) => {
       if (MASKED_TABLES.includes(key) && value && typeof value === "object")
@@ -110,9 +111,44 @@ function shownEntry(entry: Record<string, unknown>): Record<string, unknown> {
   );
 }
 
+/**
+ * Writes server `name` as `spec` (plus `extra` keys such as `origin`) into the target config, in the
+ * file's dialect, under its lock and checked by loading the result. Shared by `add` and its registry form.
+ */
+export async function writeServer(
+  context: CommandContext,
+  name: string,
+  spec: ServerSpec,
+  options: { force?: boolean; extra?: Record<string, unknown> },
+): Promise<{ file: string; exists: boolean; entry: Record<string, unknown> }> {
+  const { file } = targetFile(context, true);
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  return underConfigLock(file, async () => {
+    const exists = existsSync(file);
+    const text = exists ? readFileSync(file, "utf8") : "";
+    const format = editFormatOf(file);
+    const { entry, unwritableHeader } = serverEntry(spec, dialectOf(text, format));
+    if (unwritableHeader !== undefined) throw addCodexMixedHeader({ file, header: unwritableHeader });
+    Object.assign(entry, options.extra);
+    const before = exists ? await serverNames(file, context) : [];
+    if (before.includes(name) && !options.force) throw addServerExists({ name, file });
+    const base = before.includes(name) ? (removeServer(text, format, name) ?? text) : text;
+    await checkedWrite(context, file, addServer(base, format, name, entry), [...new Set([...before, name])]);
+    return { file, exists, entry };
+  });
+}
+
+/** The config file `add` would write to, and whether it exists. */
+export function addTarget(context: CommandContext): { file: string; exists: boolean } {
+  return targetFile(context, true);
+}
+
 async function runAdd(context: CommandContext): Promise<number> {
   const [name, ...rest] = context.positionals;
   const options = context.options as AddOptions & { force?: boolean; keyring?: boolean };
+  // A registry name (`io.github.owner/server[@version]`) installs from the MCP Registry.
+  if (name?.includes("/"))
+    return addFromRegistry(context, name, rest, writeServer, targetFile(context, true).file);
   if (!name || !/^[A-Za-z0-9_.-]{1,64}$/.test(name)) throw addNameInvalid();
   // Before `--`, the positionals after NAME; `terminatorAt` counts NAME too.
   const terminatorAt = context.terminatorAt === undefined ? undefined : context.terminatorAt - 1;
@@ -125,20 +161,7 @@ async function runAdd(context: CommandContext): Promise<number> {
     addedServer(rest, terminatorAt, options),
     options.keyring,
   );
-  const { file } = targetFile(context, true);
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const { exists, entry } = await underConfigLock(file, async () => {
-    const exists = existsSync(file);
-    const text = exists ? readFileSync(file, "utf8") : "";
-    const format = editFormatOf(file);
-    const { entry, unwritableHeader } = serverEntry(spec, dialectOf(text, format));
-    if (unwritableHeader !== undefined) throw addCodexMixedHeader({ file, header: unwritableHeader });
-    const before = exists ? await serverNames(file, context) : [];
-    if (before.includes(name) && !options.force) throw addServerExists({ name, file });
-    const base = before.includes(name) ? (removeServer(text, format, name) ?? text) : text;
-    await checkedWrite(context, file, addServer(base, format, name, entry), [...new Set([...before, name])]);
-    return { exists, entry };
-  });
+  const { file, exists, entry } = await writeServer(context, name, spec, options);
   // The URL's password and secret-looking query values are written to the file but never printed.
   const target = spec.transport === "stdio" ? [spec.command, ...spec.args].join(" ") : redactUrl(spec.url);
   if (context.global.json) writeJson(context.io, { file, created: !exists, name, server: shownEntry(entry) });

@@ -55,8 +55,36 @@ export const addDeclaration = declareCommand({
       description:
         "store secret --env/--header values in the OS keychain (see secrets) and write ${keyring:SERVER.KEY} instead (a terminal is asked)",
     },
+    registry: {
+      type: "string",
+      multiple: true,
+      value: "URL",
+      description:
+        "with a registry NAME: the MCP Registry to ask (repeatable, asked in order; default: the `registry` setting, else the official one)",
+    },
+    remote: { type: "boolean", description: "with a registry NAME: use its remote endpoint, not a package" },
+    var: {
+      type: "string",
+      multiple: true,
+      value: "KEY=VALUE",
+      description: "with a registry NAME: a value the entry asks for (a variable, header or argument)",
+    },
+    as: {
+      type: "string",
+      value: "NAME",
+      description: "with a registry NAME: the server's name in the config",
+    },
+    yes: { type: "boolean", short: "y", description: "with a registry NAME: write without asking" },
+    "dry-run": {
+      type: "boolean",
+      description: "with a registry NAME: show what would be written, write nothing",
+    },
   },
-  positionals: { usage: "NAME [URL | -- COMMAND ARGS...]", min: 1, max: Number.POSITIVE_INFINITY },
+  positionals: {
+    usage: "NAME [URL | -- COMMAND ARGS...] | REGISTRY-NAME[@VERSION]",
+    min: 1,
+    max: Number.POSITIVE_INFINITY,
+  },
   description:
     "Writes to --config, else the first config file of the search order, else creates ~/.config/mcp-bridge/mcp.json, in the form of the host that owns the file (Codex's config.toml: http_headers, env_http_headers and bearer_token_env_var, no type). The result is loaded before the file is replaced; values of --env and --header are written but never printed. Put a secret in the file as ${VAR}, in single quotes so the shell leaves it alone: it is read from the environment when the server starts. A pasted secret (a secret-named env variable, a token-shaped value, a header other than Accept, Content-Type, ...) can go to the OS keychain instead: a terminal is asked, --keyring stores without asking, and the file gets ${keyring:SERVER.KEY}.",
   examples: [
@@ -64,7 +92,36 @@ export const addDeclaration = declareCommand({
     "add --transport http docs https://example.com/mcp --header 'Authorization: Bearer ${TOKEN}'",
     "add docs --url https://example.com/mcp",
     "add files -e ROOT=/tmp -- npx -y @modelcontextprotocol/server-filesystem /tmp",
+    "add io.github.modelcontextprotocol/filesystem@1.0.2 --var target_dir=/tmp",
   ],
+});
+
+export const updateDeclaration = declareCommand({
+  name: "update",
+  summary: "move servers installed from a registry to its latest version, after showing what changes",
+  flags: {
+    yes: { type: "boolean", short: "y", description: "update without asking" },
+    "dry-run": { type: "boolean", description: "show the updates and their changes, write nothing" },
+  },
+  positionals: { usage: "[NAME]", min: 0, max: 1 },
+  examples: ["update", "update filesystem --dry-run", "update --yes"],
+});
+
+export const searchDeclaration = declareCommand({
+  name: "search",
+  summary: "find servers in the MCP Registry (name, version, description, how it runs)",
+  flags: {
+    registry: {
+      type: "string",
+      multiple: true,
+      value: "URL",
+      description:
+        "the MCP Registry to ask (repeatable; default: the `registry` setting, else the official one)",
+    },
+    limit: { type: "int", value: "N", description: "at most N servers (default 20)" },
+  },
+  positionals: { usage: "QUERY", min: 1, max: 1 },
+  examples: ["search filesystem", "search github --json"],
 });
 
 export const removeDeclaration = declareCommand({

@@ -8,7 +8,9 @@ import {
   pinsDeclaration,
   removeDeclaration,
   secretsDeclaration,
+  searchDeclaration,
   trustDeclaration,
+  updateDeclaration,
 } from "./config-commands.js";
 import {
   attachDeclaration,
@@ -36,6 +38,8 @@ export const DECLARED_COMMANDS: readonly CommandDeclaration[] = [
   listDeclaration,
   addDeclaration,
   removeDeclaration,
+  searchDeclaration,
+  updateDeclaration,
   statusDeclaration,
   toolsDeclaration,
   callDeclaration,
