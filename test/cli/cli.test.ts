@@ -69,8 +69,11 @@ describe("mcp-bridge CLI (in this process; the built CLI as a child where the pr
     expect(doc.servers[0]?.serverInfo).toEqual({ name: "normal", version: "1.0.0" });
     expect(doc.servers[1]?.serverInfo).toBeNull();
     expect(doc.servers[1]).toMatchObject({ state: "failed", error: { code: "SERVER_START_FAILED" } });
+    expect(doc.servers[0]?.activity).toBe("running");
+    expect(doc.servers[2]).toMatchObject({ state: "disabled", activity: null });
     expect(Object.keys(doc.servers[0] ?? {}).sort()).toEqual(
       [
+        "activity",
         "error",
         "name",
         "protocolVersion",
