@@ -22,8 +22,8 @@ interface Session<I extends SessionInstance> {
   readonly instance: I;
   /** The identity (credential) that opened it: a session id is never usable with another credential. */
   readonly identity: string;
-  /** Ends the session when no request has come for the idle time; reset by every request. */
-  idle?: NodeJS.Timeout;
+  /** When its last request came (Date.now()): the sweep ends it once that is the idle time ago. */
+  lastSeen: number;
   /** POSTs being answered: the session is not idle while one runs. */
   active: number;
 }
@@ -64,6 +64,8 @@ export class LegacySessions<I extends SessionInstance = SessionInstance> {
   readonly #sessions = new Map<string, Session<I>>();
   readonly #maxSessions: number;
   readonly #idleMs: number;
+  /** Ends idle sessions: one timer for all of them (see #sweep). */
+  readonly #sweeper: NodeJS.Timeout | undefined;
 
   /**
    * At most `maxSessions` open at once; a session without a request for `idleMs` (0: never) is closed,
@@ -77,6 +79,14 @@ export class LegacySessions<I extends SessionInstance = SessionInstance> {
   constructor(maxSessions: number, idleMs: number, observer?: SessionObserver) {
     this.#maxSessions = maxSessions;
     this.#idleMs = idleMs;
+    // setTimeout fires at once for a delay past 2^31-1 ms: a longer idle time is as good as never.
+    if (idleMs > 0 && idleMs <= MAX_TIMER_MS) {
+      // Made here, at the gateway's start, not inside a request: a timer keeps the async context it
+      // was made in (the request's response among it), which a timer per session kept alive for as
+      // long as the session was idle.
+      this.#sweeper = setInterval(() => this.#sweep(), Math.min(Math.max(idleMs / 4, 25), 60_000));
+      this.#sweeper.unref();
+    }
     this.#observer = observer;
   }
 
@@ -182,7 +192,7 @@ export class LegacySessions<I extends SessionInstance = SessionInstance> {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator,
       onsessioninitialized: (sessionId) => {
-        const session: Session<I> = { transport, instance, identity, active: 0 };
+        const session: Session<I> = { transport, instance, identity, active: 0, lastSeen: Date.now() };
         this.#sessions.set(sessionId, session);
         this.#touch(sessionId, session);
       },
@@ -233,7 +243,7 @@ export class LegacySessions<I extends SessionInstance = SessionInstance> {
 
   async close(): Promise<void> {
     const all = [...this.#sessions.values()];
-    for (const session of all) clearTimeout(session.idle);
+    clearInterval(this.#sweeper);
     this.#sessions.clear();
     await Promise.allSettled(all.map((s) => s.instance.server.close()));
   }
@@ -246,7 +256,6 @@ export class LegacySessions<I extends SessionInstance = SessionInstance> {
     const session = this.#sessions.get(id);
     if (!session || session.identity !== identity) return () => undefined;
     session.active++;
-    clearTimeout(session.idle);
     let released = false;
     return () => {
       if (released) return;
@@ -258,16 +267,21 @@ export class LegacySessions<I extends SessionInstance = SessionInstance> {
 
   #touch(id: string, session: Session<I>): void {
     this.#observer?.touched(id);
-    clearTimeout(session.idle);
-    if (this.#idleMs <= 0 || session.active > 0) return;
-    // setTimeout fires at once for a delay past 2^31-1 ms: a longer idle time is as good as never.
-    if (this.#idleMs > MAX_TIMER_MS) return;
-    session.idle = setTimeout(() => void this.drop(id), this.#idleMs);
-    session.idle.unref();
+    session.lastSeen = Date.now();
+  }
+
+  /**
+   * Ends every session without a request for the idle time and none running. One timer for all the
+   * sessions rather than one each: a session then costs no timer (and nothing the timer would keep),
+   * and is ended between its idle time and a quarter of it later (a minute at most).
+   */
+  #sweep(): void {
+    const before = Date.now() - this.#idleMs;
+    for (const [id, session] of this.#sessions)
+      if (session.active === 0 && session.lastSeen <= before) void this.drop(id);
   }
 
   #forget(id: string): void {
-    clearTimeout(this.#sessions.get(id)?.idle);
     this.#sessions.delete(id);
   }
 }
