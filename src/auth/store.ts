@@ -68,17 +68,17 @@ export class AuthStore {
 
   /**
    * The stored registration and tokens; empty when there are none or the file is a link (refused).
-   * With the keychain, a login saved in a file before it was used is read from the file until the next
-   * change moves it.
+   * With the keychain, a file beside it (a login saved before the keychain was used, or by a run with
+   * MCP_BRIDGE_TOKEN_STORE=file) is read too and the newer one wins: an older copy's refresh token may
+   * be spent already. The next change moves the winner into the keychain.
    */
   read(): StoredAuth {
-    const text = this.#keychain?.read(this.#id) ?? readPrivateFile(this.file);
-    if (text === undefined) return {};
-    try {
-      return JSON.parse(text) as StoredAuth;
-    } catch {
-      return {};
-    }
+    const file = parsed(readPrivateFile(this.file));
+    if (!this.#keychain) return file;
+    const kept = parsed(this.#keychain.read(this.#id));
+    if (Object.keys(file).length === 0) return kept;
+    // A tie goes to the file: after a move the file is gone, so one still there was written since.
+    return (file.savedAt ?? "") >= (kept.savedAt ?? "") ? file : kept;
   }
 
   update(change: (current: StoredAuth) => StoredAuth): void {
@@ -100,5 +100,14 @@ export class AuthStore {
   clear(): void {
     this.#keychain?.remove(this.#id);
     rmSync(this.file, { force: true });
+  }
+}
+
+function parsed(text: string | undefined): StoredAuth {
+  if (text === undefined) return {};
+  try {
+    return JSON.parse(text) as StoredAuth;
+  } catch {
+    return {};
   }
 }

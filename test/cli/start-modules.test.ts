@@ -25,6 +25,7 @@ const HEAVY: Readonly<Record<string, RegExp>> = {
   "smol-toml": /\/node_modules\/smol-toml\//,
   re2js: /\/node_modules\/re2js\//,
   "gpt-tokenizer": /\/node_modules\/gpt-tokenizer\//,
+  "the keychain binding": /\/node_modules\/@napi-rs\/keyring/,
   "the gateway": /\/dist\/src\/apps\/gateway\//,
   "the daemon's server": /\/dist\/src\/apps\/daemon\/(socket-server|operations)\.js$/,
   chat: /\/dist\/src\/apps\/(cli\/chat|agent)\//,

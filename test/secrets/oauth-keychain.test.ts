@@ -67,6 +67,19 @@ describe.skipIf(secretServiceMissing !== undefined)(
       });
     });
 
+    it("reads the newer of the keychain's copy and a file written meanwhile (MCP_BRIDGE_TOKEN_STORE=file)", () => {
+      const dir = tempDir();
+      const store = new AuthStore(dir, "both", URL_, { keychain: keychain() });
+      store.update(() => ({ tokens: { access_token: "older-in-keychain", refresh_token: "spent" } }));
+      const fileOnly = new AuthStore(dir, "both", URL_, { keychain: null });
+      fileOnly.update(() => ({ tokens: { access_token: "newer-in-file", refresh_token: "fresh" } }));
+      expect(store.read().tokens).toEqual({ access_token: "newer-in-file", refresh_token: "fresh" });
+      store.update((current) => current);
+      expect(existsSync(store.file)).toBe(false);
+      expect(store.read().tokens).toEqual({ access_token: "newer-in-file", refresh_token: "fresh" });
+      store.clear();
+    });
+
     it("is chosen by default when the keychain answers; MCP_BRIDGE_TOKEN_STORE=file keeps files", () => {
       expect(tokenKeychain({})).toBeDefined();
       expect(tokenKeychain({ MCP_BRIDGE_TOKEN_STORE: "file" })).toBeUndefined();
