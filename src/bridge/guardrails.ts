@@ -48,11 +48,6 @@ function railsOf(state: BridgeState): Rails {
   return made;
 }
 
-/** Whether a `guardrails` setting is in force (descriptions and prompts are checked only then). */
-export function guardrailsActive(state: BridgeState): boolean {
-  return railsOf(state).settings !== undefined;
-}
-
 export interface ScreenTarget {
   readonly server: string;
   readonly tool: string;
@@ -64,11 +59,11 @@ export interface ScreenTarget {
 }
 
 /** The arguments to send (masked as configured), or the refusal to return as the call's result. */
-export type ScreenedCall =
+type ScreenedCall =
   | { readonly args: Record<string, unknown>; readonly denied?: undefined }
   | { readonly denied: ToolResult; readonly args?: undefined };
 
-export async function screenArguments(
+async function screenArguments(
   state: BridgeState,
   target: ScreenTarget,
   args: Record<string, unknown>,
@@ -85,12 +80,44 @@ export async function screenArguments(
   return { args: screened.value as Record<string, unknown> };
 }
 
+/**
+ * The guardrails of one call of `definition`: the arguments to send and the check of its result, or
+ * the refusal to return as its result.
+ */
+export async function screenCall(
+  state: BridgeState,
+  definition: { readonly server: string; readonly tool: string; readonly name: string },
+  args: Record<string, unknown>,
+  request: { readonly caller?: string; readonly approveCall?: ApproveCall },
+): Promise<
+  | { readonly denied: ToolResult; readonly args?: undefined; readonly screenResult?: undefined }
+  | {
+      readonly denied?: undefined;
+      readonly args: Record<string, unknown>;
+      readonly screenResult?: ResultScreen;
+    }
+> {
+  if (!railsOf(state).settings) return { args };
+  const target = {
+    server: definition.server,
+    tool: definition.tool,
+    name: definition.name,
+    caller: request.caller ?? "",
+    approveCall: request.approveCall,
+  };
+  const screened = await screenArguments(state, target, args);
+  if (screened.denied) return { denied: screened.denied };
+  return { args: screened.args, screenResult: resultScreen(state, target, screened.args) };
+}
+
+type ResultScreen = (raw: CallToolResult) => Promise<CallToolResult>;
+
 /** The result check of a call whose (screened) arguments were `args`, or undefined without guardrails. */
-export function resultScreen(
+function resultScreen(
   state: BridgeState,
   target: ScreenTarget,
   args: Record<string, unknown>,
-): ((raw: CallToolResult) => Promise<CallToolResult>) | undefined {
+): ResultScreen | undefined {
   const { rules } = railsOf(state);
   if (!rules) return undefined;
   return async (raw) => {
