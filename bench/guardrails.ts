@@ -55,6 +55,9 @@ export function guardrailFigures(quick: boolean): Figure[] {
   );
   const samples = quick ? 50 : 300;
   const cleanUs = p50Us(samples, 20, () => findIn(clean, checks, scanner));
+  // A yardstick measured alongside, so a loaded machine's figure can be read: every call of a gateway
+  // serialises its result once.
+  const stringifyUs = p50Us(samples, 20, () => JSON.stringify(clean));
   const maskedUs = p50Us(samples, 20, () =>
     maskIn(planted, new Set(findIn(planted, checks, scanner)), scanner),
   );
@@ -78,7 +81,7 @@ export function guardrailFigures(quick: boolean): Figure[] {
       bridge: cleanUs,
       baseline: 50,
       baselineName: "target",
-      detail: "built-in checks (secrets, hidden text, instructions) over a clean 10 KiB result, p50",
+      detail: `built-in checks (secrets, hidden text, instructions) over a clean 10 KiB result, p50; JSON.stringify of it ${fmt(stringifyUs)} us`,
       target: { text: "<= 50 us p50", met: cleanUs <= 50 },
     },
     {

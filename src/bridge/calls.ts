@@ -25,7 +25,7 @@ import { awaitReconnect, retriesAfterCrash } from "./crash-retry.js";
 import { unknownToolError } from "./diagnostics.js";
 import { serverLogMessage } from "./features/logging.js";
 import { callResourceTool } from "./features/resource-tools.js";
-import { resultScreen, screenArguments } from "./guardrails.js";
+import { screenCall } from "./guardrails.js";
 import { resultPolicy } from "./options.js";
 import type { ServerRecord } from "./servers/server-record.js";
 import { callToolAsTask } from "./tasks.js";
@@ -123,17 +123,9 @@ async function callServerTool(
   const admission = await admitCall(state, definition, args, request);
   if (admission.denied) return admission.denied;
   // Beside the policy, the guardrails: arguments checked (maybe masked) before sending, results after.
-  const target = {
-    server: definition.server,
-    tool: definition.tool,
-    name: definition.name,
-    caller: request.caller ?? "",
-    route: { approveCall: request.approveCall, approvalClient: request.approvalClient, signal: request.signal },
-  };
-  const screened = await screenArguments(state, target, args);
+  const screened = await screenCall(state, definition, args, request);
   if (screened.denied) return screened.denied;
-  const screenResult = resultScreen(state, target, screened.args);
-  if (screenResult) request = { ...request, screenResult };
+  if (screened.screenResult) request = { ...request, screenResult: screened.screenResult };
   try {
     const result = await sendFollowingServer(state, record, definition, screened.args, request);
     admission.done(result, undefined);

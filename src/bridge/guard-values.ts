@@ -16,7 +16,7 @@ export interface ValueScanner {
 }
 
 function foundIn(text: string, check: GuardrailCheck, scanner: ValueScanner): boolean {
-  if (check === "secrets") return scanner.secrets.text(text) !== text;
+  if (check === "secrets") return scanner.secrets.holds(text);
   if (check === "hiddenText") return hasHiddenText(text);
   return hasInstructions(text);
 }

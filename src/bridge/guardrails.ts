@@ -14,8 +14,8 @@ import { errorToolResult } from "../results/convert.js";
 import type { ToolResult } from "../results/tool-result.js";
 import { errorText } from "../util/text-of.js";
 import type { ApprovalRoute } from "./approvals/ask-approval.js";
-import type { BridgeState } from "./bridge-state.js";
 import { askApproval } from "./approvals/ask-approval.js";
+import type { BridgeState } from "./bridge-state.js";
 import { auditRecord } from "./call-guard.js";
 import type { PromptGuard } from "./features/feature-context.js";
 import { screenDefinitions } from "./guard-definitions.js";
@@ -49,11 +49,6 @@ function railsOf(state: BridgeState): Rails {
   return made;
 }
 
-/** Whether a `guardrails` setting is in force (descriptions and prompts are checked only then). */
-export function guardrailsActive(state: BridgeState): boolean {
-  return railsOf(state).settings !== undefined;
-}
-
 export interface ScreenTarget {
   readonly server: string;
   readonly tool: string;
@@ -66,11 +61,11 @@ export interface ScreenTarget {
 }
 
 /** The arguments to send (masked as configured), or the refusal to return as the call's result. */
-export type ScreenedCall =
+type ScreenedCall =
   | { readonly args: Record<string, unknown>; readonly denied?: undefined }
   | { readonly denied: ToolResult; readonly args?: undefined };
 
-export async function screenArguments(
+async function screenArguments(
   state: BridgeState,
   target: ScreenTarget,
   args: Record<string, unknown>,
@@ -87,12 +82,48 @@ export async function screenArguments(
   return { args: screened.value as Record<string, unknown> };
 }
 
+/**
+ * The guardrails of one call of `definition`: the arguments to send and the check of its result, or
+ * the refusal to return as its result.
+ */
+export async function screenCall(
+  state: BridgeState,
+  definition: { readonly server: string; readonly tool: string; readonly name: string },
+  args: Record<string, unknown>,
+  request: { readonly caller?: string; readonly signal?: AbortSignal } & Omit<ApprovalRoute, "signal">,
+): Promise<
+  | { readonly denied: ToolResult; readonly args?: undefined; readonly screenResult?: undefined }
+  | {
+      readonly denied?: undefined;
+      readonly args: Record<string, unknown>;
+      readonly screenResult?: ResultScreen;
+    }
+> {
+  if (!railsOf(state).settings) return { args };
+  const target = {
+    server: definition.server,
+    tool: definition.tool,
+    name: definition.name,
+    caller: request.caller ?? "",
+    route: {
+      approveCall: request.approveCall,
+      approvalClient: request.approvalClient,
+      signal: request.signal,
+    },
+  };
+  const screened = await screenArguments(state, target, args);
+  if (screened.denied) return { denied: screened.denied };
+  return { args: screened.args, screenResult: resultScreen(state, target, screened.args) };
+}
+
+type ResultScreen = (raw: CallToolResult) => Promise<CallToolResult>;
+
 /** The result check of a call whose (screened) arguments were `args`, or undefined without guardrails. */
-export function resultScreen(
+function resultScreen(
   state: BridgeState,
   target: ScreenTarget,
   args: Record<string, unknown>,
-): ((raw: CallToolResult) => Promise<CallToolResult>) | undefined {
+): ResultScreen | undefined {
   const { rules } = railsOf(state);
   if (!rules) return undefined;
   return async (raw) => {

@@ -36,9 +36,12 @@ const INSTRUCTION_PHRASES: readonly string[] = [
 ];
 const INSTRUCTIONS = new RegExp(INSTRUCTION_PHRASES.join("|"), "gi");
 
-/** A quick test for text the instruction patterns could match: most text has none of these words. */
+/**
+ * A quick test for text the instruction patterns could match: one word each of them must contain
+ * (most text has none of these, and this is a fraction of the patterns' cost).
+ */
 const INSTRUCTION_HINT =
-  /ignore|disregard|forget|override|you\s+are|you\s+must|you\s+will|<\/?[a-z]+>|tell|inform|notify|alert|using|calling|instruction|system/i;
+  /ignore|disregard|forget|override|you\s|<\/?[a-z]+>|the\s+user|tool|instruction|system\s+prompt/i;
 
 export interface TextFindings {
   hiddenText: boolean;

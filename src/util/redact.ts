@@ -146,15 +146,17 @@ function mayHoldToken(text: string): boolean {
       if (++run >= TOKEN_RUN) return true;
       continue;
     }
-    if ((run === 5 || run === 6) && isAuthScheme(text.slice(index - run, index))) return true;
+    if ((run === 5 || run === 6) && isAuthScheme(text, index - run, run)) return true;
     if (run >= 10 && text.startsWith("-----BEGIN", index - run)) return true;
     run = 0;
   }
   return false;
 }
 
-function isAuthScheme(word: string): boolean {
-  const lower = word.toLowerCase();
+/** Whether the run at `start` is `Bearer` or `Basic` in any case (most runs fail on the first letter). */
+function isAuthScheme(text: string, start: number, length: number): boolean {
+  if ((text.charCodeAt(start) | 0x20) !== 0x62) return false;
+  const lower = text.slice(start, start + length).toLowerCase();
   return lower === "bearer" || lower === "basic";
 }
 
@@ -233,6 +235,12 @@ export class SecretMask {
     }
     // Longest first, so a secret containing another is masked whole.
     if (added) this.#secrets = [...this.#known].sort((a, b) => b.length - a.length);
+  }
+
+  /** Whether `text` holds one of the secrets or a credential shape (what `text` would mask). */
+  holds(text: string): boolean {
+    for (const secret of this.#secrets) if (text.includes(secret)) return true;
+    return carriesSecret(text);
   }
 
   /** The text with every secret, bearer token and URL password masked. */
