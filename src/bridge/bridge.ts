@@ -22,6 +22,7 @@ import { callTool, resolveTarget } from "./calls.js";
 import { invalidStatus, notStartedStatus, requiredServersError } from "./diagnostics.js";
 import type { SurfaceMethods } from "./features/feature-methods.js";
 import { promptGuard } from "./guardrails.js";
+import { screenInstalledServers } from "./installed-servers.js";
 import { type ResolvedBridgeOptions, resolveBridgeOptions } from "./options.js";
 import { reload, watchConfigFile } from "./reload.js";
 import {
@@ -43,7 +44,7 @@ import { toolEntry } from "./tool-entries.js";
  */
 export async function startBridge(options: BridgeOptions = {}): Promise<Bridge> {
   const resolved = resolveBridgeOptions(options, await createTelemetry(options.telemetry ?? true));
-  const config = await loadConfig(resolved.load);
+  const config = screenInstalledServers(await loadConfig(resolved.load), resolved.env);
   resolved.secrets.add(config.servers.flatMap(secretsOf));
   const bridge = new BridgeRuntime(config, resolved);
   await bridge.startAll();

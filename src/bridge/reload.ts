@@ -9,6 +9,7 @@ import type { Logger } from "../util/logger.js";
 import { errorText } from "../util/text-of.js";
 import type { ReloadSummary } from "./api.js";
 import type { BridgeState } from "./bridge-state.js";
+import { screenInstalledServers } from "./installed-servers.js";
 import { installServer, isSelected, openServer, publishTools } from "./servers/server-lifecycle.js";
 import { stillConnecting } from "./servers/server-record.js";
 
@@ -33,7 +34,7 @@ async function applyReload(
   state: BridgeState,
 ): Promise<{ summary: ReloadSummary; starting: Promise<unknown> }> {
   if (state.closing) throw bridgeClosed();
-  const next = await loadConfig(state.options.load);
+  const next = screenInstalledServers(await loadConfig(state.options.load), state.options.env);
   state.options.secrets.add(next.servers.flatMap(secretsOf));
   const plan = planReload(state.config.servers, next.servers);
   const fresh = await Promise.all(

@@ -366,6 +366,8 @@ export interface ConfigWarning {
     | "untrusted"
     /** The entry runs mcp-bridge's own `serve`/`attach` (the host's line for the bridge): never started. */
     | "self-reference"
+    /** Refused by a malware advisory or by the managed policy's `registries` (docs/registry.md). */
+    | "refused"
     | "other";
   readonly message: string;
   readonly server?: string;

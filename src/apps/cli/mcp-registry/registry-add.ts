@@ -1,9 +1,11 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import { delimiter, join } from "node:path";
+import { loadAdvisories, malwareAdvisory } from "../../../config/advisories.js";
 import { loadConfig } from "../../../config/load.js";
 import type { BridgeSettings } from "../../../config/model.js";
 import type { ServerSpec } from "../../../config/server-entry.js";
 import {
+  packageMalicious,
   registryEntryUnsafe,
   registryNeedsConfirmation,
   registryValueMissing,
@@ -130,6 +132,20 @@ function answerFrom(given: Map<string, string>, name: string, strict: boolean) {
   };
 }
 
+/** Refuses, before anything is fetched or written, a package a malware advisory names. */
+function refuseMalware(settings: Partial<BridgeSettings>, origin: Origin, name: string): void {
+  const pkg = origin.package;
+  if (!pkg || settings.advisories === undefined) return;
+  const advisory = malwareAdvisory(loadAdvisories(settings.advisories), pkg);
+  if (advisory)
+    throw packageMalicious({
+      server: name,
+      pkg: `${pkg.identifier}@${pkg.version}`,
+      advisory: advisory.id,
+      summary: advisory.summary,
+    });
+}
+
 /** The npm package's integrity and tarball, recorded in the origin. */
 async function pinned(plan: Plan): Promise<Origin> {
   const pkg = plan.origin.package;
@@ -179,6 +195,7 @@ export async function addFromRegistry(
   const draft = planEntry(found, { remote, installed, answer: answerFrom(given, name, false) });
   await askMissing(context, draft.inputs, given);
   const plan = planEntry(found, { remote, installed, answer: answerFrom(given, name, true) });
+  refuseMalware(settings, plan.origin, name);
   const origin = await pinned(plan);
   const local = options.as ?? name.slice(name.indexOf("/") + 1);
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(local) || local === "." || local === "..")
