@@ -238,6 +238,11 @@ export interface SandboxPolicy {
   readonly write: readonly string[];
   /** false: no network at all (a private loopback only); true: the host's network. */
   readonly network: boolean;
+  /**
+   * With `network` false: the hosts the server may still reach, through mcp-bridge's proxy (`network`
+   * written as a list); `*.example.com` matches every name below example.com. Absent or empty: none.
+   */
+  readonly hosts?: readonly string[];
   /** Host environment variables passed in (beside the base set and the server's own `env`). */
   readonly env: readonly string[];
 }

@@ -7,6 +7,9 @@ import { EntryProblem } from "./problem.js";
 /** The keys a `sandbox` table may hold; any other is refused, since a misspelled grant would be lost silently. */
 const SANDBOX_KEYS = ["read", "write", "network", "env"] as const;
 
+/** A host name, `*.` and a domain, or an IP address (v4, or v6 without brackets). */
+const HOST_PATTERN = /^(?:\*\.)?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?$|^[0-9A-Fa-f:]+$/;
+
 /** An environment variable name as POSIX shells write them (no `=`, no NUL, no glob). */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -41,9 +44,17 @@ export function normalizeSandbox(
     });
   };
   const network = raw.network ?? false;
-  if (typeof network !== "boolean") throw new EntryProblem("sandbox.network", entryProblem.sandboxNetwork());
+  const hosts = Array.isArray(network) ? network : [];
+  if (typeof network !== "boolean" && !Array.isArray(network))
+    throw new EntryProblem("sandbox.network", entryProblem.sandboxNetwork());
+  hosts.forEach((host: unknown, index) => {
+    if (typeof host !== "string" || !HOST_PATTERN.test(host))
+      throw new EntryProblem(`sandbox.network[${index}]`, entryProblem.sandboxHost(index));
+  });
   const env = raw.env ?? [];
   if (!Array.isArray(env) || !env.every((name) => typeof name === "string" && ENV_NAME.test(name)))
     throw new EntryProblem("sandbox.env", entryProblem.sandboxEnv());
-  return { read: paths("read"), write: paths("write"), network, env: env as string[] };
+  const grants = { read: paths("read"), write: paths("write"), env: env as string[] };
+  if (hosts.length === 0) return { ...grants, network: network === true };
+  return { ...grants, network: false, hosts: hosts as string[] };
 }

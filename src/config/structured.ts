@@ -97,12 +97,17 @@ export const STRUCTURED = {
           z.object({
             read: z.array(z.string()).optional().describe("Paths the server may read"),
             write: z.array(z.string()).optional().describe("Paths the server may read and write"),
-            network: z.boolean().optional().describe("true: the host's network (default false: none)"),
+            network: z
+              .union([z.boolean(), z.array(z.string())])
+              .optional()
+              .describe(
+                'true: the host\'s network; a list of hosts ("*.npmjs.org" for names below it): those only, through a proxy (default false: none)',
+              ),
             env: z.array(z.string()).optional().describe("Host environment variables passed in"),
           }),
         ])
         .describe("stdio: run the server in a sandbox (bubblewrap on Linux); see docs/security.md"),
-    doc: "stdio: `true` or `{ read, write, network, env }` runs the server in a sandbox (bubblewrap on Linux, `sandbox-exec` on macOS, refused on Windows): system folders read-only, a private `/tmp` and `HOME`, no network, only the base environment, plus these grants (see docs/security.md)",
+    doc: "stdio: `true` or `{ read, write, network, env }` runs the server in a sandbox (bubblewrap on Linux, `sandbox-exec` on macOS, refused on Windows): system folders read-only, a private `/tmp` and `HOME`, no network (or, with `network` a list of hosts, those only, through a proxy), only the base environment, plus these grants (see docs/security.md)",
   },
   limits: {
     keys: ["limits"],

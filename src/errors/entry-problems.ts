@@ -61,6 +61,9 @@ export const entryProblem = {
     `"sandbox.${key}" is not a sandbox key (use ${keys.join(", ")})`,
   sandboxNotPaths: (key: string) => `"sandbox.${key}" must be a list of paths`,
   sandboxEmptyPath: (key: string, index: number) => `"sandbox.${key}[${index}]" must not be empty`,
-  sandboxNetwork: () => '"sandbox.network" must be true or false',
+  sandboxNetwork: () =>
+    '"sandbox.network" must be true, false or a list of host names ("api.github.com", "*.npmjs.org")',
+  sandboxHost: (index: number) =>
+    `"sandbox.network[${index}]" must be a host name, "*." and a domain, or an IP address (no scheme, port or path)`,
   sandboxEnv: () => '"sandbox.env" must be a list of environment variable names',
 };

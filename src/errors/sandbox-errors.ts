@@ -49,12 +49,14 @@ export function sandboxUnsupported(fields: { server: string; platform: string })
  */
 export function sandboxWithheldHint(
   withheld:
-    | { kind: "network"; host: string | undefined }
+    | { kind: "network"; host: string | undefined; listed: boolean }
     | { kind: "runner"; runner: string }
     | { kind: "read" | "write"; path: string; errno: string },
 ): string {
   switch (withheld.kind) {
     case "network":
+      if (withheld.listed)
+        return ` Its sandbox reaches only the hosts in its "network" list, through a proxy (HTTPS_PROXY), and it failed to reach ${withheld.host ?? "the network"}: add that host to the list, and make sure the server uses HTTPS_PROXY.`;
       return ` Its sandbox has no network, and it failed to reach ${withheld.host ?? "the network"}: if it needs the network, set "network": true in its "sandbox".`;
     case "runner":
       return ` ${withheld.runner} downloads the package at start, and its sandbox has no network: set "network": true in its "sandbox", or install the package and run it with node or python directly.`;
@@ -63,6 +65,16 @@ export function sandboxWithheldHint(
     case "write":
       return ` Its sandbox shows ${withheld.path} read-only (${withheld.errno}): if the server must write there, add its folder to "write" in its "sandbox".`;
   }
+}
+
+/** A host list in `network` on a platform where mcp-bridge cannot route the sandbox through its proxy. */
+export function sandboxHostsUnsupported(fields: { server: string; platform: string }): ServerConnectionError {
+  const { server, platform } = fields;
+  return new ServerConnectionError(
+    ErrorCode.ServerStartFailed,
+    `Server "${server}" has a list of hosts in its sandbox's "network", which is enforced only on Linux (bubblewrap and mcp-bridge's proxy), not on ${platform}, so it was not started. Set "network": true or false for this server.`,
+    { server },
+  );
 }
 
 /** `limits` is set but the host has no rlimit program mcp-bridge can use (not Linux). */

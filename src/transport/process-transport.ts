@@ -186,7 +186,10 @@ export class ProcessTransport implements Transport {
     if (!wrapSpawn) return this.#spawn(spec);
     return wrapSpawn(spec).then((wrapped) => {
       // Closed while the spec was being prepared: nothing may be spawned any more.
-      if (this.#closing) throw closedBeforeStart();
+      if (this.#closing) {
+        wrapped.release?.();
+        throw closedBeforeStart();
+      }
       return this.#spawn(wrapped);
     });
   }

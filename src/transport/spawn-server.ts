@@ -15,6 +15,8 @@ export interface SpawnSpec {
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly cwd?: string | undefined;
+  /** Called once when the process has ended or could not start (a sandbox's egress proxy closes). */
+  readonly release?: (() => void) | undefined;
 }
 
 export interface ServerProcess {
@@ -34,10 +36,19 @@ export function spawnServer(spec: SpawnSpec, tag = ""): ServerProcess {
     detached: useProcessGroups,
     windowsHide: true,
   });
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    spec.release?.();
+  };
+  child.once("close", release);
   const started = new Promise<number>((resolve, reject) => {
     child.once("spawn", () => resolve(child.pid as number));
     child.once("error", (error) => {
-      if (child.pid === undefined) reject(error);
+      if (child.pid !== undefined) return;
+      release();
+      reject(error);
     });
   });
   return { child, started };

@@ -9,16 +9,23 @@
 import { spawn } from "node:child_process";
 import { homedir } from "node:os";
 import type { ResourceLimits, SandboxPolicy } from "../../config/model.js";
-import { sandboxProgramMissing, sandboxSetupFailed, sandboxUnsupported } from "../../errors/index.js";
+import {
+  sandboxHostsUnsupported,
+  sandboxProgramMissing,
+  sandboxSetupFailed,
+  sandboxUnsupported,
+} from "../../errors/index.js";
 import { plainText } from "../../util/plain-text.js";
 import { SERVING_ENV } from "../../util/serving-marker.js";
 import type { SpawnSpec } from "../spawn-server.js";
 import { bwrapArguments } from "./bwrap-arguments.js";
-import { findCommand, hostFacts, isPackageRunner } from "./host-facts.js";
+import { forwarderArgs } from "./egress-forwarder.js";
+import { startEgressProxy } from "./egress-proxy.js";
+import { findCommand, hostFacts, isPackageRunner, resolvePath } from "./host-facts.js";
 import { privateCacheEnv, privateCacheFolder } from "./package-cache.js";
 import { findPrlimit, prlimitOptions } from "./resource-limits.js";
 import { sandboxExecProfile } from "./sandbox-exec-profile.js";
-import { planSandbox } from "./sandbox-plan.js";
+import { installRoot, planSandbox, type ResolvedPath, type SandboxPlan } from "./sandbox-plan.js";
 
 export interface SandboxInput {
   readonly server: string;
@@ -101,6 +108,8 @@ export async function sandboxedSpec(spec: SpawnSpec, input: SandboxInput): Promi
   const platform = input.platform ?? process.platform;
   const { server } = input;
   if (platform !== "linux" && platform !== "darwin") throw sandboxUnsupported({ server, platform });
+  const hosts = input.policy.hosts ?? [];
+  if (platform === "darwin" && hosts.length > 0) throw sandboxHostsUnsupported({ server, platform });
   const prlimit = input.limits ? findPrlimit(server, input.hostEnv.PATH, platform) : undefined;
   const program = platform === "linux" ? "bwrap" : "sandbox-exec";
   const found = findCommand(program, input.hostEnv.PATH, "/");
@@ -120,7 +129,9 @@ export async function sandboxedSpec(spec: SpawnSpec, input: SandboxInput): Promi
     hostCwd: process.cwd(),
     home,
   });
-  const plan = planSandbox(input.policy, facts, env);
+  // The forwarder of a host list runs on the host's own node, which the sandbox must then show.
+  const runtime = hosts.length === 0 ? facts.runtime : [...facts.runtime, ...nodeRuntime(home)];
+  const plan = planSandbox(input.policy, { ...facts, runtime }, env);
   if (platform === "darwin") {
     const args = ["-p", sandboxExecProfile(plan), spec.command, ...spec.args];
     return { command: found, args, env: plan.env, cwd: plan.cwd };
@@ -131,5 +142,35 @@ export async function sandboxedSpec(spec: SpawnSpec, input: SandboxInput): Promi
     prlimit && input.limits
       ? [prlimit, [...prlimitOptions(input.limits), "--", spec.command, ...spec.args]]
       : [spec.command, spec.args];
-  return { command: found, args: bwrapArguments(plan, command, args), env: plan.env, cwd: "/" };
+  if (hosts.length === 0)
+    return { command: found, args: bwrapArguments(plan, command, args), env: plan.env, cwd: "/" };
+  return withEgressProxy(found, plan, hosts, [command, args]);
+}
+
+/** The host's node binary and its install folder, as the sandbox shows a program. */
+function nodeRuntime(home: string): ResolvedPath[] {
+  const node = resolvePath(process.execPath);
+  return node.real === undefined ? [node] : [node, resolvePath(installRoot(node.real, home))];
+}
+
+/**
+ * bwrap's spec for a server that may reach `hosts` only: a proxy on a Unix socket, shown inside at the
+ * same path, and the forwarder in front of the server; the proxy closes when the process has ended.
+ */
+async function withEgressProxy(
+  bwrap: string,
+  plan: SandboxPlan,
+  hosts: readonly string[],
+  [command, args]: [string, readonly string[]],
+): Promise<SpawnSpec> {
+  const proxy = await startEgressProxy(hosts);
+  const mounts = [...plan.mounts, { kind: "rw" as const, path: proxy.socket, source: proxy.socket }];
+  const inside = forwarderArgs(proxy.socket, command, args);
+  return {
+    command: bwrap,
+    args: bwrapArguments({ ...plan, mounts }, process.execPath, inside),
+    env: plan.env,
+    cwd: "/",
+    release: () => proxy.close(),
+  };
 }

@@ -11,7 +11,7 @@ import { isPackageRunner } from "./host-facts.js";
 import { isKernelPath, isWithin } from "./sandbox-plan.js";
 
 export type Withheld =
-  | { readonly kind: "network"; readonly host: string | undefined }
+  | { readonly kind: "network"; readonly host: string | undefined; readonly listed: boolean }
   | { readonly kind: "runner"; readonly runner: string }
   | { readonly kind: "read" | "write"; readonly path: string; readonly errno: string };
 
@@ -62,7 +62,8 @@ export function sandboxWithheld(
 ): Withheld | undefined {
   for (let index = stderr.length - 1; index >= 0; index--) {
     const line = stderr[index] as string;
-    if (!policy.network && NETWORK.test(line)) return { kind: "network", host: LOOKUP_HOST.exec(line)?.[1] };
+    if (!policy.network && NETWORK.test(line))
+      return { kind: "network", host: LOOKUP_HOST.exec(line)?.[1], listed: (policy.hosts ?? []).length > 0 };
     const failure = pathFailure(line);
     if (failure === undefined || isKernelPath(failure.path)) continue;
     const write = failure.errno === "EROFS";

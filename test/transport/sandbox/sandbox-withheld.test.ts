@@ -20,9 +20,19 @@ describe("what a sandbox withheld, read from a failed server's stderr", () => {
       "npm error request to https://registry.npmjs.org/x failed, reason: getaddrinfo EAI_AGAIN registry.npmjs.org",
       "npm error A complete log of this run can be found in: /root/.npm/_logs/debug-0.log",
     ];
-    expect(sandboxWithheld(npm, strict, "npx")).toEqual({ kind: "network", host: "registry.npmjs.org" });
+    expect(sandboxWithheld(npm, strict, "npx")).toEqual({
+      kind: "network",
+      host: "registry.npmjs.org",
+      listed: false,
+    });
+    // With a host list, the hint is to list the host (and to use the proxy).
+    expect(sandboxWithheld(npm, { ...strict, hosts: ["github.com"] }, "npx")).toMatchObject({ listed: true });
     const python = ["urllib.error.URLError: <urlopen error [Errno -3] Temporary failure in name resolution>"];
-    expect(sandboxWithheld(python, strict, "python3")).toEqual({ kind: "network", host: undefined });
+    expect(sandboxWithheld(python, strict, "python3")).toEqual({
+      kind: "network",
+      host: undefined,
+      listed: false,
+    });
     // With the network allowed, a failed lookup is not the sandbox's doing.
     expect(sandboxWithheld(npm, { ...strict, network: true }, "node")).toBeUndefined();
   });
