@@ -8,6 +8,7 @@ import type { Transport } from "@modelcontextprotocol/client";
 import type { ApprovalSettings } from "./approval-settings.js";
 import type { SamplingPolicy, ServerLogLevel } from "./client-features.js";
 import type { AuditSettings, PolicySettings } from "./policy-settings.js";
+import type { QuarantineMode } from "./quarantine.js";
 
 export type { SamplingPolicy, ServerLogLevel } from "./client-features.js";
 
@@ -280,6 +281,8 @@ export interface BridgeSettings {
   readonly policy?: PolicySettings;
   /** The audit log; undefined: none. */
   readonly audit?: AuditSettings;
+  /** Which servers are held until approved (quarantine.ts); undefined: `imports`. */
+  readonly quarantine?: QuarantineMode;
   /** Where a policy `ask` goes besides the caller's client (local page, webhook); undefined: nowhere. */
   readonly approvals?: ApprovalSettings;
 }
@@ -321,6 +324,8 @@ export interface ConfigWarning {
     | "untrusted"
     /** The entry runs mcp-bridge's own `serve`/`attach` (the host's line for the bridge): never started. */
     | "self-reference"
+    /** A server of another host's file nobody approved (quarantine.ts): listed, never started. */
+    | "quarantined"
     | "other";
   readonly message: string;
   readonly server?: string;

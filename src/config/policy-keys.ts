@@ -1,8 +1,10 @@
 import { dirname } from "node:path";
+import * as z from "zod";
 import { approvalsSchema, readApprovalSetting } from "./approval-settings.js";
 import type { Raw } from "./fields.js";
 import type { BridgeSettings } from "./model.js";
 import { auditSchema, policySchema, readAuditSetting, readPolicySetting } from "./policy-settings.js";
+import { QUARANTINE_MODES } from "./quarantine.js";
 import type { StructuredKey } from "./structured.js";
 
 /** The trust settings `policy`, `audit` and `approvals`, as listed in the schema and docs/config.md. */
@@ -21,6 +23,11 @@ export const TRUST_SETTINGS = {
     keys: ["approvals"],
     schema: approvalsSchema,
     doc: "`{ timeout, client, page, port, webhook: { url, secret, callbackUrl } }`: where a policy `ask` goes when the caller's client cannot be asked (an elicitation): a local page on 127.0.0.1 and/or a webhook answered on an HMAC-signed callback; no answer within `timeout` (default 2m) denies (see docs/security.md#approvals)",
+  },
+  quarantine: {
+    keys: ["quarantine"],
+    schema: () => z.enum(QUARANTINE_MODES),
+    doc: "`imports` (default): servers read through `imports` from other hosts' files are held, listed with no tools and never started, until approved with `mcp-bridge quarantine approve` (per definition digest); `all`: also the servers of a main config file mcp-bridge does not own (set by `MCP_BRIDGE_QUARANTINE` or the host's settings, never by that file); `off`: nothing is held (see docs/security.md#quarantine-of-servers-nobody-approved)",
   },
 } satisfies Record<string, StructuredKey>;
 
@@ -42,6 +49,16 @@ export function readTrustSettings(
     settings.audit = readAuditSetting(raw.audit, file === undefined ? undefined : dirname(file));
     const problem = settings.audit.unusable;
     if (problem) warn("audit", `Setting "audit" cannot be used (${problem}); every call is denied`);
+  }
+  if (raw.quarantine !== undefined) {
+    const mode = z.enum(QUARANTINE_MODES).safeParse(raw.quarantine);
+    if (mode.success) settings.quarantine = mode.data;
+    // A typo must not turn the quarantine off: the default (imports held) stays.
+    else
+      warn(
+        "quarantine",
+        `Setting "quarantine" must be one of ${QUARANTINE_MODES.join(", ")}; imports stay held`,
+      );
   }
   if (raw.approvals !== undefined) {
     settings.approvals = readApprovalSetting(raw.approvals);

@@ -10,6 +10,7 @@ import { daemonCommand } from "./commands/daemon-command.js";
 import { listCommand } from "./commands/list-command.js";
 import { pinsCommand } from "./commands/pins-command.js";
 import { promptCommand, promptsCommand } from "./commands/prompts-command.js";
+import { quarantineCommand } from "./commands/quarantine-command.js";
 import { readCommand, resourcesCommand } from "./commands/resources-command.js";
 import { serveCommand } from "./commands/serve-command.js";
 import { statusCommand } from "./commands/status-command.js";
@@ -36,6 +37,7 @@ const BASE_COMMANDS: readonly CommandSpec[] = [
   chatCommand,
   authCommand,
   trustCommand,
+  quarantineCommand,
   pinsCommand,
   auditCommand,
   daemonCommand,

@@ -6,6 +6,7 @@ import {
   configDeclaration,
   listDeclaration,
   pinsDeclaration,
+  quarantineDeclaration,
   removeDeclaration,
   trustDeclaration,
 } from "./config-commands.js";
@@ -48,6 +49,7 @@ export const DECLARED_COMMANDS: readonly CommandDeclaration[] = [
   chatDeclaration,
   authDeclaration,
   trustDeclaration,
+  quarantineDeclaration,
   pinsDeclaration,
   auditDeclaration,
   daemonDeclaration,
