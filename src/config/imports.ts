@@ -13,6 +13,7 @@ import type {
 } from "./model.js";
 import { normalizeDocument, parseConfigText, parseDocument } from "./parse.js";
 import { isProjectFile } from "./project.js";
+import type { HoldServer } from "./quarantine.js";
 import { vscodeUserConfig } from "./search-paths.js";
 
 export { vscodeUserConfig };
@@ -24,6 +25,8 @@ export interface ImportOptions {
   readonly admitProjectServer?: AdmitProjectServer;
   /** The importing config's settings (server defaults such as `callTimeout` apply to imported servers too). */
   readonly settings?: Partial<BridgeSettings>;
+  /** Holds the servers nobody approved (see quarantine.ts); undefined: none is held. */
+  readonly hold?: HoldServer;
 }
 
 export interface ImportResult {
@@ -108,6 +111,7 @@ export async function importServersIn(
         readFile: (path: string) => readFileSync(path, "utf8"),
         settings: options.settings,
         ...(project ? { admit: options.admitProjectServer } : {}),
+        ...(options.hold ? { hold: options.hold, importedFrom: source } : {}),
       };
       const parsed = parseConfigText(text, file, expansion);
       appendAll(warnings, parsed.warnings);
@@ -177,6 +181,7 @@ export function claudeCodeServers(options: ImportOptions): ImportResult {
         configDir: options.where.cwd,
         workspaceFolder: options.where.cwd,
         ...(admit ? { admit: options.admitProjectServer } : {}),
+        ...(options.hold ? { hold: options.hold, importedFrom: "claude-code" } : {}),
       },
     );
     appendAll(warnings, parsed.warnings);

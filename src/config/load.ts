@@ -13,12 +13,20 @@ import {
   type ConfigWarning,
   IMPORT_SOURCES,
   type ImportSourceName,
+  type ProjectServerRequest,
   type ResolvedConfig,
   type ServerDefinition,
   type SkippedServer,
 } from "./model.js";
 import { normalizeDocument, normalizeFile, parseDocument } from "./parse.js";
 import { isProjectFile } from "./project.js";
+import {
+  type HoldServer,
+  importHold,
+  ownConfigFile,
+  QUARANTINE_MODES,
+  type QuarantineMode,
+} from "./quarantine.js";
 import { type SearchPath, searchPathsIn } from "./search-paths.js";
 import { normalizeCodeSettings, type SettingsInput } from "./settings.js";
 
@@ -53,6 +61,8 @@ export interface LoadConfigOptions extends LocationOptions {
    * not started needs no answer (it is then left out with the "input not answered" warning).
    */
   readonly only?: ReadonlySet<string>;
+  /** Hears each server held in quarantine (see quarantine.ts): what `mcp-bridge quarantine` lists. */
+  readonly onHeld?: (request: ProjectServerRequest) => void;
 }
 
 export { configSearchPaths, type SearchPath } from "./search-paths.js";
@@ -80,7 +90,9 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
   const loaded = await loadPrimary(options, where, expansion);
   if (options.extraServers) addExtraServers(loaded, options.extraServers, expansion, where.cwd);
   const settings: BridgeSettings = { ...DEFAULT_SETTINGS, ...loaded.settings };
-  await addImports(loaded, settings.imports, where, options.admitProjectServer);
+  const mode = quarantineMode(options, where, loaded);
+  const hold = importHold(mode, where, options.onHeld);
+  await addImports(loaded, settings.imports, where, options.admitProjectServer, hold);
   // A set, not a scan of the servers per skipped entry: a big generated config must load in linear time.
   const loadedNames = new Set(loaded.servers.map((server) => server.name));
   return omitUndefined({
@@ -109,6 +121,24 @@ interface Loaded {
   skipped: SkippedServer[];
   file?: string | undefined;
   format?: ResolvedConfig["format"];
+  /** False when the main file is another host's (its `quarantine` setting is then not believed). */
+  own?: boolean;
+}
+
+/** The quarantine the host asked for (`MCP_BRIDGE_QUARANTINE`, then the settings given in code). */
+function hostQuarantine(options: LoadConfigOptions, where: Locations): QuarantineMode | undefined {
+  const variable = where.env.MCP_BRIDGE_QUARANTINE?.trim().toLowerCase();
+  if ((QUARANTINE_MODES as readonly string[]).includes(variable ?? "")) return variable as QuarantineMode;
+  return normalizeCodeSettings(options.settings).quarantine;
+}
+
+/** The host's quarantine, else the main file's when mcp-bridge owns it, else `imports`. */
+function quarantineMode(options: LoadConfigOptions, where: Locations, loaded: Loaded): QuarantineMode {
+  return (
+    hostQuarantine(options, where) ??
+    (loaded.own === false ? undefined : loaded.settings.quarantine) ??
+    "imports"
+  );
 }
 
 /** The servers given in code, or the config file chosen (Claude Code's scopes merged), or none. */
@@ -134,6 +164,11 @@ async function loadPrimary(
   const chosen = searchPathsIn(options.path, where).find((candidate) => candidate.used);
   if (!chosen) return { servers: [], settings: codeSettings, warnings: [], skipped: [] };
   if (!chosen.exists) throw configNotFound({ file: chosen.path, origin: chosen.origin });
+  const named = chosen.origin === "env" || chosen.origin === "option";
+  const own = ownConfigFile(chosen.path, named, where);
+  // A file mcp-bridge does not own is held under the host's `all` (never the file's own setting).
+  const hold =
+    !own && hostQuarantine(options, where) === "all" ? importHold("all", where, options.onHeld) : undefined;
   if (isClaudeCode(chosen)) {
     // Claude Code merges ~/.claude.json's scopes with the project .mcp.json: load what it shows here.
     const admit = options.admitProjectServer;
@@ -141,12 +176,12 @@ async function loadPrimary(
       where,
       settings: codeSettings,
       admitProjectServer: admit ? onceEach(admit) : undefined,
+      hold,
     });
-    return { ...pick(merged), settings: codeSettings, file: chosen.path, format: "mcpServers-json" };
+    return { ...pick(merged), settings: codeSettings, file: chosen.path, format: "mcpServers-json", own };
   }
   const file = chosen.path;
   const data = parseDocument(readFileSync(file, "utf8"), file);
-  const named = chosen.origin === "env" || chosen.origin === "option";
   const admit: { admit?: AdmitProjectServer } =
     !named && options.admitProjectServer && isProjectFile(file, where)
       ? { admit: onceEach(options.admitProjectServer) }
@@ -154,8 +189,14 @@ async function loadPrimary(
   // Inputs are asked for only for servers that may load: nothing of a refused project server is used.
   const inputs = await resolveInputs(data, options.resolveInput, file, admit.admit, options.only);
   // The settings given in code go in with the file's, so they reach the file's servers too.
-  const parsed = normalizeFile(data, file, { ...expansion, inputs, ...admit, settings: codeSettings });
-  return { ...pick(parsed), file, format: parsed.format };
+  const parsed = normalizeFile(data, file, {
+    ...expansion,
+    inputs,
+    ...admit,
+    ...(hold ? { hold } : {}),
+    settings: codeSettings,
+  });
+  return { ...pick(parsed), file, format: parsed.format, own };
 }
 
 const pick = (parsed: {
@@ -203,13 +244,19 @@ async function addImports(
   sources: readonly ImportSourceName[],
   where: Locations,
   admitProjectServer: AdmitProjectServer | undefined,
+  hold: HoldServer | undefined,
 ): Promise<void> {
   // Where each name was first defined, so a clash names both real sources.
   const sourceOf = new Map(
     loaded.servers.map((server) => [server.name, loaded.file ?? "the servers given in code"]),
   );
   for (const source of sources) {
-    const imported = await importServersIn(source, { where, settings: loaded.settings, admitProjectServer });
+    const imported = await importServersIn(source, {
+      where,
+      settings: loaded.settings,
+      admitProjectServer,
+      hold,
+    });
     appendAll(loaded.warnings, imported.warnings);
     appendAll(
       loaded.skipped,

@@ -9,6 +9,7 @@ import type { ApprovalSettings } from "./approval-settings.js";
 import type { SamplingPolicy, ServerLogLevel } from "./client-features.js";
 import type { GuardrailSettings } from "./guardrail-settings.js";
 import type { AuditSettings, PolicySettings } from "./policy-settings.js";
+import type { QuarantineMode } from "./quarantine.js";
 
 export type { SamplingPolicy, ServerLogLevel } from "./client-features.js";
 
@@ -326,6 +327,8 @@ export interface BridgeSettings {
   readonly policy?: PolicySettings;
   /** The audit log; undefined: none. */
   readonly audit?: AuditSettings;
+  /** Which servers are held until approved (quarantine.ts); undefined: `imports`. */
+  readonly quarantine?: QuarantineMode;
   /** Where a policy `ask` goes besides the caller's client (local page, webhook); undefined: nowhere. */
   readonly approvals?: ApprovalSettings;
   /** Checks on arguments, results, descriptions and prompts; undefined: none. */
@@ -373,6 +376,8 @@ export interface ConfigWarning {
     | "self-reference"
     /** Refused by a malware advisory or by the managed policy's `registries` (docs/registry.md). */
     | "refused"
+    /** A server of another host's file nobody approved (quarantine.ts): listed, never started. */
+    | "quarantined"
     | "other";
   readonly message: string;
   readonly server?: string;

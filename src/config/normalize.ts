@@ -13,6 +13,7 @@ import type {
 } from "./model.js";
 import { normalizeEntry } from "./normalize-entry.js";
 import { EntryProblem } from "./problem.js";
+import type { HoldServer } from "./quarantine.js";
 import { bridgeSelfCommand } from "./self-entry.js";
 
 export interface NormalizeContext extends ExpansionContext {
@@ -22,6 +23,10 @@ export interface NormalizeContext extends ExpansionContext {
   readonly settings?: Partial<BridgeSettings>;
   /** Asked before an entry is expanded; a refused entry is left out (set only for project-level files). */
   readonly admit?: AdmitProjectServer;
+  /** Asked before an entry is expanded: true holds it in quarantine (another host's file, see quarantine.ts). */
+  readonly hold?: HoldServer;
+  /** Which host's file is read, for the hold's message (`imported from claude-code`). */
+  readonly importedFrom?: string;
   /** Reads a file an entry names (`envFile`); without it such entries are skipped. */
   readonly readFile?: (path: string) => string;
 }
@@ -90,6 +95,16 @@ export function normalizeServers(
         kind: "untrusted",
         server: name,
         message: `Server "${name}" from the project file ${context.file ?? "(unknown)"} is not approved; it was left out. Approve it with \`mcp-bridge trust\` (or --trust-project)`,
+        ...where,
+      });
+      continue;
+    }
+    if (context.hold?.({ file: context.file ?? "", name, definition: raw })) {
+      const from = context.importedFrom ? ` (imported from ${context.importedFrom})` : "";
+      skip(name, raw, {
+        kind: "quarantined",
+        server: name,
+        message: `Server "${name}" of ${context.file ?? "(unknown)"}${from} is held: you have not approved it, so it is not started. Review it with \`mcp-bridge quarantine\` and approve it with \`mcp-bridge quarantine approve ${name}\``,
         ...where,
       });
       continue;

@@ -1,13 +1,14 @@
 import { dirname } from "node:path";
-import { approvalsSchema, readApprovalSetting } from "./approval-settings.js";
 import * as z from "zod";
+import { approvalsSchema, readApprovalSetting } from "./approval-settings.js";
 import type { Raw } from "./fields.js";
 import { guardrailsSchema, readGuardrailSetting } from "./guardrail-settings.js";
 import type { BridgeSettings } from "./model.js";
 import { auditSchema, policySchema, readAuditSetting, readPolicySetting } from "./policy-settings.js";
+import { QUARANTINE_MODES } from "./quarantine.js";
 import type { StructuredKey } from "./structured.js";
 
-/** The trust settings `policy`, `audit`, `approvals` and `guardrails`, as listed in the schema and docs/config.md. */
+/** The trust settings `policy`, `audit`, `approvals`, `guardrails` and `quarantine`, as listed in the schema and docs/config.md. */
 export const TRUST_SETTINGS = {
   policy: {
     keys: ["policy"],
@@ -28,6 +29,11 @@ export const TRUST_SETTINGS = {
     keys: ["guardrails"],
     schema: () => z.union([z.boolean(), guardrailsSchema()]),
     doc: "`true` or `{ secrets, hiddenText, instructions, rules, hook }`: checks on call arguments, results, tool descriptions and prompts, each `allow`, `mask`, `block` or `ask`, per server and tool, and an external check hook (see docs/security.md#guardrails); off when unset; a setting that cannot be read refuses every call",
+  },
+  quarantine: {
+    keys: ["quarantine"],
+    schema: () => z.enum(QUARANTINE_MODES),
+    doc: "`imports` (default): servers read through `imports` from other hosts' files are held, listed with no tools and never started, until approved with `mcp-bridge quarantine approve` (per definition digest); `all`: also the servers of a main config file mcp-bridge does not own (set by `MCP_BRIDGE_QUARANTINE` or the host's settings, never by that file); `off`: nothing is held (see docs/security.md#quarantine-of-servers-nobody-approved)",
   },
 } satisfies Record<string, StructuredKey>;
 
@@ -56,6 +62,16 @@ export function readTrustSettings(
     settings.audit = readAuditSetting(raw.audit, file === undefined ? undefined : dirname(file));
     const problem = settings.audit.unusable;
     if (problem) warn("audit", `Setting "audit" cannot be used (${problem}); every call is denied`);
+  }
+  if (raw.quarantine !== undefined) {
+    const mode = z.enum(QUARANTINE_MODES).safeParse(raw.quarantine);
+    if (mode.success) settings.quarantine = mode.data;
+    // A typo must not turn the quarantine off: the default (imports held) stays.
+    else
+      warn(
+        "quarantine",
+        `Setting "quarantine" must be one of ${QUARANTINE_MODES.join(", ")}; imports stay held`,
+      );
   }
   if (raw.approvals !== undefined) {
     settings.approvals = readApprovalSetting(raw.approvals);

@@ -1,9 +1,9 @@
-import { createHash } from "node:crypto";
 import { dirname, join } from "node:path";
 import { withFileLockSync } from "../util/file-lock.js";
 import { readPrivateFile, writePrivateFile } from "../util/private-file.js";
 import { ensurePrivateDir } from "../util/private-path.js";
 import { isSecretName, redactText } from "../util/redact.js";
+import { definitionHash } from "./definition-hash.js";
 import { type LoadConfigOptions, loadConfig } from "./load.js";
 import { type LocationOptions, resolveLocations } from "./locations.js";
 import type { AdmitProjectServer, ProjectServerRequest } from "./model.js";
@@ -20,22 +20,7 @@ export function defaultTrustFile(options: LocationOptions = {}): string {
   return join(env.XDG_CONFIG_HOME || join(home, ".config"), "mcp-bridge", "trusted-projects.json");
 }
 
-/** JSON with object keys sorted, so the hash names the definition, not its formatting. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (value && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
-
-/** The fingerprint of one server entry as written: its name and raw definition. */
-export function definitionHash(request: Pick<ProjectServerRequest, "name" | "definition">): string {
-  return createHash("sha256")
-    .update(`${request.name}\0${canonical(request.definition)}`)
-    .digest("hex");
-}
+export { definitionHash };
 
 interface TrustFileShape {
   readonly version: 1;

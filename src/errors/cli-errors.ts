@@ -81,3 +81,12 @@ export const bridgeNested = ({ command, outer }: { command: string; outer: strin
     ErrorCode.ConfigInvalid,
     `mcp-bridge ${command} was started by another mcp-bridge (process ${outer}, which set MCP_BRIDGE_SERVING), so a config entry runs the bridge inside itself; it refuses to start. Remove the entry that runs mcp-bridge ${command} from the configs that bridge reads (it belongs in your MCP host's config only).`,
   );
+
+/** `quarantine approve NAME`: NAME is not among the held servers. */
+export const heldServerUnknown = ({ server, held }: { server: string; held: readonly string[] }) =>
+  new McpBridgeError(
+    ErrorCode.Usage,
+    held.length === 0
+      ? `Server "${server}" is not held: no server waits for approval. Run \`mcp-bridge quarantine\` to see what is held.`
+      : `Server "${server}" is not held. Held: ${held.join(", ")}. Run \`mcp-bridge quarantine\` to see their definitions.`,
+  );

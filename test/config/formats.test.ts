@@ -170,7 +170,8 @@ describe("imports from other hosts", () => {
     writeFileSync(
       join(dir, "mcp.json"),
       JSON.stringify({
-        settings: { imports: ["cursor"] },
+        // The import itself is tested here, not its quarantine (quarantine.test.ts).
+        settings: { imports: ["cursor"], quarantine: "off" },
         mcpServers: { context7: { command: "local-context7" } },
       }),
     );

@@ -222,7 +222,7 @@ describe("imports", () => {
     write(
       own,
       JSON.stringify({
-        settings: { imports: ["cursor", "claude-desktop"] },
+        settings: { imports: ["cursor", "claude-desktop"], quarantine: "off" },
         mcpServers: { mine: { command: "m" } },
       }),
     );

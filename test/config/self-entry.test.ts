@@ -78,7 +78,10 @@ describe("an entry that runs mcp-bridge's own serve/attach", () => {
       }),
     );
     const file = join(home, "mcp.json");
-    writeFileSync(file, JSON.stringify({ settings: { imports: ["claude-code"] }, mcpServers: {} }));
+    writeFileSync(
+      file,
+      JSON.stringify({ settings: { imports: ["claude-code"], quarantine: "off" }, mcpServers: {} }),
+    );
     const config = await loadConfig({ path: file, cwd: project, env: { HOME: home }, homeDir: home });
     expect(config.servers.map((server) => server.name)).toEqual(["memory"]);
     expect(config.skipped.map((entry) => [entry.name, entry.kind])).toEqual([["bridge", "self-reference"]]);

@@ -11,6 +11,7 @@ import { listCommand } from "./commands/list-command.js";
 import { pinsCommand } from "./commands/pins-command.js";
 import { promptCommand, promptsCommand } from "./commands/prompts-command.js";
 import { searchCommand, updateCommand } from "./commands/registry-commands.js";
+import { quarantineCommand } from "./commands/quarantine-command.js";
 import { readCommand, resourcesCommand } from "./commands/resources-command.js";
 import { secretsCommand } from "./commands/secrets-command.js";
 import { serveCommand } from "./commands/serve-command.js";
@@ -41,6 +42,7 @@ const BASE_COMMANDS: readonly CommandSpec[] = [
   authCommand,
   trustCommand,
   secretsCommand,
+  quarantineCommand,
   pinsCommand,
   auditCommand,
   daemonCommand,

@@ -189,6 +189,16 @@ export const trustDeclaration = declareCommand({
   examples: ["trust", "trust list", "trust revoke"],
 });
 
+export const quarantineDeclaration = declareCommand({
+  name: "quarantine",
+  summary: "show and approve servers held because another host's config added them (`imports`)",
+  description:
+    "list (default): each held server with its file and definition (commands, URLs, env names; secrets masked). approve [SERVER...]: approve the named held servers (all of them when none is named); an approval covers that exact definition, so a changed one is held again. The setting `quarantine` (imports, all, off) decides what is held. With --json: { held: [{ file, server, definition }], store } or { approved, store }.",
+  flags: {},
+  positionals: { usage: "[list|approve] [SERVER...]", min: 0, max: 100 },
+  examples: ["quarantine", "quarantine approve memory", "quarantine approve"],
+});
+
 export const pinsDeclaration = declareCommand({
   name: "pins",
   summary: "show, compare and accept the pinned tool definitions of servers (trust on first use)",
