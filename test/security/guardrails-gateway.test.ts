@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Gateway, startGateway } from "../../src/apps/gateway/index.js";
+import { executeCode } from "../../src/codemode/execute-code.js";
 import { type Bridge, startBridge } from "../../src/index.js";
 import { connect, textOf } from "../gateway/client.js";
 import { inProcessEntry } from "../helpers/in-process.js";
 
 /**
- * The guardrails sit in the library's call path, so a gateway client (`serve`, `attach`) gets the
- * same checks as the library: poisoned descriptions and prompts masked in its listings, credentials
- * masked in the results it is forwarded.
+ * The guardrails sit in the library's call path, so a gateway client (`serve`, `attach`) and a
+ * code-mode program get the same checks as the library: poisoned descriptions and prompts masked in
+ * listings, credentials masked in the results they are given.
  */
 const TAG = /[\u{E0000}-\u{E007F}]/u;
 const BIDI = /[\u202A-\u202E\u2066-\u2069]/;
@@ -56,5 +57,11 @@ describe("guardrails behind the gateway", () => {
     const text = JSON.stringify(got.messages);
     expect(text).toContain("Summarise: a report");
     expect(text).not.toMatch(TAG);
+  });
+
+  it("gives a code-mode program the masked result", async () => {
+    const run = await executeCode(bridge, "const r = await tools.evil.read_config({}); return r.text;");
+    expect(run.value).toContain("region: eu-west-1");
+    expect(run.value).not.toContain("AKIAIOSFODNN7EXAMPLE");
   });
 });
