@@ -1,5 +1,6 @@
 import type { AuthProvider, FetchLike, OAuthClientProvider } from "@modelcontextprotocol/client";
 import {
+  auth,
   ClientCredentialsProvider,
   CrossAppAccessProvider,
   discoverAndRequestJwtAuthGrant,
@@ -8,11 +9,11 @@ import {
   requestJwtAuthorizationGrant,
 } from "@modelcontextprotocol/client";
 import type { OAuthSettings, RemoteServerDefinition } from "../config/model.js";
-import { oauthLoginNeeded } from "../errors/auth-errors.js";
+import { oauthLoginNeeded, refreshTokenRefused } from "../errors/auth-errors.js";
 import { JwtBearerProvider } from "./jwt-bearer.js";
 import { BridgeOAuthProvider } from "./provider.js";
 import { type AuthorizationStep, headlessStep, loopbackStep } from "./redirect.js";
-import { RefreshCoordinator } from "./refresh.js";
+import { DEFAULT_REFRESH_MARGIN_MS, RefreshCoordinator } from "./refresh.js";
 import { AuthStore, defaultAuthDir } from "./store.js";
 
 export interface AuthOptions {
@@ -117,14 +118,24 @@ export async function createAuthHandle(
     step = {
       redirectUrl: store.read().redirectUri ?? HEADLESS_REDIRECT,
       start: async () => {
-        throw oauthLoginNeeded({ server: definition.name });
+        // Says why a login is needed when the provider just forgot tokens the server refused.
+        throw oauth.tokensRefused
+          ? refreshTokenRefused({ server: definition.name })
+          : oauthLoginNeeded({ server: definition.name });
       },
       result: async () => undefined,
       close: async () => {},
     };
   }
-  const provider = new BridgeOAuthProvider(settings, store, step);
-  const refreshes = new RefreshCoordinator(store);
+  const oauth = new BridgeOAuthProvider(settings, store, step);
+  const refreshes = new RefreshCoordinator(store, {
+    marginMs: definition.tokenRefreshMarginMs ?? DEFAULT_REFRESH_MARGIN_MS,
+    // Ahead of expiry only where no login can start: a refresh refused there must not open a browser
+    // (loopback) or start an authorization nobody finishes (headless).
+    ...(mode === "none"
+      ? { refreshNow: (fetchFn: FetchLike) => auth(oauth, { serverUrl: definition.url, fetchFn }) }
+      : {}),
+  });
   // A 401 while holding a token can mean the resource moved to another authorization server
   // (SEP-2352): forget the cached discovery so the SDK looks again instead of reusing the old one.
   const watchingFetch: FetchLike = async (url, init) => {
@@ -135,12 +146,12 @@ export async function createAuthHandle(
       new Headers(init?.headers).has("authorization") &&
       !isDpopNonceChallenge(response)
     ) {
-      provider.invalidateCredentials("discovery");
+      oauth.invalidateCredentials("discovery");
     }
     return response;
   };
   return {
-    provider,
+    provider: oauth,
     fetch: refreshes.fetch(watchingFetch),
     authorizationResult: () => step.result(),
     close: () => step.close(),

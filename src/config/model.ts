@@ -211,6 +211,8 @@ export interface RemoteServerDefinition extends ServerDefinitionBase {
   /** Inferred Streamable HTTP (no explicit transport): fall back to legacy SSE when the server is one. */
   readonly fallbackToSse: boolean;
   readonly oauth?: OAuthSettings;
+  /** Refresh an OAuth access token this long before it expires; undefined: the default (60 s). */
+  readonly tokenRefreshMarginMs?: number;
 }
 
 /**

@@ -194,6 +194,7 @@ export function normalizeEntry(
     fallbackToSse: !declared && transport === "http",
     healthCheckIntervalMs: reader.field(f.healthCheckInterval) ?? settings.healthCheckIntervalMs,
     oauth,
+    tokenRefreshMarginMs: reader.field(f.tokenRefreshMargin),
   });
 }
 

@@ -7,6 +7,15 @@
 export const oauthLoginNeeded = ({ server }: { server: string }) =>
   new Error(`Server "${server}" needs an OAuth login: run \`mcp-bridge auth login ${server}\``);
 
+/**
+ * The authorization server refused the stored refresh token (`invalid_grant`: revoked, expired, or
+ * spent elsewhere): the pair was forgotten, and only a new login brings tokens back.
+ */
+export const refreshTokenRefused = ({ server }: { server: string }) =>
+  new Error(
+    `Server "${server}": its authorization server refused the stored refresh token (revoked, expired or already used), so the login was forgotten: run \`mcp-bridge auth login ${server}\``,
+  );
+
 /** The SDK asked a jwt-bearer grant for a step that grant does not have. */
 export const jwtBearerNoAuthorization = () => new Error("The jwt-bearer grant has no authorization step");
 export const jwtBearerNoVerifier = () => new Error("The jwt-bearer grant uses no code verifier");
