@@ -28,6 +28,13 @@ export interface AuthOptions {
   /** Shows the authorization URL in loopback mode (open a browser, print it). */
   readonly present?: (authorizationUrl: URL) => void | Promise<void>;
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Whose login this is, when not the user's own: a gateway client's identity (see AuthStore). Its
+   * tokens are stored apart from the user's and every other caller's.
+   */
+  readonly caller?: string;
+  /** The authorization step to use instead of `authorization`'s (the gateway's consent step). */
+  readonly step?: AuthorizationStep;
 }
 
 /** What a connection needs to authenticate to one remote server. */
@@ -102,11 +109,14 @@ export async function createAuthHandle(
     options.storageDir ?? defaultAuthDir(options.env),
     definition.name,
     definition.url,
+    options.caller,
   );
-  const mode = options.authorization ?? "none";
+  const mode = options.step ? "step" : (options.authorization ?? "none");
   if (!definition.oauth && !store.read().tokens && mode === "none") return undefined;
   let step: AuthorizationStep;
-  if (mode === "loopback") {
+  if (options.step) {
+    step = options.step;
+  } else if (mode === "loopback") {
     const stored = store.read().redirectUri;
     const port = settings.redirectPort ?? (stored ? Number(new URL(stored).port) : 0);
     step = await loopbackStep({ port, present: options.present ?? (() => {}) }).catch(() =>

@@ -42,6 +42,12 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
     return this.step.redirectUrl;
   }
 
+  /** The authorization request's `state`, from the step when it keeps one (the SDK sends none otherwise). */
+  get state(): (() => string) | undefined {
+    const step = this.step;
+    return step.state && (() => step.state?.() ?? "");
+  }
+
   get clientMetadata(): OAuthClientMetadata {
     const method =
       this.settings.tokenEndpointAuthMethod ?? (this.settings.clientSecret ? "client_secret_basic" : "none");

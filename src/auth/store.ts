@@ -66,8 +66,14 @@ export class AuthStore {
     readonly dir: string,
     server: string,
     url: string,
+    /**
+     * Whose tokens these are, when not the user's own: a gateway client's identity (per-caller mode of
+     * `serve`). Part of the file's name, so one caller's lookup can never read another's tokens.
+     */
+    caller?: string,
   ) {
-    const id = createHash("sha256").update(`${server}\0${url}`).digest("hex").slice(0, 16);
+    const key = caller === undefined ? `${server}\0${url}` : `${server}\0${url}\0caller\0${caller}`;
+    const id = createHash("sha256").update(key).digest("hex").slice(0, 16);
     this.file = join(dir, `${id}.json`);
   }
 

@@ -89,6 +89,11 @@ interface OAuthFields {
   readonly privateKeyPem?: string;
   readonly signingAlgorithm?: string;
   readonly redirectPort?: number;
+  /**
+   * `mcp-bridge serve`: each authenticated gateway client reaches this server with tokens of its own,
+   * obtained with its consent (authorization code flow only); see docs/deploy.md.
+   */
+  readonly perCaller?: boolean;
 }
 
 /**

@@ -32,3 +32,24 @@ export const loginNotRedirected = ({ status }: { status: number }) =>
 export const tooManyRedirects = () => new Error("The authorization server redirected too many times");
 
 export const browserLoginTimedOut = () => new Error("Timed out waiting for the browser to finish the login");
+
+/**
+ * The gateway's per-caller mode (`oauth.perCaller`): a caller without tokens for the server could not
+ * be asked to authorize (its client has no URL-mode elicitation, or no call to ask through).
+ */
+export const callerConsentNotAsked = ({ server }: { server: string }) =>
+  new Error(
+    `Server "${server}" needs your own authorization, and your MCP client cannot be asked for it: use a client that supports URL-mode elicitation, then call again.`,
+  );
+
+/** The caller declined (or cancelled) the authorization the gateway asked for. */
+export const callerConsentDeclined = ({ server }: { server: string }) =>
+  new Error(
+    `Server "${server}" needs your own authorization, which was declined: call again and accept to open the authorization page.`,
+  );
+
+/** The caller accepted, but the authorization server never sent the browser back to the gateway. */
+export const callerConsentTimedOut = ({ server }: { server: string }) =>
+  new Error(
+    `Server "${server}": the authorization was not completed in time (the browser never came back to the gateway's callback): call again.`,
+  );

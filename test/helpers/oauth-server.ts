@@ -19,6 +19,8 @@ export interface OAuthTestServer extends LocalHttpServer {
   readonly reusedRefreshTokens: number;
   /** MCP requests that carried an access token and were answered 401. */
   readonly refusedAccessTokens: number;
+  /** Each `add` call, with the Authorization header it came with. */
+  readonly toolCalls: { authorization: string; a: number; b: number }[];
   /** Every access token issued so far stops being accepted (as if they all expired). */
   expireAccessTokens(): void;
 }
@@ -26,6 +28,7 @@ export interface OAuthTestServer extends LocalHttpServer {
 export async function startOAuthServer(): Promise<OAuthTestServer> {
   const codes = new Map<string, { challenge: string; redirectUri: string }>();
   const issuedTokens: string[] = [];
+  const toolCalls: { authorization: string; a: number; b: number }[] = [];
   // Rotating refresh tokens: each is good for one refresh, as an authorization server that detects
   // refresh-token reuse does it.
   const refreshTokens = new Set<string>();
@@ -67,9 +70,10 @@ export async function startOAuthServer(): Promise<OAuthTestServer> {
     server.registerTool(
       "add",
       { description: "Add", inputSchema: z.object({ a: z.number(), b: z.number() }) },
-      async ({ a, b }) => ({
-        content: [{ type: "text", text: String(a + b) }],
-      }),
+      async ({ a, b }) => {
+        toolCalls.push({ authorization: req.headers.authorization ?? "", a, b });
+        return { content: [{ type: "text", text: String(a + b) }] };
+      },
     );
     await server.connect(transport);
     await transport.handleRequest(req, res);
@@ -154,7 +158,7 @@ export async function startOAuthServer(): Promise<OAuthTestServer> {
   );
   base = new URL(server.url).origin;
   // Getters defined on the server itself: Object.assign would copy their values once.
-  return Object.defineProperties(Object.assign(server, { issuedTokens, expireAccessTokens }), {
+  return Object.defineProperties(Object.assign(server, { issuedTokens, toolCalls, expireAccessTokens }), {
     registrations: { get: () => registrations },
     refreshRequests: { get: () => refreshRequests },
     reusedRefreshTokens: { get: () => reusedRefreshTokens },

@@ -5,7 +5,7 @@ import type {
   Server,
   ServerNotification,
 } from "@modelcontextprotocol/server";
-import type { Bridge, InputRound, Progress } from "../../../bridge/api.js";
+import type { Bridge, CallUpstream, InputRound, Progress } from "../../../bridge/api.js";
 import type { ServerLogMessage } from "../../../bridge/features/logging.js";
 import { errorText } from "../../../util/text-of.js";
 import { approximateSize, type UnreadBacklog } from "../admission/backlog.js";
@@ -13,6 +13,7 @@ import type { ClientLimiter } from "../admission/client-limits.js";
 import type { RequestTracker } from "../admission/request-tracker.js";
 import type { RunningCalls } from "../admission/running-calls.js";
 import { type GatewayProfile, profileAllows } from "../identity/profile.js";
+import type { ConsentAsk } from "../per-caller/consent.js";
 import {
   backlogFull,
   rateLimited,
@@ -56,6 +57,11 @@ export interface GatewayClient {
   readonly listWaitMs?: number;
   /** Results as the library gives them to a model (GatewayOptions.llmResults); default: unchanged. */
   readonly llmResults?: boolean;
+  /**
+   * This client's own connections to per-caller servers (per-caller/caller-upstreams.ts), asking
+   * `ask` for its consent to a login: passed as the bridge's `upstream`.
+   */
+  readonly ownUpstream?: (ask: ConsentAsk | undefined) => CallUpstream;
 }
 
 /**
@@ -161,12 +167,12 @@ export async function serveToolCall<Started>(
     const logs = client.everyUpstreamLog ? undefined : callLogs(client, request, request.logThreshold());
     // callUpstream never rejects: an upstream failure is an error result.
     const target = { name, server: tool.server };
-    return callUpstream(bridge, target, args, request, signal, { client, profile }, logs, round).then(
-      (result) => {
-        untrack?.();
-        return heldUntilSent(client, request, name, result, admitted.release);
-      },
-    );
+    const ask: ConsentAsk | undefined = call && ((params) => call.elicit(params));
+    const own = { client, profile, ask };
+    return callUpstream(bridge, target, args, request, signal, own, logs, round).then((result) => {
+      untrack?.();
+      return heldUntilSent(client, request, name, result, admitted.release);
+    });
   });
 }
 
@@ -268,7 +274,11 @@ async function callUpstream(
   args: Record<string, unknown>,
   request: ToolCallRequest,
   signal: AbortSignal,
-  { client, profile }: { client: GatewayClient; profile: GatewayProfile | undefined },
+  {
+    client,
+    profile,
+    ask,
+  }: { client: GatewayClient; profile: GatewayProfile | undefined; ask: ConsentAsk | undefined },
   logs: CallLogs | undefined,
   inputRound: InputRound | undefined,
 ): Promise<CallToolResult> {
@@ -297,6 +307,7 @@ async function callUpstream(
       onLog: logs?.onLog,
       // A 2026-07-28 client: an upstream of that era's own rounds come back to be passed on (input-rounds.ts).
       inputRound,
+      upstream: client.ownUpstream?.(ask),
     });
     // The same on every path (SDK handler, fast paths): each one's answer is made here.
     if (client.llmResults === true || profile?.llmResults === true) {
