@@ -1,11 +1,14 @@
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Gateway, RequestForwarder, startGateway } from "../../src/apps/gateway/index.js";
+import { codeModeBridge } from "../../src/codemode/code-mode-bridge.js";
 import { type Bridge, startBridge } from "../../src/index.js";
 import { type OAuthTestServer, startOAuthServer } from "../helpers/oauth-server.js";
+import { hasRedis, type RedisServer, startRedisServer } from "../helpers/redis-server.js";
 import { textOf } from "./client.js";
 
 const TOKENS = [
@@ -150,6 +153,29 @@ describe("per-caller upstream identity behind the gateway", () => {
     expect(alice2.asked).toEqual([]);
     expect(bob2.asked).toEqual([]);
 
+    // A code-mode program's calls are its sender's: they go with that caller's tokens too.
+    const coded = await startGateway({
+      bridge: codeModeBridge(bridge),
+      tokens: TOKENS,
+      callerAuthDir: join(dir, "callers"),
+    });
+    try {
+      const headers = { authorization: `Bearer ${TOKENS[1]?.token}` };
+      const viaCode = new Client({ name: "caller", version: "1.0.0" });
+      await viaCode.connect(
+        new StreamableHTTPClientTransport(new URL(coded.url), { requestInit: { headers } }),
+      );
+      clients.push(viaCode);
+      const run = await viaCode.callTool({
+        name: "execute_code",
+        arguments: { code: "return (await tools.remote.add({ a: 4, b: 4 })).text;" },
+      });
+      expect(textOf(run), textOf(run)).toContain("8");
+      expect(sentWith(4, 4)).toEqual([bobNew]);
+    } finally {
+      await coded.close();
+    }
+
     // The gateway's own token never went with a call.
     expect(oauth.toolCalls.some((call) => call.authorization === `Bearer ${gatewayToken}`)).toBe(false);
   }, 120_000);
@@ -187,4 +213,99 @@ describe("per-caller upstream identity behind the gateway", () => {
     expect(asked).toBe(2);
     expect(oauth.toolCalls.length).toBe(calls);
   }, 60_000);
+});
+
+/** Two replicas with the cluster store and one token folder: a caller's login made on one serves it on the other. */
+describe.skipIf(!hasRedis)("per-caller identity across replicas with the cluster store", () => {
+  let oauth: OAuthTestServer;
+  let redis: RedisServer;
+  let dir: string;
+  const running: { bridge: Bridge; gateway: Gateway }[] = [];
+  const clients: Client[] = [];
+  const secret = randomBytes(32);
+
+  const replica = async (id: string) => {
+    const forwarder = new RequestForwarder();
+    const bridge = await startBridge({
+      servers: { remote: { type: "http", url: oauth.url, oauth: { perCaller: true } } },
+      auth: { storageDir: join(dir, "gateway"), authorization: "headless" },
+      onElicitation: forwarder.elicitation,
+    });
+    const gateway = await startGateway({
+      bridge,
+      forwarder,
+      tokens: TOKENS,
+      callerAuthDir: join(dir, "callers"),
+      store: redis.url,
+      clusterSecret: secret,
+      replicaId: id,
+    });
+    running.push({ bridge, gateway });
+    return gateway;
+  };
+  const connect = async (gateway: Gateway, token: string) => {
+    const asked: string[] = [];
+    const client = new Client(
+      { name: "caller", version: "1.0.0" },
+      { capabilities: { elicitation: { url: {} } } },
+    );
+    client.setRequestHandler("elicitation/create", async (request) => {
+      const url = (request.params as { url?: string }).url ?? "";
+      asked.push(url);
+      setImmediate(() => void fetch(url).then((page) => page.text()));
+      return { action: "accept" };
+    });
+    const headers = { authorization: `Bearer ${token}` };
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(gateway.url), { requestInit: { headers } }),
+    );
+    clients.push(client);
+    return { client, asked };
+  };
+  const add = async (client: Client, a: number, b: number) => {
+    const result = await client.callTool({ name: "mcp_remote_add", arguments: { a, b } });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    return oauth.toolCalls.filter((call) => call.a === a && call.b === b).map((call) => call.authorization);
+  };
+
+  beforeAll(async () => {
+    oauth = await startOAuthServer();
+    redis = await startRedisServer();
+    dir = mkdtempSync(join(tmpdir(), "mcp-bridge-per-caller-replicas-"));
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const client of clients) await client.close().catch(() => {});
+    for (const { gateway, bridge } of running) {
+      await gateway.close();
+      await bridge.close();
+    }
+    redis?.stop();
+    await oauth.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a caller authorized on one replica is served with its own token on the other, and only its own", async () => {
+    const first = await replica("replica-1");
+    const second = await replica("replica-2");
+    const aliceOnFirst = await connect(first, TOKENS[0]?.token ?? "");
+    const [aliceToken] = await add(aliceOnFirst.client, 10, 1);
+    expect(aliceOnFirst.asked).toHaveLength(1);
+
+    const bobOnSecond = await connect(second, TOKENS[1]?.token ?? "");
+    const [bobToken] = await add(bobOnSecond.client, 20, 1);
+    expect(bobOnSecond.asked).toHaveLength(1);
+    expect(bobToken).not.toBe(aliceToken);
+
+    const aliceOnSecond = await connect(second, TOKENS[0]?.token ?? "");
+    const bobOnFirst = await connect(first, TOKENS[1]?.token ?? "");
+    const [aliceCalls, bobCalls] = await Promise.all([
+      add(aliceOnSecond.client, 10, 2),
+      add(bobOnFirst.client, 20, 2),
+    ]);
+    expect(aliceCalls).toEqual([aliceToken]);
+    expect(bobCalls).toEqual([bobToken]);
+    expect(aliceOnSecond.asked).toEqual([]);
+    expect(bobOnFirst.asked).toEqual([]);
+  }, 120_000);
 });
