@@ -119,6 +119,28 @@ describe("per-caller upstream identity behind the gateway", () => {
     // One token file per caller, beside none of the gateway's own.
     expect(readdirSync(join(dir, "callers")).filter((f) => f.endsWith(".json"))).toHaveLength(2);
 
+    // REST never asks, but serves a caller who authorized with its tokens; another is told to authorize.
+    const rest = (token: string, a: number, b: number, url = gateway.url) =>
+      fetch(new URL("/tools/mcp_remote_add", url), {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ a, b }),
+      });
+    expect((await rest(TOKENS[0]?.token ?? "", 1, 4)).status).toBe(200);
+    expect(sentWith(1, 4)).toEqual([aliceToken]);
+    const carol = await startGateway({
+      bridge,
+      tokens: [{ token: "token-of-carol", client: "carol" }],
+      callerAuthDir: join(dir, "callers"),
+    });
+    try {
+      const refused = await rest("token-of-carol", 3, 4, carol.url);
+      expect(await refused.text()).toContain("needs your own authorization");
+      expect(sentWith(3, 4)).toEqual([]);
+    } finally {
+      await carol.close();
+    }
+
     // A reload keeps each caller's connection and tokens.
     await bridge.reload();
     expect(await add(bob.client, 2, 5)).toBe("7");
