@@ -34,6 +34,7 @@ export type {
   BridgeStats,
   CallApprovalRequest,
   CallOptions,
+  CallUpstream,
   ElicitationHandler,
   ElicitationRequest,
   ElicitationResponse,
@@ -44,6 +45,7 @@ export type {
   ReloadSummary,
   ToolEntry,
   ToolsChangedEvent,
+  UpstreamCallOptions,
 } from "./bridge/api.js";
 // --- the bridge ---
 export { McpBridge, startBridge } from "./bridge/bridge-entry.js";

@@ -3,7 +3,7 @@ import type { AuthOptions } from "../auth/oauth-client.js";
 import type { ResolveInput } from "../config/inputs.js";
 import type { AdmitProjectServer, DriftAction, ResolvedConfig, ServerDefinition } from "../config/model.js";
 import type { SettingsInput } from "../config/settings.js";
-import type { InputRound, ToolCallOptions } from "../connection/server-connection.js";
+import type { InputRound } from "../connection/server-connection.js";
 import type { ServerStatus } from "../connection/server-status.js";
 import type { SharedToolLists } from "./tool-lists/shared-tool-lists.js";
 
@@ -102,8 +102,17 @@ export type CallUpstream = (
   server: string,
   tool: string,
   args: Record<string, unknown>,
-  options: ToolCallOptions,
+  options: UpstreamCallOptions,
 ) => Promise<CallToolResult> | undefined;
+
+/** What bounds and watches a call sent over the caller's own connection (see `CallOptions.upstream`). */
+export interface UpstreamCallOptions {
+  /** The call's timeout (the caller's, else the server's `callTimeout`). */
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: Progress) => void;
+  readonly resetTimeoutOnProgress?: boolean;
+}
 
 /** A call the policy wants a person to approve (a rule with `action: "ask"`). */
 export interface CallApprovalRequest {
