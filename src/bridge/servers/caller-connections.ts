@@ -4,6 +4,8 @@ import type { RemoteServerDefinition } from "../../config/model.js";
 import { createConnection, type ServerConnection } from "../../connection/connection.js";
 import { bridgeClosed } from "../../errors/index.js";
 import type { Logger } from "../../util/logger.js";
+import { SecretMask } from "../../util/redact.js";
+import { noteTokens } from "./server-record.js";
 
 export interface CallerConnectionOptions {
   readonly logger: Logger;
@@ -32,6 +34,8 @@ interface CallerConnection<S extends AuthorizationStep> {
  */
 export class CallerConnections<S extends AuthorizationStep> {
   readonly #entries = new Map<string, Promise<CallerConnection<S>>>();
+  /** The callers' access tokens, noted as they are presented: masked in every error and log line. */
+  readonly #secrets = new SecretMask();
   #closed = false;
 
   constructor(
@@ -91,12 +95,13 @@ export class CallerConnections<S extends AuthorizationStep> {
       healthCheckIntervalMs: 0,
       startupTimeoutMs: Math.max(definition.startupTimeoutMs, this.options.consentTimeoutMs),
     };
+    const redact = this.options.redact;
     const connection = createConnection(own, {
-      logger: this.options.logger,
+      logger: this.#secrets.logger(this.options.logger),
       clientInfo: this.options.clientInfo,
-      redact: this.options.redact ?? ((text) => text),
+      redact: (text) => this.#secrets.text(redact ? redact(text) : text),
       auth,
-      ...(auth?.fetch ? { fetch: auth.fetch } : {}),
+      ...(auth?.fetch ? { fetch: noteTokens(auth.fetch, this.#secrets) } : {}),
     });
     return { fingerprint, connection, auth, step };
   }
