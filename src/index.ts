@@ -37,6 +37,7 @@ export type {
   BridgeStats,
   CallApprovalRequest,
   CallOptions,
+  CallUpstream,
   ElicitationHandler,
   ElicitationRequest,
   ElicitationResponse,
@@ -47,6 +48,7 @@ export type {
   ReloadSummary,
   ToolEntry,
   ToolsChangedEvent,
+  UpstreamCallOptions,
 } from "./bridge/api.js";
 // --- the bridge ---
 export { McpBridge, startBridge } from "./bridge/bridge-entry.js";

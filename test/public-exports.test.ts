@@ -20,6 +20,9 @@ const PUBLIC_EXPORTS: Record<string, readonly string[]> = {
     "BridgeOptions",
     "BridgeStats",
     "CallOptions",
+    // CallOptions.upstream: a call over the caller's own connection (the gateway's per-caller mode)
+    "CallUpstream",
+    "UpstreamCallOptions",
     // the call policy's `ask`, answered by the host (BridgeOptions.approveCall)
     "ApproveCall",
     "CallApprovalRequest",

@@ -1,5 +1,6 @@
 import type { AuthProvider, FetchLike, OAuthClientProvider } from "@modelcontextprotocol/client";
 import {
+  auth,
   ClientCredentialsProvider,
   CrossAppAccessProvider,
   discoverAndRequestJwtAuthGrant,
@@ -8,12 +9,13 @@ import {
   requestJwtAuthorizationGrant,
 } from "@modelcontextprotocol/client";
 import type { OAuthSettings, RemoteServerDefinition } from "../config/model.js";
-import { oauthLoginNeeded } from "../errors/auth-errors.js";
+import { oauthLoginNeeded, refreshTokenRefused } from "../errors/auth-errors.js";
 import { JwtBearerProvider } from "./jwt-bearer.js";
 import { BridgeOAuthProvider } from "./provider.js";
 import { type AuthorizationStep, headlessStep, loopbackStep } from "./redirect.js";
-import { RefreshCoordinator } from "./refresh.js";
+import { DEFAULT_REFRESH_MARGIN_MS, RefreshCoordinator } from "./refresh.js";
 import { AuthStore, defaultAuthDir } from "./store.js";
+import { tokenKeychain } from "./token-keychain.js";
 
 export interface AuthOptions {
   /** Where tokens and registrations are kept (default `$XDG_CONFIG_HOME/mcp-bridge/auth`). */
@@ -27,6 +29,13 @@ export interface AuthOptions {
   /** Shows the authorization URL in loopback mode (open a browser, print it). */
   readonly present?: (authorizationUrl: URL) => void | Promise<void>;
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Whose login this is, when not the user's own: a gateway client's identity (see AuthStore). Its
+   * tokens are stored apart from the user's and every other caller's.
+   */
+  readonly caller?: string;
+  /** The authorization step to use instead of `authorization`'s (the gateway's consent step). */
+  readonly step?: AuthorizationStep;
 }
 
 /** What a connection needs to authenticate to one remote server. */
@@ -101,11 +110,14 @@ export async function createAuthHandle(
     options.storageDir ?? defaultAuthDir(options.env),
     definition.name,
     definition.url,
+    { caller: options.caller, keychain: tokenKeychain(options.env) ?? null },
   );
-  const mode = options.authorization ?? "none";
+  const mode = options.step ? "step" : (options.authorization ?? "none");
   if (!definition.oauth && !store.read().tokens && mode === "none") return undefined;
   let step: AuthorizationStep;
-  if (mode === "loopback") {
+  if (options.step) {
+    step = options.step;
+  } else if (mode === "loopback") {
     const stored = store.read().redirectUri;
     const port = settings.redirectPort ?? (stored ? Number(new URL(stored).port) : 0);
     step = await loopbackStep({ port, present: options.present ?? (() => {}) }).catch(() =>
@@ -117,14 +129,24 @@ export async function createAuthHandle(
     step = {
       redirectUrl: store.read().redirectUri ?? HEADLESS_REDIRECT,
       start: async () => {
-        throw oauthLoginNeeded({ server: definition.name });
+        // Says why a login is needed when the provider just forgot tokens the server refused.
+        throw oauth.tokensRefused
+          ? refreshTokenRefused({ server: definition.name })
+          : oauthLoginNeeded({ server: definition.name });
       },
       result: async () => undefined,
       close: async () => {},
     };
   }
-  const provider = new BridgeOAuthProvider(settings, store, step);
-  const refreshes = new RefreshCoordinator(store);
+  const oauth = new BridgeOAuthProvider(settings, store, step);
+  const refreshes = new RefreshCoordinator(store, {
+    marginMs: definition.tokenRefreshMarginMs ?? DEFAULT_REFRESH_MARGIN_MS,
+    // Ahead of expiry only where no login can start: a refresh refused there must not open a browser
+    // (loopback) or start an authorization nobody finishes (headless).
+    ...(mode === "none"
+      ? { refreshNow: (fetchFn: FetchLike) => auth(oauth, { serverUrl: definition.url, fetchFn }) }
+      : {}),
+  });
   // A 401 while holding a token can mean the resource moved to another authorization server
   // (SEP-2352): forget the cached discovery so the SDK looks again instead of reusing the old one.
   const watchingFetch: FetchLike = async (url, init) => {
@@ -135,12 +157,12 @@ export async function createAuthHandle(
       new Headers(init?.headers).has("authorization") &&
       !isDpopNonceChallenge(response)
     ) {
-      provider.invalidateCredentials("discovery");
+      oauth.invalidateCredentials("discovery");
     }
     return response;
   };
   return {
-    provider,
+    provider: oauth,
     fetch: refreshes.fetch(watchingFetch),
     authorizationResult: () => step.result(),
     close: () => step.close(),

@@ -10,7 +10,7 @@ import { DPOP_SUPPORTED_ALGS, DpopSession } from "@modelcontextprotocol/client";
 import type { OAuthSettings } from "../config/model.js";
 import { noCodeVerifier } from "../errors/auth-errors.js";
 import type { AuthorizationStep } from "./redirect.js";
-import type { AuthStore, StoredAuth } from "./store.js";
+import { type AuthStore, type StoredAuth, withTokens } from "./store.js";
 
 /**
  * OAuth 2.1 authorization code + PKCE for one server. The SDK does discovery, dynamic registration,
@@ -24,6 +24,11 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
   #dpop: Promise<DpopSession> | undefined;
   /** The access token last handed to the SDK: the only one this provider may ever forget. */
   #handedOut: unknown;
+  /**
+   * The authorization server refused the stored tokens (`invalid_grant`) and they were forgotten: the
+   * login this asks for next says why, once, instead of a plain "needs a login".
+   */
+  tokensRefused = false;
 
   constructor(
     private readonly settings: OAuthSettings,
@@ -35,6 +40,12 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
 
   get redirectUrl(): string {
     return this.step.redirectUrl;
+  }
+
+  /** The authorization request's `state`, from the step when it keeps one (the SDK sends none otherwise). */
+  get state(): (() => string) | undefined {
+    const step = this.step;
+    return step.state && (() => step.state?.() ?? "");
   }
 
   get clientMetadata(): OAuthClientMetadata {
@@ -96,9 +107,9 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
   }
 
   saveTokens(tokens: StoredOAuthTokens, context?: OAuthClientInformationContext): void {
+    this.tokensRefused = false;
     this.store.update((current) => ({
-      ...current,
-      tokens: tokens as unknown as Record<string, unknown>,
+      ...withTokens(current, tokens as unknown as Record<string, unknown>),
       ...(context?.issuer ? { issuer: context.issuer } : {}),
     }));
   }
@@ -120,8 +131,10 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
     if (scope === "verifier" || scope === "all") this.#codeVerifier = undefined;
     if (scope === "discovery" || scope === "all") this.#discovery = undefined;
     if (scope === "all") this.store.clear();
-    else if (scope === "tokens") this.store.update((current) => this.#withoutFailedTokens(current));
-    else if (scope === "client") this.store.update(({ client: _dropped, ...rest }) => rest);
+    else if (scope === "tokens") {
+      this.tokensRefused = true;
+      this.store.update((current) => this.#withoutFailedTokens(current));
+    } else if (scope === "client") this.store.update(({ client: _dropped, ...rest }) => rest);
   }
 
   /**
@@ -131,7 +144,7 @@ export class BridgeOAuthProvider implements OAuthClientProvider {
    */
   #withoutFailedTokens(current: StoredAuth): StoredAuth {
     if (current.tokens?.access_token !== this.#handedOut) return current;
-    const { tokens: _failed, ...rest } = current;
+    const { tokens: _failed, expiresAt: _expiry, ...rest } = current;
     return rest;
   }
 

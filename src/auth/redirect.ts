@@ -9,6 +9,11 @@ import { browserLoginTimedOut, loginNotRedirected, tooManyRedirects } from "../e
  */
 export interface AuthorizationStep {
   readonly redirectUrl: string;
+  /**
+   * The `state` parameter of the next authorization request, when the step needs one to tell its
+   * callback apart (the gateway's, where many callers' logins arrive at one URL).
+   */
+  state?(): string;
   /** Called by the SDK with the authorization URL. */
   start(authorizationUrl: URL): Promise<void>;
   /** The callback's query (code, state, iss), once it arrived; undefined when no flow was started. */

@@ -16,6 +16,38 @@ export interface StoredAuth {
   /** The authorization server that issued the registration and tokens. */
   issuer?: string;
   savedAt?: string;
+  /**
+   * When the access token expires (ISO time), from the token endpoint's `expires_in` when the token was
+   * obtained; `savedAt` cannot say it, since other changes (the issuer stamp, a registration) rewrite it.
+   */
+  expiresAt?: string;
+}
+
+/**
+ * `current` with `tokens` stored: a new access token (a login or a refresh) gets its expiry from its
+ * `expires_in`, counted from now; the same access token saved again (the SDK stamping the issuer)
+ * keeps the expiry it had.
+ */
+export function withTokens(current: StoredAuth, tokens: Record<string, unknown>): StoredAuth {
+  const { expiresAt: _previous, ...rest } = current;
+  const next: StoredAuth = { ...rest, tokens };
+  if (current.tokens?.access_token === tokens.access_token && current.tokens !== undefined) {
+    return current.expiresAt === undefined ? next : { ...next, expiresAt: current.expiresAt };
+  }
+  const lifetime = tokens.expires_in;
+  if (typeof lifetime === "number" && Number.isFinite(lifetime) && lifetime > 0) {
+    next.expiresAt = new Date(Date.now() + lifetime * 1000).toISOString();
+  }
+  return next;
+}
+
+/** When the stored access token expires (ms since the epoch); undefined when it did not say. */
+export function expiryOf({ tokens, savedAt, expiresAt }: StoredAuth): number | undefined {
+  if (expiresAt !== undefined) return Date.parse(expiresAt);
+  // Stores written before `expiresAt` existed: the best guess is the last save.
+  const lifetime = tokens?.expires_in;
+  if (typeof lifetime !== "number" || savedAt === undefined) return undefined;
+  return Date.parse(savedAt) + lifetime * 1000;
 }
 
 export function defaultAuthDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
@@ -29,6 +61,11 @@ export interface AuthStoreOptions {
    * answers (see tokenKeychain), else the file.
    */
   readonly keychain?: TokenKeychain | null;
+  /**
+   * Whose tokens these are, when not the user's own: a gateway client's identity (per-caller mode of
+   * `serve`). Part of the key, so one caller's lookup can never read another's tokens.
+   */
+  readonly caller?: string;
 }
 
 /**
@@ -51,7 +88,9 @@ export class AuthStore {
     url: string,
     options: AuthStoreOptions = {},
   ) {
-    this.#id = createHash("sha256").update(`${server}\0${url}`).digest("hex").slice(0, 16);
+    const { caller } = options;
+    const key = caller === undefined ? `${server}\0${url}` : `${server}\0${url}\0caller\0${caller}`;
+    this.#id = createHash("sha256").update(key).digest("hex").slice(0, 16);
     this.file = join(dir, `${this.#id}.json`);
     this.#keychain = options.keychain === undefined ? tokenKeychain() : (options.keychain ?? undefined);
   }

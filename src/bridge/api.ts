@@ -1,3 +1,4 @@
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import type { AuthOptions } from "../auth/oauth-client.js";
 import type { ResolveInput } from "../config/inputs.js";
 import type { AdmitProjectServer, DriftAction, ResolvedConfig, ServerDefinition } from "../config/model.js";
@@ -94,6 +95,29 @@ export interface CallOptions {
    * result, and a retry passes the answers and the server's `requestState` here. `{}` is a first leg.
    */
   readonly inputRound?: InputRound;
+  /**
+   * Sends the call over a connection of the caller's own instead of the bridge's, when it returns one
+   * (the gateway's per-caller upstreams: each client reaches the server with its own tokens); the
+   * policy, audit, pins and result limits apply as to any call. Undefined: the bridge's connection.
+   */
+  readonly upstream?: CallUpstream;
+}
+
+/** See `CallOptions.upstream`: the call's result over the caller's own connection, or undefined. */
+export type CallUpstream = (
+  server: string,
+  tool: string,
+  args: Record<string, unknown>,
+  options: UpstreamCallOptions,
+) => Promise<CallToolResult> | undefined;
+
+/** What bounds and watches a call sent over the caller's own connection (see `CallOptions.upstream`). */
+export interface UpstreamCallOptions {
+  /** The call's timeout (the caller's, else the server's `callTimeout`). */
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: Progress) => void;
+  readonly resetTimeoutOnProgress?: boolean;
 }
 
 /** A call the policy wants a person to approve (a rule with `action: "ask"`). */

@@ -331,6 +331,13 @@ function sendRequest(
   request: CallRequest,
 ): Promise<CallToolResult> {
   const timeoutMs = request.timeoutMs ?? record.definition.callTimeoutMs;
+  const own = request.upstream?.(definition.server, definition.tool, args, {
+    timeoutMs,
+    signal: request.signal,
+    onProgress: request.onProgress,
+    resetTimeoutOnProgress: request.resetTimeoutOnProgress,
+  });
+  if (own) return own;
   const client = state.tools.runsAsTask(definition) ? record.connection?.sessionClient() : undefined;
   if (client) {
     return callToolAsTask(client, args, {

@@ -1,4 +1,4 @@
-import type { ApproveCall, ToolEntry } from "../bridge/api.js";
+import type { ApproveCall, CallUpstream, ToolEntry } from "../bridge/api.js";
 import { codeCallDeclined, codeResultTooLarge, codeUnknownTool } from "../errors/index.js";
 import type { ToolResult } from "../results/tool-result.js";
 import { type CallerReach, reachAllows } from "../util/reach.js";
@@ -24,6 +24,8 @@ export interface ExecuteCodeOptions extends CodeModeLimits {
   readonly reach?: CallerReach;
   /** Answers a policy `ask` for each of the program's calls, as for a direct call of this caller. */
   readonly approveCall?: ApproveCall;
+  /** The caller's own connections (see `CallOptions.upstream`): its calls go over them as a direct call would. */
+  readonly upstream?: CallUpstream;
   /** Called with each tool the program calls, before it runs; `false` refuses that call (the program sees an error). */
   readonly approve?: (entry: ToolEntry) => boolean | Promise<boolean>;
 }
@@ -89,6 +91,7 @@ export async function runProgram(
         maxResultChars: CODE_MODE_DEFAULTS.results.callResultChars,
         caller: options.caller,
         approveCall: options.approveCall,
+        upstream: options.upstream,
       });
       if (result.isError) throw new Error(result.text);
       const value = programValue(tool.entry, result);

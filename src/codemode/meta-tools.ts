@@ -147,6 +147,7 @@ export function codeModeTools(source: CodeModeSource, options: CodeModeOptions =
           caller: callOptions?.caller,
           reach: callOptions?.reach,
           approveCall: callOptions?.approveCall,
+          upstream: callOptions?.upstream,
         });
         const returned = run.value === undefined ? "" : JSON.stringify(run.value, null, 2);
         const text = [run.output, returned].filter((part) => part !== "").join("\n") || "(no output)";

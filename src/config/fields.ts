@@ -276,6 +276,14 @@ export const SERVER_FIELDS = {
     default: "ask unless the tool declares `readOnlyHint`",
     doc: "tool approval in `mcp-bridge chat` (as in Gemini CLI): `true` runs this server's tools without asking; `false` asks before every call, even a read-only one (annotations are the server's own claim); `--yes` runs all",
   }),
+  tokenRefreshMargin: field({
+    name: "tokenRefreshMargin",
+    aliases: ["token_refresh_margin"],
+    kind: "duration",
+    scope: "remote",
+    default: "60 s (at most half the token's lifetime)",
+    doc: "an OAuth access token is refreshed this long before it expires (by its `expires_in`), before a request presents it, so calls rarely meet an expired token; 0 refreshes only when the server refuses one",
+  }),
   maxMessageBytes: field({
     name: "maxMessageBytes",
     aliases: ["max_message_bytes"],

@@ -92,6 +92,11 @@ interface OAuthFields {
   readonly privateKeyPem?: string;
   readonly signingAlgorithm?: string;
   readonly redirectPort?: number;
+  /**
+   * `mcp-bridge serve`: each authenticated gateway client reaches this server with tokens of its own,
+   * obtained with its consent (authorization code flow only); see docs/deploy.md.
+   */
+  readonly perCaller?: boolean;
 }
 
 /**
@@ -255,6 +260,8 @@ export interface RemoteServerDefinition extends ServerDefinitionBase {
   /** Inferred Streamable HTTP (no explicit transport): fall back to legacy SSE when the server is one. */
   readonly fallbackToSse: boolean;
   readonly oauth?: OAuthSettings;
+  /** Refresh an OAuth access token this long before it expires; undefined: the default (60 s). */
+  readonly tokenRefreshMarginMs?: number;
 }
 
 /**

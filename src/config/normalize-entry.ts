@@ -208,6 +208,7 @@ export function normalizeEntry(
     fallbackToSse: !declared && transport === "http",
     healthCheckIntervalMs: reader.field(f.healthCheckInterval) ?? settings.healthCheckIntervalMs,
     oauth,
+    tokenRefreshMarginMs: reader.field(f.tokenRefreshMargin),
   });
 }
 

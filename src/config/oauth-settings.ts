@@ -1,4 +1,5 @@
 import { entryProblem } from "../errors/entry-problems.js";
+import { notBoolean } from "../errors/value-errors.js";
 import { definedOnly } from "../util/defined.js";
 import { lookup, type Raw } from "./fields.js";
 import type { OAuthGrant, OAuthIdentityProvider, OAuthSettings } from "./model.js";
@@ -35,6 +36,12 @@ export function normalizeOAuth(
   }
   const idp = normalizeIdp(raw.idp, text);
   const port = get("redirectPort", "redirect_port");
+  const perCaller = get("perCaller", "per_caller");
+  if (perCaller !== undefined && typeof perCaller !== "boolean")
+    throw new EntryProblem(
+      "oauth.perCaller",
+      entryProblem.valueRejected("oauth.perCaller", notBoolean().message),
+    );
   const settings: Record<string, unknown> = {
     clientId: optional("clientId", "client_id"),
     clientSecret: optional("clientSecret", "client_secret"),
@@ -50,6 +57,7 @@ export function normalizeOAuth(
     privateKeyPem: optional("privateKeyPem", "private_key_pem"),
     signingAlgorithm: optional("signingAlgorithm", "signing_algorithm"),
     redirectPort: typeof port === "number" ? port : undefined,
+    perCaller: perCaller === true ? true : undefined,
     idp,
     assertion: optional("assertion"),
     issuer: optional("issuer"),

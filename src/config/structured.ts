@@ -249,5 +249,9 @@ function oauthSchema(): z.ZodType {
     privateKeyPem: z.string().optional(),
     signingAlgorithm: z.string().optional(),
     redirectPort: z.number().int().optional(),
+    perCaller: z
+      .boolean()
+      .optional()
+      .describe("serve: each authenticated gateway client gets its own tokens, with its consent"),
   });
 }

@@ -66,8 +66,10 @@ describe("every key the loader accepts is published and documented", () => {
     for (const spec of Object.values(SERVER_FIELDS)) {
       for (const key of [spec.name, ...spec.aliases]) {
         const value = sample[spec.kind as keyof typeof sample];
+        // A field of remote servers only is read on a remote entry.
+        const entry = spec.scope === "remote" ? { url: "https://example.test/mcp" } : { command: "x" };
         const parsed = parseConfigText(
-          JSON.stringify({ mcpServers: { s: { command: "x", [key]: value } } }),
+          JSON.stringify({ mcpServers: { s: { ...entry, [key]: value } } }),
           "/p/mcp.json",
           context,
         );

@@ -15,6 +15,12 @@ export interface OAuthTestServer extends LocalHttpServer {
   readonly registrations: number;
   /** Requests to the token endpoint with grant_type=refresh_token, answered or refused. */
   readonly refreshRequests: number;
+  /** Refresh requests that presented a refresh token already rotated away (a reuse: no grace window). */
+  readonly reusedRefreshTokens: number;
+  /** MCP requests that carried an access token and were answered 401. */
+  readonly refusedAccessTokens: number;
+  /** Each `add` call, with the Authorization header it came with. */
+  readonly toolCalls: { authorization: string; a: number; b: number }[];
   /** Every access token issued so far stops being accepted (as if they all expired). */
   expireAccessTokens(): void;
 }
@@ -22,12 +28,16 @@ export interface OAuthTestServer extends LocalHttpServer {
 export async function startOAuthServer(): Promise<OAuthTestServer> {
   const codes = new Map<string, { challenge: string; redirectUri: string }>();
   const issuedTokens: string[] = [];
+  const toolCalls: { authorization: string; a: number; b: number }[] = [];
   // Rotating refresh tokens: each is good for one refresh, as an authorization server that detects
   // refresh-token reuse does it.
   const refreshTokens = new Set<string>();
   const expired = new Set<string>();
+  const spentRefreshTokens = new Set<string>();
   let registrations = 0;
   let refreshRequests = 0;
+  let reusedRefreshTokens = 0;
+  let refusedAccessTokens = 0;
   const expireAccessTokens = () => {
     for (const token of issuedTokens) expired.add(token);
   };
@@ -60,9 +70,10 @@ export async function startOAuthServer(): Promise<OAuthTestServer> {
     server.registerTool(
       "add",
       { description: "Add", inputSchema: z.object({ a: z.number(), b: z.number() }) },
-      async ({ a, b }) => ({
-        content: [{ type: "text", text: String(a + b) }],
-      }),
+      async ({ a, b }) => {
+        toolCalls.push({ authorization: req.headers.authorization ?? "", a, b });
+        return { content: [{ type: "text", text: String(a + b) }] };
+      },
     );
     await server.connect(transport);
     await transport.handleRequest(req, res);
@@ -109,9 +120,12 @@ export async function startOAuthServer(): Promise<OAuthTestServer> {
           const params = new URLSearchParams(await readBody(req));
           if (params.get("grant_type") === "refresh_token") {
             refreshRequests++;
-            if (!refreshTokens.delete(params.get("refresh_token") ?? "")) {
+            const presented = params.get("refresh_token") ?? "";
+            if (spentRefreshTokens.has(presented)) reusedRefreshTokens++;
+            if (!refreshTokens.delete(presented)) {
               return json(res, 400, { error: "invalid_grant", error_description: "refresh token reused" });
             }
+            spentRefreshTokens.add(presented);
             return issue(res);
           }
           const grant = codes.get(params.get("code") ?? "");
@@ -124,6 +138,7 @@ export async function startOAuthServer(): Promise<OAuthTestServer> {
         case "/mcp": {
           const auth = req.headers.authorization ?? "";
           if (!issuedTokens.some((token) => auth === `Bearer ${token}` && !expired.has(token))) {
+            if (auth !== "") refusedAccessTokens++;
             res.writeHead(401, {
               "www-authenticate": `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
             });
@@ -143,8 +158,10 @@ export async function startOAuthServer(): Promise<OAuthTestServer> {
   );
   base = new URL(server.url).origin;
   // Getters defined on the server itself: Object.assign would copy their values once.
-  return Object.defineProperties(Object.assign(server, { issuedTokens, expireAccessTokens }), {
+  return Object.defineProperties(Object.assign(server, { issuedTokens, toolCalls, expireAccessTokens }), {
     registrations: { get: () => registrations },
     refreshRequests: { get: () => refreshRequests },
+    reusedRefreshTokens: { get: () => reusedRefreshTokens },
+    refusedAccessTokens: { get: () => refusedAccessTokens },
   }) as OAuthTestServer;
 }

@@ -25,6 +25,7 @@ import { ClientLogLevel } from "../forwarding/upstream-logs.js";
 import { callerOf, identityOf, limitKeyOf } from "../identity/authenticate.js";
 import { LegacySessions } from "../identity/legacy-sessions.js";
 import type { GatewayProfile } from "../identity/profile.js";
+import type { CallerUpstreams } from "../per-caller/caller-upstreams.js";
 import type { ResolvedGatewayOptions } from "./gateway-options.js";
 
 /** Host and Origin names a loopback gateway answers to. */
@@ -39,6 +40,7 @@ export function mcpEndpoint(
   options: ResolvedGatewayOptions,
   tracker: RequestTracker,
   cluster?: EndpointCluster,
+  callers?: CallerUpstreams,
 ) {
   // With a cluster store, the per-minute budgets are the cluster's (concurrency stays per replica).
   const limiter = new ClientLimiter(
@@ -46,7 +48,7 @@ export function mcpEndpoint(
     Date.now,
     cluster && sharedBudget(cluster.store, options.replica.id),
   );
-  const { serverFor, modernEntry } = instances(options, tracker, limiter);
+  const { serverFor, modernEntry } = instances(options, tracker, limiter, callers);
   const handler = createMcpHandler((ctx) => serverFor(ctx.authInfo).server);
   const { sessions, ownership } = sessionTable(options, serverFor, cluster);
   const unsubscribe = [passListChanges(options.bridge, handler, sessions)];
@@ -98,7 +100,12 @@ type ServerFor = (auth: AuthInfo | undefined) => GatewayInstance;
  * path, and the sessions' fast path), or the scope a stateless 2026-07-28 call runs with on the fast
  * path (what gatewayServer would give the per-request instance, without building one).
  */
-function instances(options: ResolvedGatewayOptions, tracker: RequestTracker, limiter: ClientLimiter) {
+function instances(
+  options: ResolvedGatewayOptions,
+  tracker: RequestTracker,
+  limiter: ClientLimiter,
+  callers: CallerUpstreams | undefined,
+) {
   const { bridge, version, forwarder } = options;
   const backlog = new UnreadBacklog(options.maxUnreadBytes);
   // Without auth every caller is one client for sessions and parked calls, but the limits count each
@@ -113,6 +120,8 @@ function instances(options: ResolvedGatewayOptions, tracker: RequestTracker, lim
     adminTools: options.adminTools,
     listWaitMs: options.listWaitMs,
     llmResults: options.llmResults,
+    // Per-caller servers: this client's own connection and tokens, keyed by its credential's identity.
+    ...(callers ? { ownUpstream: (ask) => callers.upstream(identityOf(auth), ask) } : {}),
   });
   const profileOf = (auth: AuthInfo | undefined) => auth?.extra?.profile as GatewayProfile | undefined;
   const serverFor: ServerFor = (auth) =>

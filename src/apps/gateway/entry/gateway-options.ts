@@ -101,6 +101,11 @@ export interface GatewayOptions {
    * A profile's `llmResults` turns it on for one client.
    */
   readonly llmResults?: boolean;
+  /**
+   * Where the tokens of servers in per-caller mode (`"oauth": { "perCaller": true }`) are kept, one
+   * login per gateway client and server; default the OAuth token folder (`mcp-bridge/auth`).
+   */
+  readonly callerAuthDir?: string;
 }
 
 /** `GatewayOptions` with every default applied and every value checked: what the gateway reads. */
@@ -130,6 +135,7 @@ export interface ResolvedGatewayOptions {
   readonly fastPath: boolean;
   readonly listWaitMs: number;
   readonly llmResults: boolean;
+  readonly callerAuthDir: string | undefined;
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -163,6 +169,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     fastPath = true,
     listWaitMs = GATEWAY_DEFAULTS.listWaitMs,
     llmResults = false,
+    callerAuthDir,
   } = options;
   if (store !== undefined && clusterSecret === undefined && !insecureStore) throw storeNeedsClusterSecret();
   if (store !== undefined && stateDir !== undefined) throw stateDirWithStore();
@@ -199,6 +206,7 @@ export function resolveGatewayOptions(options: GatewayOptions): ResolvedGatewayO
     fastPath,
     listWaitMs: duration("listWaitMs", listWaitMs),
     llmResults,
+    callerAuthDir,
   };
 }
 

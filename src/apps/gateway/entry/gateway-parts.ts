@@ -5,6 +5,7 @@ import { clusterEntry } from "../cluster/cluster-entry.js";
 import type { ClusterStore } from "../cluster/cluster-store.js";
 import { restRoutes } from "../faces/rest/rest-routes.js";
 import { gatewayAuthenticator } from "../identity/authenticate.js";
+import { CallerUpstreams } from "../per-caller/caller-upstreams.js";
 import type { HttpAnswer } from "../wire-errors.js";
 import { LOOPBACK_NAMES, mcpEndpoint } from "./endpoint.js";
 import type { ResolvedGatewayOptions } from "./gateway-options.js";
@@ -22,6 +23,8 @@ export interface GatewayParts {
   readonly auth: ReturnType<typeof gatewayAuthenticator>;
   readonly rest: ReturnType<typeof restRoutes>;
   readonly cluster: ReturnType<typeof clusterEntry>;
+  /** The per-caller upstream connections and their consent callback (per-caller/). */
+  readonly callers: CallerUpstreams;
   readonly state: GatewayState;
 }
 
@@ -70,7 +73,13 @@ export async function gatewayParts(options: ResolvedGatewayOptions): Promise<Gat
           replicaId: options.replica.id,
         })
       : undefined;
-  const endpoint = mcpEndpoint(options, tracker, store && { store, replica });
+  const callers = new CallerUpstreams(options.bridge, {
+    logger: options.logger,
+    version: options.version,
+    gatewayUrl: () => replica().advertiseUrl,
+    ...(options.callerAuthDir ? { storageDir: options.callerAuthDir } : {}),
+  });
+  const endpoint = mcpEndpoint(options, tracker, store && { store, replica }, callers);
   storeBack = endpoint.ownership?.rewriteAll;
   const auth = gatewayAuthenticator(options.tokens, options.oauth);
   const allowedHosts = options.loopback ? LOOPBACK_NAMES : undefined;
@@ -85,6 +94,7 @@ export async function gatewayParts(options: ResolvedGatewayOptions): Promise<Gat
     secured: options.tokens.length > 0 || options.oauth !== undefined,
     allowedHosts,
     listWaitMs: options.listWaitMs,
+    ownUpstream: (caller) => callers.upstream(caller, undefined),
   });
   const cluster = clusterEntry({
     replica,
@@ -99,7 +109,7 @@ export async function gatewayParts(options: ResolvedGatewayOptions): Promise<Gat
     const self = replica();
     return self.secret ? { id: self.id, url: self.advertiseUrl } : undefined;
   });
-  return { options, tracker, store, endpoint, auth, rest, cluster, state };
+  return { options, tracker, store, endpoint, auth, rest, cluster, callers, state };
 }
 
 /**

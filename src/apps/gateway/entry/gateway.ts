@@ -75,6 +75,7 @@ class HttpGateway implements Gateway {
       this.#http.closeAllConnections();
       await this.#stopListening();
       await this.#parts.endpoint.close();
+      await this.#parts.callers.close();
       await this.#parts.store?.close();
     })();
     return this.#closed;

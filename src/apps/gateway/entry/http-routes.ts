@@ -4,6 +4,7 @@ import { retryBody } from "../admission/drain-retries.js";
 import { isAdminRoute, serveAdminRoute } from "../faces/admin/admin-routes.js";
 import { identityOf } from "../identity/authenticate.js";
 import { protectedResourceMetadata } from "../identity/jwt-auth.js";
+import { CONSENT_CALLBACK_PATH } from "../per-caller/caller-upstreams.js";
 import { httpAnswers } from "../wire-errors.js";
 import { answer, type GatewayParts, respond } from "./gateway-parts.js";
 
@@ -69,6 +70,9 @@ export function gatewayRoutes(parts: GatewayParts): Route[] {
           },
         ]
       : []),
+    // A browser coming back from a caller's login (per-caller mode): no gateway credential, the
+    // authorization request's single-use `state` names the login.
+    { method: "GET", path: CONSENT_CALLBACK_PATH, handle: (req, res) => parts.callers.callback(req, res) },
     {
       path: isAdminRoute,
       handle: (req, res, path) =>

@@ -5,7 +5,7 @@ import type {
   Server,
   ServerNotification,
 } from "@modelcontextprotocol/server";
-import type { ApprovalClient, Bridge, InputRound, Progress } from "../../../bridge/api.js";
+import type { ApprovalClient, Bridge, CallUpstream, InputRound, Progress } from "../../../bridge/api.js";
 import type { ServerLogMessage } from "../../../bridge/features/logging.js";
 import { errorText } from "../../../util/text-of.js";
 import { approximateSize, type UnreadBacklog } from "../admission/backlog.js";
@@ -13,6 +13,7 @@ import type { ClientLimiter } from "../admission/client-limits.js";
 import type { RequestTracker } from "../admission/request-tracker.js";
 import type { RunningCalls } from "../admission/running-calls.js";
 import { type GatewayProfile, profileAllows } from "../identity/profile.js";
+import type { ConsentAsk } from "../per-caller/consent.js";
 import {
   backlogFull,
   rateLimited,
@@ -57,6 +58,11 @@ export interface GatewayClient {
   readonly listWaitMs?: number;
   /** Results as the library gives them to a model (GatewayOptions.llmResults); default: unchanged. */
   readonly llmResults?: boolean;
+  /**
+   * This client's own connections to per-caller servers (per-caller/caller-upstreams.ts), asking
+   * `ask` for its consent to a login: passed as the bridge's `upstream`.
+   */
+  readonly ownUpstream?: (ask: ConsentAsk | undefined) => CallUpstream;
 }
 
 /**
@@ -162,7 +168,8 @@ export async function serveToolCall<Started>(
     const logs = client.everyUpstreamLog ? undefined : callLogs(client, request, request.logThreshold());
     // callUpstream never rejects: an upstream failure is an error result.
     const target = { name, server: tool.server };
-    const asker = { client, profile, approvalClient: approvalClientOf(call) };
+    const ask: ConsentAsk | undefined = call && ((params) => call.elicit(params));
+    const asker = { client, profile, approvalClient: approvalClientOf(call), ask };
     return callUpstream(bridge, target, args, request, signal, asker, logs, round).then((result) => {
       untrack?.();
       return heldUntilSent(client, request, name, result, admitted.release);
@@ -266,6 +273,8 @@ interface Asker {
   readonly client: GatewayClient;
   readonly profile: GatewayProfile | undefined;
   readonly approvalClient: ApprovalClient | undefined;
+  /** How the per-caller mode asks this client's consent to an upstream login (per-caller/). */
+  readonly ask: ConsentAsk | undefined;
 }
 
 /** One upstream call as this client's result: an upstream failure is an error result, never a dropped connection. */
@@ -275,7 +284,7 @@ async function callUpstream(
   args: Record<string, unknown>,
   request: ToolCallRequest,
   signal: AbortSignal,
-  { client, profile, approvalClient }: Asker,
+  { client, profile, approvalClient, ask }: Asker,
   logs: CallLogs | undefined,
   inputRound: InputRound | undefined,
 ): Promise<CallToolResult> {
@@ -305,6 +314,7 @@ async function callUpstream(
       onLog: logs?.onLog,
       // A 2026-07-28 client: an upstream of that era's own rounds come back to be passed on (input-rounds.ts).
       inputRound,
+      upstream: client.ownUpstream?.(ask),
     });
     // The same on every path (SDK handler, fast paths): each one's answer is made here.
     if (client.llmResults === true || profile?.llmResults === true) {

@@ -18,7 +18,7 @@ import {
   reachableTemplates,
   resourceOwners,
 } from "../../forwarding/reachable.js";
-import { callerOf, limitKeyOf } from "../../identity/authenticate.js";
+import { callerOf, identityOf, limitKeyOf } from "../../identity/authenticate.js";
 import { profileAllows, surfaceAllows } from "../../identity/profile.js";
 import { HttpFailure, readJsonObject } from "./http-json.js";
 import { type RestRequest, required } from "./rest-request.js";
@@ -69,6 +69,7 @@ export async function callTool(request: RestRequest, name: string) {
           onError: "throw",
           caller: callerOf(request.req.auth),
           reach: request.profile,
+          upstream: request.options.ownUpstream?.(identityOf(request.req.auth)),
         }),
       );
       return callAnswer(result);

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuthInfo } from "@modelcontextprotocol/server";
-import type { Bridge } from "../../../../bridge/api.js";
+import type { Bridge, CallUpstream } from "../../../../bridge/api.js";
 import { restMissingParameter } from "../../../../errors/index.js";
 import type { ClientLimiter } from "../../admission/client-limits.js";
 import type { RequestTracker } from "../../admission/request-tracker.js";
@@ -22,6 +22,11 @@ export interface RestOptions {
   readonly allowedHosts: readonly string[] | undefined;
   /** How long a listing waits for servers still connecting (GATEWAY_DEFAULTS.listWaitMs). */
   readonly listWaitMs: number;
+  /**
+   * A caller's own connections to per-caller servers (per-caller/caller-upstreams.ts). REST cannot ask
+   * for consent: a caller who authorized over `/mcp` is served with its tokens, others are told to.
+   */
+  readonly ownUpstream?: (caller: string) => CallUpstream;
 }
 
 /** One authenticated REST request: who asks (its profile) and how to answer. */
