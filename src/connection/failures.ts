@@ -16,7 +16,7 @@ import {
 } from "../errors/index.js";
 import type { ExitInfo } from "../transport/process-transport.js";
 import { limitHit } from "../transport/sandbox/resource-limits.js";
-import { sandboxWithheld } from "../transport/sandbox/withheld.js";
+import { bwrapComplaint, sandboxWithheld } from "../transport/sandbox/withheld.js";
 import { httpStatusOf, RESULT_TOO_LARGE_RPC_CODE } from "../transport/transport-kinds.js";
 import { STDERR_HINT } from "../util/stderr-hint.js";
 import { errorText } from "../util/text-of.js";
@@ -218,6 +218,8 @@ export function startFailure(
       stderrHint: stderrHint(context),
     });
   }
+  const complaint = context.sandbox && details.exit ? bwrapComplaint(context.stderr) : undefined;
+  if (complaint !== undefined) return errors.sandboxSetupFailed({ server, detail: complaint });
   if (details.exit) {
     const exit = exitWording(details.exit);
     const withheld = limitHint(context, details.exit) + fields.withheld;

@@ -6,16 +6,9 @@
  * error naming the server; the server is never started without it.
  */
 
-import { spawn } from "node:child_process";
 import { homedir } from "node:os";
 import type { ResourceLimits, SandboxPolicy } from "../../config/model.js";
-import {
-  sandboxHostsUnsupported,
-  sandboxProgramMissing,
-  sandboxSetupFailed,
-  sandboxUnsupported,
-} from "../../errors/index.js";
-import { plainText } from "../../util/plain-text.js";
+import { sandboxHostsUnsupported, sandboxProgramMissing, sandboxUnsupported } from "../../errors/index.js";
 import { SERVING_ENV } from "../../util/serving-marker.js";
 import type { SpawnSpec } from "../spawn-server.js";
 import { bwrapArguments } from "./bwrap-arguments.js";
@@ -59,47 +52,6 @@ export function sandboxEnvironment(
   return { ...env, ...caches, HOME: home, TMPDIR: "/tmp", ...input.configured };
 }
 
-/** bwrap's first complaint, cut to one short line (it is shown in an error message). */
-function firstLine(text: string): string {
-  const line = text.split("\n").find((item) => item.trim() !== "") ?? "no output";
-  return plainText(line, 300);
-}
-
-/** Checked once per bwrap binary: a sandbox like the servers', running `true`. Only success is kept. */
-const working = new Map<string, Promise<void>>();
-
-function checkBwrap(bwrap: string, server: string): Promise<void> {
-  const known = working.get(bwrap);
-  if (known) return known;
-  const check = new Promise<void>((resolve, reject) => {
-    const probe = ["--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL"];
-    probe.push("--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", "true");
-    const child = spawn(bwrap, probe, {
-      env: { PATH: "/usr/bin:/bin" },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    let stderr = "";
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (text: string) => {
-      if (stderr.length < 4096) stderr += text;
-    });
-    child.once("error", (error) => reject(sandboxSetupFailed({ server, detail: error.message })));
-    child.once("close", (code, signal) => {
-      if (code === 0) resolve();
-      else
-        reject(
-          sandboxSetupFailed({
-            server,
-            detail: firstLine(stderr || `bwrap ${signal ?? `exit code ${code}`}`),
-          }),
-        );
-    });
-  });
-  working.set(bwrap, check);
-  check.catch(() => working.delete(bwrap));
-  return check;
-}
-
 /**
  * The spec that runs `spec` sandboxed under `input.policy`; rejects (never falls back to `spec`) when
  * the platform has no sandbox, the sandbox program is missing or cannot create a sandbox.
@@ -136,7 +88,8 @@ export async function sandboxedSpec(spec: SpawnSpec, input: SandboxInput): Promi
     const args = ["-p", sandboxExecProfile(plan), spec.command, ...spec.args];
     return { command: found, args, env: plan.env, cwd: plan.cwd };
   }
-  await checkBwrap(found, server);
+  // No trial run of bwrap first (a whole sandbox, tens of ms per start): when it cannot set one up it
+  // says so on stderr and exits, and the start failure names it (failures.ts, bwrapComplaint).
   // prlimit runs inside, after bwrap made the user namespace its RLIMIT_NPROC is then counted in.
   const [command, args] =
     prlimit && input.limits

@@ -7,6 +7,7 @@
  */
 
 import type { SandboxPolicy } from "../../config/model.js";
+import { plainText } from "../../util/plain-text.js";
 import { isPackageRunner } from "./host-facts.js";
 import { isKernelPath, isWithin } from "./sandbox-plan.js";
 
@@ -74,4 +75,14 @@ export function sandboxWithheld(
   if (!policy.network && command !== undefined && isPackageRunner(command))
     return { kind: "runner", runner: command.split(/[\\/]/).pop() ?? command };
   return undefined;
+}
+
+/**
+ * bwrap's own complaint when it could not set up the sandbox (user namespaces disabled, a mount it
+ * could not make): its lines start with "bwrap: ", and it writes nothing else before the server runs.
+ * Cut to one short line (it is quoted in an error message); undefined when there is none.
+ */
+export function bwrapComplaint(stderr: readonly string[]): string | undefined {
+  const line = stderr.find((item) => item.startsWith("bwrap: "));
+  return line === undefined ? undefined : plainText(line.slice("bwrap: ".length), 300);
 }

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startBridge } from "../../../src/index.js";
@@ -45,6 +46,35 @@ describe.skipIf(skip !== undefined)("sandboxed server lifecycle", () => {
     expect(status?.lastError?.code).toBe("SERVER_START_FAILED");
     expect(status?.lastError?.message).toMatch(
       /Server "probe" .*bwrap was not found.*install bubblewrap.*"sandbox": false/,
+    );
+    expect(processesWith(marker)).toEqual([]);
+  });
+
+  it("bwrap unable to set up a sandbox is an error quoting it, naming the server", async () => {
+    const marker = `--marker-${randomUUID()}`;
+    // A bwrap that fails as one does where user namespaces are disabled.
+    const folder = mkdtempSync(join(tmpdir(), "mcp-bridge-fake-bwrap-"));
+    const fake = join(folder, "bwrap");
+    writeFileSync(
+      fake,
+      `#!${process.execPath}\nprocess.stderr.write("bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces.\\n");\nprocess.exit(1);\n`,
+    );
+    chmodSync(fake, 0o755);
+    await using bridge = await startBridge({
+      env: { ...process.env, PATH: `${folder}:${process.env.PATH ?? ""}` },
+      servers: {
+        probe: {
+          ...stdioEntry("probe-server", { sandbox: true, restart: false }),
+          args: [fixturePath("probe-server"), marker],
+        },
+      },
+    });
+    await bridge.ready();
+    const status = bridge.server("probe");
+    expect(status?.state).toBe("failed");
+    expect(status?.lastError?.code).toBe("SERVER_START_FAILED");
+    expect(status?.lastError?.message).toMatch(
+      /Server "probe": bubblewrap could not set up its sandbox \(No permissions to create new namespace.*"sandbox": false/,
     );
     expect(processesWith(marker)).toEqual([]);
   });
