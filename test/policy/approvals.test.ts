@@ -195,6 +195,38 @@ describe("a policy ask answered on the local page", () => {
   });
 });
 
+describe("a policy ask offered to a URL-mode client", () => {
+  const setup = approvalGateway({ page: true });
+
+  it("sends the page's URL as a URL elicitation; the answer on the page runs the call", async () => {
+    const { gateway, audit, read } = setup();
+    const urls: string[] = [];
+    const client = new Client(
+      { name: "opens-urls", version: "1.0.0" },
+      { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode: "legacy" } },
+    );
+    client.setRequestHandler("elicitation/create", async (request) => {
+      if (request.params.mode === "url") urls.push(request.params.url);
+      return { action: "accept" };
+    });
+    const headers = { authorization: "Bearer token-ana" };
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(gateway.url), { requestInit: { headers } }),
+    );
+    try {
+      const call = client.callTool({ name: read, arguments: { path: "/by-url" } });
+      await until(() => urls.length > 0);
+      const url = urls[0] as string;
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/approve\//);
+      await fetch(url, { method: "POST", body: new URLSearchParams({ decision: "allow", by: "on-call" }) });
+      expect(textOf(await call)).toBe("contents of /by-url");
+      expect(decisions(audit).at(-1)).toMatchObject({ approval: { by: "on-call", channel: "page" } });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe("approvals with client: false", () => {
   const setup = approvalGateway({ page: true, client: false });
 
