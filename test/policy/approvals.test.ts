@@ -325,3 +325,34 @@ describe("a policy ask answered through the webhook", () => {
     });
   });
 });
+
+describe("approvals in the library (the daemon's path: no client to ask)", () => {
+  it("denies at once, saying nobody can be asked, when the webhook cannot be reached or the page cannot listen", async () => {
+    const dir = tempDir();
+    const record = join(dir, "calls.log");
+    writeFileSync(record, "");
+    // A port that is taken, and a webhook URL on it that answers nothing useful.
+    const taken = createServer((_req, res) => res.writeHead(500).end());
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const port = (taken.address() as AddressInfo).port;
+    const start = (approvals: Record<string, unknown>) =>
+      startBridge({
+        servers: { files: stdioEntry("records-calls", {}, ["--record", record]) },
+        env: { PATH: process.env.PATH },
+        settings: { policy: { rules: [{ tool: "read_file", action: "ask" }] }, approvals },
+      });
+    try {
+      const webhook = { url: `http://127.0.0.1:${port}/hook`, secret: "a-webhook-secret-of-32-characters" };
+      await using failing = await start({ webhook });
+      const name = failing.tools().find((tool) => tool.tool === "read_file")?.name ?? "";
+      const refused = await failing.call(name, { path: "/a" }, { onError: "result" });
+      expect(textOf(refused)).toMatch(/nobody can be asked/);
+      await using busy = await start({ page: true, port });
+      const denied = await busy.call(name, { path: "/b" }, { onError: "result" });
+      expect(textOf(denied)).toMatch(/nobody can be asked/);
+      expect(readFileSync(record, "utf8")).toBe("");
+    } finally {
+      taken.close();
+    }
+  });
+});
