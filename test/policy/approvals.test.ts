@@ -195,6 +195,38 @@ describe("a policy ask answered on the local page", () => {
   });
 });
 
+describe("a policy ask offered to a URL-mode client", () => {
+  const setup = approvalGateway({ page: true });
+
+  it("sends the page's URL as a URL elicitation; the answer on the page runs the call", async () => {
+    const { gateway, audit, read } = setup();
+    const urls: string[] = [];
+    const client = new Client(
+      { name: "opens-urls", version: "1.0.0" },
+      { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode: "legacy" } },
+    );
+    client.setRequestHandler("elicitation/create", async (request) => {
+      if (request.params.mode === "url") urls.push(request.params.url);
+      return { action: "accept" };
+    });
+    const headers = { authorization: "Bearer token-ana" };
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(gateway.url), { requestInit: { headers } }),
+    );
+    try {
+      const call = client.callTool({ name: read, arguments: { path: "/by-url" } });
+      await until(() => urls.length > 0);
+      const url = urls[0] as string;
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/approve\//);
+      await fetch(url, { method: "POST", body: new URLSearchParams({ decision: "allow", by: "on-call" }) });
+      expect(textOf(await call)).toBe("contents of /by-url");
+      expect(decisions(audit).at(-1)).toMatchObject({ approval: { by: "on-call", channel: "page" } });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe("approvals with client: false", () => {
   const setup = approvalGateway({ page: true, client: false });
 
@@ -291,5 +323,36 @@ describe("a policy ask answered through the webhook", () => {
       decision: "approved",
       approval: { by: "bob", channel: "webhook" },
     });
+  });
+});
+
+describe("approvals in the library (the daemon's path: no client to ask)", () => {
+  it("denies at once, saying nobody can be asked, when the webhook cannot be reached or the page cannot listen", async () => {
+    const dir = tempDir();
+    const record = join(dir, "calls.log");
+    writeFileSync(record, "");
+    // A port that is taken, and a webhook URL on it that answers nothing useful.
+    const taken = createServer((_req, res) => res.writeHead(500).end());
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const port = (taken.address() as AddressInfo).port;
+    const start = (approvals: Record<string, unknown>) =>
+      startBridge({
+        servers: { files: stdioEntry("records-calls", {}, ["--record", record]) },
+        env: { PATH: process.env.PATH },
+        settings: { policy: { rules: [{ tool: "read_file", action: "ask" }] }, approvals },
+      });
+    try {
+      const webhook = { url: `http://127.0.0.1:${port}/hook`, secret: "a-webhook-secret-of-32-characters" };
+      await using failing = await start({ webhook });
+      const name = failing.tools().find((tool) => tool.tool === "read_file")?.name ?? "";
+      const refused = await failing.call(name, { path: "/a" }, { onError: "result" });
+      expect(textOf(refused)).toMatch(/nobody can be asked/);
+      await using busy = await start({ page: true, port });
+      const denied = await busy.call(name, { path: "/b" }, { onError: "result" });
+      expect(textOf(denied)).toMatch(/nobody can be asked/);
+      expect(readFileSync(record, "utf8")).toBe("");
+    } finally {
+      taken.close();
+    }
   });
 });

@@ -69,7 +69,7 @@ export class ApprovalDesk {
         const callback = `${webhook.callbackUrl?.replace(/\/$/, "") ?? base}/callback/${id}?sig=${callbackSignature(webhook.secret, id)}`;
         void this.#post(id, question, callback).then((failed) => {
           // The webhook was the only way to ask: nobody will answer.
-          if (failed && !this.settings.page) resolve({ approved: false, by: failed, channel: "webhook" });
+          if (failed && !this.settings.page) resolve({ approved: false, by: failed, channel: "none" });
         });
       }
     });
