@@ -10,7 +10,7 @@ import { daemonCommand } from "./commands/daemon-command.js";
 import { listCommand } from "./commands/list-command.js";
 import { pinsCommand } from "./commands/pins-command.js";
 import { promptCommand, promptsCommand } from "./commands/prompts-command.js";
-import { searchCommand, updateCommand } from "./commands/registry-commands.js";
+import { advisoriesCommand, searchCommand, updateCommand } from "./commands/registry-commands.js";
 import { readCommand, resourcesCommand } from "./commands/resources-command.js";
 import { serveCommand } from "./commands/serve-command.js";
 import { statusCommand } from "./commands/status-command.js";
@@ -26,6 +26,7 @@ const BASE_COMMANDS: readonly CommandSpec[] = [
   removeCommand,
   searchCommand,
   updateCommand,
+  advisoriesCommand,
   statusCommand,
   toolsCommand,
   callCommand,
