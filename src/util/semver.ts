@@ -39,7 +39,8 @@ function comparePre(a: Version["pre"], b: Version["pre"]): number {
 
 /** Negative, zero or positive as `a` orders before, with or after `b`. */
 export function compareVersions(a: Version, b: Version): number {
-  for (let i = 0; i < 3; i++) if (a.parts[i] !== b.parts[i]) return (a.parts[i] as number) - (b.parts[i] as number);
+  for (let i = 0; i < 3; i++)
+    if (a.parts[i] !== b.parts[i]) return (a.parts[i] as number) - (b.parts[i] as number);
   return comparePre(a.pre, b.pre);
 }
 
@@ -107,9 +108,14 @@ export function satisfies(version: string, range: string): boolean {
       const low = parseVersion(hyphen[1] as string);
       const high = partial(hyphen[2] as string);
       if (!low || !high) return false;
-      return high.given < 3 ? between(low, bump(high.version, high.given - 1))(v) : between(low, high.version, true)(v);
+      return high.given < 3
+        ? between(low, bump(high.version, high.given - 1))(v)
+        : between(low, high.version, true)(v);
     }
-    const tokens = text.replace(/(\^|~|>=|<=|>|<|=)\s+/g, "$1").split(/\s+/).filter(Boolean);
+    const tokens = text
+      .replace(/(\^|~|>=|<=|>|<|=)\s+/g, "$1")
+      .split(/\s+/)
+      .filter(Boolean);
     const comparators = (tokens.length === 0 ? ["*"] : tokens).map(comparator);
     return comparators.every((c) => c !== undefined && c(v));
   });

@@ -26,9 +26,7 @@ describe("semver ranges", () => {
     expect(satisfies(version, range)).toBe(expected);
   });
 
-  const version = fc
-    .tuple(fc.nat(20), fc.nat(20), fc.nat(20))
-    .map(([a, b, c]) => `${a}.${b}.${c}`);
+  const version = fc.tuple(fc.nat(20), fc.nat(20), fc.nat(20)).map(([a, b, c]) => `${a}.${b}.${c}`);
 
   it("a version is in ^v, ~v, >=v and =v, never in >v or <v", () => {
     fc.assert(

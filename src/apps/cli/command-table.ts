@@ -10,8 +10,8 @@ import { daemonCommand } from "./commands/daemon-command.js";
 import { listCommand } from "./commands/list-command.js";
 import { pinsCommand } from "./commands/pins-command.js";
 import { promptCommand, promptsCommand } from "./commands/prompts-command.js";
-import { searchCommand, updateCommand } from "./commands/registry-commands.js";
 import { quarantineCommand } from "./commands/quarantine-command.js";
+import { advisoriesCommand, searchCommand, updateCommand } from "./commands/registry-commands.js";
 import { readCommand, resourcesCommand } from "./commands/resources-command.js";
 import { secretsCommand } from "./commands/secrets-command.js";
 import { serveCommand } from "./commands/serve-command.js";
@@ -28,6 +28,7 @@ const BASE_COMMANDS: readonly CommandSpec[] = [
   removeCommand,
   searchCommand,
   updateCommand,
+  advisoriesCommand,
   statusCommand,
   toolsCommand,
   callCommand,

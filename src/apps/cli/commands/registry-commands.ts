@@ -1,6 +1,11 @@
 import type { CommandContext } from "../command-context.js";
 import { defineCommand } from "../command-spec.js";
-import { searchDeclaration, updateDeclaration } from "../declarations/config-commands.js";
+import {
+  advisoriesDeclaration,
+  searchDeclaration,
+  updateDeclaration,
+} from "../declarations/config-commands.js";
+import { runAdvisoriesRefresh } from "../mcp-registry/advisories-refresh.js";
 import { registriesOf, targetSettings } from "../mcp-registry/registry-add.js";
 import { type FoundEntry, searchRegistries } from "../mcp-registry/registry-api.js";
 import { runUpdate } from "../mcp-registry/registry-update.js";
@@ -55,4 +60,9 @@ export const searchCommand = defineCommand({ ...searchDeclaration, run: runSearc
 export const updateCommand = defineCommand({
   ...updateDeclaration,
   run: (context) => runUpdate(context, writeServer, addTarget(context).file),
+});
+
+export const advisoriesCommand = defineCommand({
+  ...advisoriesDeclaration,
+  run: (context) => runAdvisoriesRefresh(context, addTarget(context).file),
 });

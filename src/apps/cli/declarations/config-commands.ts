@@ -107,6 +107,18 @@ export const updateDeclaration = declareCommand({
   examples: ["update", "update filesystem --dry-run", "update --yes"],
 });
 
+export const advisoriesDeclaration = declareCommand({
+  name: "advisories",
+  summary:
+    "refresh the OSV malware advisories the `advisories` setting names, from a file or address you give",
+  flags: {},
+  positionals: { usage: "refresh SOURCE", min: 2, max: 2, choices: ["refresh"] },
+  examples: [
+    "advisories refresh ./osv-npm-malware.json",
+    "advisories refresh https://example.com/osv/all.json",
+  ],
+});
+
 export const searchDeclaration = declareCommand({
   name: "search",
   summary: "find servers in the MCP Registry (name, version, description, how it runs)",

@@ -1,6 +1,7 @@
 import type { CommandDeclaration } from "../command-spec.js";
 import {
   addDeclaration,
+  advisoriesDeclaration,
   auditDeclaration,
   authDeclaration,
   configDeclaration,
@@ -41,6 +42,7 @@ export const DECLARED_COMMANDS: readonly CommandDeclaration[] = [
   removeDeclaration,
   searchDeclaration,
   updateDeclaration,
+  advisoriesDeclaration,
   statusDeclaration,
   toolsDeclaration,
   callDeclaration,
