@@ -34,11 +34,20 @@ export type Answer<T> =
 /**
  * `run`'s outcome if it settles within `ms`, else "late" (its later outcome is ignored); the timer is
  * always removed. For calls to a store that must never hold a request up for long.
+ *
+ * "Late" means the answer is late, not this process: when our own event loop was blocked past `ms`
+ * (a busy or loaded machine), the timer runs in the same turn as the socket data that answered in
+ * time. So the timer decides only after that turn's I/O (setImmediate runs after the poll phase):
+ * an answer already received wins. Without this, a stalled replica called a healthy store late, and
+ * three such stalls marked it down.
  */
 export async function answerWithin<T>(run: () => Promise<T>, ms: number): Promise<Answer<T>> {
   let timer: NodeJS.Timeout | undefined;
+  let immediate: NodeJS.Immediate | undefined;
   const late = new Promise<{ readonly kind: "late" }>((resolve) => {
-    timer = setTimeout(() => resolve({ kind: "late" }), ms);
+    timer = setTimeout(() => {
+      immediate = setImmediate(() => resolve({ kind: "late" }));
+    }, ms);
   });
   try {
     return await Promise.race([
@@ -53,6 +62,7 @@ export async function answerWithin<T>(run: () => Promise<T>, ms: number): Promis
     return { kind: "failed", error };
   } finally {
     clearTimeout(timer);
+    if (immediate) clearImmediate(immediate);
   }
 }
 

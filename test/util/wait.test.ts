@@ -1,3 +1,4 @@
+import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
 import { answerWithin, waitAtMost } from "../../src/util/wait.js";
 
@@ -12,6 +13,39 @@ describe("answerWithin", () => {
       }, 10_000),
     ).toEqual({ kind: "failed", error });
     expect(await answerWithin(() => new Promise(() => undefined), 5)).toEqual({ kind: "late" });
+  });
+
+  it("an answer that arrived while this process was blocked past the budget is an answer, not late", async () => {
+    // The answer comes from another thread (as a store's reply comes from the network) while this
+    // thread is busy for longer than the budget: both the timer and the answer are due in one turn.
+    const flag = new Int32Array(new SharedArrayBuffer(4));
+    const worker = new Worker(
+      `const { parentPort, workerData } = require("node:worker_threads");
+       parentPort.once("message", () => {
+         parentPort.postMessage("here");
+         Atomics.store(workerData, 0, 1);
+       });`,
+      { eval: true, workerData: flag },
+    );
+    try {
+      await new Promise((resolve) => worker.once("online", resolve));
+      const budgetMs = 20;
+      const answering = answerWithin(
+        () => new Promise((resolve) => worker.once("message", resolve)),
+        budgetMs,
+      );
+      const started = Date.now();
+      worker.postMessage("go");
+      // Blocked from the check phase on, so the next turn starts with the (expired) timer.
+      setImmediate(() => {
+        while (Atomics.load(flag, 0) === 0 || Date.now() - started <= budgetMs * 2) {
+          // busy
+        }
+      });
+      expect(await answering).toEqual({ kind: "answered", value: "here" });
+    } finally {
+      await worker.terminate();
+    }
   });
 
   it("a late failure is not an unhandled rejection", async () => {
