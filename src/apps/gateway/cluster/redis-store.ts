@@ -9,8 +9,10 @@ import { openSessionRecord, sealSessionRecord } from "./session-record.js";
 /** Longest a store command may take before the replica decides alone (a hung Redis must not hang calls). */
 export const STORE_COMMAND_BUDGET_MS = 200;
 /**
- * Longest a session lookup may take: where a budget's fallback (this replica's own bucket) costs
- * nothing, a session lookup's fallback is a 404 that makes the client start over, so it may wait longer.
+ * Longest a session lookup or a session's first record may take: where a budget's fallback (this
+ * replica's own bucket) costs nothing, a session lookup's fallback is a 404 that makes the client start
+ * over, so it may wait longer; and a record written late is one the client's next request, sent to any
+ * replica, may not find (its initialize answer waits for the write).
  */
 export const STORE_LOOKUP_BUDGET_MS = 1_000;
 /**
@@ -133,20 +135,24 @@ export async function connectRedisStore(options: RedisStoreOptions): Promise<Clu
   };
   const shas = new Map<string, string>();
   /** EVALSHA, loading the script with EVAL when Redis does not know it yet (after a restart too). */
-  const script = (source: string, keys: string[], args: string[]) =>
-    bounded(async () => {
-      let digest = shas.get(source);
-      if (!digest) {
-        digest = sha(source);
-        shas.set(source, digest);
-      }
-      try {
-        return await client.evalSha(digest, { keys, arguments: args });
-      } catch (error) {
-        if (!String((error as Error).message).startsWith("NOSCRIPT")) throw error;
-        return client.eval(source, { keys, arguments: args });
-      }
-    });
+  const script = (source: string, keys: string[], args: string[], budgetMs = STORE_COMMAND_BUDGET_MS) =>
+    bounded(
+      async () => {
+        let digest = shas.get(source);
+        if (!digest) {
+          digest = sha(source);
+          shas.set(source, digest);
+        }
+        try {
+          return await client.evalSha(digest, { keys, arguments: args });
+        } catch (error) {
+          if (!String((error as Error).message).startsWith("NOSCRIPT")) throw error;
+          return client.eval(source, { keys, arguments: args });
+        }
+      },
+      false,
+      budgetMs,
+    );
   const probe = async () => {
     if ((await bounded(() => client.ping(), true)) !== undefined) back();
   };
@@ -193,6 +199,7 @@ export async function connectRedisStore(options: RedisStoreOptions): Promise<Clu
         WRITE_SESSION,
         [sessionKey(id)],
         [record.owner, record.owner, sealSessionRecord(id, record, options.secret), String(ttlMs)],
+        STORE_LOOKUP_BUDGET_MS,
       );
     },
     async claimSession(id, previous, record, ttlMs) {
