@@ -9,7 +9,6 @@ import { findPrlimit, limitedSpec } from "./sandbox/resource-limits.js";
 import { sandboxedSpec } from "./sandbox/sandboxed-spawn.js";
 import type { SpawnSpec } from "./spawn-server.js";
 import type { TransportAttempt } from "./transport-kinds.js";
-import { verifiedNpmSpec } from "./verified-package.js";
 
 // Where they were first: the connection imports them from transport-kinds.ts, so that this file (and
 // every transport implementation behind it) loads only when a server is first connected.
@@ -170,9 +169,19 @@ function wrapSpawnOf(
   const verify = origin?.package?.integrity !== undefined;
   if (!sandbox && !limits && !verify) return undefined;
   return async (spec) => {
-    const verified = verify && origin ? await verifiedNpmSpec(server, origin, spec, hostEnv) : spec;
+    // Loaded only for a registry-installed package: it brings the HTTP client a stdio bridge needs not.
+    const verified =
+      verify && origin
+        ? await (await import("./verified-package.js")).verifiedNpmSpec(server, origin, spec, hostEnv)
+        : spec;
     if (sandbox)
-      return sandboxedSpec(verified, { server, policy: sandbox, configured: definition.env, hostEnv, limits });
+      return sandboxedSpec(verified, {
+        server,
+        policy: sandbox,
+        configured: definition.env,
+        hostEnv,
+        limits,
+      });
     return limits ? limitedSpec(verified, findPrlimit(server, hostEnv.PATH), limits) : verified;
   };
 }

@@ -92,7 +92,8 @@ describe.skipIf(secretServiceMissing !== undefined)(
       );
       writeFileSync(
         join(dir, "mcp.json"),
-        JSON.stringify({ settings: { imports: ["cursor"] }, mcpServers: {} }),
+        // Approved as the user's own: imported servers are otherwise held in quarantine, unresolved.
+        JSON.stringify({ settings: { imports: ["cursor"], quarantine: "off" }, mcpServers: {} }),
       );
       const config = await loadConfig({ cwd: dir, env: {}, homeDir: dir, path: join(dir, "mcp.json") });
       expect(config.servers.find((s) => s.name === "cur")).toMatchObject({ env: { TOKEN: SECRET } });
