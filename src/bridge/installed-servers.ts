@@ -31,7 +31,7 @@ function runsItsOrigin(server: ServerDefinition): boolean {
   const runner = baseName(server.command).replace(/\.(cmd|exe)$/i, "");
   if (!RUNNERS[pkg.type]?.includes(runner)) return false;
   const wanted = pkg.type === "oci" ? pkg.identifier : `${pkg.identifier}@${pkg.version}`;
-  return server.args.includes(wanted);
+  return server.args.includes(pkg.digest ? `${wanted}@${pkg.digest}` : wanted);
 }
 
 function allowedBy(server: ServerDefinition, allowed: readonly AllowedRegistry[]): boolean {

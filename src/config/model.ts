@@ -184,6 +184,7 @@ export interface ServerOrigin {
     readonly registryBaseUrl?: string;
     readonly integrity?: string;
     readonly tarball?: string;
+    readonly digest?: string;
   };
 }
 

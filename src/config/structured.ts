@@ -216,6 +216,10 @@ export function originSchema() {
           .regex(/^sha512-[A-Za-z0-9+/]{86}==$/)
           .optional(),
         tarball: z.string().optional(),
+        digest: z
+          .string()
+          .regex(/^sha256:[a-f0-9]{64}$/)
+          .optional(),
       })
       .optional(),
   });

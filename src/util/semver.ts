@@ -117,6 +117,6 @@ export function satisfies(version: string, range: string): boolean {
       .split(/\s+/)
       .filter(Boolean);
     const comparators = (tokens.length === 0 ? ["*"] : tokens).map(comparator);
-    return comparators.every((c) => c !== undefined && c(v));
+    return comparators.every((c) => c?.(v));
   });
 }

@@ -1,8 +1,11 @@
+import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseImage } from "../../src/apps/cli/mcp-registry/oci-digest.js";
 import { cliEnv, emptyHome, preloadCliInProcess, runCliInProcess } from "../helpers/cli.js";
-import { startTestRegistry, type TestRegistry } from "../helpers/mcp-registry.js";
+import { listen } from "../helpers/http-servers.js";
+import { REAL_ENTRIES, startTestRegistry, type TestRegistry } from "../helpers/mcp-registry.js";
 
 /**
  * `mcp-bridge search` and `add REGISTRY-NAME` against a registry API on 127.0.0.1 serving real
@@ -41,6 +44,20 @@ function setup(runners: string[]) {
     JSON.parse(readFileSync(file, "utf8")).mcpServers as Record<string, Record<string, unknown>>;
   return { home, file, env, run, servers };
 }
+
+describe("OCI references", () => {
+  it.each([
+    [
+      "docker.io/mcp/filesystem:1.0.2",
+      { host: "registry-1.docker.io", repository: "mcp/filesystem", tag: "1.0.2" },
+    ],
+    ["postgres:16", { host: "registry-1.docker.io", repository: "library/postgres", tag: "16" }],
+    ["ghcr.io/o/r/s:1", { host: "ghcr.io", repository: "o/r/s", tag: "1" }],
+    ["127.0.0.1:5000/x", { host: "127.0.0.1:5000", repository: "x", tag: "latest" }],
+  ])("%s", (identifier, expected) => {
+    expect(parseImage(identifier)).toEqual(expected);
+  });
+});
 
 describe("search", () => {
   it("lists the latest version of each server whose name holds the query", async () => {
@@ -101,16 +118,46 @@ describe("add REGISTRY-NAME", () => {
     expect(result.stderr).toContain("Set WEATHER_API_KEY in the environment before starting it");
   });
 
-  it("chooses the OCI image with docker when npx is missing, with its mounts from --var", async () => {
+  it("chooses the OCI image with docker when npx is missing, by digest, with its mounts from --var", async () => {
+    // An OCI registry on 127.0.0.1 asking for an anonymous bearer token, as Docker Hub does.
+    const manifest = JSON.stringify({
+      schemaVersion: 2,
+      mediaType: "application/vnd.oci.image.index.v1+json",
+      manifests: [],
+    });
+    const digest = `sha256:${createHash("sha256").update(manifest).digest("hex")}`;
+    await using oci = await listen((req, res) => {
+      if (req.url?.startsWith("/token")) return res.end(JSON.stringify({ token: "anonymous" }));
+      if (req.headers.authorization !== "Bearer anonymous") {
+        const realm = `http://${req.headers.host}/token`;
+        res.writeHead(401, {
+          "www-authenticate": `Bearer realm="${realm}",service="test",scope="repository:mcp/filesystem:pull"`,
+        });
+        return res.end();
+      }
+      if (req.url !== "/v2/mcp/filesystem/manifests/1.0.2") return res.writeHead(404).end();
+      res.writeHead(200, {
+        "content-type": "application/vnd.oci.image.index.v1+json",
+        "docker-content-digest": digest,
+      });
+      res.end(manifest);
+    }, "");
+    const host = new URL(oci.url).host;
+    const real = REAL_ENTRIES.find(
+      (e) => e.server.name === "io.github.modelcontextprotocol/filesystem",
+    )?.server;
+    const image = `${host}/mcp/filesystem:1.0.2`;
+    const local = JSON.parse(JSON.stringify(real).replaceAll("docker.io/mcp/filesystem:1.0.2", image));
+    registry.publish({ ...local, name: "io.github.fixture/filesystem-oci" });
     const { run, servers } = setup(["docker"]);
     const result = await run(
-      "io.github.modelcontextprotocol/filesystem@1.0.2",
+      "io.github.fixture/filesystem-oci@1.0.2",
       "--var",
       "source_path=/srv/data",
       "--yes",
     );
     expect(result.code, result.stderr).toBe(0);
-    expect(servers().filesystem).toMatchObject({
+    expect(servers()["filesystem-oci"]).toMatchObject({
       command: "docker",
       args: [
         "run",
@@ -118,9 +165,10 @@ describe("add REGISTRY-NAME", () => {
         "--rm",
         "--mount",
         "type=bind,src=/srv/data,dst=/project",
-        "docker.io/mcp/filesystem:1.0.2",
+        `${image}@${digest}`,
         "/project",
       ],
+      origin: { package: { type: "oci", identifier: image, digest } },
     });
   });
 

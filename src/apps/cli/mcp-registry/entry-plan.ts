@@ -31,6 +31,8 @@ export interface Origin {
     /** npm: the tarball's `dist.integrity` (sha512) and address, recorded at add. */
     integrity?: string;
     tarball?: string;
+    /** OCI: the image's manifest digest, which the command line runs (`image:tag@sha256:…`). */
+    digest?: string;
   };
 }
 

@@ -17,6 +17,7 @@ import { ask, canAsk, confirm } from "../terminal-ask.js";
 import type { Input } from "./entry-inputs.js";
 import { checkedName, type Origin, type Plan, planEntry, secretReference } from "./entry-plan.js";
 import { npmDist } from "./npm-packument.js";
+import { imageDigest } from "./oci-digest.js";
 import { fetchEntry, OFFICIAL_REGISTRY } from "./registry-api.js";
 
 /**
@@ -149,6 +150,13 @@ function refuseMalware(settings: Partial<BridgeSettings>, origin: Origin, name: 
 /** The npm package's integrity and tarball, recorded in the origin. */
 async function pinned(plan: Plan): Promise<Origin> {
   const pkg = plan.origin.package;
+  if (pkg?.type === "oci" && !pkg.identifier.includes("@sha256:") && plan.spec.transport === "stdio") {
+    // The image by digest: the tag is kept for the reader, the digest decides what runs.
+    const digest = await imageDigest(pkg.identifier);
+    const at = plan.spec.args.indexOf(pkg.identifier);
+    (plan.spec.args as string[])[at] = `${pkg.identifier}@${digest}`;
+    return { ...plan.origin, package: { ...pkg, digest } };
+  }
   if (pkg?.type !== "npm") return plan.origin;
   const dist = await npmDist(pkg.registryBaseUrl, pkg.identifier, pkg.version);
   return { ...plan.origin, package: { ...pkg, integrity: dist.integrity, tarball: dist.tarball } };
