@@ -60,6 +60,7 @@ describe("resolveGatewayOptions", () => {
   it("applies every default from the one table", () => {
     expect(resolveGatewayOptions({ bridge })).toStrictEqual({
       bridge,
+      callerAuthDir: undefined,
       host: "127.0.0.1",
       loopback: true,
       port: 0,

@@ -9,8 +9,8 @@ import {
   pinsDeclaration,
   quarantineDeclaration,
   removeDeclaration,
-  secretsDeclaration,
   searchDeclaration,
+  secretsDeclaration,
   trustDeclaration,
   updateDeclaration,
 } from "./config-commands.js";
