@@ -91,8 +91,10 @@ export function parseStraceLine(line: string): TraceEvent[] {
   if (line.length > MAX_LINE) return [];
   const call = CALL.exec(line.trim());
   if (!call) return [];
-  const [, , name = "", args = "", result = ""] = call;
-  if (result === "?" || result.startsWith("-")) return [];
+  const [, , name = "", args = "", result = "", rest = ""] = call;
+  // A non-blocking connect (Node's, Python's asyncio) answers EINPROGRESS: an attempt to reach the host.
+  const pending = name === "connect" && /^\s*EINPROGRESS\b/.test(rest);
+  if (result === "?" || (result.startsWith("-") && !pending)) return [];
   const strings = quotedStrings(args);
   if (OPENS.has(name)) {
     const path = asText(strings[0]);
