@@ -89,6 +89,22 @@ describe.skipIf(skip !== undefined)("sandbox learn: a real server under strace",
     expect(run.stdout).not.toMatch(/unrelated/);
   }, 120_000);
 
+  it("prints a path the server made up with escapes, never a raw control character or line break", async () => {
+    const hostile = "evil\u001b]0;owned\u0007\nwrite: shadow.txt";
+    const call = `write_file=${JSON.stringify({ path: hostile, content: "x" })}`;
+    const run = await runCli(["-c", config, "sandbox", "learn", "probe", "--call", call], {
+      cwd: project,
+      env,
+      timeoutMs: 90_000,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: no control character may reach the terminal.
+    expect(run.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
+    expect(run.stdout).not.toMatch(/^\s*write: shadow/m);
+    expect(run.stdout).toContain(`${project}/evil\\u001b]0;owned\\u0007\\nwrite: shadow.txt`);
+    expect(run.stdout).toMatch(/^"sandbox": \{\n {2}"read": \[\],\n {2}"write": \[\n/m);
+  }, 120_000);
+
   it("says to install strace when it is not on PATH, and starts nothing", async () => {
     const bin = join(home, "bin-without-strace");
     mkdirSync(bin, { recursive: true });
