@@ -51,9 +51,12 @@ function outermost(paths: Iterable<string>): string[] {
 function fileGrants(events: readonly TraceEvent[], learned: SandboxPlan, narrow: SandboxPlan) {
   const read = new Set<string>();
   const write = new Set<string>();
+  // One working folder for the whole trace (strace -f does not say which process a chdir was in).
+  let cwd = learned.cwd;
   for (const event of events) {
+    if (event.kind === "chdir") cwd = posix.resolve(cwd, event.path);
     if (event.kind !== "read" && event.kind !== "write" && event.kind !== "unix") continue;
-    const path = posix.resolve(learned.cwd, event.path);
+    const path = posix.resolve(cwd, event.path);
     const kind = event.kind === "read" ? "read" : "write";
     if (needsGrant(path, kind, learned, narrow)) (kind === "read" ? read : write).add(path);
   }

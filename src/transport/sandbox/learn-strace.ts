@@ -11,6 +11,8 @@ export type TraceEvent =
   | { readonly kind: "read" | "write"; readonly path: string }
   | { readonly kind: "connect"; readonly address: string; readonly port: number }
   | { readonly kind: "unix"; readonly path: string }
+  /** The working folder changed: later relative paths are taken from it. */
+  | { readonly kind: "chdir"; readonly path: string }
   | { readonly kind: "sent" | "received"; readonly bytes: Uint8Array };
 
 /** Longest line looked at; strace's own lines are far shorter at `-s 512`. */
@@ -101,6 +103,10 @@ export function parseStraceLine(line: string): TraceEvent[] {
     if (path === undefined || !(path.startsWith("/") || fromCwd(args, name))) return [];
     const writes = name === "creat" || WRITE_FLAGS.test(args.slice(args.lastIndexOf('"')));
     return [{ kind: writes ? "write" : "read", path }];
+  }
+  if (name === "chdir") {
+    const path = asText(strings[0]);
+    return path === undefined ? [] : [{ kind: "chdir", path }];
   }
   if (name === "execve" || name === "execveat") {
     const path = asText(strings[0]);

@@ -37,6 +37,7 @@ describe("the strace parser", () => {
     ).toEqual([]);
     // Relative to a descriptor whose folder the trace does not name: not guessed.
     expect(parseStraceLine(`12 openat(7, "x.txt", O_RDONLY) = 3`)).toEqual([]);
+    expect(parseStraceLine(`12 chdir("/srv") = 0`)).toEqual([{ kind: "chdir", path: "/srv" }]);
     expect(parseStraceLine(`12 rename("/a/b", "/a/c") = 0`)).toEqual([
       { kind: "write", path: "/a/b" },
       { kind: "write", path: "/a/c" },
@@ -172,6 +173,9 @@ describe("the proposed grant", () => {
         { kind: "read", path: "/usr/lib/libc.so" },
         { kind: "read", path: "/srv/in.txt" },
         { kind: "read", path: "notes.txt" },
+        { kind: "chdir", path: "/srv" },
+        { kind: "read", path: "sub/data.txt" },
+        { kind: "chdir", path: "/work" },
         { kind: "write", path: "/work/out.txt" },
         { kind: "write", path: "/tmp/scratch" },
         { kind: "read", path: "/home/u/.npmrc" },
@@ -186,12 +190,12 @@ describe("the proposed grant", () => {
       narrow,
     );
     expect(learned).toEqual({
-      read: ["/srv/in.txt", "/work/notes.txt"],
+      read: ["/srv/in.txt", "/srv/sub/data.txt", "/work/notes.txt"],
       write: ["/work/out.txt"],
       hosts: ["api.example.com", "192.0.2.1"],
     });
     expect(sandboxBlock({ read: ["/opt/x"], write: [], network: false, env: ["TOKEN"] }, learned)).toEqual({
-      read: ["/opt/x", "/srv/in.txt", "/work/notes.txt"],
+      read: ["/opt/x", "/srv/in.txt", "/srv/sub/data.txt", "/work/notes.txt"],
       write: ["/work/out.txt"],
       network: ["api.example.com", "192.0.2.1"],
       env: ["TOKEN"],
