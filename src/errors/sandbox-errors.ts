@@ -107,3 +107,35 @@ export function limitHitHint(fields: { kind: "memoryMb" | "pids" | "cpuSeconds";
   }[kind];
   return ` It was stopped by ${what}: raise "limits.${kind}" if the server needs more.`;
 }
+
+/** `mcp-bridge sandbox learn` cannot trace a server here: no strace, or not Linux. */
+export function learnUnavailable(fields: {
+  server: string;
+  reason: "strace" | "platform";
+  platform?: string;
+}): ServerConnectionError {
+  const { server, reason, platform } = fields;
+  const why =
+    reason === "strace"
+      ? "strace was not found on PATH. Install it (Debian/Ubuntu: apt-get install strace; Fedora: dnf install strace; Arch: pacman -S strace) and run it again"
+      : `it traces the server with strace inside bubblewrap, which needs Linux (this is ${platform}). Write the server's "sandbox" grants by hand (see docs/security.md)`;
+  return new ServerConnectionError(
+    ErrorCode.ServerStartFailed,
+    `Cannot learn the sandbox of server "${server}": ${why}.`,
+    { server },
+  );
+}
+
+/** `sandbox learn` was given a server it cannot run: absent, remote or in-process. */
+export function learnNotStdio(fields: { server: string; known: readonly string[] }): ServerConnectionError {
+  const { server, known } = fields;
+  const list =
+    known.length > 0
+      ? `the configured stdio servers are ${known.join(", ")}`
+      : "no stdio server is configured";
+  return new ServerConnectionError(
+    ErrorCode.ServerNotFound,
+    `Cannot learn the sandbox of server "${server}": it is not a configured stdio server (${list}). Only a local command can be sandboxed; name one of those.`,
+    { server },
+  );
+}

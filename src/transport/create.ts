@@ -6,7 +6,7 @@ import { LogLevelEnvelope } from "./log-level-envelope.js";
 import { type ExitInfo, type NoiseKind, ProcessTransport } from "./process-transport.js";
 import type * as RemoteTransports from "./remote-transports.js";
 import { findPrlimit, limitedSpec } from "./sandbox/resource-limits.js";
-import { sandboxedSpec } from "./sandbox/sandboxed-spawn.js";
+import { type SandboxTracer, sandboxedSpec } from "./sandbox/sandboxed-spawn.js";
 import type { SpawnSpec } from "./spawn-server.js";
 import type { TransportAttempt } from "./transport-kinds.js";
 
@@ -31,6 +31,8 @@ export interface TransportContext {
   readonly onEnvironmentWithheld?: (names: readonly string[]) => void;
   /** Told that a configured limit cannot be enforced for this server (see wrapSpawnOf). */
   readonly onLimitNotEnforced?: (limit: "pids", reason: "root") => void;
+  /** A tracer run in front of a sandboxed server (`sandbox learn` only; see sandbox/learn-run.ts). */
+  readonly tracer?: SandboxTracer;
 }
 
 /** The server process behind a stdio transport, as the connection sees it. */
@@ -175,13 +177,11 @@ function wrapSpawnOf(
         ? await (await import("./verified-package.js")).verifiedNpmSpec(server, origin, spec, hostEnv)
         : spec;
     if (sandbox)
-      return sandboxedSpec(verified, {
-        server,
-        policy: sandbox,
-        configured: definition.env,
-        hostEnv,
-        limits,
-      });
+      return sandboxedSpec(
+        verified,
+        { server, policy: sandbox, configured: definition.env, hostEnv, limits },
+        context.tracer,
+      );
     return limits ? limitedSpec(verified, findPrlimit(server, hostEnv.PATH), limits) : verified;
   };
 }

@@ -13,6 +13,7 @@ import { promptCommand, promptsCommand } from "./commands/prompts-command.js";
 import { quarantineCommand } from "./commands/quarantine-command.js";
 import { advisoriesCommand, searchCommand, updateCommand } from "./commands/registry-commands.js";
 import { readCommand, resourcesCommand } from "./commands/resources-command.js";
+import { sandboxCommand } from "./commands/sandbox-command.js";
 import { secretsCommand } from "./commands/secrets-command.js";
 import { serveCommand } from "./commands/serve-command.js";
 import { statusCommand } from "./commands/status-command.js";
@@ -46,6 +47,7 @@ const BASE_COMMANDS: readonly CommandSpec[] = [
   quarantineCommand,
   pinsCommand,
   auditCommand,
+  sandboxCommand,
   daemonCommand,
 ] as unknown as readonly CommandSpec[];
 

@@ -222,3 +222,9 @@ export const httpOnlyServeFlag = ({ flag }: { flag: string }) =>
   usage(
     `--${flag} applies to serve --http only; with --stdio it would have no effect. Drop --${flag}, or serve over HTTP: serve --http [HOST:]PORT --${flag} ….`,
   );
+
+/** `sandbox learn --call` not of the form TOOL='{"json":"object"}'. */
+export const badLearnCall = ({ value, reason }: { value: string; reason: string }) =>
+  usage(
+    `--call must be TOOL or TOOL='{"json":"object"}' (the tool's name and its arguments as a JSON object), got ${quoted(value)}: ${reason}.`,
+  );

@@ -53,16 +53,24 @@ export function sandboxEnvironment(
 }
 
 /**
- * The spec that runs `spec` sandboxed under `input.policy`; rejects (never falls back to `spec`) when
- * the platform has no sandbox, the sandbox program is missing or cannot create a sandbox.
+ * A tracer run inside the sandbox in front of the server (`sandbox learn`, see learn-run.ts): its
+ * program and options, and the host folder it writes into, shown writable at the same path.
  */
-export async function sandboxedSpec(spec: SpawnSpec, input: SandboxInput): Promise<SpawnSpec> {
+export interface SandboxTracer {
+  readonly command: readonly [string, ...string[]];
+  readonly folder: string;
+}
+
+/** What the sandbox of `spec` under `input.policy` shows, and the program that makes it (bwrap, sandbox-exec). */
+export function sandboxPlanOf(
+  spec: SpawnSpec,
+  input: SandboxInput,
+): { readonly plan: SandboxPlan; readonly program: string } {
   const platform = input.platform ?? process.platform;
   const { server } = input;
   if (platform !== "linux" && platform !== "darwin") throw sandboxUnsupported({ server, platform });
   const hosts = input.policy.hosts ?? [];
   if (platform === "darwin" && hosts.length > 0) throw sandboxHostsUnsupported({ server, platform });
-  const prlimit = input.limits ? findPrlimit(server, input.hostEnv.PATH, platform) : undefined;
   const program = platform === "linux" ? "bwrap" : "sandbox-exec";
   const found = findCommand(program, input.hostEnv.PATH, "/");
   if (found === undefined) throw sandboxProgramMissing({ server, program });
@@ -83,18 +91,43 @@ export async function sandboxedSpec(spec: SpawnSpec, input: SandboxInput): Promi
   });
   // The forwarder of a host list runs on the host's own node, which the sandbox must then show.
   const runtime = hosts.length === 0 ? facts.runtime : [...facts.runtime, ...nodeRuntime(home)];
-  const plan = planSandbox(input.policy, { ...facts, runtime }, env);
+  return { plan: planSandbox(input.policy, { ...facts, runtime }, env), program: found };
+}
+
+/**
+ * The spec that runs `spec` sandboxed under `input.policy`; rejects (never falls back to `spec`) when
+ * the platform has no sandbox, the sandbox program is missing or cannot create a sandbox.
+ */
+export async function sandboxedSpec(
+  spec: SpawnSpec,
+  input: SandboxInput,
+  tracer?: SandboxTracer,
+): Promise<SpawnSpec> {
+  const platform = input.platform ?? process.platform;
+  const hosts = input.policy.hosts ?? [];
+  const prlimit = input.limits ? findPrlimit(input.server, input.hostEnv.PATH, platform) : undefined;
+  const { plan: planned, program: found } = sandboxPlanOf(spec, input);
   if (platform === "darwin") {
-    const args = ["-p", sandboxExecProfile(plan), spec.command, ...spec.args];
-    return { command: found, args, env: plan.env, cwd: plan.cwd };
+    const args = ["-p", sandboxExecProfile(planned), spec.command, ...spec.args];
+    return { command: found, args, env: planned.env, cwd: planned.cwd };
   }
+  const plan = tracer
+    ? {
+        ...planned,
+        mounts: [...planned.mounts, { kind: "rw" as const, path: tracer.folder, source: tracer.folder }],
+      }
+    : planned;
   // No trial run of bwrap first (a whole sandbox, tens of ms per start): when it cannot set one up it
   // says so on stderr and exits, and the start failure names it (failures.ts, bwrapComplaint).
-  // prlimit runs inside, after bwrap made the user namespace its RLIMIT_NPROC is then counted in.
-  const [command, args] =
+  // prlimit runs inside, after bwrap made the user namespace its RLIMIT_NPROC is then counted in;
+  // a tracer runs outermost inside, so it sees the server from its first system call.
+  const [limited, limitedArgs] =
     prlimit && input.limits
       ? [prlimit, [...prlimitOptions(input.limits), "--", spec.command, ...spec.args]]
       : [spec.command, spec.args];
+  const [command, args] = tracer
+    ? [tracer.command[0], [...tracer.command.slice(1), limited, ...limitedArgs]]
+    : [limited, limitedArgs];
   if (hosts.length === 0)
     return { command: found, args: bwrapArguments(plan, command, args), env: plan.env, cwd: "/" };
   return withEgressProxy(found, plan, hosts, [command, args]);

@@ -19,6 +19,7 @@ import {
   chatDeclaration,
   completionDeclaration,
   daemonDeclaration,
+  sandboxDeclaration,
   serveDeclaration,
 } from "./process-commands.js";
 import {
@@ -60,6 +61,7 @@ export const DECLARED_COMMANDS: readonly CommandDeclaration[] = [
   quarantineDeclaration,
   pinsDeclaration,
   auditDeclaration,
+  sandboxDeclaration,
   daemonDeclaration,
   completionDeclaration,
 ] as unknown as readonly CommandDeclaration[];

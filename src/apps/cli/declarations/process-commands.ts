@@ -254,3 +254,25 @@ export const completionDeclaration = declareCommand({
   description:
     "With --json: { shell, script } (the script as text), for installers that write it themselves. Completes commands, options, and the configured server and tool names (read from `mcp-bridge __complete`, which never starts a server).",
 });
+
+export const sandboxDeclaration = declareCommand({
+  name: "sandbox",
+  summary: "learn SERVER: run a server once under strace and propose the narrowest `sandbox` grant",
+  description:
+    "learn SERVER runs the stdio server SERVER once in a broad sandbox (every top-level folder read-only, the current folder writable, the whole network) under strace (Linux, a Debian package), lists its tools, makes the calls given with --call, stops it, and prints the `sandbox` block to paste into its entry: the files it read and wrote that its sandbox does not already show (its private /tmp and home, the system folders and its own program need no grant), and the hosts it looked up or connected to. Only what it did in this run is learned: name calls that exercise every path it needs. With --json: { server, sandbox, learned: { read, write, hosts }, calls: [{ tool, ok }], truncated }.",
+  flags: {
+    call: {
+      type: "string",
+      multiple: true,
+      value: `TOOL='{"key":"value"}'`,
+      description:
+        "a tool call to make while the server is traced, its arguments as a JSON object (repeat for several)",
+    },
+  },
+  positionals: { usage: "learn SERVER", min: 2, max: 2, choices: ["learn"] },
+  examples: [
+    "sandbox learn files",
+    `sandbox learn files --call read_file='{"path":"./notes.txt"}'`,
+    "sandbox learn files --json",
+  ],
+});
