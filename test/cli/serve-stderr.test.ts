@@ -28,8 +28,15 @@ function serveSession(extra: string[]): Promise<string> {
       reject(new Error(`serve did not finish in time\nstderr: ${stderr}`));
     }, 60_000);
     const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    // The channel ends once the call answered and the unreachable upstream was reported (it fails in
+    // the background, and on a loaded machine that may come after the call): a host that quits at once
+    // would not be shown it, which is no defect.
+    const endWhenDone = () => {
+      if (stdout.includes('"id":2') && stderr.includes('"down"')) child.stdin.end();
+    };
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
       stderr += chunk;
+      endWhenDone();
     });
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       stdout += chunk;
@@ -44,7 +51,7 @@ function serveSession(extra: string[]): Promise<string> {
         });
       }
       // The call answered: end the channel, as a host that quits does.
-      if (stdout.includes('"id":2')) child.stdin.end();
+      endWhenDone();
     });
     child.on("close", () => {
       clearTimeout(timer);
