@@ -53,7 +53,7 @@ export const addDeclaration = declareCommand({
     keyring: {
       type: "boolean",
       description:
-        "store secret --env/--header values in the OS keychain (see secrets) and write ${keyring:SERVER.KEY} instead (a terminal is asked)",
+        "store secret --env/--header values (with a registry NAME: its secret --var values) in the OS keychain (see secrets) and write ${keyring:SERVER.KEY} instead (a terminal is asked)",
     },
     registry: {
       type: "string",

@@ -19,6 +19,7 @@ import { checkedName, type Origin, type Plan, planEntry, secretReference } from 
 import { npmDist } from "./npm-packument.js";
 import { imageDigest } from "./oci-digest.js";
 import { fetchEntry, OFFICIAL_REGISTRY } from "./registry-api.js";
+import { type PendingSecret, secretMask, secretsToStore, storeSecrets } from "./registry-secrets.js";
 
 /**
  * `mcp-bridge add io.github.owner/server[@version]`: the registry's entry becomes a normal config
@@ -35,6 +36,7 @@ export interface RegistryAddOptions {
   readonly "dry-run"?: boolean;
   readonly as?: string;
   readonly force?: boolean;
+  readonly keyring?: boolean;
 }
 
 export type WriteServer = (
@@ -162,7 +164,7 @@ async function pinned(plan: Plan): Promise<Origin> {
   return { ...plan.origin, package: { ...pkg, integrity: dist.integrity, tarball: dist.tarball } };
 }
 
-function describe(plan: Plan, origin: Origin, name: string): string {
+function describe(plan: Plan, origin: Origin, name: string, stored: readonly PendingSecret[]): string {
   const lines = [`Server "${name}" from ${origin.registry}: ${origin.name}@${origin.version}`];
   const spec = plan.spec;
   if (spec.transport === "stdio") lines.push(`  runs: ${[spec.command, ...spec.args].join(" ")}`);
@@ -177,11 +179,26 @@ function describe(plan: Plan, origin: Origin, name: string): string {
     const fallback = input.default !== undefined ? ` (default ${input.default})` : "";
     lines.push(`  ${kind} ${input.key}${about}${fallback}`);
   }
-  for (const input of plan.toSet)
+  for (const secret of stored)
+    lines.push(
+      `  Secret ${secret.key} goes to the secret store as ${secret.name} (written as \${keyring:${secret.name}}).`,
+    );
+  for (const input of plan.toSet.filter((i) => !stored.some((s) => s.key === i.key)))
     lines.push(
       `  Set ${secretReference(input).slice(2, -1)} in the environment before starting it (written as ${secretReference(input)}).`,
     );
   return `${lines.map((line) => terminalText(line)).join("\n")}\n`;
+}
+
+/** The server's name in the config: `--as`, else the registry name's last part. */
+function localName(options: RegistryAddOptions, name: string): string {
+  const local = options.as ?? name.slice(name.indexOf("/") + 1);
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(local) || local === "." || local === "..")
+    throw registryEntryUnsafe({
+      name,
+      problem: `"${local}" cannot be a server name here; choose one with --as NAME`,
+    });
+  return local;
 }
 
 export async function addFromRegistry(
@@ -200,18 +217,15 @@ export async function addFromRegistry(
   const given = givenValues(options);
   const installed = onPath(context.io.env);
   const remote = options.remote === true;
+  const local = localName(options, name);
   const draft = planEntry(found, { remote, installed, answer: answerFrom(given, name, false) });
   await askMissing(context, draft.inputs, given);
+  const shown = secretMask(draft.inputs, given);
+  const stored = await secretsToStore(context, local, draft.inputs, given, options.keyring);
   const plan = planEntry(found, { remote, installed, answer: answerFrom(given, name, true) });
   refuseMalware(settings, plan.origin, name);
   const origin = await pinned(plan);
-  const local = options.as ?? name.slice(name.indexOf("/") + 1);
-  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(local) || local === "." || local === "..")
-    throw registryEntryUnsafe({
-      name,
-      problem: `"${local}" cannot be a server name here; choose one with --as NAME`,
-    });
-  context.io.stderr.write(describe(plan, origin, local));
+  context.io.stderr.write(shown(describe(plan, origin, local, stored)));
   if (options["dry-run"]) {
     if (context.global.json) writeJson(context.io, { name: local, origin, dryRun: true });
     return 0;
@@ -223,11 +237,21 @@ export async function addFromRegistry(
       return 1;
     }
   }
+  // Stored first: a store that cannot be reached fails before the file names a secret it lacks.
+  storeSecrets(context, local, stored);
   const { file, exists } = await write(context, local, plan.spec, {
     force: options.force,
     extra: { origin },
   });
-  if (context.global.json) writeJson(context.io, { file, created: !exists, name: local, origin });
+  const keyring = stored.map((secret) => secret.name);
+  if (context.global.json)
+    writeJson(context.io, {
+      file,
+      created: !exists,
+      name: local,
+      origin,
+      ...(keyring.length ? { keyring } : {}),
+    });
   else
     context.io.stdout.write(
       `Added server "${terminalText(local)}" (${terminalText(`${origin.name}@${origin.version}`)}) to ${terminalText(file)}\n`,
