@@ -68,6 +68,26 @@ describe("which limit stopped a server", () => {
   });
 });
 
+/**
+ * What this Node reserves as data before running a line (VmData at start): RLIMIT_DATA counts it, and
+ * it differs by version (Node 22 about 100 MiB, Node 24 about 560 MiB of reservations), so each limit
+ * below is that much plus the headroom the test means.
+ */
+function startData(): number {
+  const status = spawnSync(
+    process.execPath,
+    ["-e", 'process.stdout.write(require("fs").readFileSync("/proc/self/status", "utf8"))'],
+    {
+      encoding: "utf8",
+    },
+  );
+  const kib = Number(/VmData:\s+(\d+) kB/.exec(status.stdout ?? "")?.[1] ?? 0);
+  return Math.ceil(kib / 1024);
+}
+const startDataMb = startData();
+const capped = startDataMb + 160;
+const roomy = startDataMb + 512;
+
 /** A bridge with one server `name` (the probe) under `limits`, and the message it fails with after `tool`. */
 async function stoppedBy(
   limits: Record<string, number>,
@@ -89,13 +109,15 @@ describe.skipIf(skip !== undefined)(
   "a server over its limits is stopped by the kernel, and says which",
   () => {
     it("memoryMb: allocating past it ends the server, named in the error", async () => {
-      const message = await stoppedBy({ memoryMb: 160 }, "allocate", { mb: 1000 });
-      expect(message).toMatch(/Server "capped" stopped unexpectedly.*memory limit \("limits.memoryMb": 160/);
+      const message = await stoppedBy({ memoryMb: capped }, "allocate", { mb: 2000 });
+      expect(message).toMatch(
+        new RegExp(`Server "capped" stopped unexpectedly.*memory limit \\("limits.memoryMb": ${capped}`),
+      );
     }, 60_000);
 
     it("memoryMb without a sandbox: prlimit alone", async () => {
-      const message = await stoppedBy({ memoryMb: 160 }, "allocate", { mb: 1000 }, false);
-      expect(message).toMatch(/memory limit \("limits.memoryMb": 160/);
+      const message = await stoppedBy({ memoryMb: capped }, "allocate", { mb: 2000 }, false);
+      expect(message).toMatch(new RegExp(`memory limit \\("limits.memoryMb": ${capped}`));
     }, 60_000);
 
     it("cpuSeconds: burning CPU past it ends the server with SIGXCPU, named in the error", async () => {
@@ -106,7 +128,7 @@ describe.skipIf(skip !== undefined)(
     it("a server under its limits works as before", async () => {
       await using bridge = await startBridge({
         servers: {
-          roomy: stdioEntry("probe-server", { sandbox: true, limits: { memoryMb: 512, cpuSeconds: 60 } }),
+          roomy: stdioEntry("probe-server", { sandbox: true, limits: { memoryMb: roomy, cpuSeconds: 60 } }),
         },
       });
       await bridge.ready();
