@@ -119,8 +119,10 @@ async function warmCatalog(): Promise<void> {
   const first = open();
   await first.initialize();
   await until(async () => (await listed(first)).length === 3, "every server's tools");
-  await runCli(["daemon", "stop", "-c", config], { cwd: home, env });
+  // The relay first: a relay whose daemon stops under it starts a new one (which would start eager
+  // again, its spawn logged before the log is removed below).
   await first.close();
+  await runCli(["daemon", "stop", "-c", config], { cwd: home, env });
   for (const server of ["alpha", "beta", "eager"]) {
     const [pid] = spawns(server);
     await until(() => pid !== undefined && !alive(pid), `${server}'s first process to end`);
