@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { until } from "./wait.js";
 
 const require = createRequire(import.meta.url);
@@ -113,4 +114,30 @@ function answers(address: string): boolean {
     { env: { PATH: process.env.PATH ?? "", DBUS_SESSION_BUS_ADDRESS: address }, timeout: 5_000 },
   );
   return probe.status === 0;
+}
+
+/**
+ * For the describe block it is called in: a Secret Service started before its tests and stopped after,
+ * with this process's DBUS_SESSION_BUS_ADDRESS pointing at it meanwhile (the binding reads the bus
+ * address from the process's environment). `current()` is the running service.
+ */
+export function secretServiceForThisProcess(): { current(): SecretService } {
+  let service: SecretService | undefined;
+  let saved: string | undefined;
+  beforeAll(async () => {
+    service = await startSecretService();
+    saved = process.env.DBUS_SESSION_BUS_ADDRESS;
+    process.env.DBUS_SESSION_BUS_ADDRESS = service.env.DBUS_SESSION_BUS_ADDRESS;
+  }, 30_000);
+  afterAll(() => {
+    if (saved === undefined) delete process.env.DBUS_SESSION_BUS_ADDRESS;
+    else process.env.DBUS_SESSION_BUS_ADDRESS = saved;
+    service?.stop();
+  });
+  return {
+    current() {
+      if (!service) throw new Error("the Secret Service is not started (used outside its describe block)");
+      return service;
+    },
+  };
 }

@@ -1,14 +1,13 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
 import { secretsOf } from "../../src/config/secrets.js";
 import { openSecretStore } from "../../src/util/secret-store.js";
 import {
   needsSecretService,
-  type SecretService,
+  secretServiceForThisProcess,
   secretServiceMissing,
-  startSecretService,
 } from "../helpers/secret-service.js";
 import { tempDirs } from "../helpers/wait.js";
 
@@ -22,18 +21,7 @@ const SECRET = "ghp_keyringSecretValue0123456789";
 describe.skipIf(secretServiceMissing !== undefined)(
   needsSecretService("the OS credential store (Secret Service)"),
   () => {
-    let service: SecretService;
-    let saved: string | undefined;
-    beforeAll(async () => {
-      service = await startSecretService();
-      saved = process.env.DBUS_SESSION_BUS_ADDRESS;
-      process.env.DBUS_SESSION_BUS_ADDRESS = service.env.DBUS_SESSION_BUS_ADDRESS;
-    }, 30_000);
-    afterAll(() => {
-      if (saved === undefined) delete process.env.DBUS_SESSION_BUS_ADDRESS;
-      else process.env.DBUS_SESSION_BUS_ADDRESS = saved;
-      service?.stop();
-    });
+    secretServiceForThisProcess();
 
     it("stores, lists, reads and removes a secret", () => {
       const store = openSecretStore({});

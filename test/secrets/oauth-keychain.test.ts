@@ -2,15 +2,14 @@ import { spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AuthStore } from "../../src/auth/store.js";
 import { tokenKeychain } from "../../src/auth/token-keychain.js";
 import { KeyringStore, TOKEN_SERVICE } from "../../src/util/secret-store.js";
 import {
   needsSecretService,
-  type SecretService,
+  secretServiceForThisProcess,
   secretServiceMissing,
-  startSecretService,
 } from "../helpers/secret-service.js";
 import { tempDirs } from "../helpers/wait.js";
 
@@ -23,18 +22,7 @@ const idOf = (store: AuthStore) => store.file.slice(store.dir.length + 1, -".jso
 describe.skipIf(secretServiceMissing !== undefined)(
   needsSecretService("OAuth tokens in the OS credential store"),
   () => {
-    let service: SecretService;
-    let saved: string | undefined;
-    beforeAll(async () => {
-      service = await startSecretService();
-      saved = process.env.DBUS_SESSION_BUS_ADDRESS;
-      process.env.DBUS_SESSION_BUS_ADDRESS = service.env.DBUS_SESSION_BUS_ADDRESS;
-    }, 30_000);
-    afterAll(() => {
-      if (saved === undefined) delete process.env.DBUS_SESSION_BUS_ADDRESS;
-      else process.env.DBUS_SESSION_BUS_ADDRESS = saved;
-      service?.stop();
-    });
+    const running = secretServiceForThisProcess();
 
     it("keeps the tokens in the keychain, not in a file, and a logout removes them", () => {
       const dir = tempDir();
@@ -100,7 +88,7 @@ describe.skipIf(secretServiceMissing !== undefined)(
       const env = {
         PATH: process.env.PATH ?? "",
         HOME: dir,
-        DBUS_SESSION_BUS_ADDRESS: service.env.DBUS_SESSION_BUS_ADDRESS,
+        DBUS_SESSION_BUS_ADDRESS: running.current().env.DBUS_SESSION_BUS_ADDRESS,
         MCP_BRIDGE_TOKEN_STORE: "keyring",
       };
       const codes = await Promise.all(
