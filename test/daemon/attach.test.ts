@@ -11,7 +11,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { alive, stdioEntry } from "../fixtures/servers/index.js";
 import { type AttachSession, attachSession, textOf, toolNamed } from "../helpers/attach-client.js";
 import { cliEnv, emptyHome, runCli } from "../helpers/cli.js";
 import { secondUser } from "../helpers/second-user.js";
@@ -67,15 +67,6 @@ afterEach(async () => {
   }
   rmSync(runtime, { recursive: true, force: true });
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
   const deadline = Date.now() + ms;

@@ -13,7 +13,7 @@ import {
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { alive, stdioEntry } from "../fixtures/servers/index.js";
 import { CLI, cliEnv, emptyHome, preloadCliInProcess, runCli, runCliInProcess } from "../helpers/cli.js";
 
 preloadCliInProcess();
@@ -52,15 +52,6 @@ beforeEach(() => {
 const folder = () => join(runtime, "mcp-bridge");
 const files = (suffix: string) =>
   existsSync(folder()) ? readdirSync(folder()).filter((name) => name.endsWith(suffix)) : [];
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Polls until `check` holds; bounded. */
 async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { stdioEntry } from "../fixtures/servers/index.js";
+import { alive, stdioEntry } from "../fixtures/servers/index.js";
 import { type AttachSession, attachSession, textOf } from "../helpers/attach-client.js";
 import { cliEnv, emptyHome, runCli } from "../helpers/cli.js";
 
@@ -72,15 +72,6 @@ afterEach(() => {
   rmSync(runtime, { recursive: true, force: true });
   rmSync(home, { recursive: true, force: true });
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function until(check: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
